@@ -1,0 +1,157 @@
+# kgrade's build.
+#
+#   make          build build/kgrade
+#   make test     build and run every test (unit, unit under ASan+UBSan, integration, fuzz)
+#   make run      install what is missing, build, run the main job
+#   make bench    run the benchmarks (each prints a ratio against a baseline of the same run)
+#   make fmt      format the C sources with clang-format
+#   make clean    remove build/
+#
+# CUDA_HOME (default /usr/local/cuda) locates NVRTC and cuda.h.
+
+CUDA_HOME ?= /usr/local/cuda
+VERSION   := 0.1.0
+GIT_REV   := $(shell git rev-parse --short HEAD 2>/dev/null)
+KGRADE_VERSION := $(VERSION)$(if $(GIT_REV),+g$(GIT_REV))
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+CLANG ?= clang
+
+# Build on every core; the tests themselves run one after another.
+MAKEFLAGS += -j$(shell nproc)
+
+BUILD := build
+
+# `make V=1` shows the full commands.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+# Modules linked into build/kgrade, in dependency order.
+GRADER_SRC := $(sort $(wildcard grader/*.c))
+SERVER_SRC := $(sort $(filter-out server/main.c,$(wildcard server/*.c)))
+LIB_SRC    := $(GRADER_SRC) $(SERVER_SRC)
+
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+
+CPPFLAGS := -I. -I$(CUDA_HOME)/include $(JANSSON_CFLAGS) -D_GNU_SOURCE \
+            -DKGRADE_VERSION='"$(KGRADE_VERSION)"'
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wformat=2 -Wvla
+CFLAGS   := -std=c11 $(WARNINGS) -O2 -g -fno-strict-aliasing -MMD -MP
+NVRTC_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
+# libstdc++ provides the C++ demangler (__cxa_demangle) for kernel names.
+LDLIBS   := $(NVRTC_LIBS) $(JANSSON_LIBS) -lstdc++ -lm -lpthread
+
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# Build variants: plain objects in build/obj, sanitized ones in build/asan.
+OBJ      := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+ASAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/asan/%.o)
+
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+UNIT_ASAN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/tests/unit/%)
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+BENCH_SRC  := $(sort $(wildcard tests/bench/bench_*.c))
+BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: FORCE all deps deps-check test test-unit test-asan test-integration test-fuzz run bench \
+        fmt fmt-check clean
+
+all: deps-check $(BUILD)/kgrade
+
+# Quick (a dpkg query): says what is missing and how to install it.
+deps-check:
+	@deploy/install-deps.sh --check
+
+# Installs what is missing (root), then checks the CUDA toolkit.
+deps:
+	@deploy/install-deps.sh
+
+$(BUILD)/kgrade: $(BUILD)/obj/server/main.o $(OBJ)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The version is baked into one object only, rebuilt when the version changes.
+$(BUILD)/obj/server/cli_main.o $(BUILD)/asan/server/cli_main.o: $(BUILD)/version.stamp
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(KGRADE_VERSION)' | cmp -s - $@ || echo '$(KGRADE_VERSION)' > $@
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC ASAN $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -c -o $@ $<
+
+# Unit tests: cmocka programs linked with the modules' objects.
+$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+$(BUILD)/asan/tests/unit/%: $(BUILD)/asan/tests/unit/%.o $(ASAN_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD ASAN $@"
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS) -lcmocka
+
+# Fuzz targets: libFuzzer with clang, sources compiled fresh with coverage.
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	$(Q)$(CLANG) $(CPPFLAGS) -std=c11 $(WARNINGS) -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -o $@ $< $(LIB_SRC) $(LDLIBS)
+
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+test: deps $(BUILD)/kgrade $(UNIT_BIN) $(UNIT_ASAN) $(FUZZ_BIN) fmt-check
+	@tests/run-tests.sh $(BUILD)
+
+test-unit: $(UNIT_BIN)
+	@tests/run-tests.sh $(BUILD) unit
+test-asan: $(UNIT_ASAN)
+	@tests/run-tests.sh $(BUILD) asan
+test-integration: $(BUILD)/kgrade
+	@tests/run-tests.sh $(BUILD) integration
+test-fuzz: $(FUZZ_BIN)
+	@tests/run-tests.sh $(BUILD) fuzz
+
+# The main job. For now: compile the bundled example kernel with NVRTC and
+# show what the compiler said and the kernels it found.
+RUN_EXAMPLE := exercises/vector-add/reference.cu
+run: deps $(BUILD)/kgrade
+	$(BUILD)/kgrade compile $(RUN_EXAMPLE)
+
+bench: $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+
+C_FILES = $(shell find grader server emulator sandbox db tests -name '*.[ch]' 2>/dev/null)
+
+fmt:
+	clang-format -i $(C_FILES)
+
+fmt-check:
+	@clang-format --dry-run --Werror $(C_FILES) || \
+	    { echo "make fmt-check: run 'make fmt' to format the files above" >&2; exit 1; }
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# Keep intermediate objects (test objects would otherwise be deleted and rebuilt).
+.SECONDARY:

@@ -1,0 +1,319 @@
+/*
+ * NVRTC compilation: CUDA C++ source → PTX, log, diagnostics, kernels.
+ *
+ * One call compiles one source for one architecture. With a real architecture
+ * ("sm_90") NVRTC also runs ptxas, and kgrade asks it to be verbose so that the
+ * log reports the registers each kernel uses (the occupancy a real GPU would
+ * reach depends on it); the PTX stays available either way. NVRTC needs no GPU.
+ *
+ * The time and memory a compile may take are limited by the sandbox, not here:
+ * this file only reports what NVRTC did.
+ */
+#include "compile_output.h"
+
+#include <nvrtc.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PTXAS_VERBOSE_OPTION "--ptxas-options=-v"
+#define ARCH_OPTION_PREFIX   "-arch="
+/* Options kgrade adds itself: the architecture and ptxas's verbosity. */
+#define OWN_OPTIONS 2
+
+static enum grader_compile_status finish(struct grader_compile_result *result,
+                                         enum grader_compile_status status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static enum grader_compile_status finish(struct grader_compile_result *result,
+                                         enum grader_compile_status status, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(result->message, sizeof result->message, format, args);
+    va_end(args);
+    result->status = status;
+    if (!result->log)
+        result->log = strdup("");
+    return status;
+}
+
+static bool is_real_arch(const char *arch)
+{
+    return strncmp(arch, "sm_", 3) == 0;
+}
+
+/* The option vector: -arch=ARCH, the caller's extras, and -v for ptxas when
+ * the architecture is a real one. NULL when out of memory. */
+static const char **build_options(const struct grader_compile_options *options, const char *arch,
+                                  char **arch_option, int *count)
+{
+    size_t n_extra = options ? options->n_extra : 0;
+    const char **argv = calloc(n_extra + OWN_OPTIONS, sizeof *argv);
+    *arch_option = malloc(strlen(ARCH_OPTION_PREFIX) + strlen(arch) + 1);
+    if (!argv || !*arch_option) {
+        free(argv);
+        free(*arch_option);
+        *arch_option = NULL;
+        return NULL;
+    }
+    strcpy(*arch_option, ARCH_OPTION_PREFIX);
+    strcat(*arch_option, arch);
+    int n = 0;
+    argv[n++] = *arch_option;
+    for (size_t i = 0; i < n_extra; i++)
+        argv[n++] = options->extra[i];
+    if (is_real_arch(arch))
+        argv[n++] = PTXAS_VERBOSE_OPTION;
+    *count = n;
+    return argv;
+}
+
+/* One of NVRTC's texts (the log, the PTX): its size, then its bytes. */
+struct nvrtc_text {
+    nvrtcResult (*size)(nvrtcProgram, size_t *);
+    nvrtcResult (*get)(nvrtcProgram, char *);
+};
+
+static const struct nvrtc_text nvrtc_log = {nvrtcGetProgramLogSize, nvrtcGetProgramLog};
+static const struct nvrtc_text nvrtc_ptx = {nvrtcGetPTXSize, nvrtcGetPTX};
+
+/* A NUL-terminated copy of one of the program's texts; NULL when NVRTC has
+ * none or memory runs out. */
+static char *fetch_text(nvrtcProgram program, const struct nvrtc_text *which)
+{
+    size_t size = 0;
+    if (which->size(program, &size) != NVRTC_SUCCESS || size == 0)
+        return NULL;
+    char *text = malloc(size);
+    if (text && which->get(program, text) != NVRTC_SUCCESS) {
+        free(text);
+        return NULL;
+    }
+    if (text)
+        text[size - 1] = '\0';
+    return text;
+}
+
+/* Fills result->kernels from the PTX entries and ptxas's report. */
+static bool describe_kernels(struct grader_compile_result *result)
+{
+    char **names;
+    size_t count;
+    if (grader_ptx_entries(result->ptx, result->ptx_size, &names, &count) != 0)
+        return false;
+    result->kernels = calloc(count ? count : 1, sizeof *result->kernels);
+    if (!result->kernels) {
+        grader_names_free(names, count);
+        return false;
+    }
+    size_t log_len = strlen(result->log);
+    for (size_t i = 0; i < count; i++) {
+        struct grader_kernel *k = &result->kernels[result->n_kernels++];
+        k->name = names[i];
+        names[i] = NULL;
+        k->signature = grader_demangle(k->name);
+        k->registers = grader_ptxas_registers(result->log, log_len, k->name);
+        if (!k->signature) {
+            grader_names_free(names, count);
+            return false;
+        }
+    }
+    grader_names_free(names, count);
+    return true;
+}
+
+static const struct grader_diagnostic *first_error(const struct grader_compile_result *result)
+{
+    for (size_t i = 0; i < result->n_diagnostics; i++)
+        if (result->diagnostics[i].severity == GRADER_SEVERITY_ERROR)
+            return &result->diagnostics[i];
+    return NULL;
+}
+
+/* The sentence for a compile that failed: how many errors, and the first. */
+static enum grader_compile_status finish_failed(struct grader_compile_result *result)
+{
+    size_t errors = grader_count_diagnostics(result, GRADER_SEVERITY_ERROR);
+    const struct grader_diagnostic *first = first_error(result);
+    if (!first)
+        return finish(result, GRADER_COMPILE_ERROR, "the compiler refused the source");
+    const char *newline = strchr(first->message, '\n');
+    int len = newline ? (int)(newline - first->message) : (int)strlen(first->message);
+    if (first->line > 0)
+        return finish(result, GRADER_COMPILE_ERROR,
+                      "%zu compile error%s; the first, at line %d: %.*s", errors,
+                      errors == 1 ? "" : "s", first->line, len, first->message);
+    return finish(result, GRADER_COMPILE_ERROR, "%zu compile error%s; the first: %.*s", errors,
+                  errors == 1 ? "" : "s", len, first->message);
+}
+
+/* After nvrtcCompileProgram: collect the log, the diagnostics, the PTX. */
+static enum grader_compile_status collect(nvrtcProgram program, nvrtcResult compiled,
+                                          const char *file_name,
+                                          struct grader_compile_result *result)
+{
+    result->log = fetch_text(program, &nvrtc_log);
+    if (!result->log)
+        result->log = strdup("");
+    if (!result->log)
+        return finish(result, GRADER_COMPILE_INTERNAL, "out of memory reading NVRTC's log");
+    if (grader_parse_log(result->log, strlen(result->log), file_name, &result->diagnostics,
+                         &result->n_diagnostics) != 0)
+        return finish(result, GRADER_COMPILE_INTERNAL, "out of memory parsing NVRTC's log");
+    if (compiled == NVRTC_ERROR_COMPILATION)
+        return finish_failed(result);
+    if (compiled == NVRTC_ERROR_INVALID_OPTION) {
+        const struct grader_diagnostic *first = first_error(result);
+        return finish(result, GRADER_COMPILE_INTERNAL, "NVRTC refused kgrade's options: %s",
+                      first ? first->message : "no reason given");
+    }
+    if (compiled != NVRTC_SUCCESS)
+        return finish(result, GRADER_COMPILE_INTERNAL, "NVRTC failed: %s",
+                      nvrtcGetErrorString(compiled));
+    result->ptx = fetch_text(program, &nvrtc_ptx);
+    if (result->ptx)
+        result->ptx_size = strlen(result->ptx);
+    if (!result->ptx || !describe_kernels(result))
+        return finish(result, GRADER_COMPILE_INTERNAL, "could not read the PTX NVRTC produced");
+    size_t warnings = grader_count_diagnostics(result, GRADER_SEVERITY_WARNING);
+    return finish(result, GRADER_COMPILE_OK, "compiled: %zu kernel%s, %zu warning%s",
+                  result->n_kernels, result->n_kernels == 1 ? "" : "s", warnings,
+                  warnings == 1 ? "" : "s");
+}
+
+/* One NVRTC program: create, compile, collect, destroy. */
+static enum grader_compile_status run_nvrtc(const char *text, const char *file_name,
+                                            const char **argv, int n_options,
+                                            struct grader_compile_result *result)
+{
+    nvrtcProgram program;
+    nvrtcResult created = nvrtcCreateProgram(&program, text, file_name, 0, NULL, NULL);
+    if (created != NVRTC_SUCCESS)
+        return finish(result, GRADER_COMPILE_INTERNAL, "NVRTC could not start: %s",
+                      nvrtcGetErrorString(created));
+    nvrtcResult compiled = nvrtcCompileProgram(program, n_options, argv);
+    enum grader_compile_status status = collect(program, compiled, file_name, result);
+    nvrtcDestroyProgram(&program);
+    return status;
+}
+
+enum grader_compile_status grader_compile(const char *source, size_t size,
+                                          const struct grader_compile_options *options,
+                                          struct grader_compile_result *result)
+{
+    char why[GRADER_MESSAGE_MAX];
+    memset(result, 0, sizeof *result);
+    if (!grader_source_check(source, size, why))
+        return finish(result, GRADER_COMPILE_REJECTED, "%s", why);
+    const char *arch = options && options->arch ? options->arch : GRADER_DEFAULT_ARCH;
+    const char *file_name =
+        options && options->file_name ? options->file_name : GRADER_DEFAULT_FILE_NAME;
+
+    /* NVRTC wants a NUL-terminated text; the caller's buffer need not be. */
+    char *text = strndup(source, size);
+    char *arch_option = NULL;
+    int n_options = 0;
+    const char **argv = text ? build_options(options, arch, &arch_option, &n_options) : NULL;
+    if (!argv) {
+        free(text);
+        return finish(result, GRADER_COMPILE_INTERNAL, "out of memory preparing the compile");
+    }
+    enum grader_compile_status status = run_nvrtc(text, file_name, argv, n_options, result);
+    if (status == GRADER_COMPILE_ERROR && is_real_arch(arch) &&
+        grader_count_diagnostics(result, GRADER_SEVERITY_ERROR) == 0) {
+        /* A verbose ptxas reports some failures (too much shared memory for
+         * a block) with no message at all; compile again without -v, which
+         * is the last option, to hear why. */
+        grader_compile_result_free(result);
+        status = run_nvrtc(text, file_name, argv, n_options - 1, result);
+    }
+    free(argv);
+    free(arch_option);
+    free(text);
+    return status;
+}
+
+void grader_compile_result_free(struct grader_compile_result *result)
+{
+    free(result->ptx);
+    free(result->log);
+    grader_diagnostics_free(result->diagnostics, result->n_diagnostics);
+    for (size_t i = 0; i < result->n_kernels; i++) {
+        free(result->kernels[i].name);
+        free(result->kernels[i].signature);
+    }
+    free(result->kernels);
+    memset(result, 0, sizeof *result);
+}
+
+size_t grader_count_diagnostics(const struct grader_compile_result *result,
+                                enum grader_severity severity)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < result->n_diagnostics; i++)
+        n += result->diagnostics[i].severity == severity;
+    return n;
+}
+
+const char *grader_severity_name(enum grader_severity severity)
+{
+    switch (severity) {
+    case GRADER_SEVERITY_ERROR:
+        return "error";
+    case GRADER_SEVERITY_WARNING:
+        return "warning";
+    case GRADER_SEVERITY_NOTE:
+        return "note";
+    }
+    return "error";
+}
+
+/* Reads "sm_NN[a|f]" or "compute_NN[a|f]"; -1 when `arch` is neither. */
+static int arch_number(const char *arch)
+{
+    const char *digits = strncmp(arch, "sm_", 3) == 0        ? arch + 3
+                         : strncmp(arch, "compute_", 8) == 0 ? arch + 8
+                                                             : NULL;
+    if (!digits || *digits < '1' || *digits > '9')
+        return -1;
+    int number = 0;
+    for (; *digits >= '0' && *digits <= '9' && number < 10000; digits++)
+        number = number * 10 + (*digits - '0');
+    if ((*digits == 'a' || *digits == 'f') && digits[1] == '\0')
+        digits++;
+    return *digits == '\0' && number < 10000 ? number : -1;
+}
+
+bool grader_arch_supported(const char *arch, char why[GRADER_MESSAGE_MAX])
+{
+    int count = 0;
+    int *supported = NULL;
+    int number = arch_number(arch);
+    bool found = false;
+    if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0 &&
+        (supported = calloc((size_t)count, sizeof *supported)) != NULL &&
+        nvrtcGetSupportedArchs(supported) == NVRTC_SUCCESS) {
+        for (int i = 0; i < count; i++)
+            found |= supported[i] == number;
+        if (!found)
+            snprintf(why, GRADER_MESSAGE_MAX,
+                     "'%.40s' is not an architecture NVRTC compiles for: use sm_NN or "
+                     "compute_NN with NN from %d to %d (such as sm_90)",
+                     arch, supported[0], supported[count - 1]);
+    } else {
+        snprintf(why, GRADER_MESSAGE_MAX, "NVRTC cannot list the architectures it supports");
+    }
+    free(supported);
+    return found;
+}
+
+bool grader_nvrtc_version(char *buf, size_t size)
+{
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+        return false;
+    snprintf(buf, size, "%d.%d", major, minor);
+    return true;
+}

@@ -1,0 +1,75 @@
+/*
+ * A compile result as the "compile" object of the grade JSON (DESIGN.md).
+ *
+ * Unknown numbers (a line the compiler did not name, registers ptxas did not
+ * report) are JSON null rather than 0 or -1, so that no client mistakes them
+ * for values. Texts are repaired to UTF-8 (a log may echo a header's bytes),
+ * since jansson refuses anything else.
+ */
+#include "grader.h"
+#include "utf8.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *status_name(enum grader_compile_status status)
+{
+    switch (status) {
+    case GRADER_COMPILE_OK:
+        return "ok";
+    case GRADER_COMPILE_REJECTED:
+        return "rejected";
+    case GRADER_COMPILE_ERROR:
+        return "compile_error";
+    case GRADER_COMPILE_INTERNAL:
+        return "internal_error";
+    }
+    return "internal_error";
+}
+
+/* A JSON string of `text`, repaired to UTF-8 where it is not. */
+static json_t *json_text(const char *text)
+{
+    json_t *j = json_string(text);
+    if (j)
+        return j;
+    char *clean = utf8_sanitize(text, strlen(text));
+    j = clean ? json_string(clean) : NULL;
+    free(clean);
+    return j;
+}
+
+/* A positive number, or null. */
+static json_t *known_or_null(int value)
+{
+    return value > 0 ? json_integer(value) : json_null();
+}
+
+static json_t *diagnostic_to_json(const struct grader_diagnostic *d)
+{
+    return json_pack("{s:o, s:o, s:s, s:o}", "line", known_or_null(d->line), "column",
+                     known_or_null(d->column), "severity", grader_severity_name(d->severity),
+                     "message", json_text(d->message));
+}
+
+static json_t *kernel_to_json(const struct grader_kernel *k)
+{
+    return json_pack("{s:o, s:o, s:o}", "name", json_text(k->name), "signature",
+                     json_text(k->signature), "registers",
+                     k->registers >= 0 ? json_integer(k->registers) : json_null());
+}
+
+json_t *grader_compile_result_to_json(const struct grader_compile_result *result)
+{
+    json_t *diagnostics = json_array();
+    json_t *kernels = json_array();
+    for (size_t i = 0; diagnostics && i < result->n_diagnostics; i++)
+        json_array_append_new(diagnostics, diagnostic_to_json(&result->diagnostics[i]));
+    for (size_t i = 0; kernels && i < result->n_kernels; i++)
+        json_array_append_new(kernels, kernel_to_json(&result->kernels[i]));
+    /* "o" steals the references, including on failure. */
+    return json_pack("{s:b, s:s, s:o, s:o, s:o, s:o}", "ok", result->status == GRADER_COMPILE_OK,
+                     "status", status_name(result->status), "message", json_text(result->message),
+                     "log", json_text(result->log ? result->log : ""), "diagnostics", diagnostics,
+                     "kernels", kernels);
+}

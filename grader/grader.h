@@ -1,0 +1,124 @@
+/*
+ * grader — turns a student's CUDA C++ source into a verdict.
+ *
+ * The module owns everything between a source text and a grade: checking that
+ * the source is acceptable at all, compiling it with NVRTC, and (with later
+ * work) loading a CUDA driver, running the exercise's kernels and judging the
+ * outputs and the speed. It uses NVRTC, the CUDA driver API through dlopen and
+ * jansson; it never uses the server, the database or the sandbox.
+ *
+ * What it promises today:
+ * - grader_source_check() says whether a source may be compiled at all, and if
+ *   not, why, in a sentence that names the line.
+ * - grader_compile() compiles a source with NVRTC for one architecture and
+ *   returns the PTX, NVRTC's full log, the log parsed into diagnostics at the
+ *   student's line and column, and the kernels (.entry functions) the PTX holds
+ *   with the register count ptxas reports for each. It never crashes or leaks on
+ *   bad input: every outcome is a status with a message.
+ * - Every result owns its memory; grader_compile_result_free() releases it.
+ */
+#ifndef KGRADE_GRADER_H
+#define KGRADE_GRADER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Limits of what a student may submit (DESIGN.md: verdict `rejected`). */
+#define GRADER_SOURCE_MAX_BYTES (64 * 1024)
+/* Room for the one-sentence messages the grader writes. */
+#define GRADER_MESSAGE_MAX 256
+
+/* The architecture kgrade compiles for when none is named: the modeled H100. */
+#define GRADER_DEFAULT_ARCH "sm_90"
+/* The name NVRTC gives the source in its log when the caller names none. */
+#define GRADER_DEFAULT_FILE_NAME "kernel.cu"
+
+enum grader_severity {
+    GRADER_SEVERITY_ERROR, /* includes NVRTC's "catastrophic error" and ptxas errors */
+    GRADER_SEVERITY_WARNING,
+    GRADER_SEVERITY_NOTE, /* NVRTC's "remark" and "note" */
+};
+
+/* One message of the compiler, placed in the student's source. */
+struct grader_diagnostic {
+    int line;   /* 1-based line of the submitted source; 0 when the message names none */
+    int column; /* 1-based, in characters of that line; 0 when unknown */
+    enum grader_severity severity;
+    char *message; /* the compiler's words, continuation lines included */
+};
+
+/* One kernel (.entry) that the compiled PTX holds. */
+struct grader_kernel {
+    char *name;      /* the PTX entry name, as cuModuleGetFunction wants it */
+    char *signature; /* demangled, e.g. "scale(float*, int)"; equal to name for extern "C" */
+    int registers;   /* registers per thread reported by ptxas; -1 when not known */
+};
+
+enum grader_compile_status {
+    GRADER_COMPILE_OK,       /* PTX produced; diagnostics may still hold warnings */
+    GRADER_COMPILE_REJECTED, /* the source itself is unacceptable (empty, NUL, UTF-8, size) */
+    GRADER_COMPILE_ERROR,    /* the compiler refused the source: see the diagnostics */
+    GRADER_COMPILE_INTERNAL, /* kgrade's fault: bad options, NVRTC missing or failing */
+};
+
+struct grader_compile_options {
+    /* "sm_XX" compiles through ptxas too, so register counts are known;
+     * "compute_XX" produces PTX only. NULL means GRADER_DEFAULT_ARCH. */
+    const char *arch;
+    /* The name the log gives the source; NULL means GRADER_DEFAULT_FILE_NAME. */
+    const char *file_name;
+    /* Further NVRTC options, such as "-lineinfo" or "--use_fast_math". */
+    const char *const *extra;
+    size_t n_extra;
+};
+
+struct grader_compile_result {
+    enum grader_compile_status status;
+    char message[GRADER_MESSAGE_MAX]; /* one sentence for a human, always set */
+    char *ptx;                        /* NUL-terminated; NULL unless status is OK */
+    size_t ptx_size;                  /* bytes of PTX, without the NUL */
+    char *log;                        /* NVRTC's full log; "" when it said nothing */
+    struct grader_diagnostic *diagnostics;
+    size_t n_diagnostics;
+    struct grader_kernel *kernels;
+    size_t n_kernels;
+};
+
+/* Says whether `source` (`size` bytes, not necessarily NUL-terminated) may be
+ * compiled: not empty, at most GRADER_SOURCE_MAX_BYTES, no NUL byte, valid
+ * UTF-8. Returns true when it may; otherwise false with a sentence naming the
+ * problem and where it is written to `why` (GRADER_MESSAGE_MAX bytes). */
+bool grader_source_check(const char *source, size_t size, char why[GRADER_MESSAGE_MAX]);
+
+/* Compiles `source` with NVRTC. Always fills `result` (status and message
+ * included), which the caller releases with grader_compile_result_free().
+ * Returns the status, for convenience. */
+enum grader_compile_status grader_compile(const char *source, size_t size,
+                                          const struct grader_compile_options *options,
+                                          struct grader_compile_result *result);
+
+void grader_compile_result_free(struct grader_compile_result *result);
+
+/* The number of diagnostics of one severity. */
+size_t grader_count_diagnostics(const struct grader_compile_result *result,
+                                enum grader_severity severity);
+
+/* "error", "warning" or "note". */
+const char *grader_severity_name(enum grader_severity severity);
+
+/* The "compile" object of the grade JSON (DESIGN.md):
+ * {"ok", "status", "message", "log", "diagnostics": [{line, column, severity, message}],
+ *  "kernels": [{name, signature, registers}]}; line, column and registers are
+ * null when unknown. The caller owns the reference. NULL only when out of memory. */
+json_t *grader_compile_result_to_json(const struct grader_compile_result *result);
+
+/* True when NVRTC can compile for `arch`: "sm_NN" or "compute_NN", with an
+ * optional "a" or "f" suffix, NN among NVRTC's supported architectures. When
+ * not, writes to `why` a sentence listing the supported range. */
+bool grader_arch_supported(const char *arch, char why[GRADER_MESSAGE_MAX]);
+
+/* NVRTC's version as "13.0", in `buf`; false when NVRTC cannot say. */
+bool grader_nvrtc_version(char *buf, size_t size);
+
+#endif

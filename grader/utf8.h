@@ -1,0 +1,17 @@
+/*
+ * Internal to grader/: UTF-8 validation and repair (see utf8.c).
+ */
+#ifndef KGRADE_GRADER_UTF8_H
+#define KGRADE_GRADER_UTF8_H
+
+#include <stddef.h>
+
+/* Length of the UTF-8 sequence starting at s[0], with `left` bytes available,
+ * or 0 when it is not a valid, shortest-form encoding of a Unicode scalar. */
+size_t utf8_sequence_length(const unsigned char *s, size_t left);
+
+/* A NUL-terminated copy of `len` bytes of `text` where each byte that is not
+ * part of valid UTF-8 (NUL included) becomes U+FFFD. NULL when out of memory. */
+char *utf8_sanitize(const char *text, size_t len);
+
+#endif

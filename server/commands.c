@@ -1,0 +1,110 @@
+/*
+ * The kgrade command line as data: every option and every subcommand.
+ *
+ * This table is the command-line contract of DESIGN.md. A subcommand whose
+ * `run` is NULL is parsed and checked like any other, then says which part of
+ * kgrade will build it and exits 2, so scripts written against the contract
+ * fail clearly instead of doing something else.
+ */
+#include "cli.h"
+
+#include <stddef.h>
+
+static const struct cli_option_spec options[OPT_COUNT] = {
+    [OPT_EXERCISE] = {"exercise", CLI_TEXT, "ID", NULL, "the exercise to grade against"},
+    [OPT_EXERCISES] = {"exercises", CLI_TEXT, "DIR", NULL,
+                       "the exercise folder (default: the one installed beside kgrade)"},
+    [OPT_SEED] = {"seed", CLI_U64, "S", NULL, "the seed of the inputs (default: a fresh one)"},
+    [OPT_N] = {"n", CLI_POSITIVE, "N", NULL,
+               "grade at this size instead of the assessment size (not an assessment run)"},
+    [OPT_DEVICE] = {"device", CLI_CHOICE, NULL, "auto|cuda|emulator",
+                    "the GPU: a real one (cuda), the virtual one (emulator), or whichever is "
+                    "there (auto, the default)"},
+    [OPT_NO_SANDBOX] = {"no-sandbox", CLI_FLAG, NULL, NULL,
+                        "grade without the sandbox (debugging only; the server refuses it)"},
+    [OPT_JSON] = {"json", CLI_FLAG, NULL, NULL, "print the result as JSON"},
+    [OPT_PORT] = {"port", CLI_PORT, "P", NULL, "the TCP port to listen on (default 8080)"},
+    [OPT_BIND] = {"bind", CLI_TEXT, "ADDR", NULL, "the address to listen on (default 127.0.0.1)"},
+    [OPT_DATA] = {"data", CLI_TEXT, "DIR", NULL,
+                  "the data folder: database, signing key, logs (default var/)"},
+    [OPT_DB] = {"db", CLI_TEXT, "PATH", NULL, "the SQLite database (default var/kgrade.db)"},
+    [OPT_WORKERS] = {"workers", CLI_POSITIVE, "N", NULL,
+                     "grading workers (default: one per GPU, or one per 2 cores on the virtual "
+                     "GPU)"},
+    [OPT_SERVER] = {"server", CLI_TEXT, "URL", NULL,
+                    "the kgrade server, e.g. https://kgrade.example"},
+    [OPT_TOKEN] = {"token", CLI_TEXT, "TOKEN", NULL, "an API token (kgrade token create)"},
+    [OPT_ROLE] = {"role", CLI_CHOICE, NULL, "student|instructor|admin", "the account's role"},
+    [OPT_PASSWORD_STDIN] = {"password-stdin", CLI_FLAG, NULL, NULL,
+                            "read the password from standard input"},
+    [OPT_NAME] = {"name", CLI_TEXT, "LABEL", NULL, "a label for the token, e.g. \"ci\""},
+    [OPT_PUBLIC_KEY] = {"public-key", CLI_TEXT, "KEY", NULL,
+                        "the server's Ed25519 public key, in base64"},
+    [OPT_ARCH] = {"arch", CLI_TEXT, "ARCH", NULL,
+                  "the GPU architecture: sm_XX (PTX and register counts) or compute_XX "
+                  "(PTX only); default sm_90"},
+};
+
+static const struct cli_command commands[] = {
+    {"grade", "FILE.cu", 1, 1,
+     CLI_BIT(OPT_EXERCISE) | CLI_BIT(OPT_EXERCISES) | CLI_BIT(OPT_SEED) | CLI_BIT(OPT_N) |
+         CLI_BIT(OPT_DEVICE) | CLI_BIT(OPT_NO_SANDBOX) | CLI_BIT(OPT_JSON),
+     CLI_BIT(OPT_EXERCISE), 0, "grade a kernel against an exercise, here, with no server",
+     "Compiles FILE.cu with NVRTC, runs it against the exercise's reference on seeded inputs, "
+     "checks its outputs and its speed, and prints the verdict.",
+     NULL, "the grader (issue 5)"},
+    {"compile", "FILE.cu", 1, 1, CLI_BIT(OPT_ARCH) | CLI_BIT(OPT_JSON), 0, 0,
+     "compile a kernel with NVRTC and show the diagnostics and the kernels found",
+     "Compiles FILE.cu with NVRTC exactly as the grader does, prints what the compiler said, "
+     "then each kernel the PTX holds with the registers per thread ptxas reports. Exits 0 when "
+     "it compiles, 1 when the compiler refuses it, 2 when the file cannot be read.",
+     cmd_compile, NULL},
+    {"exercises", NULL, 0, 0, CLI_BIT(OPT_EXERCISES) | CLI_BIT(OPT_JSON), 0, 0,
+     "list the exercises", "Lists the exercises of the exercise folder, by course and section.",
+     NULL, "the grader (issue 5)"},
+    {"serve", NULL, 0, 0,
+     CLI_BIT(OPT_PORT) | CLI_BIT(OPT_BIND) | CLI_BIT(OPT_DATA) | CLI_BIT(OPT_DB) |
+         CLI_BIT(OPT_EXERCISES) | CLI_BIT(OPT_WORKERS),
+     0, 0, "run the grading service (web pages, REST API, workers)",
+     "Starts the HTTP service with its SQLite database, its queue and its sandboxed workers.", NULL,
+     "the service (issue 7)"},
+    {"submit", "FILE.cu", 1, 1,
+     CLI_BIT(OPT_SERVER) | CLI_BIT(OPT_TOKEN) | CLI_BIT(OPT_EXERCISE) | CLI_BIT(OPT_JSON),
+     CLI_BIT(OPT_SERVER) | CLI_BIT(OPT_TOKEN) | CLI_BIT(OPT_EXERCISE), 0,
+     "submit a kernel to a kgrade server and wait for the verdict",
+     "Submits FILE.cu to the server, shows the grading progress, prints the result like "
+     "`kgrade grade` and exits with the same codes (4 when the server is unreachable or "
+     "refuses the token).",
+     NULL, "the service (issue 7)"},
+    {"user add", "NAME", 1, 1, CLI_BIT(OPT_ROLE) | CLI_BIT(OPT_PASSWORD_STDIN) | CLI_BIT(OPT_DB),
+     CLI_BIT(OPT_ROLE), 0, "create an account", "Creates the account NAME in the database.", NULL,
+     "the service (issue 7)"},
+    {"token create", "USER", 1, 1, CLI_BIT(OPT_NAME) | CLI_BIT(OPT_DB), 0, 0,
+     "create an API token for a user (prints only the token)",
+     "Creates an API token for USER and prints it; only its hash is stored.", NULL,
+     "the service (issue 7)"},
+    {"worker", NULL, 0, 0, 0, 0, 0, "internal: run one sandboxed grading job",
+     "Reads one grading job from its input pipe and writes progress and the verdict to its "
+     "output pipe. Started by the sandbox; not for people.",
+     NULL, "the sandbox (issue 6)"},
+    {"sandbox-check", NULL, 0, 0, 0, 0, 0, "show which sandbox protections work on this machine",
+     "Tries each protection of the sandbox (namespaces, Landlock, seccomp, limits) and reports "
+     "which are active.",
+     NULL, "the sandbox (issue 6)"},
+    {"cert verify", "FILE.json", 1, 1, CLI_BIT(OPT_PUBLIC_KEY) | CLI_BIT(OPT_SERVER), 0,
+     CLI_BIT(OPT_PUBLIC_KEY) | CLI_BIT(OPT_SERVER), "verify a kgrade certificate",
+     "Checks the Ed25519 signature of a certificate against a public key, or against the key "
+     "the server publishes.",
+     NULL, "certification (issue 9)"},
+};
+
+const struct cli_option_spec *cli_option(enum cli_option_id id)
+{
+    return &options[id];
+}
+
+const struct cli_command *cli_commands(int *count)
+{
+    *count = (int)(sizeof commands / sizeof commands[0]);
+    return commands;
+}

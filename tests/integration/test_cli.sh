@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Integration tests of the kgrade command line: help, version, the contract
+# of DESIGN.md (every subcommand exists; unbuilt ones say so and exit 2),
+# usage errors, and `kgrade compile` end to end with the real NVRTC.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+commands=(grade compile exercises serve submit "user add" "token create" worker sandbox-check "cert verify")
+
+expect "--help lists every subcommand" 0 "" -- "$KGRADE" --help
+help=$("$KGRADE" --help)
+for c in "${commands[@]}"; do
+    expect "--help names '$c'" 0 "" -- grep -q "^  $c " <<<"$help"
+    # shellcheck disable=SC2086 # two-word commands are two words
+    expect "'$c --help' exits 0" 0 "^usage: kgrade $c" -- "$KGRADE" $c --help
+done
+expect "--version names kgrade and NVRTC" 0 "^kgrade [0-9]+\.[0-9]+\.[0-9]+.*NVRTC 1[3-9]\." -- \
+    bash -c "'$KGRADE' --version | tr '\n' ' '"
+expect "no command is a usage error" 2 "missing command" -- "$KGRADE"
+expect "unknown command is a usage error" 2 "unknown command 'bogus'" -- "$KGRADE" bogus
+expect "unknown option is a usage error" 2 "unknown option '--bogus'" -- "$KGRADE" compile --bogus x.cu
+expect "missing argument is a usage error" 2 "missing FILE.cu" -- "$KGRADE" compile
+expect "missing required option is a usage error" 2 "'--exercise ID' is required" -- \
+    "$KGRADE" grade k.cu
+expect_quiet_stdout "usage errors go to stderr" -- "$KGRADE" compile --bogus
+
+# Subcommands that later parts of kgrade build: parsed, then refused plainly.
+expect "grade is not built yet" 2 "not built yet; it arrives with the grader" -- \
+    "$KGRADE" grade --exercise vector-add exercises/vector-add/reference.cu
+expect "exercises is not built yet" 2 "not built yet" -- "$KGRADE" exercises --json
+expect "serve is not built yet" 2 "arrives with the service" -- "$KGRADE" serve --port 8080
+expect "submit is not built yet" 2 "not built yet" -- \
+    "$KGRADE" submit --server http://127.0.0.1:8080 --token t --exercise x k.cu
+expect "user add is not built yet" 2 "not built yet" -- "$KGRADE" --db "$TMP/db" user add a --role admin
+expect "token create is not built yet" 2 "not built yet" -- "$KGRADE" token create a --db "$TMP/db"
+expect "worker is not built yet" 2 "arrives with the sandbox" -- "$KGRADE" worker
+expect "sandbox-check is not built yet" 2 "arrives with the sandbox" -- "$KGRADE" sandbox-check
+expect "cert verify is not built yet" 2 "arrives with certification" -- \
+    "$KGRADE" cert verify --public-key AAAA c.json
+
+# kgrade compile, end to end.
+good=exercises/vector-add/reference.cu
+expect "compile: a good kernel compiles" 0 "kernel vector_add: [0-9]+ registers per thread" -- \
+    "$KGRADE" compile "$good"
+expect "compile --arch compute_90: PTX only" 0 "kernel vector_add$" -- \
+    "$KGRADE" compile --arch compute_90 "$good"
+expect "compile --arch sm_999 is refused" 2 "not an architecture NVRTC compiles for" -- \
+    "$KGRADE" compile --arch sm_999 "$good"
+
+printf 'extern "C" __global__ void k(float *a, int n)\n{\n    int i = threadIdx.x;\n    a[i] = nope + 1.0f;\n}\n' >"$TMP/bad.cu"
+expect "compile: an error exits 1 and names line 4" 1 "1 compile error; the first, at line 4: identifier \"nope\" is undefined" -- \
+    "$KGRADE" compile "$TMP/bad.cu"
+expect "compile: the log uses the file's name" 1 "^bad.cu\(4\): error" -- "$KGRADE" compile "$TMP/bad.cu"
+
+json=$("$KGRADE" compile --json "$TMP/bad.cu")
+expect "compile --json: a diagnostic at line 4, column 12" 0 "^4 12 error$" -- \
+    jq -er '.diagnostics[0] | "\(.line) \(.column) \(.severity)"' <<<"$json"
+expect "compile --json: ok is false" 0 "^true$" -- jq -e '.ok == false' <<<"$json"
+expect "compile --json: good kernel has registers" 0 "^true$" -- \
+    bash -c "'$KGRADE' compile --json '$good' | jq -e '.ok and (.kernels[0].registers > 0) and .kernels[0].name == \"vector_add\"'"
+
+: >"$TMP/empty.cu"
+expect "compile: an empty file is refused" 1 "the source is empty" -- "$KGRADE" compile "$TMP/empty.cu"
+printf '__global__ void k() {}\n\0\n' >"$TMP/nul.cu"
+expect "compile: a NUL byte is refused" 1 "NUL byte on line 2" -- "$KGRADE" compile "$TMP/nul.cu"
+printf '__global__ void k() {}\n// \xff\n' >"$TMP/latin1.cu"
+expect "compile: invalid UTF-8 is refused" 1 "not valid UTF-8 on line 2" -- "$KGRADE" compile "$TMP/latin1.cu"
+head -c 70000 /dev/zero | tr '\0' 'x' >"$TMP/big.cu"
+expect "compile: over 64 KB is refused" 1 "70000 bytes, over the limit of 65536" -- "$KGRADE" compile "$TMP/big.cu"
+expect "compile: a missing file is a usage error" 2 "cannot read '$TMP/none.cu': No such file" -- \
+    "$KGRADE" compile "$TMP/none.cu"
+expect "compile: a folder is a usage error" 2 "is not a regular file" -- "$KGRADE" compile "$TMP"
+expect "compile: /dev/zero ends at once" 2 "is not a regular file" -- timeout 10 "$KGRADE" compile /dev/zero
+
+finish

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Runs kgrade's tests and ends with one line: "N passed, N failed".
+#
+#   tests/run-tests.sh BUILD [unit|asan|integration|fuzz ...]   (default: all)
+#
+# unit:        the cmocka programs in BUILD/tests/unit
+# asan:        the same programs built with AddressSanitizer + UBSan (leaks included)
+# integration: the scripts in tests/integration, against BUILD/kgrade
+# fuzz:        each libFuzzer target in BUILD/fuzz for FUZZ_SECONDS (default 5)
+#              from its seed corpus in tests/fuzz/corpus
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build="${1:?usage: tests/run-tests.sh BUILD [unit|asan|integration|fuzz ...]}"
+shift
+sections=("$@")
+[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan integration fuzz)
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export KGRADE="$build/kgrade"
+FUZZ_SECONDS="${FUZZ_SECONDS:-5}"
+
+passed=0
+failed=0
+failures=()
+
+# run NAME COMMAND...: one test program; its output is shown as it runs.
+run() {
+    local name="$1"
+    shift
+    echo "== $name"
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures+=("$name")
+    fi
+}
+
+# fuzz TARGET CORPUS SEEDS: runs a libFuzzer target; shows its run count, or
+# everything it said when it found a crash.
+fuzz() {
+    local out rc=0
+    out=$("$1" -max_total_time="$FUZZ_SECONDS" -max_len=4096 "$2" "$3" 2>&1) || rc=$?
+    if [[ $rc -eq 0 ]]; then
+        grep -E '^Done [0-9]+ runs' <<<"$out"
+    else
+        tail -n 60 <<<"$out"
+    fi
+    return $rc
+}
+
+for section in "${sections[@]}"; do
+    case "$section" in
+    unit | asan)
+        dir="$build/tests/unit"
+        [[ $section == asan ]] && dir="$build/asan/tests/unit"
+        for t in "$dir"/test_*; do
+            [[ -x "$t" ]] && run "$section: $(basename "$t")" "$t"
+        done
+        ;;
+    integration)
+        for t in tests/integration/test_*.sh; do
+            run "integration: $(basename "$t")" bash "$t"
+        done
+        ;;
+    fuzz)
+        for t in "$build"/fuzz/fuzz_*; do
+            name=$(basename "$t")
+            corpus="$build/fuzz/corpus-${name#fuzz_}"
+            mkdir -p "$corpus"
+            run "fuzz: $name (${FUZZ_SECONDS} s)" fuzz "$t" "$corpus" "tests/fuzz/corpus/${name#fuzz_}"
+        done
+        ;;
+    *)
+        echo "run-tests.sh: unknown section '$section'" >&2
+        exit 2
+        ;;
+    esac
+done
+
+for f in "${failures[@]}"; do echo "FAILED: $f"; done
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
