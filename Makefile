@@ -54,7 +54,20 @@ SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 OBJ      := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/asan/%.o)
 
+# The virtual GPU: build/emulator/libcuda.so.1, a CUDA driver of its own. It
+# uses libc, libm and pthreads only; only what cuda.h and kgemu.h declare is
+# exported (EMU_EXPORT), everything else is hidden.
+EMU_SRC      := $(sort $(wildcard emulator/*.c))
+EMU_OBJ      := $(EMU_SRC:%.c=$(BUILD)/obj/%.o)
+EMU_ASAN_OBJ := $(EMU_SRC:%.c=$(BUILD)/asan/%.o)
+EMU_LIB      := $(BUILD)/emulator/libcuda.so.1
+EMU_CFLAGS   := -fPIC -fvisibility=hidden -frounding-math
+EMU_LIBS     := -lm -lpthread
+
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+# Programs written only against cuda.h, run on the virtual GPU.
+GPU_SRC    := $(sort $(wildcard tests/gpu/test_*.c))
+GPU_BIN    := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 UNIT_ASAN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/tests/unit/%)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -62,10 +75,11 @@ FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 BENCH_SRC  := $(sort $(wildcard tests/bench/bench_*.c))
 BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: FORCE all deps deps-check test test-unit test-asan test-integration test-fuzz run bench \
+.PHONY: FORCE all deps deps-check test test-unit test-asan test-integration test-gpu test-fuzz run \
+        bench \
         fmt fmt-check clean
 
-all: deps-check $(BUILD)/kgrade
+all: deps-check $(BUILD)/kgrade $(EMU_LIB)
 
 # Quick (a dpkg query): says what is missing and how to install it.
 deps-check:
@@ -90,6 +104,21 @@ $(BUILD)/obj/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+$(BUILD)/obj/emulator/%.o: emulator/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC EMU  $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(EMU_CFLAGS) -c -o $@ $<
+
+$(BUILD)/asan/emulator/%.o: emulator/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC ASAN $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(EMU_CFLAGS) $(SANITIZE) -c -o $@ $<
+
+$(EMU_LIB): $(EMU_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,--no-undefined -o $@ $^ $(EMU_LIBS)
+
 $(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC ASAN $<"
@@ -106,6 +135,25 @@ $(BUILD)/asan/tests/unit/%: $(BUILD)/asan/tests/unit/%.o $(ASAN_OBJ)
 	@echo "  LD ASAN $@"
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS) -lcmocka
 
+# Unit tests of the virtual GPU's parts (test_emu_*) link its objects instead.
+$(BUILD)/tests/unit/test_emu_%: $(BUILD)/obj/tests/unit/test_emu_%.o $(EMU_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(EMU_LIBS) -lcmocka
+
+$(BUILD)/asan/tests/unit/test_emu_%: $(BUILD)/asan/tests/unit/test_emu_%.o $(EMU_ASAN_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD ASAN $@"
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(EMU_LIBS) -lcmocka
+
+# GPU tests: C programs written against cuda.h alone, linked with the
+# toolkit's stub libcuda.so and NVRTC, run with LD_LIBRARY_PATH=build/emulator
+# (the stub's soname is libcuda.so.1, so the virtual GPU is what loads).
+$(BUILD)/tests/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC GPU  $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda $(NVRTC_LIBS) -lm
+
 # Fuzz targets: libFuzzer with clang, sources compiled fresh with coverage.
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -118,7 +166,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-test: deps $(BUILD)/kgrade $(UNIT_BIN) $(UNIT_ASAN) $(FUZZ_BIN) fmt-check
+test: deps $(BUILD)/kgrade $(EMU_LIB) $(UNIT_BIN) $(UNIT_ASAN) $(GPU_BIN) $(FUZZ_BIN) fmt-check
 	@tests/run-tests.sh $(BUILD)
 
 test-unit: $(UNIT_BIN)
@@ -127,6 +175,8 @@ test-asan: $(UNIT_ASAN)
 	@tests/run-tests.sh $(BUILD) asan
 test-integration: $(BUILD)/kgrade
 	@tests/run-tests.sh $(BUILD) integration
+test-gpu: $(EMU_LIB) $(GPU_BIN)
+	@tests/run-tests.sh $(BUILD) gpu
 test-fuzz: $(FUZZ_BIN)
 	@tests/run-tests.sh $(BUILD) fuzz
 

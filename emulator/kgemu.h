@@ -17,11 +17,36 @@
  * - a deterministic timing model behind cuEventElapsedTime.
  * It uses libc, libm and pthreads only, nothing else of kgrade.
  *
- * This header is the one addition to the CUDA API: it will declare the call
- * that tells a program it runs on the virtual GPU and returns the details of
- * the last fault. Nothing is declared yet: the virtual GPU is not built.
+ * This header is the one addition to the CUDA API. A program that loaded a
+ * libcuda.so.1 looks these functions up with dlsym(); finding
+ * kgemu_is_virtual tells it the GPU is the virtual one.
  */
 #ifndef KGRADE_EMULATOR_KGEMU_H
 #define KGRADE_EMULATOR_KGEMU_H
+
+#include <stdint.h>
+
+#define KGEMU_MESSAGE_MAX 512
+#define KGEMU_NAME_MAX 128
+
+/* What stopped the last failed launch of the current context. */
+struct kgemu_fault {
+    int code;                        /* the CUresult; 0 when there was none */
+    char message[KGEMU_MESSAGE_MAX]; /* a sentence a student can act on */
+    char kernel[KGEMU_NAME_MAX];     /* the .entry name */
+    unsigned block[3];               /* the faulting thread, when one is to blame */
+    unsigned thread[3];
+    int has_thread;
+    uint64_t address; /* the faulting address, for memory faults; 0 otherwise */
+    int ptx_line;     /* line of the PTX text; 0 when unknown */
+    int source_line;  /* line of the CUDA source (.loc, from -lineinfo); 0 when unknown */
+};
+
+/* 1: this libcuda.so.1 is kgrade's virtual GPU. */
+int kgemu_is_virtual(void);
+
+/* Copies the last fault of the current context to `fault`. Returns 1 when
+ * there was one, 0 when there was none or there is no current context. */
+int kgemu_last_fault(struct kgemu_fault *fault);
 
 #endif

@@ -5,6 +5,7 @@
 #
 # unit:        the cmocka programs in BUILD/tests/unit
 # asan:        the same programs built with AddressSanitizer + UBSan (leaks included)
+# gpu:         the programs in BUILD/tests/gpu, on the virtual GPU (BUILD/emulator)
 # integration: the scripts in tests/integration, against BUILD/kgrade
 # fuzz:        each libFuzzer target in BUILD/fuzz for FUZZ_SECONDS (default 5)
 #              from its seed corpus in tests/fuzz/corpus
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 build="${1:?usage: tests/run-tests.sh BUILD [unit|asan|integration|fuzz ...]}"
 shift
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan integration fuzz)
+[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan gpu integration fuzz)
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -57,6 +58,11 @@ for section in "${sections[@]}"; do
         [[ $section == asan ]] && dir="$build/asan/tests/unit"
         for t in "$dir"/test_*; do
             [[ -x "$t" ]] && run "$section: $(basename "$t")" "$t"
+        done
+        ;;
+    gpu)
+        for t in "$build"/tests/gpu/test_*; do
+            [[ -x "$t" ]] && run "gpu: $(basename "$t")" env LD_LIBRARY_PATH="$build/emulator" "$t"
         done
         ;;
     integration)

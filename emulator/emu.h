@@ -1,0 +1,180 @@
+/*
+ * Internal to emulator/: the interfaces between the virtual GPU's parts.
+ *
+ *   driver*.c      the CUDA driver API (cuda.h): contexts, memory, modules,
+ *                  launches, streams, events, errors. Owns all state a program
+ *                  sees; calls the parts below.
+ *   device_model.c the modeled GPUs (H100 by default; KGEMU_DEVICE picks another).
+ *   memory.c       device memory: the allocation table every access is checked
+ *                  against.
+ *   ptx_*.c        PTX text → a decoded module (functions, instructions, symbols).
+ *   launch.c, interp.c
+ *                  running a kernel: blocks on host threads, warps in lockstep.
+ *
+ * Device addresses are host addresses: device memory is host memory that the
+ * allocation table owns, so a device pointer can be dereferenced by the host
+ * after it has been checked. Nothing here is visible outside libcuda.so.1
+ * except what kgemu.h and cuda.h declare.
+ */
+#ifndef KGRADE_EMULATOR_EMU_H
+#define KGRADE_EMULATOR_EMU_H
+
+#include <cuda.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kgemu.h"
+
+/* Marks the functions libcuda.so.1 exports: the cu* entry points cuda.h
+ * declares (under the versioned names its #defines give) and kgemu.h's.
+ * Everything else is built with -fvisibility=hidden. */
+#define EMU_EXPORT __attribute__((visibility("default")))
+
+/* ---------------------------------------------------------------- devices */
+
+/* One modeled GPU. Figures are the published ones of the real part. */
+struct emu_device_model {
+    const char *key;  /* what KGEMU_DEVICE names: "h100", "a100", "h200", "t4" */
+    const char *name; /* cuDeviceGetName: says it is emulated */
+    int cc_major, cc_minor;
+    int sm_count;
+    int schedulers_per_sm;
+    int warp_size;
+    int max_threads_per_block;
+    int max_threads_per_sm;
+    int max_blocks_per_sm;
+    int regs_per_sm;
+    int regs_per_block;
+    int max_regs_per_thread;
+    size_t shared_per_sm;
+    size_t shared_per_block;       /* without opting in */
+    size_t shared_per_block_optin; /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) limit */
+    size_t shared_reserved_per_block;
+    size_t l2_bytes;
+    size_t total_memory;
+    double dram_bytes_per_second; /* peak */
+    int clock_khz;
+    int memory_clock_khz;
+    int memory_bus_bits;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    size_t const_memory_bytes;
+};
+
+/* The model KGEMU_DEVICE names (default "h100"); NULL when it names none. */
+const struct emu_device_model *emu_device_model_selected(void);
+const struct emu_device_model *emu_device_model_find(const char *key);
+
+/* ----------------------------------------------------------------- memory */
+
+/* The table of device allocations. Thread-safe: lookups may run on many
+ * host threads while a kernel runs. */
+struct emu_memory;
+
+enum emu_allocation_kind {
+    EMU_ALLOC_USER,   /* cuMemAlloc */
+    EMU_ALLOC_GLOBAL, /* a module's .global or .const variable */
+    EMU_ALLOC_HEAP,   /* the device-side malloc heap */
+};
+
+struct emu_range {
+    uint64_t base;
+    uint64_t size;
+    enum emu_allocation_kind kind;
+};
+
+struct emu_memory *emu_memory_create(size_t capacity);
+void emu_memory_destroy(struct emu_memory *memory);
+/* Zero-filled, at least 256-byte aligned. CUDA_ERROR_OUT_OF_MEMORY beyond the capacity. */
+CUresult emu_memory_alloc(struct emu_memory *memory, size_t size, enum emu_allocation_kind kind,
+                          uint64_t *address);
+/* CUDA_ERROR_INVALID_VALUE unless `address` is the base of a live allocation. */
+CUresult emu_memory_free(struct emu_memory *memory, uint64_t address);
+/* True when [address, address + size) lies inside one live allocation; `range` gets it. */
+bool emu_memory_find(struct emu_memory *memory, uint64_t address, uint64_t size,
+                     struct emu_range *range);
+/* The allocation nearest below `address` (for messages: "one past the end of ..."). */
+bool emu_memory_nearest(struct emu_memory *memory, uint64_t address, struct emu_range *range);
+void emu_memory_usage(struct emu_memory *memory, size_t *used, size_t *capacity);
+
+/* ---------------------------------------------------------------- modules */
+
+struct emu_module;
+struct emu_function;
+
+struct emu_param_info {
+    uint32_t offset; /* in the packed parameter buffer */
+    uint32_t size;
+    uint32_t align;
+};
+
+struct emu_function_info {
+    const char *name;
+    int n_params;
+    const struct emu_param_info *params;
+    uint32_t param_bytes;         /* size of the packed parameter buffer */
+    uint32_t static_shared_bytes; /* .shared variables of the kernel and what it calls */
+    uint32_t local_bytes;         /* .local per thread (the kernel's own frame) */
+    int registers;                /* an estimate from the PTX, or what kgemu was told */
+    int max_threads_per_block;    /* .maxntid, or the device's limit */
+    int ptx_version;              /* e.g. 90 for .version 9.0 */
+    int target_sm;                /* e.g. 90 for .target sm_90 */
+};
+
+/* Parses and decodes PTX and places its .global/.const variables in
+ * `memory`. On failure returns CUDA_ERROR_INVALID_PTX (or
+ * CUDA_ERROR_UNSUPPORTED_PTX_VERSION) and writes a line naming the PTX line
+ * to `error_log`. */
+CUresult emu_module_load(const char *ptx, size_t length, struct emu_memory *memory,
+                         struct emu_module **module, char *error_log, size_t error_log_size);
+void emu_module_unload(struct emu_module *module);
+/* NULL when the module has no .entry of that name. */
+struct emu_function *emu_module_function(struct emu_module *module, const char *name);
+CUresult emu_module_global(struct emu_module *module, const char *name, uint64_t *address,
+                           size_t *bytes);
+const struct emu_function_info *emu_function_info(const struct emu_function *function);
+/* What kgemu_set_registers() tells: ptxas's count replaces the estimate. */
+void emu_function_set_registers(struct emu_function *function, int registers);
+
+/* ------------------------------------------------------------- device heap */
+
+/* The heap of device-side malloc/free, one per context, created at the
+ * first launch with the size CU_LIMIT_MALLOC_HEAP_SIZE had then. */
+struct emu_heap;
+
+struct emu_heap *emu_heap_create(struct emu_memory *memory, size_t bytes);
+void emu_heap_destroy(struct emu_heap *heap, struct emu_memory *memory);
+
+/* --------------------------------------------------------------- launches */
+
+struct emu_launch {
+    const struct emu_function *function;
+    unsigned grid[3];
+    unsigned block[3];
+    unsigned dynamic_shared_bytes;
+    const void *params; /* packed as emu_function_info says */
+    struct emu_memory *memory;
+    struct emu_heap *heap; /* NULL: malloc in a kernel returns NULL */
+    const struct emu_device_model *device;
+    size_t stack_bytes_per_thread; /* CU_LIMIT_STACK_SIZE */
+    size_t printf_bytes;           /* CU_LIMIT_PRINTF_FIFO_SIZE: more output is dropped */
+    int host_threads;              /* 0: KGEMU_THREADS, or the number of cores */
+    uint64_t instruction_budget;   /* warp instructions; 0: KGEMU_INSTRUCTION_BUDGET or default */
+    double seconds_budget;         /* wall clock; 0: KGEMU_SECONDS_BUDGET or default */
+};
+
+struct emu_launch_result {
+    struct kgemu_fault fault;       /* fault.code is CUDA_SUCCESS when none */
+    double elapsed_ms;              /* what events see: modeled once the timing model lands */
+    uint64_t warp_instructions;     /* executed */
+    uint64_t thread_instructions;   /* executed lanes */
+};
+
+/* Checks the configuration (CUDA_ERROR_INVALID_VALUE with a message in the
+ * result's fault when it breaks a limit), runs the kernel to completion, and
+ * flushes its printf output to standard output. Never crashes the host on
+ * anything the kernel does. */
+CUresult emu_launch_run(const struct emu_launch *launch, struct emu_launch_result *result);
+
+#endif
