@@ -161,6 +161,13 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard */*.h)
 	$(Q)$(CLANG) $(CPPFLAGS) -std=c11 $(WARNINGS) -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -o $@ $< $(LIB_SRC) $(LDLIBS)
 
+# Fuzz targets of the virtual GPU's parsers build with its sources instead.
+$(BUILD)/fuzz/fuzz_emu_%: tests/fuzz/fuzz_emu_%.c $(EMU_SRC) $(wildcard emulator/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	$(Q)$(CLANG) $(CPPFLAGS) -std=c11 $(WARNINGS) -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -o $@ $< $(EMU_SRC) $(EMU_LIBS)
+
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"

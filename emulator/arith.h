@@ -100,8 +100,14 @@ uint64_t arith_cvt(uint64_t bits, enum ptx_type to, enum ptx_type from, bool has
                    enum arith_rounding mode, bool sat, bool ftz);
 
 /* testp.{op}.f32/f64: finite, infinite, number (not NaN), notanumber, normal, subnormal. */
-enum arith_testp { ARITH_TESTP_FINITE, ARITH_TESTP_INFINITE, ARITH_TESTP_NUMBER,
-                   ARITH_TESTP_NOTANUMBER, ARITH_TESTP_NORMAL, ARITH_TESTP_SUBNORMAL };
+enum arith_testp {
+    ARITH_TESTP_FINITE,
+    ARITH_TESTP_INFINITE,
+    ARITH_TESTP_NUMBER,
+    ARITH_TESTP_NOTANUMBER,
+    ARITH_TESTP_NORMAL,
+    ARITH_TESTP_SUBNORMAL
+};
 bool arith_testp_f32(float a, enum arith_testp op);
 bool arith_testp_f64(double a, enum arith_testp op);
 

@@ -145,6 +145,10 @@ struct emu_heap;
 
 struct emu_heap *emu_heap_create(struct emu_memory *memory, size_t bytes);
 void emu_heap_destroy(struct emu_heap *heap, struct emu_memory *memory);
+/* A block of `bytes` from the heap (its device address), or 0 when none fits. */
+uint64_t emu_heap_malloc(struct emu_heap *heap, uint64_t bytes);
+/* false when `address` is not a block malloc returned and free has not taken back. */
+bool emu_heap_free(struct emu_heap *heap, uint64_t address);
 
 /* --------------------------------------------------------------- launches */
 
@@ -165,10 +169,10 @@ struct emu_launch {
 };
 
 struct emu_launch_result {
-    struct kgemu_fault fault;       /* fault.code is CUDA_SUCCESS when none */
-    double elapsed_ms;              /* what events see: modeled once the timing model lands */
-    uint64_t warp_instructions;     /* executed */
-    uint64_t thread_instructions;   /* executed lanes */
+    struct kgemu_fault fault;     /* fault.code is CUDA_SUCCESS when none */
+    double elapsed_ms;            /* what events see: modeled once the timing model lands */
+    uint64_t warp_instructions;   /* executed */
+    uint64_t thread_instructions; /* executed lanes */
 };
 
 /* Checks the configuration (CUDA_ERROR_INVALID_VALUE with a message in the

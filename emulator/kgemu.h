@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define KGEMU_MESSAGE_MAX 512
-#define KGEMU_NAME_MAX 128
+#define KGEMU_NAME_MAX    128
 
 /* What stopped the last failed launch of the current context. */
 struct kgemu_fault {

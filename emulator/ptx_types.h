@@ -14,7 +14,7 @@
 
 enum ptx_type {
     PTX_TYPE_NONE,
-    PTX_B8,  /* untyped bits */
+    PTX_B8, /* untyped bits */
     PTX_B16,
     PTX_B32,
     PTX_B64,

@@ -1,0 +1,160 @@
+/*
+ * Internal to emulator/: the state the driver-API files (driver_*.c) share.
+ *
+ * The driver is synchronous: every call, a launch included, has finished
+ * when it returns. One mutex guards all driver state (the handles, the
+ * contexts and what they own); each entry point takes it for its whole
+ * duration, through driver_begin() or driver_enter() and driver_leave().
+ * That serializes launches of different contexts too, which costs nothing
+ * here because a launch already runs on every core. The current-context
+ * stack is per host thread, as in CUDA.
+ *
+ * Every handle the driver gives out (CUcontext, CUmodule, CUfunction,
+ * CUstream, CUevent) points to one of the structs below, whose first member
+ * links it into the list of live handles of its kind. A handle is checked
+ * by finding it in that list before it is dereferenced, so a stale or made
+ * up handle gets CUDA_ERROR_INVALID_HANDLE (or INVALID_CONTEXT), not a crash.
+ */
+#ifndef KGRADE_EMULATOR_DRIVER_H
+#define KGRADE_EMULATOR_DRIVER_H
+
+#include <pthread.h>
+
+#include "emu.h"
+
+/* ---------------------------------------------------------------- limits */
+
+#define DRIVER_VERSION                   13000 /* cuDriverGetVersion: CUDA 13.0, the toolkit's cuda.h */
+#define DRIVER_DEVICE_COUNT              1     /* one virtual GPU, ordinal 0 */
+#define DRIVER_CONTEXT_STACK_MAX         64
+#define DRIVER_DEFAULT_STACK_BYTES       ((size_t)1024)
+#define DRIVER_DEFAULT_PRINTF_BYTES      ((size_t)1048576)
+#define DRIVER_DEFAULT_MALLOC_HEAP_BYTES ((size_t)8388608)
+#define DRIVER_JIT_LOG_BYTES             8192 /* what the PTX loader may say about one module */
+#define DRIVER_MAX_PITCH                 2147483647
+#define DRIVER_ASYNC_ENGINES             2
+#define DRIVER_CARVEOUT_DEFAULT          (-1) /* CU_SHAREDMEM_CARVEOUT_DEFAULT */
+#define DRIVER_CARVEOUT_MAX              100  /* percent */
+
+/* --------------------------------------------------------------- handles */
+
+enum driver_kind {
+    DRIVER_CONTEXT,
+    DRIVER_MODULE,
+    DRIVER_FUNCTION,
+    DRIVER_STREAM,
+    DRIVER_EVENT,
+    DRIVER_KINDS
+};
+
+struct driver_handle {
+    struct driver_handle *next; /* in driver.live[kind] */
+    struct CUctx_st *context;   /* the context that owns it (a context owns itself) */
+};
+
+struct driver_limits {
+    size_t stack_bytes;       /* CU_LIMIT_STACK_SIZE */
+    size_t printf_bytes;      /* CU_LIMIT_PRINTF_FIFO_SIZE */
+    size_t malloc_heap_bytes; /* CU_LIMIT_MALLOC_HEAP_SIZE */
+};
+
+struct CUctx_st {
+    struct driver_handle handle;
+    bool primary;
+    unsigned flags;
+    struct emu_memory *memory;
+    struct emu_heap *heap; /* created at the first launch; NULL before */
+    struct driver_limits limits;
+    /* The execution fault that broke the context: every later call that uses
+     * the device returns it, until the context is destroyed or reset. */
+    CUresult sticky;
+    bool has_fault;
+    struct kgemu_fault fault; /* the last failed launch, sticky or not */
+    double clock_ms;          /* device time: the launches' elapsed_ms, summed */
+};
+
+struct CUmod_st {
+    struct driver_handle handle;
+    struct emu_module *module;
+};
+
+struct CUfunc_st {
+    struct driver_handle handle;
+    struct CUmod_st *module;
+    struct emu_function *function;
+    size_t max_dynamic_shared; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    int carveout;              /* CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT */
+};
+
+struct CUstream_st {
+    struct driver_handle handle;
+    unsigned flags;
+};
+
+struct CUevent_st {
+    struct driver_handle handle;
+    unsigned flags;
+    bool recorded;
+    double clock_ms; /* the context's clock when it was recorded */
+};
+
+/* ----------------------------------------------------------------- state */
+
+struct driver_state {
+    pthread_mutex_t lock;
+    const struct emu_device_model *device; /* NULL until cuInit succeeds */
+    struct driver_handle *live[DRIVER_KINDS];
+    struct CUctx_st *primary; /* NULL while nobody retains it */
+    int primary_refs;
+    unsigned primary_flags;
+};
+
+extern struct driver_state driver;
+
+/* After an execution fault every call that uses the device returns it, the
+ * freeing calls too (cuMemFree, cuModuleUnload, cuStreamDestroy,
+ * cuEventDestroy: they then free nothing); destroying the context or
+ * resetting the primary context frees everything and clears the fault. */
+enum driver_sticky {
+    DRIVER_IGNORE_STICKY, /* the call only reads driver state */
+    DRIVER_STICKY,        /* the call uses the device: a sticky fault fails it */
+};
+
+/* Both take the driver lock, always; the caller ends with driver_leave().
+ * driver_begin: CUDA_ERROR_NOT_INITIALIZED before cuInit.
+ * driver_enter: also finds the current context (CUDA_ERROR_INVALID_CONTEXT
+ * when there is none) and returns its sticky fault when asked to. */
+CUresult driver_begin(void);
+CUresult driver_enter(struct CUctx_st **ctx, enum driver_sticky sticky);
+/* Releases the lock and returns `rc`. */
+CUresult driver_leave(CUresult rc);
+
+void driver_handle_add(enum driver_kind kind, struct driver_handle *handle,
+                       struct CUctx_st *context);
+void driver_handle_remove(enum driver_kind kind, struct driver_handle *handle);
+bool driver_handle_live(enum driver_kind kind, const void *handle);
+/* Removes every live handle of `kind` that `match` accepts and passes it to `release`. */
+void driver_handle_remove_if(enum driver_kind kind,
+                             bool (*match)(const struct driver_handle *, const void *key),
+                             const void *key, void (*release)(struct driver_handle *));
+
+/* The calling thread's current context, when it is live; NULL otherwise. */
+struct CUctx_st *driver_current(void);
+/* CUDA_ERROR_INVALID_DEVICE unless `device` is an ordinal of ours. */
+CUresult driver_device_check(CUdevice device);
+
+/* What a context owns, released when it is destroyed or reset. */
+void driver_modules_release(struct CUctx_st *ctx);
+void driver_streams_events_release(struct CUctx_st *ctx);
+
+/* A stream of `ctx`, or one of the default streams (NULL, CU_STREAM_LEGACY,
+ * CU_STREAM_PER_THREAD); CUDA_ERROR_INVALID_HANDLE otherwise. */
+CUresult driver_stream_check(struct CUctx_st *ctx, CUstream stream);
+/* CUDA_ERROR_INVALID_HANDLE unless `function` is live and belongs to `ctx`. */
+CUresult driver_function_check(struct CUctx_st *ctx, CUfunction function);
+/* The most threads a block of `function` may have: its .maxntid
+ * (__launch_bounds__) or the device's limit. */
+int driver_function_max_threads(const struct CUfunc_st *function,
+                                const struct emu_device_model *device);
+
+#endif

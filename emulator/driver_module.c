@@ -1,0 +1,356 @@
+/*
+ * Modules and functions: cuModuleLoadData(Ex), cuModuleUnload,
+ * cuModuleGetFunction, cuModuleGetGlobal, cuFuncGetAttribute,
+ * cuFuncSetAttribute.
+ *
+ * The virtual GPU runs PTX only: an image is the NUL-terminated PTX text
+ * NVRTC produced (nvrtcGetPTX). A cubin (ELF) or a fatbinary holds machine
+ * code for a real GPU and is refused with CUDA_ERROR_NO_BINARY_FOR_GPU and a
+ * log line saying what to load instead. The loader's messages go to the
+ * CU_JIT_ERROR_LOG_BUFFER the caller passed, as the JIT compiler's would.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+/* The first bytes of images that are not PTX text. None has a zero byte,
+ * so comparing stops at the end of a shorter text. */
+static const unsigned char elf_magic[] = {0x7f, 'E', 'L', 'F'};
+static const unsigned char fatbin_magic[] = {0x50, 0xed, 0x55, 0xba};         /* fatbinary */
+static const unsigned char fatbin_wrapper_magic[] = {0xb1, 0x43, 0x62, 0x46}; /* its wrapper */
+
+/* ------------------------------------------------------------ releasing */
+
+static bool owned_by(const struct driver_handle *handle, const void *context)
+{
+    return handle->context == context;
+}
+
+static bool function_of(const struct driver_handle *handle, const void *module)
+{
+    return ((const struct CUfunc_st *)handle)->module == module;
+}
+
+static void function_release(struct driver_handle *handle)
+{
+    free(handle);
+}
+
+static void module_release(struct driver_handle *handle)
+{
+    struct CUmod_st *module = (struct CUmod_st *)handle;
+    driver_handle_remove_if(DRIVER_FUNCTION, function_of, module, function_release);
+    emu_module_unload(module->module);
+    free(module);
+}
+
+void driver_modules_release(struct CUctx_st *ctx)
+{
+    driver_handle_remove_if(DRIVER_MODULE, owned_by, ctx, module_release);
+}
+
+/* -------------------------------------------------------------- loading */
+
+static bool image_starts_with(const void *image, const unsigned char *magic, size_t length)
+{
+    const unsigned char *bytes = image;
+    for (size_t i = 0; i < length; i++)
+        if (bytes[i] != magic[i])
+            return false;
+    return true;
+}
+
+static bool image_is_binary(const void *image)
+{
+    return image_starts_with(image, elf_magic, sizeof elf_magic) ||
+           image_starts_with(image, fatbin_magic, sizeof fatbin_magic) ||
+           image_starts_with(image, fatbin_wrapper_magic, sizeof fatbin_wrapper_magic);
+}
+
+static CUresult module_load(struct CUctx_st *ctx, const void *image, char *log, size_t log_size,
+                            struct CUmod_st **out)
+{
+    if (image_is_binary(image)) {
+        snprintf(log, log_size,
+                 "the image is a cubin or fatbinary (machine code for a real GPU); the "
+                 "virtual GPU runs PTX: load the PTX text (nvrtcGetPTX) instead");
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+    struct CUmod_st *module = calloc(1, sizeof *module);
+    if (module == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc =
+        emu_module_load(image, strlen(image), ctx->memory, &module->module, log, log_size);
+    if (rc != CUDA_SUCCESS) {
+        free(module);
+        if (log[0] == '\0') {
+            const char *name = "an unknown error";
+            cuGetErrorName(rc, &name);
+            snprintf(log, log_size, "the PTX loader failed with %s", name);
+        }
+        return rc;
+    }
+    driver_handle_add(DRIVER_MODULE, &module->handle, ctx);
+    *out = module;
+    return CUDA_SUCCESS;
+}
+
+/* Writes `text` to a JIT log buffer, cut to `size` bytes with the
+ * terminator, and the bytes used (terminator included; 0 for an empty log)
+ * back into the size option's value, as cuda.h's CUjit_option says. */
+static void jit_log_write(char *buffer, void **size_value, const char *text)
+{
+    size_t size = (size_t)(uintptr_t)*size_value;
+    if (buffer == NULL || size == 0)
+        return;
+    snprintf(buffer, size, "%s", text);
+    size_t used = buffer[0] == '\0' ? 0 : strlen(buffer) + 1;
+    *size_value = (void *)(uintptr_t)used;
+}
+
+/* Honours CU_JIT_ERROR_LOG_BUFFER and CU_JIT_INFO_LOG_BUFFER with their
+ * sizes; the other options tune a compiler the virtual GPU does not have. */
+static void jit_logs_write(unsigned n, const CUjit_option *options, void **values,
+                           const char *error_log, const char *info_log)
+{
+    char *error_buffer = NULL, *info_buffer = NULL;
+    void **error_size = NULL, **info_size = NULL;
+    for (unsigned i = 0; i < n; i++) {
+        if (options[i] == CU_JIT_ERROR_LOG_BUFFER)
+            error_buffer = values[i];
+        else if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+            error_size = &values[i];
+        else if (options[i] == CU_JIT_INFO_LOG_BUFFER)
+            info_buffer = values[i];
+        else if (options[i] == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES)
+            info_size = &values[i];
+    }
+    if (error_size != NULL)
+        jit_log_write(error_buffer, error_size, error_log);
+    if (info_size != NULL)
+        jit_log_write(info_buffer, info_size, info_log);
+}
+
+EMU_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+                                       CUjit_option *options, void **optionValues)
+{
+    struct CUctx_st *ctx;
+    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    if (rc == CUDA_SUCCESS && (module == NULL || image == NULL))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS && numOptions > 0 && (options == NULL || optionValues == NULL))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc != CUDA_SUCCESS)
+        return driver_leave(rc);
+    char log[DRIVER_JIT_LOG_BYTES] = "";
+    rc = module_load(ctx, image, log, sizeof log, module);
+    jit_logs_write(numOptions, options, optionValues, log, "");
+    return driver_leave(rc);
+}
+
+EMU_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
+{
+    return cuModuleLoadDataEx(module, image, 0, NULL, NULL);
+}
+
+static CUresult module_check(struct CUctx_st *ctx, CUmodule module)
+{
+    return driver_handle_live(DRIVER_MODULE, module) && module->handle.context == ctx
+               ? CUDA_SUCCESS
+               : CUDA_ERROR_INVALID_HANDLE;
+}
+
+EMU_EXPORT CUresult cuModuleUnload(CUmodule hmod)
+{
+    struct CUctx_st *ctx;
+    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    if (rc == CUDA_SUCCESS)
+        rc = module_check(ctx, hmod);
+    if (rc == CUDA_SUCCESS) {
+        driver_handle_remove(DRIVER_MODULE, &hmod->handle);
+        module_release(&hmod->handle);
+    }
+    return driver_leave(rc);
+}
+
+EMU_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
+                                      const char *name)
+{
+    struct CUctx_st *ctx;
+    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    if (rc == CUDA_SUCCESS && name == NULL)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        rc = module_check(ctx, hmod);
+    uint64_t address = 0;
+    size_t size = 0;
+    if (rc == CUDA_SUCCESS)
+        rc = emu_module_global(hmod->module, name, &address, &size);
+    if (rc == CUDA_SUCCESS && dptr != NULL)
+        *dptr = (CUdeviceptr)address;
+    if (rc == CUDA_SUCCESS && bytes != NULL)
+        *bytes = size;
+    return driver_leave(rc);
+}
+
+/* ------------------------------------------------------------ functions */
+
+CUresult driver_function_check(struct CUctx_st *ctx, CUfunction function)
+{
+    return driver_handle_live(DRIVER_FUNCTION, function) && function->handle.context == ctx
+               ? CUDA_SUCCESS
+               : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* Registers do not limit the block here, though they do on a GPU:
+ * emu_function_info's count is usually an estimate from the PTX's virtual
+ * registers, often several times what ptxas allocates, and refusing a launch
+ * a real GPU accepts would fail a correct kernel. */
+int driver_function_max_threads(const struct CUfunc_st *function,
+                                const struct emu_device_model *device)
+{
+    const struct emu_function_info *info = emu_function_info(function->function);
+    int max = device->max_threads_per_block;
+    if (info->max_threads_per_block > 0 && info->max_threads_per_block < max)
+        max = info->max_threads_per_block;
+    return max;
+}
+
+static struct CUfunc_st *function_find(const struct CUmod_st *module,
+                                       const struct emu_function *function)
+{
+    for (struct driver_handle *h = driver.live[DRIVER_FUNCTION]; h != NULL; h = h->next) {
+        struct CUfunc_st *f = (struct CUfunc_st *)h;
+        if (f->module == module && f->function == function)
+            return f;
+    }
+    return NULL;
+}
+
+static struct CUfunc_st *function_create(struct CUmod_st *module, struct emu_function *function)
+{
+    struct CUfunc_st *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return NULL;
+    const struct emu_function_info *info = emu_function_info(function);
+    size_t default_shared = driver.device->shared_per_block;
+    f->module = module;
+    f->function = function;
+    f->max_dynamic_shared =
+        info->static_shared_bytes < default_shared ? default_shared - info->static_shared_bytes : 0;
+    f->carveout = DRIVER_CARVEOUT_DEFAULT;
+    driver_handle_add(DRIVER_FUNCTION, &f->handle, module->handle.context);
+    return f;
+}
+
+/* Asking twice for the same kernel gives the same handle. */
+EMU_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    struct CUctx_st *ctx;
+    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    if (rc == CUDA_SUCCESS && (hfunc == NULL || name == NULL))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        rc = module_check(ctx, hmod);
+    struct emu_function *function = NULL;
+    if (rc == CUDA_SUCCESS && (function = emu_module_function(hmod->module, name)) == NULL)
+        rc = CUDA_ERROR_NOT_FOUND;
+    struct CUfunc_st *f = NULL;
+    if (rc == CUDA_SUCCESS && (f = function_find(hmod, function)) == NULL &&
+        (f = function_create(hmod, function)) == NULL)
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    if (rc == CUDA_SUCCESS)
+        *hfunc = f;
+    return driver_leave(rc);
+}
+
+/* CONST_SIZE_BYTES is 0: the loader does not account .const per kernel.
+ * PTX_VERSION is the target the PTX was written for (90 for sm_90), and
+ * BINARY_VERSION the device's, which the PTX is "compiled" for at load. */
+static bool function_attribute(const struct CUfunc_st *f, CUfunction_attribute attribute,
+                               int *value)
+{
+    const struct emu_function_info *info = emu_function_info(f->function);
+    const struct emu_device_model *device = driver.device;
+    switch (attribute) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+        *value = driver_function_max_threads(f, device);
+        break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+        *value = (int)info->static_shared_bytes;
+        break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
+        *value = 0;
+        break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+        *value = (int)info->local_bytes;
+        break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+        *value = info->registers;
+        break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+        *value = info->target_sm;
+        break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+        *value = device->cc_major * 10 + device->cc_minor;
+        break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        *value = (int)f->max_dynamic_shared;
+        break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        *value = f->carveout;
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+EMU_EXPORT CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    CUresult rc = driver_begin();
+    if (rc == CUDA_SUCCESS && pi == NULL)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS && !driver_handle_live(DRIVER_FUNCTION, hfunc))
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS && !function_attribute(hfunc, attrib, pi))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    return driver_leave(rc);
+}
+
+/* Dynamic shared memory may grow up to the opt-in limit less the kernel's
+ * static shared memory; the carveout is a hint, kept and reported back. */
+static CUresult function_set_attribute(struct CUfunc_st *f, CUfunction_attribute attribute,
+                                       int value)
+{
+    const struct emu_function_info *info = emu_function_info(f->function);
+    size_t optin = driver.device->shared_per_block_optin;
+    size_t room = info->static_shared_bytes < optin ? optin - info->static_shared_bytes : 0;
+    switch (attribute) {
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        if (value < 0 || (size_t)value > room)
+            return CUDA_ERROR_INVALID_VALUE;
+        f->max_dynamic_shared = (size_t)value;
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        if (value < DRIVER_CARVEOUT_DEFAULT || value > DRIVER_CARVEOUT_MAX)
+            return CUDA_ERROR_INVALID_VALUE;
+        f->carveout = value;
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+EMU_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    CUresult rc = driver_begin();
+    if (rc == CUDA_SUCCESS && !driver_handle_live(DRIVER_FUNCTION, hfunc))
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS)
+        rc = function_set_attribute(hfunc, attrib, value);
+    return driver_leave(rc);
+}

@@ -1,0 +1,200 @@
+/*
+ * Internal to emulator/: the state of a running launch, shared by the
+ * launcher (launch.c: blocks, host threads, barriers), the interpreter
+ * (interp.c: one warp's instructions), memory access (interp_memory.c) and
+ * the functions kgrade provides to kernels (builtins.c: printf, malloc).
+ *
+ * A warp is the unit of execution: its 32 lanes run in lockstep under an
+ * active mask; each register is a row of 32 64-bit slots; predicates are
+ * 32-bit masks. Divergence is a stack of (pc, mask, reconvergence pc)
+ * entries; calls push frames with their own registers.
+ */
+#ifndef KGRADE_EMULATOR_EXEC_H
+#define KGRADE_EMULATOR_EXEC_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "module.h"
+
+#define WARP_SIZE 32
+#define FULL_MASK 0xFFFFFFFFu
+
+/* Generic addresses of the per-block shared and per-thread local windows:
+ * above every address a Linux process maps (47 bits), so a generic address
+ * tells its space by its range. */
+#define SHARED_WINDOW 0x0001000000000000ull
+#define LOCAL_WINDOW  0x0002000000000000ull
+#define WINDOW_SIZE   0x0000000100000000ull
+
+/* Limits of one warp's bookkeeping. */
+#define SIMT_STACK_MAX 256
+#define CALL_DEPTH_MAX 512
+#define BARRIERS       16
+
+/* Defaults when the launch and the environment say nothing. */
+#define DEFAULT_INSTRUCTION_BUDGET 200000000000ull /* warp instructions */
+#define DEFAULT_SECONDS_BUDGET     600.0
+#define BUDGET_CHECK_INTERVAL      65536 /* warp instructions between checks */
+
+typedef uint64_t lanes_t[WARP_SIZE];
+
+struct simt_entry {
+    uint32_t pc;
+    uint32_t reconv; /* PTX_NO_PC: none (the paths end by exiting or returning) */
+    uint32_t mask;
+};
+
+struct frame {
+    const struct ptx_function *fn;
+    lanes_t *regs;
+    uint32_t *preds;
+    uint8_t *params;             /* per lane: fn->call_param_bytes each, lane-major */
+    uint32_t local_base;         /* offset of the frame's depot in each lane's local memory */
+    int stack_base;              /* SIMT depth of the caller's entry */
+    const struct ptx_insn *call; /* the caller's call instruction (NULL for the kernel) */
+};
+
+enum warp_state { WARP_RUNNING, WARP_AT_BARRIER, WARP_DONE, WARP_FAULTED };
+
+struct block;
+
+struct warp {
+    struct block *block;
+    unsigned index; /* within the block */
+    uint32_t live;  /* lanes that exist and have not exited */
+    enum warp_state state;
+    unsigned barrier; /* the barrier waited at */
+    bool released;    /* the barrier completed: finish the instruction */
+    struct simt_entry stack[SIMT_STACK_MAX];
+    int depth;
+    struct frame frames[CALL_DEPTH_MAX];
+    int n_frames;
+    uint32_t carry;     /* the carry flag of each lane */
+    uint8_t *local;     /* WARP_SIZE × local_per_lane bytes */
+    uint32_t local_top; /* bytes of each lane's local memory in use by frames */
+    uint64_t instructions;
+    uint64_t lane_instructions;
+    uint64_t since_check;
+    uint64_t cache_base, cache_end; /* the last global allocation hit */
+    unsigned tid[3][WARP_SIZE];     /* per lane */
+};
+
+struct barrier_state {
+    unsigned arrived;  /* warps */
+    unsigned expected; /* warps, from the count operand; 0: all live warps */
+    unsigned popc;     /* bar.red: accumulated over the arrivals */
+    bool all, any;
+    unsigned popc_result; /* bar.red: what the last completion gave */
+    bool all_result, any_result;
+};
+
+struct launch_state;
+
+struct block {
+    struct launch_state *launch;
+    unsigned ctaid[3];
+    uint8_t *shared;
+    uint32_t shared_bytes;
+    struct warp *warps;
+    unsigned n_warps;
+    unsigned live_warps;
+    struct barrier_state barriers[BARRIERS];
+};
+
+/* Output of printf, kept per launch and written at its end. */
+struct printf_buffer {
+    pthread_mutex_t lock;
+    char *data;
+    size_t used, capacity, limit;
+    bool truncated;
+};
+
+struct launch_state {
+    const struct emu_launch *cfg;
+    const struct emu_function *function;
+    const struct emu_module *module;
+    unsigned threads_per_block;
+    unsigned warps_per_block;
+    uint32_t shared_bytes;   /* static + dynamic */
+    uint32_t local_per_lane; /* the kernel's depot + the stack for calls */
+    bool uses_barriers;      /* some function of the module has bar/barrier */
+    uint64_t total_blocks;
+    atomic_uint_fast64_t next_block;
+    atomic_uint_fast64_t instructions; /* warp instructions, summed at checks */
+    atomic_bool stop;                  /* a fault or a budget ended the launch */
+    uint64_t instruction_budget;
+    double seconds_budget;
+    double start_seconds;
+    pthread_mutex_t fault_lock;
+    struct kgemu_fault fault;
+    struct printf_buffer printf;
+};
+
+/* interp.c: runs the warp until it exits, waits at a barrier, or faults. */
+enum warp_state warp_run(struct warp *w);
+
+/* Starts a warp: its lanes, fixed special registers and the kernel frame.
+ * false when out of memory (a fault is recorded). */
+bool warp_start(struct warp *w, struct block *b, unsigned index);
+void warp_release(struct warp *w);
+
+/* launch.c: records the launch's first fault (later ones are dropped) and
+ * stops the launch. `lane` < 0 when no thread is to blame. Returns
+ * WARP_FAULTED for convenience. */
+enum warp_state launch_fault(struct warp *w, int lane, const struct ptx_insn *insn, CUresult code,
+                             uint64_t address, const char *format, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Checks the budgets every BUDGET_CHECK_INTERVAL instructions; false when
+ * the launch must stop (a fault is recorded when a budget ran out). */
+bool launch_check_budget(struct warp *w, const struct ptx_insn *insn);
+
+/* interp_memory.c */
+bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
+bool mem_store(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
+bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
+/* The host pointer of `bytes` bytes at `address` of `space` for `lane`, or
+ * NULL after recording a fault. */
+void *mem_resolve(struct warp *w, struct frame *f, const struct ptx_insn *insn, int lane,
+                  enum ptx_space space, uint64_t address, unsigned bytes, bool write);
+
+/* builtins.c: vprintf, malloc, free, __assertfail for the lanes of `mask`. */
+bool builtin_call(struct warp *w, struct frame *f, const struct ptx_insn *insn,
+                  const struct ptx_function *callee, uint32_t mask);
+
+void printf_buffer_init(struct printf_buffer *p, size_t limit);
+void printf_buffer_flush(struct printf_buffer *p);
+void printf_buffer_free(struct printf_buffer *p);
+
+/* Reading typed values from 64-bit slots. */
+static inline float slot_f32(uint64_t v)
+{
+    uint32_t u = (uint32_t)v;
+    float f;
+    __builtin_memcpy(&f, &u, 4);
+    return f;
+}
+
+static inline double slot_f64(uint64_t v)
+{
+    double d;
+    __builtin_memcpy(&d, &v, 8);
+    return d;
+}
+
+static inline uint64_t f32_slot(float f)
+{
+    uint32_t u;
+    __builtin_memcpy(&u, &f, 4);
+    return u;
+}
+
+static inline uint64_t f64_slot(double d)
+{
+    uint64_t u;
+    __builtin_memcpy(&u, &d, 8);
+    return u;
+}
+
+#endif

@@ -1,0 +1,371 @@
+/*
+ * Memory access of the interpreter: ld, st, atom and red, for each lane.
+ *
+ * Every access is checked before it is made. A global access must lie inside
+ * one live allocation of the device memory table (a one-entry cache of the
+ * last allocation hit makes the common case two comparisons), a shared
+ * access inside the block's shared memory, a local one inside the thread's
+ * stack, and every access must be aligned to its size. Anything else stops
+ * the launch with a fault that names the thread, the address and what it
+ * missed, as the real GPU's compute-sanitizer would; the host process is
+ * never touched outside device memory.
+ */
+#include "exec.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *space_name(enum ptx_space space)
+{
+    switch (space) {
+    case PTX_SPACE_GLOBAL:
+        return "global";
+    case PTX_SPACE_SHARED:
+        return "shared";
+    case PTX_SPACE_LOCAL:
+        return "local";
+    case PTX_SPACE_PARAM:
+    case PTX_SPACE_CALL_PARAM:
+        return "parameter";
+    case PTX_SPACE_CONST:
+        return "constant";
+    default:
+        return "generic";
+    }
+}
+
+/* Says where a bad global address lies relative to the nearest allocation. */
+static void describe_global(struct warp *w, uint64_t address, unsigned bytes, char *out,
+                            size_t size)
+{
+    struct emu_range r;
+    struct emu_memory *memory = w->block->launch->cfg->memory;
+    if (address == 0 || address < 4096) {
+        snprintf(out, size, "a null pointer (address 0x%" PRIx64 ")", address);
+    } else if (emu_memory_nearest(memory, address, &r) && address >= r.base + r.size &&
+               address - (r.base + r.size) < (1u << 20)) {
+        uint64_t past = address - (r.base + r.size);
+        snprintf(out, size,
+                 "0x%" PRIx64 ", element [%" PRIu64 "] of a %" PRIu64 "-byte buffer at 0x%" PRIx64
+                 " that has %" PRIu64 " elements of %u bytes (%" PRIu64 " bytes past its end)",
+                 address, (address - r.base) / bytes, r.size, r.base, r.size / bytes, bytes, past);
+    } else if (emu_memory_nearest(memory, address, &r) && address < r.base + r.size) {
+        snprintf(out, size,
+                 "0x%" PRIx64 ", which runs past the end of the %" PRIu64
+                 "-byte buffer at 0x%" PRIx64,
+                 address, r.size, r.base);
+    } else {
+        snprintf(out, size, "0x%" PRIx64 ", which is not in any device allocation", address);
+    }
+}
+
+static void *global_pointer(struct warp *w, const struct ptx_insn *insn, int lane, uint64_t address,
+                            unsigned bytes, bool write)
+{
+    if (address >= w->cache_base && address + bytes <= w->cache_end && address + bytes > address)
+        return (void *)(uintptr_t)address;
+    struct emu_range r;
+    if (emu_memory_find(w->block->launch->cfg->memory, address, bytes, &r)) {
+        w->cache_base = r.base;
+        w->cache_end = r.base + r.size;
+        return (void *)(uintptr_t)address;
+    }
+    char where[256];
+    describe_global(w, address, bytes, where, sizeof where);
+    launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_ADDRESS, address, "%s %u bytes at %s",
+                 write ? "wrote" : "read", bytes, where);
+    return NULL;
+}
+
+static void *window_pointer(struct warp *w, const struct ptx_insn *insn, int lane,
+                            enum ptx_space space, uint64_t offset, unsigned bytes, bool write,
+                            uint8_t *base, uint64_t limit)
+{
+    if (offset < limit && bytes <= limit - offset)
+        return base + offset;
+    launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_ADDRESS, offset,
+                 "%s %u bytes at offset %" PRIu64 " of %s memory, which has %" PRIu64 " bytes",
+                 write ? "wrote" : "read", bytes, offset, space_name(space), limit);
+    return NULL;
+}
+
+void *mem_resolve(struct warp *w, struct frame *f, const struct ptx_insn *insn, int lane,
+                  enum ptx_space space, uint64_t address, unsigned bytes, bool write)
+{
+    const struct launch_state *ls = w->block->launch;
+    if (space == PTX_SPACE_GENERIC) {
+        if (address - SHARED_WINDOW < WINDOW_SIZE)
+            space = PTX_SPACE_SHARED, address -= SHARED_WINDOW;
+        else if (address - LOCAL_WINDOW < WINDOW_SIZE)
+            space = PTX_SPACE_LOCAL, address -= LOCAL_WINDOW;
+        else
+            space = PTX_SPACE_GLOBAL;
+    }
+    if (bytes > 1 && address % (bytes > 16 ? 16 : bytes) != 0) {
+        launch_fault(w, lane, insn, CUDA_ERROR_MISALIGNED_ADDRESS, address,
+                     "%s %u bytes at 0x%" PRIx64 " of %s memory, which is not a multiple of %u",
+                     write ? "wrote" : "read", bytes, address, space_name(space), bytes);
+        return NULL;
+    }
+    switch (space) {
+    case PTX_SPACE_SHARED:
+        return window_pointer(w, insn, lane, space, address, bytes, write, w->block->shared,
+                              w->block->shared_bytes);
+    case PTX_SPACE_LOCAL:
+        return window_pointer(w, insn, lane, space, address, bytes, write,
+                              w->local + (size_t)lane * ls->local_per_lane, ls->local_per_lane);
+    case PTX_SPACE_PARAM:
+        if (write)
+            break;
+        return window_pointer(w, insn, lane, space, address, bytes, write,
+                              (uint8_t *)(uintptr_t)ls->cfg->params,
+                              ls->function->info.param_bytes);
+    case PTX_SPACE_CALL_PARAM:
+        return window_pointer(w, insn, lane, space, address, bytes, write,
+                              f->params + (size_t)lane * f->fn->call_param_bytes,
+                              f->fn->call_param_bytes);
+    default:
+        return global_pointer(w, insn, lane, address, bytes, write);
+    }
+    launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_ADDRESS, address,
+                 "wrote to the kernel's parameters, which are read-only");
+    return NULL;
+}
+
+/* The lane's address of an [address] operand. */
+static uint64_t lane_address(const struct frame *f, const struct ptx_operand *o, uint32_t l)
+{
+    uint64_t base = o->reg != PTX_NO_REG ? f->regs[o->reg][l] : 0;
+    if (o->count == 1 && o->space == PTX_SPACE_LOCAL) /* a .local depot: per frame */
+        base += f->local_base;
+    return base + (uint64_t)o->imm;
+}
+
+/* The state space an access goes to. Parameters named by symbol say which
+ * parameters they are; ld.param through a register in a function reads the
+ * function's own parameters. */
+static enum ptx_space access_space(const struct frame *f, const struct ptx_insn *insn,
+                                   const struct ptx_operand *o)
+{
+    if (o->count == 1 && o->space == PTX_SPACE_CALL_PARAM)
+        return PTX_SPACE_CALL_PARAM;
+    if (insn->space == PTX_SPACE_PARAM && !f->fn->is_entry)
+        return PTX_SPACE_CALL_PARAM;
+    return (enum ptx_space)insn->space;
+}
+
+/* A value read from memory, extended to 64 bits by the type's signedness. */
+static uint64_t load_value(const void *p, unsigned bytes, bool sgn)
+{
+    switch (bytes) {
+    case 1:
+        return sgn ? (uint64_t)(int64_t) * (const int8_t *)p : *(const uint8_t *)p;
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return sgn ? (uint64_t)(int64_t)(int16_t)v : v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+/* The registers a load writes or a store reads: one, or a vector's. */
+static unsigned value_rows(const struct ptx_operand *o, uint32_t rows[PTX_MAX_VEC])
+{
+    if (o->kind == PTX_OPD_VEC) {
+        for (unsigned i = 0; i < o->count; i++)
+            rows[i] = o->vec[i];
+        return o->count;
+    }
+    rows[0] = o->kind == PTX_OPD_REG ? o->reg : PTX_NO_REG;
+    return 1;
+}
+
+bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
+{
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    bool sgn = ptx_type_is_signed((enum ptx_type)insn->type);
+    uint32_t rows[PTX_MAX_VEC];
+    unsigned n = value_rows(&insn->o[0], rows);
+    enum ptx_space space = access_space(f, insn, &insn->o[1]);
+    for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
+        if (!(mm >> l & 1))
+            continue;
+        const uint8_t *p = mem_resolve(w, f, insn, (int)l, space, lane_address(f, &insn->o[1], l),
+                                       bytes * n, false);
+        if (!p)
+            return false;
+        for (unsigned i = 0; i < n; i++)
+            if (rows[i] != PTX_NO_REG)
+                f->regs[rows[i]][l] = load_value(p + i * bytes, bytes, sgn);
+    }
+    return true;
+}
+
+bool mem_store(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
+{
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    const struct ptx_operand *v = &insn->o[1];
+    uint32_t rows[PTX_MAX_VEC];
+    unsigned n = value_rows(v, rows);
+    enum ptx_space space = access_space(f, insn, &insn->o[0]);
+    for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
+        if (!(mm >> l & 1))
+            continue;
+        uint8_t *p = mem_resolve(w, f, insn, (int)l, space, lane_address(f, &insn->o[0], l),
+                                 bytes * n, true);
+        if (!p)
+            return false;
+        for (unsigned i = 0; i < n; i++) {
+            uint64_t value = v->kind == PTX_OPD_IMM  ? (uint64_t)v->imm
+                             : rows[i] != PTX_NO_REG ? f->regs[rows[i]][l]
+                                                     : 0;
+            memcpy(p + i * bytes, &value, bytes); /* little-endian: the low bytes */
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------- atomics */
+
+static uint64_t atomic_float_add(void *p, uint64_t operand, unsigned bytes)
+{
+    if (bytes == 4) {
+        uint32_t old = __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED), want;
+        do
+            want = (uint32_t)f32_slot(slot_f32(old) + slot_f32(operand));
+        while (!__atomic_compare_exchange_n((uint32_t *)p, &old, want, true, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_RELAXED));
+        return old;
+    }
+    uint64_t old = __atomic_load_n((uint64_t *)p, __ATOMIC_RELAXED), want;
+    do
+        want = f64_slot(slot_f64(old) + slot_f64(operand));
+    while (!__atomic_compare_exchange_n((uint64_t *)p, &old, want, true, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED));
+    return old;
+}
+
+/* The new value of a read-modify-write for the operations without a
+ * single host instruction. */
+static uint64_t combine_value(enum ptx_atom_op op, uint64_t old, uint64_t b, unsigned bytes,
+                              bool sgn)
+{
+    uint64_t keep = bytes == 8 ? ~0ull : 0xFFFFFFFFull;
+    old &= keep;
+    b &= keep;
+    int64_t so = bytes == 8 ? (int64_t)old : (int32_t)old,
+            sb = bytes == 8 ? (int64_t)b : (int32_t)b;
+    switch (op) {
+    case PTX_ATOM_MIN:
+        return (sgn ? so < sb : old < b) ? old : b;
+    case PTX_ATOM_MAX:
+        return (sgn ? so > sb : old > b) ? old : b;
+    case PTX_ATOM_INC:
+        return old >= b ? 0 : old + 1;
+    case PTX_ATOM_DEC:
+        return old == 0 || old > b ? b : old - 1;
+    default:
+        return old;
+    }
+}
+
+/* A compare-and-swap loop applying `op`. */
+static uint64_t atomic_loop(void *p, enum ptx_atom_op op, uint64_t b, unsigned bytes, bool sgn)
+{
+    if (bytes == 4) {
+        uint32_t old = __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED), want;
+        do
+            want = (uint32_t)combine_value(op, old, b, 4, sgn);
+        while (!__atomic_compare_exchange_n((uint32_t *)p, &old, want, true, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_RELAXED));
+        return old;
+    }
+    uint64_t old = __atomic_load_n((uint64_t *)p, __ATOMIC_RELAXED), want;
+    do
+        want = combine_value(op, old, b, 8, sgn);
+    while (!__atomic_compare_exchange_n((uint64_t *)p, &old, want, true, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED));
+    return old;
+}
+
+#define ATOMIC_BY_SIZE(bytes, p, fn, v)                                                            \
+    ((bytes) == 4 ? (uint64_t)fn((uint32_t *)(p), (uint32_t)(v), __ATOMIC_SEQ_CST)                 \
+                  : (uint64_t)fn((uint64_t *)(p), (uint64_t)(v), __ATOMIC_SEQ_CST))
+
+static uint64_t atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint64_t c)
+{
+    enum ptx_type type = (enum ptx_type)insn->type;
+    unsigned bytes = ptx_type_bytes(type);
+    switch ((enum ptx_atom_op)insn->cmp) {
+    case PTX_ATOM_ADD:
+        if (ptx_type_is_float(type))
+            return atomic_float_add(p, b, bytes);
+        return ATOMIC_BY_SIZE(bytes, p, __atomic_fetch_add, b);
+    case PTX_ATOM_AND:
+        return ATOMIC_BY_SIZE(bytes, p, __atomic_fetch_and, b);
+    case PTX_ATOM_OR:
+        return ATOMIC_BY_SIZE(bytes, p, __atomic_fetch_or, b);
+    case PTX_ATOM_XOR:
+        return ATOMIC_BY_SIZE(bytes, p, __atomic_fetch_xor, b);
+    case PTX_ATOM_EXCH:
+        return ATOMIC_BY_SIZE(bytes, p, __atomic_exchange_n, b);
+    case PTX_ATOM_CAS:
+        if (bytes == 4) {
+            uint32_t expected = (uint32_t)b;
+            __atomic_compare_exchange_n((uint32_t *)p, &expected, (uint32_t)c, false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            return expected;
+        } else {
+            uint64_t expected = b;
+            __atomic_compare_exchange_n((uint64_t *)p, &expected, c, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST);
+            return expected;
+        }
+    default:
+        return atomic_loop(p, (enum ptx_atom_op)insn->cmp, b, bytes, ptx_type_is_signed(type));
+    }
+}
+
+static uint64_t operand_lane(const struct frame *f, const struct ptx_operand *o, uint32_t l)
+{
+    if (o->kind == PTX_OPD_REG)
+        return f->regs[o->reg][l];
+    return (uint64_t)o->imm;
+}
+
+bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
+{
+    bool red = insn->op == PTX_OP_RED;
+    const struct ptx_operand *addr = &insn->o[red ? 0 : 1];
+    const struct ptx_operand *b = &insn->o[red ? 1 : 2];
+    const struct ptx_operand *c = &insn->o[red ? 2 : 3];
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    if (bytes != 4 && bytes != 8) {
+        launch_fault(w, __builtin_ctz(m), insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, 0,
+                     "the virtual GPU supports 32- and 64-bit atomics only");
+        return false;
+    }
+    enum ptx_space space = access_space(f, insn, addr);
+    for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
+        if (!(mm >> l & 1))
+            continue;
+        void *p = mem_resolve(w, f, insn, (int)l, space, lane_address(f, addr, l), bytes, true);
+        if (!p)
+            return false;
+        uint64_t old = atomic_apply(p, insn, operand_lane(f, b, l), operand_lane(f, c, l));
+        if (!red && insn->o[0].kind == PTX_OPD_REG)
+            f->regs[insn->o[0].reg][l] = old;
+    }
+    return true;
+}

@@ -1,0 +1,208 @@
+/*
+ * Device memory: the table of live allocations that every device access and
+ * every driver copy is checked against.
+ *
+ * An allocation is an anonymous private mapping of its own, so it is zero
+ * filled and page aligned (more than the 256 bytes CUDA promises), and the
+ * device address is the host address. Pages are committed by the kernel on
+ * first touch (MAP_NORESERVE), so a 400 MB buffer costs nothing until it is
+ * written. What the table charges against the modeled device's capacity is
+ * the mapped (page-rounded) size.
+ *
+ * The table is an array sorted by base address, searched by bisection:
+ * O(log n) lookups, O(n) inserts and removals, which suits a program that
+ * allocates a few buffers and then checks millions of accesses. Lookups take
+ * the read side of a rwlock, so the host threads that run a kernel check
+ * accesses in parallel; alloc and free take the write side.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "emu.h"
+
+/* Slots the table starts with; it doubles when full. */
+#define MEMORY_TABLE_INITIAL 16
+
+struct emu_allocation {
+    struct emu_range range;
+    size_t mapped; /* the length of the mapping: range.size rounded up to pages */
+};
+
+struct emu_memory {
+    pthread_rwlock_t lock;
+    struct emu_allocation *table; /* sorted by range.base */
+    size_t count;
+    size_t slots;
+    size_t used; /* sum of the mapped lengths */
+    size_t capacity;
+    size_t page;
+};
+
+struct emu_memory *emu_memory_create(size_t capacity)
+{
+    struct emu_memory *memory = calloc(1, sizeof *memory);
+    if (memory == NULL)
+        return NULL;
+    /* Writers first: glibc's default lets a stream of lookups from the
+     * threads running a kernel starve cuMemAlloc and cuMemFree forever. */
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    int failed = pthread_rwlock_init(&memory->lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+    if (failed) {
+        free(memory);
+        return NULL;
+    }
+    memory->capacity = capacity;
+    memory->page = (size_t)sysconf(_SC_PAGESIZE);
+    return memory;
+}
+
+void emu_memory_destroy(struct emu_memory *memory)
+{
+    if (memory == NULL)
+        return;
+    for (size_t i = 0; i < memory->count; i++)
+        munmap((void *)(uintptr_t)memory->table[i].range.base, memory->table[i].mapped);
+    free(memory->table);
+    pthread_rwlock_destroy(&memory->lock);
+    free(memory);
+}
+
+/* The number of allocations whose base is <= address: the index of the one
+ * that may contain `address`, plus one. Caller holds the lock. */
+static size_t memory_upper_bound(const struct emu_memory *memory, uint64_t address)
+{
+    size_t lo = 0, hi = memory->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (memory->table[mid].range.base <= address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool memory_grow(struct emu_memory *memory)
+{
+    if (memory->count < memory->slots)
+        return true;
+    size_t slots = memory->slots ? 2 * memory->slots : MEMORY_TABLE_INITIAL;
+    struct emu_allocation *table = realloc(memory->table, slots * sizeof *table);
+    if (table == NULL)
+        return false;
+    memory->table = table;
+    memory->slots = slots;
+    return true;
+}
+
+/* Caller holds the write lock and has made room. */
+static void memory_insert(struct emu_memory *memory, const struct emu_allocation *allocation)
+{
+    size_t at = memory_upper_bound(memory, allocation->range.base);
+    memmove(&memory->table[at + 1], &memory->table[at],
+            (memory->count - at) * sizeof memory->table[0]);
+    memory->table[at] = *allocation;
+    memory->count++;
+    memory->used += allocation->mapped;
+}
+
+CUresult emu_memory_alloc(struct emu_memory *memory, size_t size, enum emu_allocation_kind kind,
+                          uint64_t *address)
+{
+    if (memory == NULL || address == NULL || size == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (size > SIZE_MAX - memory->page)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    struct emu_allocation allocation = {
+        .range = {.size = size, .kind = kind},
+        .mapped = (size + memory->page - 1) / memory->page * memory->page,
+    };
+    CUresult rc = CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_rwlock_wrlock(&memory->lock);
+    if (allocation.mapped > memory->capacity - memory->used || !memory_grow(memory))
+        goto out;
+    void *p = mmap(NULL, allocation.mapped, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        goto out; /* the host's address space or an RLIMIT_AS is exhausted */
+    allocation.range.base = (uint64_t)(uintptr_t)p;
+    memory_insert(memory, &allocation);
+    *address = allocation.range.base;
+    rc = CUDA_SUCCESS;
+out:
+    pthread_rwlock_unlock(&memory->lock);
+    return rc;
+}
+
+CUresult emu_memory_free(struct emu_memory *memory, uint64_t address)
+{
+    if (memory == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_rwlock_wrlock(&memory->lock);
+    size_t at = memory_upper_bound(memory, address);
+    if (at == 0 || memory->table[at - 1].range.base != address) {
+        pthread_rwlock_unlock(&memory->lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    struct emu_allocation gone = memory->table[at - 1];
+    memmove(&memory->table[at - 1], &memory->table[at],
+            (memory->count - at) * sizeof memory->table[0]);
+    memory->count--;
+    memory->used -= gone.mapped;
+    pthread_rwlock_unlock(&memory->lock);
+    munmap((void *)(uintptr_t)gone.range.base, gone.mapped);
+    return CUDA_SUCCESS;
+}
+
+/* A size of 0 asks whether `address` itself lies inside an allocation. */
+bool emu_memory_find(struct emu_memory *memory, uint64_t address, uint64_t size,
+                     struct emu_range *range)
+{
+    if (memory == NULL)
+        return false;
+    if (size == 0)
+        size = 1;
+    if (address > UINT64_MAX - size)
+        return false;
+    bool found = false;
+    pthread_rwlock_rdlock(&memory->lock);
+    size_t at = memory_upper_bound(memory, address);
+    if (at > 0) {
+        const struct emu_range *r = &memory->table[at - 1].range;
+        found = address + size <= r->base + r->size;
+        if (found && range != NULL)
+            *range = *r;
+    }
+    pthread_rwlock_unlock(&memory->lock);
+    return found;
+}
+
+bool emu_memory_nearest(struct emu_memory *memory, uint64_t address, struct emu_range *range)
+{
+    if (memory == NULL)
+        return false;
+    pthread_rwlock_rdlock(&memory->lock);
+    size_t at = memory_upper_bound(memory, address);
+    if (at > 0 && range != NULL)
+        *range = memory->table[at - 1].range;
+    pthread_rwlock_unlock(&memory->lock);
+    return at > 0;
+}
+
+void emu_memory_usage(struct emu_memory *memory, size_t *used, size_t *capacity)
+{
+    if (memory == NULL)
+        return;
+    pthread_rwlock_rdlock(&memory->lock);
+    if (used != NULL)
+        *used = memory->used;
+    if (capacity != NULL)
+        *capacity = memory->capacity;
+    pthread_rwlock_unlock(&memory->lock);
+}

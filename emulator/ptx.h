@@ -1,0 +1,348 @@
+/*
+ * Internal to emulator/: PTX decoded once into a compact form.
+ *
+ * The loader (ptx_lexer.c, ptx_parse.c, ptx_insn.c, ptx_cfg.c) turns PTX
+ * text into a struct ptx_module: functions with their instructions as an
+ * array of fixed-size struct ptx_insn, registers and symbols resolved to
+ * indices and offsets, branch targets and reconvergence points as
+ * instruction indices. The interpreter never touches a string.
+ *
+ * The operation table below is the machine: one line per operation with
+ * what it computes (d = destination, a b c = sources, p = predicate).
+ */
+#ifndef KGRADE_EMULATOR_PTX_H
+#define KGRADE_EMULATOR_PTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arith.h"
+#include "ptx_types.h"
+
+/* clang-format off */
+#define PTX_OPS(X)                                                                   \
+    X(MOV,       "mov")       /* d = a (a register, immediate, symbol address or vector pack/unpack) */ \
+    X(ADD,       "add")       /* d = a + b   (.cc writes the carry; .sat clamps s32) */ \
+    X(ADDC,      "addc")      /* d = a + b + carry (.cc writes the carry) */          \
+    X(SUB,       "sub")       /* d = a - b   (.cc writes the borrow) */               \
+    X(SUBC,      "subc")      /* d = a - b - borrow */                                \
+    X(MUL,       "mul")       /* d = a * b   (.lo .hi .wide for integers) */          \
+    X(MAD,       "mad")       /* d = a * b + c (.lo .hi .wide; .cc) */                \
+    X(MADC,      "madc")      /* d = a * b + c + carry (.lo .hi; .cc) */              \
+    X(MUL24,     "mul24")     /* d = a[23:0] * b[23:0] (.lo .hi) */                   \
+    X(MAD24,     "mad24")     /* d = a[23:0] * b[23:0] + c */                         \
+    X(SAD,       "sad")       /* d = |a - b| + c */                                   \
+    X(DIV,       "div")       /* d = a / b */                                         \
+    X(REM,       "rem")       /* d = a % b */                                         \
+    X(ABS,       "abs")       /* d = |a| */                                           \
+    X(NEG,       "neg")       /* d = -a */                                            \
+    X(MIN,       "min")       /* d = min(a, b) */                                     \
+    X(MAX,       "max")       /* d = max(a, b) */                                     \
+    X(FMA,       "fma")       /* d = a * b + c, rounded once */                       \
+    X(SQRT,      "sqrt")      /* d = sqrt(a) */                                       \
+    X(RSQRT,     "rsqrt")     /* d = 1 / sqrt(a) */                                   \
+    X(RCP,       "rcp")       /* d = 1 / a */                                         \
+    X(EX2,       "ex2")       /* d = 2^a */                                           \
+    X(LG2,       "lg2")       /* d = log2(a) */                                       \
+    X(SIN,       "sin")       /* d = sin(a) */                                        \
+    X(COS,       "cos")       /* d = cos(a) */                                        \
+    X(TANH,      "tanh")      /* d = tanh(a) */                                       \
+    X(AND,       "and")       /* d = a & b (also on predicates) */                    \
+    X(OR,        "or")        /* d = a | b */                                         \
+    X(XOR,       "xor")       /* d = a ^ b */                                         \
+    X(NOT,       "not")       /* d = ~a */                                            \
+    X(CNOT,      "cnot")      /* d = (a == 0) */                                      \
+    X(SHL,       "shl")       /* d = a << b (b >= width gives 0) */                   \
+    X(SHR,       "shr")       /* d = a >> b (arithmetic for signed types) */          \
+    X(SHF,       "shf")       /* d = funnel shift of {b:a} by c (.l .r, .wrap .clamp) */ \
+    X(BFE,       "bfe")       /* d = bits [b, b+c) of a, extended by a's signedness */ \
+    X(BFI,       "bfi")       /* d = a inserted into b at bits [c, c+d) */            \
+    X(BREV,      "brev")      /* d = a with its bits reversed */                      \
+    X(POPC,      "popc")      /* d = number of 1 bits of a */                         \
+    X(CLZ,       "clz")       /* d = number of leading zeros of a */                  \
+    X(BFIND,     "bfind")     /* d = position of the most significant non-sign bit */ \
+    X(FNS,       "fns")       /* d = position of the n-th set bit */                  \
+    X(PRMT,      "prmt")      /* d = bytes of {b, a} selected by c */                 \
+    X(DP4A,      "dp4a")      /* d = c + dot product of a's and b's four bytes */     \
+    X(SETP,      "setp")      /* p[|q] = (a CMP b) BOOL c */                          \
+    X(SET,       "set")       /* d = (a CMP b) BOOL c ? all ones (or 1.0f) : 0 */     \
+    X(SELP,      "selp")      /* d = c ? a : b */                                     \
+    X(SLCT,      "slct")      /* d = c >= 0 ? a : b */                                \
+    X(CVT,       "cvt")       /* d = a converted (rounding, .sat, .ftz) */            \
+    X(CVTA,      "cvta")      /* d = a converted between generic and a state space */ \
+    X(ISSPACEP,  "isspacep")  /* p = a is an address of the state space */            \
+    X(TESTP,     "testp")     /* p = a is finite / infinite / number / NaN / normal / subnormal */ \
+    X(COPYSIGN,  "copysign")  /* d = |b| with the sign of a */                        \
+    X(LD,        "ld")        /* d = [a] */                                           \
+    X(LDU,       "ldu")       /* d = [a] (uniform load) */                            \
+    X(ST,        "st")        /* [a] = b */                                           \
+    X(ATOM,      "atom")      /* d = [a]; [a] = OP([a], b[, c]) atomically */        \
+    X(RED,       "red")       /* [a] = OP([a], b) atomically */                       \
+    X(PREFETCH,  "prefetch")  /* nothing: a cache hint */                             \
+    X(PREFETCHU, "prefetchu") /* nothing: a cache hint */                             \
+    X(BRA,       "bra")       /* pc = a */                                            \
+    X(BRX,       "brx")       /* pc = table[a] (not supported) */                     \
+    X(CALL,      "call")      /* call target (o[0]); args o[1] (offsets in call_args), return o[2] */ \
+    X(RET,       "ret")       /* return from the function */                          \
+    X(EXIT,      "exit")      /* end the thread */                                    \
+    X(TRAP,      "trap")      /* abort the kernel */                                  \
+    X(BRKPT,     "brkpt")     /* abort the kernel (breakpoint) */                     \
+    X(BAR,       "bar")       /* barrier a of the block, for b threads */             \
+    X(BARRIER,   "barrier")   /* barrier a of the block, for b threads */             \
+    X(MEMBAR,    "membar")    /* nothing: memory ordering holds under lockstep */     \
+    X(FENCE,     "fence")     /* nothing: memory ordering holds under lockstep */     \
+    X(SHFL,      "shfl")      /* d = a of another lane (.up .down .bfly .idx) */      \
+    X(VOTE,      "vote")      /* d = all / any / uni / ballot of p over the lanes */  \
+    X(ACTIVEMASK,"activemask")/* d = mask of the active lanes */                      \
+    X(MATCH,     "match")     /* d = lanes whose a equals mine (.any .all) */         \
+    X(REDUX,     "redux")     /* d = OP of a over the lanes of the mask */           \
+    X(NANOSLEEP, "nanosleep") /* nothing */                                           \
+    X(PMEVENT,   "pmevent")   /* nothing */
+/* clang-format on */
+
+enum ptx_op {
+#define PTX_OP_ENUM(name, text) PTX_OP_##name,
+    PTX_OPS(PTX_OP_ENUM)
+#undef PTX_OP_ENUM
+        PTX_OP_COUNT
+};
+
+/* The state spaces of ld, st, atom, cvta and symbols. */
+enum ptx_space {
+    PTX_SPACE_GENERIC,
+    PTX_SPACE_GLOBAL,
+    PTX_SPACE_SHARED,
+    PTX_SPACE_LOCAL,
+    PTX_SPACE_PARAM,      /* a kernel's parameters (one copy for all threads) */
+    PTX_SPACE_CALL_PARAM, /* a function's parameters and call arguments (per thread) */
+    PTX_SPACE_CONST,
+};
+
+enum ptx_cmp {
+    PTX_CMP_EQ,
+    PTX_CMP_NE,
+    PTX_CMP_LT,
+    PTX_CMP_LE,
+    PTX_CMP_GT,
+    PTX_CMP_GE,
+    PTX_CMP_LO,
+    PTX_CMP_LS,
+    PTX_CMP_HI,
+    PTX_CMP_HS, /* unsigned */
+    PTX_CMP_EQU,
+    PTX_CMP_NEU,
+    PTX_CMP_LTU,
+    PTX_CMP_LEU,
+    PTX_CMP_GTU,
+    PTX_CMP_GEU, /* or NaN */
+    PTX_CMP_NUM,
+    PTX_CMP_NAN,
+};
+
+enum ptx_bool_op { PTX_BOOL_NONE, PTX_BOOL_AND, PTX_BOOL_OR, PTX_BOOL_XOR };
+
+enum ptx_atom_op {
+    PTX_ATOM_ADD,
+    PTX_ATOM_MIN,
+    PTX_ATOM_MAX,
+    PTX_ATOM_INC,
+    PTX_ATOM_DEC,
+    PTX_ATOM_AND,
+    PTX_ATOM_OR,
+    PTX_ATOM_XOR,
+    PTX_ATOM_EXCH,
+    PTX_ATOM_CAS,
+    PTX_ATOM_POPC,
+};
+
+enum ptx_shfl_mode { PTX_SHFL_UP, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX };
+enum ptx_vote_mode { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT };
+
+/* Modifier flags of an instruction. */
+enum {
+    PTX_F_FTZ = 1u << 0,
+    PTX_F_SAT = 1u << 1,
+    PTX_F_APPROX = 1u << 2,
+    PTX_F_FULL = 1u << 3,
+    PTX_F_HI = 1u << 4,
+    PTX_F_LO = 1u << 5,
+    PTX_F_WIDE = 1u << 6,
+    PTX_F_CC = 1u << 7,         /* writes the carry flag */
+    PTX_F_HAS_RND = 1u << 8,    /* a rounding modifier was given */
+    PTX_F_SHIFT_LEFT = 1u << 9, /* shf.l */
+    PTX_F_CLAMP = 1u << 10,     /* shf.clamp */
+    PTX_F_TO = 1u << 11,        /* cvta.to.space: generic → space */
+    PTX_F_RED_POPC = 1u << 12,  /* bar.red.popc */
+    PTX_F_RED_AND = 1u << 13,   /* bar.red.and */
+    PTX_F_RED_OR = 1u << 14,    /* bar.red.or */
+    PTX_F_ARRIVE = 1u << 15,    /* bar.arrive: no wait */
+    PTX_F_SHIFTAMT = 1u << 16,  /* bfind.shiftamt */
+    PTX_F_NEG_C = 1u << 17,     /* setp's third operand is negated: !p */
+    PTX_F_WARP_SYNC = 1u << 18, /* bar.warp.sync: a warp-level barrier (no-op in lockstep) */
+};
+
+enum ptx_operand_kind {
+    PTX_OPD_NONE,
+    PTX_OPD_REG,    /* reg: a register row */
+    PTX_OPD_PRED,   /* reg: a predicate register; neg: written !p */
+    PTX_OPD_IMM,    /* imm: the value's bits */
+    PTX_OPD_SREG,   /* reg: a special register that changes (%clock …) */
+    PTX_OPD_VEC,    /* vec[count]: registers ({%r1, %r2}); PTX_NO_REG for "_" */
+    PTX_OPD_ADDR,   /* [reg + imm] (reg = PTX_NO_REG: [imm]); space says how to read it */
+    PTX_OPD_SYMBOL, /* the address of a variable: imm (+ the frame's depot for .local) */
+    PTX_OPD_LABEL,  /* imm: an instruction index */
+    PTX_OPD_FUNC,   /* imm: a function index */
+    PTX_OPD_SINK,   /* "_": the value is dropped */
+};
+
+#define PTX_NO_REG       0xFFFFFFFFu
+#define PTX_MAX_OPERANDS 6
+#define PTX_MAX_VEC      4
+#define PTX_NO_PC        0xFFFFFFFFu
+
+struct ptx_operand {
+    uint8_t kind;  /* enum ptx_operand_kind */
+    uint8_t space; /* for ADDR and SYMBOL: enum ptx_space of what it points into */
+    uint8_t neg;   /* for PRED: !p */
+    uint8_t count; /* for VEC; for a call's argument list: how many */
+    uint32_t reg;
+    int32_t var; /* ADDR, SYMBOL: a module variable whose address imm adds to
+                  * (resolved by the loader, then -1); -1 when none */
+    int64_t imm;
+    uint32_t vec[PTX_MAX_VEC];
+};
+
+/* Special registers with a value fixed for a thread's life: they live in
+ * reserved register rows 0..PTX_SREG_FIXED-1 of every frame, filled when a
+ * warp starts, so reading %tid.x costs what reading %r1 does. */
+enum ptx_sreg {
+    PTX_SREG_TID_X,
+    PTX_SREG_TID_Y,
+    PTX_SREG_TID_Z,
+    PTX_SREG_NTID_X,
+    PTX_SREG_NTID_Y,
+    PTX_SREG_NTID_Z,
+    PTX_SREG_CTAID_X,
+    PTX_SREG_CTAID_Y,
+    PTX_SREG_CTAID_Z,
+    PTX_SREG_NCTAID_X,
+    PTX_SREG_NCTAID_Y,
+    PTX_SREG_NCTAID_Z,
+    PTX_SREG_LANEID,
+    PTX_SREG_WARPID,
+    PTX_SREG_NWARPID,
+    PTX_SREG_SMID,
+    PTX_SREG_NSMID,
+    PTX_SREG_GRIDID,
+    PTX_SREG_LANEMASK_EQ,
+    PTX_SREG_LANEMASK_LT,
+    PTX_SREG_LANEMASK_LE,
+    PTX_SREG_LANEMASK_GT,
+    PTX_SREG_LANEMASK_GE,
+    PTX_SREG_DYNAMIC_SMEM,
+    PTX_SREG_TOTAL_SMEM,
+    PTX_SREG_FIXED, /* rows above are fixed; the ones below change (PTX_OPD_SREG) */
+    PTX_SREG_CLOCK = PTX_SREG_FIXED,
+    PTX_SREG_CLOCK64,
+    PTX_SREG_GLOBALTIMER,
+};
+
+struct ptx_insn {
+    uint8_t op;      /* enum ptx_op */
+    uint8_t type;    /* enum ptx_type: the operation's type (the destination's for cvt) */
+    uint8_t type2;   /* cvt, set: the source type */
+    uint8_t space;   /* ld st atom red cvta isspacep: enum ptx_space */
+    uint8_t cmp;     /* setp set: enum ptx_cmp; atom red: enum ptx_atom_op; shfl vote: mode */
+    uint8_t bool_op; /* setp set: enum ptx_bool_op; testp: enum arith_testp */
+    uint8_t rnd;     /* enum arith_rounding, when PTX_F_HAS_RND */
+    uint8_t vec;     /* ld st: 1, 2 or 4 elements */
+    uint8_t n_operands;
+    uint8_t guard_neg;
+    uint32_t guard;  /* predicate register, or PTX_NO_REG */
+    uint32_t flags;  /* PTX_F_* */
+    uint32_t target; /* bra: the instruction index; call: the function index */
+    uint32_t reconv; /* bra: where divergent paths meet again (PTX_NO_PC: at exit) */
+    uint32_t ptx_line;
+    uint32_t src_line; /* from .loc; 0 when none */
+    struct ptx_operand o[PTX_MAX_OPERANDS];
+};
+
+/* A parameter of a function: where it lives in the frame's parameter area
+ * (.func) or in the launch's parameter buffer (.entry). */
+struct ptx_param {
+    char *name;
+    uint32_t offset;
+    uint32_t size;
+    uint32_t align;
+};
+
+struct ptx_function {
+    char *name;
+    bool is_entry;
+    bool is_extern; /* declared, not defined here (vprintf, malloc, free) */
+    int builtin;    /* enum ptx_builtin for extern functions kgrade provides */
+    struct ptx_param *params;
+    int n_params;
+    struct ptx_param *returns; /* .func's return parameters */
+    int n_returns;
+    uint32_t param_bytes;      /* .entry: the launch buffer; .func: formal + return params */
+    uint32_t call_param_bytes; /* per thread: formal params, returns, and call-sequence .params */
+    uint32_t local_bytes;      /* the .local depot of one frame */
+    uint32_t n_regs;           /* register rows, the fixed special rows included */
+    uint32_t n_preds;
+    uint32_t n_declared_regs; /* for the register estimate */
+    struct ptx_insn *code;
+    uint32_t n_code;
+    uint32_t *call_args; /* calls' argument offsets in the caller's parameter area */
+    uint32_t n_call_args;
+    bool uses_barrier;
+    bool calls;      /* has call instructions */
+    int max_threads; /* .maxntid / .reqntid product; 0 when not given */
+    int reg_estimate;
+};
+
+enum ptx_builtin {
+    PTX_BUILTIN_NONE,
+    PTX_BUILTIN_VPRINTF,
+    PTX_BUILTIN_MALLOC,
+    PTX_BUILTIN_FREE,
+    PTX_BUILTIN_ASSERTFAIL
+};
+
+/* A module-level variable (.global, .const, .shared). */
+struct ptx_variable {
+    char *name;
+    enum ptx_space space;
+    uint32_t size;
+    uint32_t align;
+    uint8_t *init;         /* size bytes of initial content, or NULL for zeros */
+    bool is_extern_shared; /* the dynamic shared memory array */
+    uint64_t address;      /* .global/.const: placed by the module loader; .shared: offset */
+};
+
+struct ptx_module {
+    int version_major, version_minor;
+    int target_sm;
+    struct ptx_function *functions;
+    int n_functions;
+    struct ptx_variable *variables;
+    int n_variables;
+    uint32_t static_shared_bytes; /* all .shared variables of the module */
+    uint32_t dynamic_shared_offset;
+    char **files; /* .file names by index */
+    int n_files;
+};
+
+/* Parses a PTX text. On failure returns NULL and writes "PTX line N: what" to
+ * `error`; *version_unsupported says whether the .version was the reason. */
+struct ptx_module *ptx_parse(const char *text, size_t length, char *error, size_t error_size,
+                             bool *version_unsupported);
+void ptx_module_free(struct ptx_module *module);
+
+/* Fills each branch's reconvergence point (immediate post-dominator). */
+int ptx_compute_reconvergence(struct ptx_function *function);
+
+const char *ptx_op_name(enum ptx_op op);
+
+#endif

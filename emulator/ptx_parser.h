@@ -1,0 +1,82 @@
+/*
+ * Internal to the PTX loader: the state the module parser (ptx_parse.c) and
+ * the instruction decoder (ptx_insn.c) share while reading one PTX text.
+ */
+#ifndef KGRADE_EMULATOR_PTX_PARSER_H
+#define KGRADE_EMULATOR_PTX_PARSER_H
+
+#include "ptx.h"
+#include "ptx_lexer.h"
+
+enum ptx_symbol_kind {
+    PTX_SYM_REG,   /* value: first row; count: how many (%r<6>) */
+    PTX_SYM_PRED,  /* value: first predicate; count */
+    PTX_SYM_VAR,   /* value: the variable's index in the module */
+    PTX_SYM_PARAM, /* value: offset; space: PTX_SPACE_PARAM or PTX_SPACE_CALL_PARAM */
+    PTX_SYM_LOCAL, /* value: offset in the frame's .local depot */
+    PTX_SYM_FUNC,  /* value: function index */
+};
+
+struct ptx_symbol {
+    const char *name; /* into the PTX text */
+    size_t len;
+    enum ptx_symbol_kind kind;
+    enum ptx_space space;
+    uint32_t value;
+    uint32_t count; /* registers: a range %name<count>; 0 for a single name */
+    uint8_t type;   /* registers: enum ptx_type */
+    int depth;      /* scope depth it was declared at */
+};
+
+struct ptx_label_use {
+    const char *name;
+    size_t len;
+    uint32_t insn;
+    int operand;
+    int line;
+};
+
+struct ptx_parser {
+    struct ptx_lexer lx;
+    struct ptx_module *module;
+    char *error;
+    size_t error_size;
+    bool failed;
+    bool version_unsupported;
+    /* symbols visible now: module-level first, then the function's scopes */
+    struct ptx_symbol *symbols;
+    int n_symbols, cap_symbols;
+    int depth;
+    /* the function being read */
+    struct ptx_function *fn;
+    int fn_index;
+    int code_cap;
+    struct ptx_symbol *labels; /* value: instruction index */
+    int n_labels, cap_labels;
+    struct ptx_label_use *label_uses;
+    int n_label_uses, cap_label_uses;
+    uint32_t loc_line;     /* the current .loc line of the source */
+    uint32_t shared_bytes; /* .shared laid out so far (module-level, then the function's) */
+};
+
+/* Records an error "line N: ..." (the first one wins) and returns false. */
+bool ptx_fail(struct ptx_parser *ps, int line, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The most recent symbol of that name, or NULL. For a register range, a name
+ * such as "%r57" finds "%r<100>" and `*row` gets the row. */
+const struct ptx_symbol *ptx_lookup(struct ptx_parser *ps, const char *name, size_t len,
+                                    uint32_t *row);
+
+/* Reads one instruction whose opcode token is `opcode` (a guard already
+ * read), up to and including its ';', and appends it to the function. */
+bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint32_t guard,
+                           bool guard_neg);
+
+/* Appends a `ret` with no operands (the end of a body). */
+bool ptx_parse_implicit_ret(struct ptx_parser *ps, struct ptx_token ret);
+
+/* The fundamental type a ".u32"-like word names, or PTX_TYPE_NONE. */
+enum ptx_type ptx_type_of(const char *word, size_t len);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * Unit tests of the virtual GPU's device memory table (emulator/memory.c):
+ * allocation, lookup, the nearest allocation for messages, capacity, and
+ * lookups on many threads while another thread allocates and frees.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "emulator/emu.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CAPACITY_LARGE     ((size_t)80 << 30)
+#define READERS            4
+#define WRITER_ROUNDS      2000
+#define STABLE_ALLOCATIONS 64
+
+static size_t page(void)
+{
+    return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static void alloc_is_aligned_zeroed_and_writable(void **state)
+{
+    (void)state;
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    size_t sizes[] = {1, 3, 255, 256, 4097, 1 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint64_t a = 0;
+        assert_int_equal(emu_memory_alloc(m, sizes[i], EMU_ALLOC_USER, &a), CUDA_SUCCESS);
+        assert_true(a != 0);
+        assert_int_equal(a % 256, 0);
+        unsigned char *p = (unsigned char *)(uintptr_t)a;
+        for (size_t j = 0; j < sizes[i]; j++)
+            assert_int_equal(p[j], 0);
+        memset(p, 0xab, sizes[i]);
+        assert_int_equal(emu_memory_free(m, a), CUDA_SUCCESS);
+    }
+    emu_memory_destroy(m);
+}
+
+static void zero_size_and_null_arguments_are_refused(void **state)
+{
+    (void)state;
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    uint64_t a = 0;
+    assert_int_equal(emu_memory_alloc(m, 0, EMU_ALLOC_USER, &a), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(emu_memory_alloc(m, 16, EMU_ALLOC_USER, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(emu_memory_alloc(NULL, 16, EMU_ALLOC_USER, &a), CUDA_ERROR_INVALID_VALUE);
+    assert_false(emu_memory_find(NULL, 1, 1, NULL));
+    emu_memory_destroy(m);
+    emu_memory_destroy(NULL);
+}
+
+static void find_accepts_ranges_inside_one_allocation(void **state)
+{
+    (void)state;
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    uint64_t a;
+    assert_int_equal(emu_memory_alloc(m, 1000, EMU_ALLOC_GLOBAL, &a), CUDA_SUCCESS);
+    struct emu_range r;
+    assert_true(emu_memory_find(m, a, 1000, &r));
+    assert_int_equal(r.base, a);
+    assert_int_equal(r.size, 1000);
+    assert_int_equal(r.kind, EMU_ALLOC_GLOBAL);
+    assert_true(emu_memory_find(m, a + 999, 1, NULL));
+    assert_true(emu_memory_find(m, a + 500, 0, NULL));
+    assert_false(emu_memory_find(m, a + 1000, 1, NULL)); /* one past the end */
+    assert_false(emu_memory_find(m, a + 996, 8, NULL));  /* straddles the end */
+    assert_false(emu_memory_find(m, a - 1, 1, NULL));
+    assert_false(emu_memory_find(m, a, 1001, NULL));
+    assert_false(emu_memory_find(m, UINT64_MAX - 2, 8, NULL)); /* wraps around */
+    assert_int_equal(emu_memory_free(m, a), CUDA_SUCCESS);
+    assert_false(emu_memory_find(m, a, 1, NULL));
+    emu_memory_destroy(m);
+}
+
+static void free_takes_only_live_bases(void **state)
+{
+    (void)state;
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    uint64_t a;
+    assert_int_equal(emu_memory_alloc(m, 4096, EMU_ALLOC_USER, &a), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_free(m, a + 8), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(emu_memory_free(m, 0), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(emu_memory_free(m, a), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_free(m, a), CUDA_ERROR_INVALID_VALUE); /* double free */
+    emu_memory_destroy(m);
+}
+
+static void nearest_names_the_allocation_below(void **state)
+{
+    (void)state;
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    uint64_t a;
+    assert_int_equal(emu_memory_alloc(m, 400, EMU_ALLOC_USER, &a), CUDA_SUCCESS);
+    struct emu_range r;
+    assert_true(emu_memory_nearest(m, a + 400, &r)); /* one past the end */
+    assert_int_equal(r.base, a);
+    assert_int_equal(r.size, 400);
+    assert_true(emu_memory_nearest(m, a + 10, &r));
+    assert_int_equal(r.base, a);
+    assert_false(emu_memory_nearest(m, 4096, &r)); /* below every allocation */
+    emu_memory_destroy(m);
+}
+
+static void many_allocations_stay_sorted(void **state)
+{
+    (void)state;
+    enum { N = 500 };
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    uint64_t a[N];
+    for (int i = 0; i < N; i++)
+        assert_int_equal(emu_memory_alloc(m, 100 + (size_t)i, EMU_ALLOC_USER, &a[i]), CUDA_SUCCESS);
+    for (int i = 0; i < N; i += 2)
+        assert_int_equal(emu_memory_free(m, a[i]), CUDA_SUCCESS);
+    for (int i = 0; i < N; i++) {
+        struct emu_range r;
+        bool live = i % 2 == 1;
+        assert_int_equal(emu_memory_find(m, a[i] + 99, 1, &r), live);
+        if (live)
+            assert_int_equal(r.size, 100 + i);
+    }
+    emu_memory_destroy(m); /* frees the odd ones */
+}
+
+static void capacity_is_enforced_and_given_back(void **state)
+{
+    (void)state;
+    size_t capacity = 4 * page();
+    struct emu_memory *m = emu_memory_create(capacity);
+    uint64_t a, b, c;
+    assert_int_equal(emu_memory_alloc(m, 2 * page(), EMU_ALLOC_USER, &a), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_alloc(m, page() + 1, EMU_ALLOC_USER, &b), CUDA_SUCCESS);
+    size_t used, total;
+    emu_memory_usage(m, &used, &total);
+    assert_int_equal(used, 4 * page()); /* charged by the page */
+    assert_int_equal(total, capacity);
+    assert_int_equal(emu_memory_alloc(m, 1, EMU_ALLOC_USER, &c), CUDA_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(emu_memory_alloc(m, SIZE_MAX, EMU_ALLOC_USER, &c), CUDA_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(emu_memory_free(m, b), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_alloc(m, 2 * page(), EMU_ALLOC_USER, &c), CUDA_SUCCESS);
+    emu_memory_destroy(m);
+}
+
+/* Pages are committed on first touch: 400 MB cost what is written. */
+static void large_allocations_are_lazy(void **state)
+{
+    (void)state;
+    size_t big = (size_t)400 << 20;
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    uint64_t a[4];
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(emu_memory_alloc(m, big, EMU_ALLOC_USER, &a[i]), CUDA_SUCCESS);
+        unsigned char *p = (unsigned char *)(uintptr_t)a[i];
+        p[0] = 1;
+        p[big - 1] = 2;
+        assert_true(emu_memory_find(m, a[i], big, NULL));
+    }
+    emu_memory_destroy(m);
+}
+
+struct shared_table {
+    struct emu_memory *memory;
+    uint64_t stable[STABLE_ALLOCATIONS];
+    atomic_bool stop;
+    atomic_int failures;
+};
+
+static void *reader(void *arg)
+{
+    struct shared_table *t = arg;
+    unsigned i = 0;
+    while (!atomic_load(&t->stop)) {
+        struct emu_range r;
+        uint64_t base = t->stable[i++ % STABLE_ALLOCATIONS];
+        if (!emu_memory_find(t->memory, base + 10, 4, &r) || r.base != base)
+            atomic_fetch_add(&t->failures, 1);
+    }
+    return NULL;
+}
+
+static void lookups_run_while_another_thread_allocates(void **state)
+{
+    (void)state;
+    struct shared_table t = {.memory = emu_memory_create(CAPACITY_LARGE)};
+    atomic_init(&t.stop, false);
+    atomic_init(&t.failures, 0);
+    for (int i = 0; i < STABLE_ALLOCATIONS; i++)
+        assert_int_equal(emu_memory_alloc(t.memory, 64, EMU_ALLOC_USER, &t.stable[i]),
+                         CUDA_SUCCESS);
+    pthread_t readers[READERS];
+    for (int i = 0; i < READERS; i++)
+        assert_int_equal(pthread_create(&readers[i], NULL, reader, &t), 0);
+    for (int round = 0; round < WRITER_ROUNDS; round++) {
+        uint64_t a;
+        assert_int_equal(emu_memory_alloc(t.memory, 128, EMU_ALLOC_USER, &a), CUDA_SUCCESS);
+        assert_true(emu_memory_find(t.memory, a, 128, NULL));
+        assert_int_equal(emu_memory_free(t.memory, a), CUDA_SUCCESS);
+    }
+    atomic_store(&t.stop, true);
+    for (int i = 0; i < READERS; i++)
+        pthread_join(readers[i], NULL);
+    assert_int_equal(atomic_load(&t.failures), 0);
+    size_t used;
+    emu_memory_usage(t.memory, &used, NULL);
+    assert_int_equal(used, STABLE_ALLOCATIONS * page());
+    emu_memory_destroy(t.memory);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(alloc_is_aligned_zeroed_and_writable),
+        cmocka_unit_test(zero_size_and_null_arguments_are_refused),
+        cmocka_unit_test(find_accepts_ranges_inside_one_allocation),
+        cmocka_unit_test(free_takes_only_live_bases),
+        cmocka_unit_test(nearest_names_the_allocation_below),
+        cmocka_unit_test(many_allocations_stay_sorted),
+        cmocka_unit_test(capacity_is_enforced_and_given_back),
+        cmocka_unit_test(large_allocations_are_lazy),
+        cmocka_unit_test(lookups_run_while_another_thread_allocates),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
