@@ -168,6 +168,12 @@ $(BUILD)/fuzz/fuzz_emu_%: tests/fuzz/fuzz_emu_%.c $(EMU_SRC) $(wildcard emulator
 	$(Q)$(CLANG) $(CPPFLAGS) -std=c11 $(WARNINGS) -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -o $@ $< $(EMU_SRC) $(EMU_LIBS)
 
+# Benchmarks of the virtual GPU are GPU programs too (cuda.h + NVRTC).
+$(BUILD)/bench/bench_emu%: tests/bench/bench_emu%.c $(EMU_LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC GPU  $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda $(NVRTC_LIBS) -lm -lpthread
+
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
@@ -193,8 +199,8 @@ RUN_EXAMPLE := exercises/vector-add/reference.cu
 run: deps $(BUILD)/kgrade
 	$(BUILD)/kgrade compile $(RUN_EXAMPLE)
 
-bench: $(BENCH_BIN)
-	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+bench: $(BENCH_BIN) $(EMU_LIB)
+	@for b in $(BENCH_BIN); do echo "== $$b"; LD_LIBRARY_PATH=$(BUILD)/emulator $$b || exit 1; done
 
 C_FILES = $(shell find grader server emulator sandbox db tests -name '*.[ch]' 2>/dev/null)
 

@@ -229,6 +229,12 @@ float arith_ftz_f32(float x)
     return (u & F32_EXPONENT) == 0 ? f32_from_bits(u & F32_SIGN) : x;
 }
 
+double arith_ftz_f64(double x)
+{
+    uint64_t u = f64_bits(x);
+    return (u & F64_EXPONENT) == 0 ? f64_from_bits(u & F64_SIGN) : x;
+}
+
 /* By the bits, so that a caller's DAZ cannot turn a subnormal into zero;
  * −0.0 becomes +0.0 (the range is [+0.0, 1.0]). */
 float arith_sat_f32(float x)

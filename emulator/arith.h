@@ -10,7 +10,9 @@
  * cvt, and the approximate functions (within the error bounds the PTX ISA
  * documents). Every function is pure and thread-safe, and returns the same
  * bits on every x86-64 host: results never depend on the host's current
- * floating-point environment.
+ * floating-point environment. NaN results are canonical: f32 0x7fffffff
+ * (what a GPU returns), and by the same pattern f64 0x7fffffffffffffff and
+ * f16/bf16 0x7fff.
  */
 #ifndef KGRADE_EMULATOR_ARITH_H
 #define KGRADE_EMULATOR_ARITH_H
@@ -41,11 +43,11 @@ float arith_rcp_f32(float a, enum arith_rounding r);                   /* IEEE-e
 
 /* .ftz: a subnormal input or output becomes a zero of the same sign. */
 float arith_ftz_f32(float x);
-/* .sat: clamps to [0.0, 1.0]; NaN becomes +0.0. */
+/* .sat: clamps to [+0.0, 1.0]; −0.0 and NaN become +0.0. */
 float arith_sat_f32(float x);
 
 /* min/max (PTX): when one input is NaN the other is returned; both NaN give
- * the canonical NaN 0x7fffffff; −0.0 counts as less than +0.0. */
+ * the canonical NaN; −0.0 counts as less than +0.0. */
 float arith_min_f32(float a, float b);
 float arith_max_f32(float a, float b);
 
@@ -73,6 +75,7 @@ double arith_fma_f64(double a, double b, double c, enum arith_rounding r);
 double arith_div_f64(double a, double b, enum arith_rounding r);
 double arith_sqrt_f64(double a, enum arith_rounding r);
 double arith_rcp_f64(double a, enum arith_rounding r);
+double arith_ftz_f64(double x); /* the .ftz of rsqrt.approx.ftz.f64 */
 double arith_min_f64(double a, double b);
 double arith_max_f64(double a, double b);
 /* rcp.approx.ftz.f64 and rsqrt.approx.f64 (and .ftz): within PTX's bounds. */
@@ -88,14 +91,16 @@ double arith_rsqrt_approx_f64(double a);
  * - float → integer: rounds with `mode` (rni/rzi/rmi/rpi), saturates to the
  *   destination's range, NaN → 0;
  * - integer → float, and f64 → f32, f32/f64 → f16/bf16: rounds with `mode`;
- * - float → same-size float with has_mode: rounds to an integral value;
+ * - float → the same float type with has_mode: rounds to an integral value;
+ *   (f16 ↔ bf16 is a rounding conversion, not this);
  * - float → wider float: exact;
  * - integer → integer: truncates or extends by the source's signedness;
  *   with `sat`, clamps to the destination's range instead;
  * - `sat` on a float destination clamps to [0, 1] (NaN → 0);
  * - `ftz` flushes f32 subnormal inputs and outputs to signed zero.
  * `has_mode` is false when the instruction names no rounding mode (the
- * conversions that need none); `mode` is then ignored. */
+ * conversions that need none); `mode` is then ignored, and float → integer
+ * rounds toward zero. pred, b128 and the packed x2 types give 0. */
 uint64_t arith_cvt(uint64_t bits, enum ptx_type to, enum ptx_type from, bool has_mode,
                    enum arith_rounding mode, bool sat, bool ftz);
 

@@ -204,10 +204,11 @@ CUresult driver_function_check(struct CUctx_st *ctx, CUfunction function)
                : CUDA_ERROR_INVALID_HANDLE;
 }
 
-/* Registers do not limit the block here, though they do on a GPU:
- * emu_function_info's count is usually an estimate from the PTX's virtual
- * registers, often several times what ptxas allocates, and refusing a launch
- * a real GPU accepts would fail a correct kernel. */
+/* Registers limit the block as on a GPU only when the count is ptxas's
+ * (kgemu_set_registers): the estimate from the PTX's virtual registers is
+ * often several times what ptxas allocates, and refusing a launch a real
+ * GPU accepts would fail a correct kernel. Registers are allocated per warp
+ * in units of 256. */
 int driver_function_max_threads(const struct CUfunc_st *function,
                                 const struct emu_device_model *device)
 {
@@ -215,6 +216,12 @@ int driver_function_max_threads(const struct CUfunc_st *function,
     int max = device->max_threads_per_block;
     if (info->max_threads_per_block > 0 && info->max_threads_per_block < max)
         max = info->max_threads_per_block;
+    if (info->registers_exact) {
+        int per_warp = (info->registers * device->warp_size + 255) / 256 * 256;
+        int warps = device->regs_per_block / per_warp;
+        if (warps * device->warp_size < max)
+            max = warps * device->warp_size;
+    }
     return max;
 }
 

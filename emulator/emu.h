@@ -117,6 +117,7 @@ struct emu_function_info {
     uint32_t static_shared_bytes; /* .shared variables of the kernel and what it calls */
     uint32_t local_bytes;         /* .local per thread (the kernel's own frame) */
     int registers;                /* an estimate from the PTX, or what kgemu was told */
+    bool registers_exact;         /* registers is ptxas's count (kgemu_set_registers) */
     int max_threads_per_block;    /* .maxntid, or the device's limit */
     int ptx_version;              /* e.g. 90 for .version 9.0 */
     int target_sm;                /* e.g. 90 for .target sm_90 */
@@ -134,7 +135,8 @@ struct emu_function *emu_module_function(struct emu_module *module, const char *
 CUresult emu_module_global(struct emu_module *module, const char *name, uint64_t *address,
                            size_t *bytes);
 const struct emu_function_info *emu_function_info(const struct emu_function *function);
-/* What kgemu_set_registers() tells: ptxas's count replaces the estimate. */
+/* What kgemu_set_registers() tells: ptxas's count replaces the estimate
+ * (registers_exact becomes true). */
 void emu_function_set_registers(struct emu_function *function, int registers);
 
 /* ------------------------------------------------------------- device heap */

@@ -39,6 +39,26 @@
 
 typedef uint64_t lanes_t[WARP_SIZE];
 
+/* Runs the statements for each lane of the mask m (as `l`). A full mask
+ * takes a loop without a test, which the compiler can vectorize. */
+#define LANES(m, ...)                                                                              \
+    do {                                                                                           \
+        uint32_t lanes_mask_ = (m);                                                                \
+        if (lanes_mask_ == FULL_MASK) {                                                            \
+            for (uint32_t l = 0; l < WARP_SIZE; l++) {                                             \
+                __VA_ARGS__;                                                                       \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (uint32_t l = 0; l < WARP_SIZE; l++)                                               \
+                if (lanes_mask_ >> l & 1) {                                                        \
+                    __VA_ARGS__;                                                                   \
+                }                                                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* The f32 NaN a GPU produces (x86 produces 0xffc00000). */
+#define CANONICAL_NAN_F32 0x7FFFFFFFu
+
 struct simt_entry {
     uint32_t pc;
     uint32_t reconv; /* PTX_NO_PC: none (the paths end by exiting or returning) */
@@ -188,6 +208,12 @@ static inline uint64_t f32_slot(float f)
     uint32_t u;
     __builtin_memcpy(&u, &f, 4);
     return u;
+}
+
+/* An f32 result as a GPU writes it: NaN is the canonical one. */
+static inline uint64_t f32_result(float z)
+{
+    return z != z ? CANONICAL_NAN_F32 : f32_slot(z);
 }
 
 static inline uint64_t f64_slot(double d)

@@ -204,7 +204,7 @@ static void exec_float_binary(const struct ptx_insn *insn, uint64_t *d, const ui
                                       : arith_div_f32(x, y, r);
                 break;
             }
-            d[l] = f32_slot(finish32(z, fl));
+            d[l] = f32_result(finish32(z, fl));
         }
         return;
     }
@@ -248,7 +248,7 @@ static void exec_fma(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a
         {
             float x = in32(a[l], fl), y = in32(b[l], fl), z = in32(c[l], fl);
             d[l] =
-                f32_slot(finish32(r == ARITH_RN ? fmaf(x, y, z) : arith_fma_f32(x, y, z, r), fl));
+                f32_result(finish32(r == ARITH_RN ? fmaf(x, y, z) : arith_fma_f32(x, y, z, r), fl));
         }
         return;
     }
@@ -305,7 +305,7 @@ static void exec_float_unary(const struct ptx_insn *insn, uint64_t *d, const uin
                 z = -x;
                 break;
             }
-            d[l] = f32_slot(finish32(z, fl));
+            d[l] = f32_result(finish32(z, fl));
         }
         return;
     }
@@ -318,6 +318,8 @@ static void exec_float_unary(const struct ptx_insn *insn, uint64_t *d, const uin
             break;
         case PTX_OP_RSQRT:
             z = arith_rsqrt_approx_f64(x);
+            if (fl & PTX_F_FTZ)
+                z = arith_ftz_f64(z);
             break;
         case PTX_OP_RCP:
             z = approx ? arith_rcp_approx_ftz_f64(x) : arith_rcp_f64(x, r);
@@ -1205,6 +1207,102 @@ static enum warp_state barrier(struct warp *w, struct frame *f, const struct ptx
     return WARP_AT_BARRIER;
 }
 
+/* ------------------------------------------------------------ fast path */
+
+static bool plain_rounding(const struct ptx_insn *insn)
+{
+    return !(insn->flags & (PTX_F_FTZ | PTX_F_SAT | PTX_F_APPROX | PTX_F_FULL)) &&
+           (!(insn->flags & PTX_F_HAS_RND) || insn->rnd == ARITH_RN);
+}
+
+/* The operations that dominate elementwise kernels, as lane loops the
+ * compiler vectorizes. Returns false for anything else (the general code
+ * then runs). */
+static bool execute_fast(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a,
+                         const uint64_t *b, const uint64_t *c, uint32_t m)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    if (insn->type == PTX_F32 && plain_rounding(insn)) {
+        switch (op) {
+        case PTX_OP_ADD:
+            LANES(m, d[l] = f32_result(slot_f32(a[l]) + slot_f32(b[l])));
+            return true;
+        case PTX_OP_SUB:
+            LANES(m, d[l] = f32_result(slot_f32(a[l]) - slot_f32(b[l])));
+            return true;
+        case PTX_OP_MUL:
+            LANES(m, d[l] = f32_result(slot_f32(a[l]) * slot_f32(b[l])));
+            return true;
+        case PTX_OP_DIV:
+            LANES(m, d[l] = f32_result(slot_f32(a[l]) / slot_f32(b[l])));
+            return true;
+        case PTX_OP_FMA:
+        case PTX_OP_MAD:
+            LANES(m, d[l] = f32_result(fmaf(slot_f32(a[l]), slot_f32(b[l]), slot_f32(c[l]))));
+            return true;
+        case PTX_OP_ABS:
+            LANES(m, d[l] = a[l] & 0x7FFFFFFFu);
+            return true;
+        case PTX_OP_NEG:
+            LANES(m, d[l] = (a[l] ^ 0x80000000u) & 0xFFFFFFFFu);
+            return true;
+        case PTX_OP_COPYSIGN: /* |b| with a's sign */
+            LANES(m, d[l] = (b[l] & 0x7FFFFFFFu) | (a[l] & 0x80000000u));
+            return true;
+        default:
+            return false;
+        }
+    }
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    bool plain_int = !ptx_type_is_float((enum ptx_type)insn->type) &&
+                     !(insn->flags & (PTX_F_CC | PTX_F_SAT | PTX_F_HI | PTX_F_WIDE));
+    if (plain_int && bytes == 4) {
+        switch (op) {
+        case PTX_OP_ADD:
+            LANES(m, d[l] = (uint32_t)(a[l] + b[l]));
+            return true;
+        case PTX_OP_SUB:
+            LANES(m, d[l] = (uint32_t)(a[l] - b[l]));
+            return true;
+        case PTX_OP_MUL:
+            LANES(m, d[l] = (uint32_t)(a[l] * b[l]));
+            return true;
+        case PTX_OP_MAD:
+            LANES(m, d[l] = (uint32_t)(a[l] * b[l] + c[l]));
+            return true;
+        default:
+            return false;
+        }
+    }
+    if (plain_int && bytes == 8) {
+        switch (op) {
+        case PTX_OP_ADD:
+            LANES(m, d[l] = a[l] + b[l]);
+            return true;
+        case PTX_OP_SUB:
+            LANES(m, d[l] = a[l] - b[l]);
+            return true;
+        case PTX_OP_MUL:
+            LANES(m, d[l] = a[l] * b[l]);
+            return true;
+        default:
+            return false;
+        }
+    }
+    if (op == PTX_OP_MUL && (insn->flags & PTX_F_WIDE) && bytes == 4) {
+        if (insn->type == PTX_S32)
+            LANES(m, d[l] = (uint64_t)((int64_t)(int32_t)a[l] * (int32_t)b[l]));
+        else
+            LANES(m, d[l] = (uint64_t)(uint32_t)a[l] * (uint32_t)b[l]);
+        return true;
+    }
+    if (op == PTX_OP_CVTA && insn->space == PTX_SPACE_GLOBAL && bytes == 8) {
+        LANES(m, d[l] = a[l]);
+        return true;
+    }
+    return false;
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 static bool is_float(const struct ptx_insn *insn)
@@ -1221,6 +1319,8 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     const uint64_t *a = insn->n_operands > 1 ? src(w, f, &o[1], s->a) : NULL;
     const uint64_t *b = insn->n_operands > 2 ? src(w, f, &o[2], s->b) : NULL;
     const uint64_t *c = insn->n_operands > 3 ? src(w, f, &o[3], s->c) : NULL;
+    if (o[0].kind == PTX_OPD_REG && execute_fast(insn, d, a, b, c, m))
+        return true;
     switch ((enum ptx_op)insn->op) {
     case PTX_OP_MOV:
         exec_mov(w, f, insn, s, m);
@@ -1447,36 +1547,65 @@ enum warp_state warp_run(struct warp *w)
     return w->state = WARP_DONE;
 }
 
-/* Values of the fixed special registers for lane l. */
-static void fill_specials(struct warp *w, struct frame *f, const struct block *b)
+/* The value of fixed special register r for lane l of warp w. */
+static uint64_t special_value(const struct warp *w, const struct block *b, unsigned r, uint32_t l)
 {
     const struct launch_state *ls = b->launch;
     const struct emu_launch *cfg = ls->cfg;
-    for (int l = 0; l < WARP_SIZE; l++) {
-        uint64_t *r = &f->regs[0][l];
-        const size_t row = WARP_SIZE;
-        r[PTX_SREG_TID_X * row] = w->tid[0][l];
-        r[PTX_SREG_TID_Y * row] = w->tid[1][l];
-        r[PTX_SREG_TID_Z * row] = w->tid[2][l];
-        for (int k = 0; k < 3; k++) {
-            r[(PTX_SREG_NTID_X + k) * row] = cfg->block[k];
-            r[(PTX_SREG_CTAID_X + k) * row] = b->ctaid[k];
-            r[(PTX_SREG_NCTAID_X + k) * row] = cfg->grid[k];
-        }
-        r[PTX_SREG_LANEID * row] = (uint64_t)l;
-        r[PTX_SREG_WARPID * row] = w->index;
-        r[PTX_SREG_NWARPID * row] = ls->warps_per_block;
-        r[PTX_SREG_SMID * row] = 0;
-        r[PTX_SREG_NSMID * row] = (uint64_t)cfg->device->sm_count;
-        r[PTX_SREG_GRIDID * row] = 1;
-        r[PTX_SREG_LANEMASK_EQ * row] = 1ull << l;
-        r[PTX_SREG_LANEMASK_LT * row] = (1ull << l) - 1;
-        r[PTX_SREG_LANEMASK_LE * row] = (2ull << l) - 1;
-        r[PTX_SREG_LANEMASK_GT * row] = (uint32_t) ~((2ull << l) - 1);
-        r[PTX_SREG_LANEMASK_GE * row] = (uint32_t) ~((1ull << l) - 1);
-        r[PTX_SREG_DYNAMIC_SMEM * row] = cfg->dynamic_shared_bytes;
-        r[PTX_SREG_TOTAL_SMEM * row] = ls->shared_bytes;
+    switch ((enum ptx_sreg)r) {
+    case PTX_SREG_TID_X:
+    case PTX_SREG_TID_Y:
+    case PTX_SREG_TID_Z:
+        return w->tid[r - PTX_SREG_TID_X][l];
+    case PTX_SREG_NTID_X:
+    case PTX_SREG_NTID_Y:
+    case PTX_SREG_NTID_Z:
+        return cfg->block[r - PTX_SREG_NTID_X];
+    case PTX_SREG_CTAID_X:
+    case PTX_SREG_CTAID_Y:
+    case PTX_SREG_CTAID_Z:
+        return b->ctaid[r - PTX_SREG_CTAID_X];
+    case PTX_SREG_NCTAID_X:
+    case PTX_SREG_NCTAID_Y:
+    case PTX_SREG_NCTAID_Z:
+        return cfg->grid[r - PTX_SREG_NCTAID_X];
+    case PTX_SREG_LANEID:
+        return l;
+    case PTX_SREG_WARPID:
+        return w->index;
+    case PTX_SREG_NWARPID:
+        return ls->warps_per_block;
+    case PTX_SREG_NSMID:
+        return (uint64_t)cfg->device->sm_count;
+    case PTX_SREG_GRIDID:
+        return 1;
+    case PTX_SREG_LANEMASK_EQ:
+        return 1ull << l;
+    case PTX_SREG_LANEMASK_LT:
+        return (1ull << l) - 1;
+    case PTX_SREG_LANEMASK_LE:
+        return (2ull << l) - 1;
+    case PTX_SREG_LANEMASK_GT:
+        return (uint32_t) ~((2ull << l) - 1);
+    case PTX_SREG_LANEMASK_GE:
+        return (uint32_t) ~((1ull << l) - 1);
+    case PTX_SREG_DYNAMIC_SMEM:
+        return cfg->dynamic_shared_bytes;
+    case PTX_SREG_TOTAL_SMEM:
+        return ls->shared_bytes;
+    default: /* %smid: the logical schedule has no SMs */
+        return 0;
     }
+}
+
+/* Fills the fixed special registers the module reads. */
+static void fill_specials(struct warp *w, struct frame *f, const struct block *b)
+{
+    uint32_t used = b->launch->module->ptx->used_sregs;
+    for (unsigned r = 0; r < PTX_SREG_FIXED; r++)
+        if (used >> r & 1)
+            for (uint32_t l = 0; l < WARP_SIZE; l++)
+                f->regs[r][l] = special_value(w, b, r, l);
 }
 
 bool warp_start(struct warp *w, struct block *b, unsigned index)
@@ -1505,8 +1634,9 @@ bool warp_start(struct warp *w, struct block *b, unsigned index)
         frame_free(f);
         if (!frame_alloc(w, f, ls->function->ptx))
             return false;
-    } else {
-        memset(f->regs, 0, (size_t)f->fn->n_regs * sizeof(lanes_t));
+    } else { /* the rows a kernel may read before writing (ptx_uninit.c) */
+        for (uint32_t i = 0; i < f->fn->n_zero_rows; i++)
+            memset(f->regs[f->fn->zero_rows[i]], 0, sizeof(lanes_t));
         memset(f->preds, 0, (size_t)(f->fn->n_preds ? f->fn->n_preds : 1) * sizeof(uint32_t));
     }
     f->local_base = 0;

@@ -35,28 +35,36 @@ static const char *space_name(enum ptx_space space)
     }
 }
 
-/* Says where a bad global address lies relative to the nearest allocation. */
+/* Says where a bad global address lies relative to the nearest allocation
+ * below it, in elements of the access's size: "element [1000] of the
+ * 1000-element buffer at 0x… (one past its end)". */
 static void describe_global(struct warp *w, uint64_t address, unsigned bytes, char *out,
                             size_t size)
 {
     struct emu_range r;
     struct emu_memory *memory = w->block->launch->cfg->memory;
-    if (address == 0 || address < 4096) {
-        snprintf(out, size, "a null pointer (address 0x%" PRIx64 ")", address);
-    } else if (emu_memory_nearest(memory, address, &r) && address >= r.base + r.size &&
-               address - (r.base + r.size) < (1u << 20)) {
-        uint64_t past = address - (r.base + r.size);
+    bool near = emu_memory_nearest(memory, address, &r);
+    uint64_t end = near ? r.base + r.size : 0;
+    if (address < 4096) {
+        snprintf(out, size, "0x%" PRIx64 ", a null pointer", address);
+    } else if (near && address >= end && address - end < (1u << 20)) {
+        uint64_t past = address - end;
+        char how[64];
+        if (past < bytes)
+            snprintf(how, sizeof how, "one past its end");
+        else
+            snprintf(how, sizeof how, "%" PRIu64 " elements past its end", past / bytes + 1);
         snprintf(out, size,
-                 "0x%" PRIx64 ", element [%" PRIu64 "] of a %" PRIu64 "-byte buffer at 0x%" PRIx64
-                 " that has %" PRIu64 " elements of %u bytes (%" PRIu64 " bytes past its end)",
-                 address, (address - r.base) / bytes, r.size, r.base, r.size / bytes, bytes, past);
-    } else if (emu_memory_nearest(memory, address, &r) && address < r.base + r.size) {
+                 "0x%" PRIx64 ": element [%" PRIu64 "] of the %" PRIu64
+                 "-element buffer at 0x%" PRIx64 " (%s)",
+                 address, (address - r.base) / bytes, r.size / bytes, r.base, how);
+    } else if (near && address < end) {
         snprintf(out, size,
                  "0x%" PRIx64 ", which runs past the end of the %" PRIu64
                  "-byte buffer at 0x%" PRIx64,
                  address, r.size, r.base);
     } else {
-        snprintf(out, size, "0x%" PRIx64 ", which is not in any device allocation", address);
+        snprintf(out, size, "0x%" PRIx64 ", which is in no device allocation", address);
     }
 }
 
@@ -191,6 +199,35 @@ static unsigned value_rows(const struct ptx_operand *o, uint32_t rows[PTX_MAX_VE
     return 1;
 }
 
+/* The fast path of global accesses: when every lane's address is aligned
+ * and the lanes together fall inside one allocation (the cached one, most
+ * often), no lane needs a check of its own. Fills `address` per lane. */
+static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_space space,
+                             const struct ptx_operand *o, uint32_t m, unsigned bytes,
+                             uint64_t address[WARP_SIZE])
+{
+    if (space != PTX_SPACE_GLOBAL && space != PTX_SPACE_CONST && space != PTX_SPACE_GENERIC)
+        return false;
+    uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
+    LANES(m, {
+        uint64_t a = lane_address(f, o, l);
+        address[l] = a;
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+        bits |= a;
+    });
+    if ((bits & (bytes - 1)) != 0 || hi >= SHARED_WINDOW || hi + bytes < hi)
+        return false; /* misaligned, a window, or wrapping: the careful path says which */
+    if (lo >= w->cache_base && hi + bytes <= w->cache_end)
+        return true;
+    struct emu_range r;
+    if (!emu_memory_find(w->block->launch->cfg->memory, lo, hi + bytes - lo, &r))
+        return false;
+    w->cache_base = r.base;
+    w->cache_end = r.base + r.size;
+    return true;
+}
+
 bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
 {
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
@@ -198,6 +235,13 @@ bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint
     uint32_t rows[PTX_MAX_VEC];
     unsigned n = value_rows(&insn->o[0], rows);
     enum ptx_space space = access_space(f, insn, &insn->o[1]);
+    uint64_t address[WARP_SIZE];
+    if (n == 1 && rows[0] != PTX_NO_REG &&
+        global_lanes_fit(w, f, space, &insn->o[1], m, bytes, address)) {
+        uint64_t *d = f->regs[rows[0]];
+        LANES(m, d[l] = load_value((const void *)(uintptr_t)address[l], bytes, sgn));
+        return true;
+    }
     for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
         if (!(mm >> l & 1))
             continue;
@@ -219,6 +263,13 @@ bool mem_store(struct warp *w, struct frame *f, const struct ptx_insn *insn, uin
     uint32_t rows[PTX_MAX_VEC];
     unsigned n = value_rows(v, rows);
     enum ptx_space space = access_space(f, insn, &insn->o[0]);
+    uint64_t address[WARP_SIZE];
+    if (n == 1 && v->kind == PTX_OPD_REG &&
+        global_lanes_fit(w, f, space, &insn->o[0], m, bytes, address)) {
+        const uint64_t *value = f->regs[rows[0]];
+        LANES(m, memcpy((void *)(uintptr_t)address[l], &value[l], bytes));
+        return true;
+    }
     for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
         if (!(mm >> l & 1))
             continue;

@@ -23,3 +23,16 @@ EMU_EXPORT int kgemu_last_fault(struct kgemu_fault *fault)
     driver_leave(CUDA_SUCCESS);
     return found;
 }
+
+EMU_EXPORT int kgemu_set_registers(void *function, int registers)
+{
+    struct CUctx_st *ctx;
+    CUresult r = driver_enter(&ctx, DRIVER_IGNORE_STICKY);
+    if (r == CUDA_SUCCESS)
+        r = driver_function_check(ctx, (CUfunction)function);
+    if (r == CUDA_SUCCESS && (registers < 1 || registers > 255))
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS)
+        emu_function_set_registers(((struct CUfunc_st *)function)->function, registers);
+    return (int)driver_leave(r);
+}

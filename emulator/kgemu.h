@@ -45,6 +45,12 @@ struct kgemu_fault {
 /* 1: this libcuda.so.1 is kgrade's virtual GPU. */
 int kgemu_is_virtual(void);
 
+/* Tells the virtual GPU the registers per thread ptxas reported for a kernel
+ * (NVRTC gives them with -arch=sm_XX --ptxas-options=-v), replacing the
+ * estimate it makes from the PTX: launches then respect the register file's
+ * limit as a real GPU would. `function` is a CUfunction. Returns 0 (a CUresult). */
+int kgemu_set_registers(void *function, int registers);
+
 /* Copies the last fault of the current context to `fault`. Returns 1 when
  * there was one, 0 when there was none or there is no current context. */
 int kgemu_last_fault(struct kgemu_fault *fault);

@@ -14,6 +14,7 @@
  */
 #include "exec.h"
 
+#include <fenv.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -233,7 +234,6 @@ static bool run_block(struct runner *r, uint64_t index)
     for (unsigned i = 0; i < BARRIERS; i++)
         b->barriers[i].all = true;
     for (unsigned i = 0; i < b->n_warps; i++) {
-        b->warps[i].cache_base = b->warps[i].cache_end = 0;
         if (!warp_start(&b->warps[i], b, i)) {
             launch_fault(&b->warps[i], -1, NULL, CUDA_ERROR_OUT_OF_MEMORY, 0,
                          "out of host memory for the block's registers");
@@ -262,9 +262,8 @@ struct worker {
     struct worker_result result;
 };
 
-static void *worker_main(void *arg)
+static void run_blocks(struct worker *wk)
 {
-    struct worker *wk = arg;
     struct launch_state *ls = wk->ls;
     struct runner r;
     if (!runner_init(&r, ls)) {
@@ -277,7 +276,7 @@ static void *worker_main(void *arg)
         }
         atomic_store(&ls->stop, true);
         pthread_mutex_unlock(&ls->fault_lock);
-        return NULL;
+        return;
     }
     while (!atomic_load(&ls->stop)) {
         uint64_t index = atomic_fetch_add(&ls->next_block, 1);
@@ -291,6 +290,18 @@ static void *worker_main(void *arg)
         }
     }
     runner_free(&r);
+}
+
+/* Runs blocks until none are left; the floating-point environment is the
+ * default one meanwhile (round to nearest, no flush to zero), whatever the
+ * calling program set, so that results never depend on the host program. */
+static void *worker_main(void *arg)
+{
+    fenv_t saved;
+    fegetenv(&saved);
+    fesetenv(FE_DFL_ENV);
+    run_blocks(arg);
+    fesetenv(&saved);
     return NULL;
 }
 

@@ -211,6 +211,8 @@ const struct emu_function_info *emu_function_info(const struct emu_function *fun
 
 void emu_function_set_registers(struct emu_function *function, int registers)
 {
-    if (registers > 0)
+    if (registers > 0) {
         function->info.registers = registers;
+        function->info.registers_exact = true;
+    }
 }

@@ -296,6 +296,8 @@ struct ptx_function {
     uint32_t n_code;
     uint32_t *call_args; /* calls' argument offsets in the caller's parameter area */
     uint32_t n_call_args;
+    uint32_t *zero_rows; /* registers that may be read before written: zeroed at start */
+    uint32_t n_zero_rows;
     bool uses_barrier;
     bool calls;      /* has call instructions */
     int max_threads; /* .maxntid / .reqntid product; 0 when not given */
@@ -328,6 +330,7 @@ struct ptx_module {
     int n_functions;
     struct ptx_variable *variables;
     int n_variables;
+    uint32_t used_sregs;          /* bit r: some function reads fixed special register r */
     uint32_t static_shared_bytes; /* all .shared variables of the module */
     uint32_t dynamic_shared_offset;
     char **files; /* .file names by index */
@@ -342,6 +345,9 @@ void ptx_module_free(struct ptx_module *module);
 
 /* Fills each branch's reconvergence point (immediate post-dominator). */
 int ptx_compute_reconvergence(struct ptx_function *function);
+
+/* Fills zero_rows: the registers some path may read before writing. */
+int ptx_find_uninitialized(struct ptx_function *function);
 
 const char *ptx_op_name(enum ptx_op op);
 

@@ -695,7 +695,11 @@ static bool parse_body(struct ptx_parser *ps, int index)
     struct ptx_token ret = {PTX_TOK_IDENT, "ret", 3, 0, false, ps->lx.line};
     if (!ptx_parse_implicit_ret(ps, ret))
         return false;
-    return resolve_labels(ps) && ptx_compute_reconvergence(f) == 0;
+    if (!resolve_labels(ps))
+        return false;
+    if (ptx_compute_reconvergence(f) != 0 || ptx_find_uninitialized(f) != 0)
+        return ptx_fail(ps, ps->lx.line, "out of memory");
+    return true;
 }
 
 static void free_params(struct ptx_param *list, int count)
@@ -849,9 +853,28 @@ static bool parse_module_directive(struct ptx_parser *ps, struct ptx_token t)
     return ptx_fail(ps, t.line, "unsupported PTX construct '%.*s'", (int)t.len, t.text);
 }
 
+/* Which fixed special registers the module reads, so a warp fills only those. */
+static uint32_t used_special_registers(const struct ptx_module *m)
+{
+    uint32_t used = 0;
+    for (int i = 0; i < m->n_functions; i++)
+        for (uint32_t k = 0; k < m->functions[i].n_code; k++)
+            for (int o = 0; o < PTX_MAX_OPERANDS; o++) {
+                const struct ptx_operand *op = &m->functions[i].code[k].o[o];
+                if ((op->kind == PTX_OPD_REG || op->kind == PTX_OPD_ADDR) &&
+                    op->reg < PTX_SREG_FIXED)
+                    used |= 1u << op->reg;
+                for (unsigned v = 0; op->kind == PTX_OPD_VEC && v < op->count; v++)
+                    if (op->vec[v] < PTX_SREG_FIXED)
+                        used |= 1u << op->vec[v];
+            }
+    return used;
+}
+
 static void finish_module(struct ptx_parser *ps)
 {
     struct ptx_module *m = ps->module;
+    m->used_sregs = used_special_registers(m);
     m->static_shared_bytes = ps->shared_bytes;
     m->dynamic_shared_offset = align_up(ps->shared_bytes, 16);
     for (int i = 0; i < m->n_variables; i++)
@@ -906,6 +929,7 @@ void ptx_module_free(struct ptx_module *module)
         free_params(f->returns, f->n_returns);
         free(f->code);
         free(f->call_args);
+        free(f->zero_rows);
         free(f->name);
     }
     for (int i = 0; i < module->n_variables; i++) {

@@ -1,0 +1,159 @@
+/*
+ * Registers a function may read before writing them.
+ *
+ * PTX registers start undefined; the virtual GPU gives them zeros so that a
+ * kernel reading an uninitialised variable behaves the same on every run.
+ * Zeroing every register of every warp costs more than many kernels' own
+ * work, so the loader finds the few rows that need it: a forward dataflow
+ * over the instructions of "definitely written" rows (the intersection over
+ * predecessors; a guarded instruction writes nothing for certain), and the
+ * rows some instruction reads without their being definitely written.
+ * Predicates are few and always zeroed.
+ */
+#include "ptx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WORD_BITS 64
+
+struct bitsets {
+    size_t words; /* per set */
+    uint64_t *bits;
+};
+
+static uint64_t *set_of(struct bitsets *s, uint32_t i)
+{
+    return s->bits + (size_t)i * s->words;
+}
+
+static void set_bit(uint64_t *set, uint32_t row)
+{
+    set[row / WORD_BITS] |= 1ull << (row % WORD_BITS);
+}
+
+static bool has_bit(const uint64_t *set, uint32_t row)
+{
+    return set[row / WORD_BITS] >> (row % WORD_BITS) & 1;
+}
+
+static bool writes_first_operand(const struct ptx_insn *insn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    return insn->n_operands > 0 && op != PTX_OP_ST && op != PTX_OP_RED && op != PTX_OP_BRA &&
+           op != PTX_OP_BAR && op != PTX_OP_BARRIER && op != PTX_OP_PREFETCH &&
+           op != PTX_OP_PREFETCHU && op != PTX_OP_NANOSLEEP && op != PTX_OP_PMEVENT &&
+           op != PTX_OP_CALL;
+}
+
+/* Calls `visit` on each register row the operand names (vectors: each). */
+static void each_row(const struct ptx_operand *o, bool with_address_base,
+                     void (*visit)(void *ctx, uint32_t row), void *ctx)
+{
+    if (o->kind == PTX_OPD_REG)
+        visit(ctx, o->reg);
+    else if (o->kind == PTX_OPD_VEC)
+        for (unsigned i = 0; i < o->count; i++)
+            if (o->vec[i] != PTX_NO_REG)
+                visit(ctx, o->vec[i]);
+    if (with_address_base && o->kind == PTX_OPD_ADDR && o->reg != PTX_NO_REG)
+        visit(ctx, o->reg);
+}
+
+struct visit_ctx {
+    uint64_t *set;
+    const uint64_t *written;
+    uint64_t *needed;
+};
+
+static void mark_written(void *ctx, uint32_t row)
+{
+    set_bit(((struct visit_ctx *)ctx)->set, row);
+}
+
+static void check_read(void *ctx, uint32_t row)
+{
+    struct visit_ctx *c = ctx;
+    if (!has_bit(c->written, row))
+        set_bit(c->needed, row);
+}
+
+/* out = in ∪ (rows the instruction writes for certain). */
+static void transfer(const struct ptx_insn *insn, const uint64_t *in, uint64_t *out, size_t words)
+{
+    memcpy(out, in, words * sizeof *out);
+    if (insn->guard != PTX_NO_REG || !writes_first_operand(insn))
+        return;
+    struct visit_ctx c = {out, NULL, NULL};
+    each_row(&insn->o[0], false, mark_written, &c);
+}
+
+static int successors_of(const struct ptx_function *f, uint32_t i, uint32_t out[2])
+{
+    const struct ptx_insn *insn = &f->code[i];
+    bool guarded = insn->guard != PTX_NO_REG;
+    int k = 0;
+    bool ends = insn->op == PTX_OP_RET || insn->op == PTX_OP_EXIT || insn->op == PTX_OP_TRAP ||
+                insn->op == PTX_OP_BRKPT;
+    if (insn->op == PTX_OP_BRA && insn->target < f->n_code)
+        out[k++] = insn->target;
+    if ((insn->op != PTX_OP_BRA && !ends) || guarded)
+        if (i + 1 < f->n_code)
+            out[k++] = i + 1;
+    return k;
+}
+
+/* Iterates IN[s] &= OUT[i] to a fixed point; IN starts full except at entry. */
+static void solve(const struct ptx_function *f, struct bitsets *in, uint64_t *scratch)
+{
+    size_t words = in->words;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < f->n_code; i++) {
+            transfer(&f->code[i], set_of(in, i), scratch, words);
+            uint32_t succ[2];
+            for (int k = successors_of(f, i, succ) - 1; k >= 0; k--) {
+                uint64_t *target = set_of(in, succ[k]);
+                for (size_t w = 0; w < words; w++) {
+                    uint64_t v = target[w] & scratch[w];
+                    changed |= v != target[w];
+                    target[w] = v;
+                }
+            }
+        }
+    }
+}
+
+int ptx_find_uninitialized(struct ptx_function *f)
+{
+    size_t words = (f->n_regs + WORD_BITS - 1) / WORD_BITS;
+    struct bitsets in = {
+        words, calloc((size_t)(f->n_code ? f->n_code : 1) * (words ? words : 1), sizeof(uint64_t))};
+    uint64_t *scratch = calloc(words ? words : 1, sizeof(uint64_t));
+    uint64_t *needed = calloc(words ? words : 1, sizeof(uint64_t));
+    if (!in.bits || !scratch || !needed) {
+        free(in.bits), free(scratch), free(needed);
+        return -1;
+    }
+    memset(in.bits, 0xFF, (size_t)f->n_code * words * sizeof(uint64_t));
+    if (f->n_code > 0) { /* at entry only the fixed special registers hold values */
+        memset(set_of(&in, 0), 0, words * sizeof(uint64_t));
+        for (uint32_t r = 0; r < PTX_SREG_FIXED && r < f->n_regs; r++)
+            set_bit(set_of(&in, 0), r);
+    }
+    solve(f, &in, scratch);
+    for (uint32_t i = 0; i < f->n_code; i++) {
+        struct visit_ctx c = {NULL, set_of(&in, i), needed};
+        const struct ptx_insn *insn = &f->code[i];
+        int first_source = writes_first_operand(insn) ? 1 : 0;
+        for (int k = first_source; k < insn->n_operands; k++)
+            each_row(&insn->o[k], true, check_read, &c);
+    }
+    f->n_zero_rows = 0;
+    f->zero_rows = malloc((f->n_regs ? f->n_regs : 1) * sizeof *f->zero_rows);
+    for (uint32_t r = PTX_SREG_FIXED; f->zero_rows && r < f->n_regs; r++)
+        if (has_bit(needed, r))
+            f->zero_rows[f->n_zero_rows++] = r;
+    free(in.bits), free(scratch), free(needed);
+    return f->zero_rows ? 0 : -1;
+}
