@@ -1,0 +1,249 @@
+/*
+ * Unit tests of the virtual GPU's PTX loader on hand-written PTX: what a
+ * decoded instruction holds, errors that name the PTX line, reconvergence
+ * points, and the registers that must start at zero.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "emulator/ptx.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define HEADER ".version 9.0\n.target sm_90\n.address_size 64\n"
+
+static struct ptx_module *parse_ok(const char *text)
+{
+    char error[512] = "";
+    bool bad_version;
+    struct ptx_module *m = ptx_parse(text, strlen(text), error, sizeof error, &bad_version);
+    if (!m)
+        fail_msg("parse failed: %s", error);
+    return m;
+}
+
+/* The text must fail to parse with `needle` in the error. */
+static void assert_parse_error(const char *text, const char *needle, bool version)
+{
+    char error[512] = "";
+    bool bad_version = false;
+    struct ptx_module *m = ptx_parse(text, strlen(text), error, sizeof error, &bad_version);
+    if (m || !strstr(error, needle) || bad_version != version) {
+        ptx_module_free(m);
+        fail_msg("wanted an error with '%s', got '%s'", needle, error);
+    }
+}
+
+static const struct ptx_function *function_named(const struct ptx_module *m, const char *name)
+{
+    for (int i = 0; i < m->n_functions; i++)
+        if (strcmp(m->functions[i].name, name) == 0)
+            return &m->functions[i];
+    fail_msg("no function %s", name);
+    return NULL;
+}
+
+static void kernel_parameters_and_instructions_are_decoded(void **state)
+{
+    (void)state;
+    struct ptx_module *m = parse_ok(HEADER ".visible .entry k(\n"
+                                           "  .param .u64 k_param_0,\n"
+                                           "  .param .u32 k_param_1\n"
+                                           ")\n{\n"
+                                           "  .reg .pred %p<2>;\n"
+                                           "  .reg .b32 %r<4>;\n"
+                                           "  .reg .b64 %rd<3>;\n"
+                                           "  ld.param.u64 %rd1, [k_param_0];\n"
+                                           "  ld.param.u32 %r1, [k_param_1+0];\n"
+                                           "  mov.u32 %r2, %tid.x;\n"
+                                           "  setp.ge.s32 %p1, %r2, %r1;\n"
+                                           "  @%p1 bra $L_end;\n"
+                                           "  st.global.u32 [%rd1+8], -5;\n"
+                                           "$L_end:\n"
+                                           "  ret;\n"
+                                           "}\n");
+    const struct ptx_function *f = function_named(m, "k");
+    assert_true(f->is_entry);
+    assert_int_equal(f->n_params, 2);
+    assert_int_equal(f->params[1].offset, 8);
+    assert_int_equal(f->param_bytes, 12);
+    assert_int_equal(f->n_code, 8); /* 7 and the implicit ret at the end */
+    const struct ptx_insn *ld = &f->code[1];
+    assert_int_equal(ld->op, PTX_OP_LD);
+    assert_int_equal(ld->space, PTX_SPACE_PARAM);
+    assert_int_equal(ld->o[1].kind, PTX_OPD_ADDR);
+    assert_int_equal(ld->o[1].imm, 8);
+    const struct ptx_insn *mov = &f->code[2];
+    assert_int_equal(mov->o[1].kind, PTX_OPD_REG);
+    assert_int_equal(mov->o[1].reg, PTX_SREG_TID_X);
+    const struct ptx_insn *setp = &f->code[3];
+    assert_int_equal(setp->cmp, PTX_CMP_GE);
+    assert_int_equal(setp->type, PTX_S32);
+    const struct ptx_insn *bra = &f->code[4];
+    assert_int_equal(bra->guard, setp->o[0].reg);
+    assert_int_equal(bra->target, 6);
+    const struct ptx_insn *st = &f->code[5];
+    assert_int_equal(st->o[0].imm, 8);
+    assert_int_equal(st->o[1].kind, PTX_OPD_IMM);
+    assert_int_equal(st->o[1].imm, -5);
+    assert_int_equal(st->ptx_line, 17);
+    ptx_module_free(m);
+}
+
+static void modifiers_are_read_by_operation(void **state)
+{
+    (void)state;
+    struct ptx_module *m = parse_ok(HEADER ".entry k()\n{\n"
+                                           "  .reg .pred %p<3>;\n"
+                                           "  .reg .b32 %r<4>;\n"
+                                           "  .reg .f32 %f<3>;\n"
+                                           "  setp.lo.and.u32 %p1|%p2, %r1, %r2, !%p0;\n"
+                                           "  mul.lo.s32 %r3, %r1, %r2;\n"
+                                           "  cvt.rzi.s32.f32 %r1, %f1;\n"
+                                           "  fma.rm.ftz.sat.f32 %f2, %f1, 0f3F800000, %f1;\n"
+                                           "  ret;\n}\n");
+    const struct ptx_function *f = function_named(m, "k");
+    assert_int_equal(f->code[0].cmp, PTX_CMP_LO); /* "lo" compares in setp */
+    assert_int_equal(f->code[0].bool_op, PTX_BOOL_AND);
+    assert_true(f->code[0].o[4].neg);         /* p|q, a, b, !c */
+    assert_true(f->code[1].flags & PTX_F_LO); /* and is the low half in mul */
+    assert_int_equal(f->code[2].type, PTX_S32);
+    assert_int_equal(f->code[2].type2, PTX_F32);
+    assert_int_equal(f->code[2].rnd, ARITH_RZ);
+    assert_true(f->code[3].flags & PTX_F_FTZ);
+    assert_true(f->code[3].flags & PTX_F_SAT);
+    assert_int_equal(f->code[3].rnd, ARITH_RM);
+    assert_int_equal(f->code[3].o[2].imm, 0x3F800000);
+    ptx_module_free(m);
+}
+
+static void unsupported_constructs_name_their_line(void **state)
+{
+    (void)state;
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b32 %r<2>;\n  tex.2d.v4.f32 %r1, [t];\n}\n",
+                       "PTX line 7: unsupported instruction 'tex.2d.v4.f32'", false);
+    assert_parse_error(HEADER
+                       ".entry k()\n{\n  .reg .b32 %r<2>;\n  add.wobbly.s32 %r1, %r0, 1;\n}\n",
+                       "PTX line 7: unsupported modifier '.wobbly'", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b32 %r<2>;\n  add.s32 %r1, %r0;\n}\n",
+                       "PTX line 7: 'add' takes 3 to 3 operands, not 2", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  bra $nowhere;\n}\n", "unknown label '$nowhere'",
+                       false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b32 %r<2>;\n  mov.u32 %r1, %r9;\n}\n",
+                       "PTX line 7: unknown name '%r9'", false);
+    assert_parse_error(".version 10.0\n.target sm_100\n", "PTX version 10.0 is newer", true);
+    assert_parse_error(".target sm_90\n", "not PTX", false);
+    assert_parse_error(HEADER ".texref t;\n", "PTX line 4: unsupported PTX construct '.texref'",
+                       false);
+    assert_parse_error(HEADER ".entry k()\n{\n  ret;\n", "no closing '}'", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .f16 %h<2>;\n  add.f16 %h1, %h0, %h0;\n}\n",
+                       "does not support 'add' on this type", false);
+}
+
+static void branches_reconverge_at_their_post_dominator(void **state)
+{
+    (void)state;
+    /* if (p) { a } else { b }; c  — the branch meets again at c. */
+    struct ptx_module *m = parse_ok(HEADER ".entry k()\n{\n"
+                                           "  .reg .pred %p<2>;\n"
+                                           "  .reg .b32 %r<4>;\n"
+                                           "  @%p1 bra $else;\n" /* 0 */
+                                           "  mov.u32 %r1, 1;\n" /* 1 */
+                                           "  bra.uni $join;\n"  /* 2 */
+                                           "$else:\n"
+                                           "  mov.u32 %r1, 2;\n" /* 3 */
+                                           "$join:\n"
+                                           "  add.s32 %r2, %r1, 1;\n" /* 4 */
+                                           "$loop:\n"
+                                           "  add.s32 %r2, %r2, 1;\n"      /* 5 */
+                                           "  setp.lt.s32 %p1, %r2, 10;\n" /* 6 */
+                                           "  @%p1 bra $loop;\n"           /* 7 */
+                                           "  ret;\n}\n");                 /* 8 */
+    const struct ptx_function *f = function_named(m, "k");
+    assert_int_equal(f->code[0].target, 3);
+    assert_int_equal(f->code[0].reconv, 4);
+    assert_int_equal(f->code[7].target, 5);
+    assert_int_equal(f->code[7].reconv, 8);
+    ptx_module_free(m);
+}
+
+static void only_registers_read_before_written_start_at_zero(void **state)
+{
+    (void)state;
+    /* %r1 is always written first; %r2 only on one path; %r3 never. */
+    struct ptx_module *m = parse_ok(HEADER ".entry k(.param .u64 p)\n{\n"
+                                           "  .reg .pred %p<2>;\n"
+                                           "  .reg .b32 %r<5>;\n"
+                                           "  .reg .b64 %rd<2>;\n"
+                                           "  ld.param.u64 %rd1, [p];\n"
+                                           "  mov.u32 %r1, %tid.x;\n"
+                                           "  setp.eq.s32 %p1, %r1, 0;\n"
+                                           "  @%p1 bra $skip;\n"
+                                           "  mov.u32 %r2, 7;\n"
+                                           "$skip:\n"
+                                           "  add.s32 %r4, %r2, %r3;\n"
+                                           "  add.s32 %r4, %r4, %r1;\n"
+                                           "  st.global.u32 [%rd1], %r4;\n"
+                                           "  ret;\n}\n");
+    const struct ptx_function *f = function_named(m, "k");
+    assert_int_equal(f->n_zero_rows, 2);
+    uint32_t r2 = f->code[4].o[0].reg, r3 = f->code[5].o[2].reg;
+    assert_true((f->zero_rows[0] == r2 && f->zero_rows[1] == r3) ||
+                (f->zero_rows[0] == r3 && f->zero_rows[1] == r2));
+    ptx_module_free(m);
+}
+
+static void variables_functions_and_calls_are_laid_out(void **state)
+{
+    (void)state;
+    struct ptx_module *m =
+        parse_ok(HEADER ".global .align 4 .b8 table[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n"
+                        ".extern .shared .align 16 .b8 dyn[];\n"
+                        ".func (.param .b32 ret0) twice(.param .b32 x)\n{\n"
+                        "  .reg .b32 %r<3>;\n"
+                        "  ld.param.b32 %r1, [x];\n"
+                        "  add.s32 %r2, %r1, %r1;\n"
+                        "  st.param.b32 [ret0], %r2;\n"
+                        "  ret;\n}\n"
+                        ".entry k()\n{\n"
+                        "  .shared .align 4 .b8 tile[100];\n"
+                        "  .reg .b32 %r<3>;\n"
+                        "  {\n"
+                        "  .param .b32 param0;\n"
+                        "  st.param.b32 [param0], %r1;\n"
+                        "  .param .b32 retval0;\n"
+                        "  call.uni (retval0), twice, (param0);\n"
+                        "  ld.param.b32 %r2, [retval0];\n"
+                        "  }\n"
+                        "  ret;\n}\n");
+    assert_int_equal(m->n_variables, 3);
+    assert_int_equal(m->variables[0].init[7], 8);
+    assert_int_equal(m->static_shared_bytes, 100);
+    assert_int_equal(m->dynamic_shared_offset, 112);
+    const struct ptx_function *k = function_named(m, "k");
+    const struct ptx_insn *call = &k->code[1];
+    assert_int_equal(call->op, PTX_OP_CALL);
+    assert_string_equal(m->functions[call->target].name, "twice");
+    assert_int_equal(call->o[1].count, 1);
+    assert_int_equal(call->o[2].count, 1);
+    assert_true(k->calls);
+    ptx_module_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kernel_parameters_and_instructions_are_decoded),
+        cmocka_unit_test(modifiers_are_read_by_operation),
+        cmocka_unit_test(unsupported_constructs_name_their_line),
+        cmocka_unit_test(branches_reconverge_at_their_post_dominator),
+        cmocka_unit_test(only_registers_read_before_written_start_at_zero),
+        cmocka_unit_test(variables_functions_and_calls_are_laid_out),
+    };
+    return cmocka_run_group_tests_name("emu_ptx", tests, NULL, NULL);
+}
