@@ -43,6 +43,23 @@
 #define HOPPER_SHARED_OPTIN  ((size_t)232448) /* 227 KB */
 #define HOPPER_CLOCK_KHZ     1980000
 
+/* Timing figures (emulator/README.md, "The timing model"). Per SM per
+ * clock: Hopper and Ampere SMs have 128 FP32 lanes, 64 INT32, 16 SFU and
+ * 32 load/store lanes, and L1 serves 128 bytes (4 sectors) a clock; shared
+ * memory serves one 32-bank wavefront a clock. A copy reaches about 90 % of
+ * the DRAM peak. L2 bandwidth is the measured L2-hit figure. Latencies are
+ * the usual microbenchmark figures, rounded. */
+#define SM_LATENCIES                                                                               \
+    .latency_alu = 4, .latency_fp64 = 8, .latency_sfu = 20, .latency_shared = 30,                  \
+    .latency_global = 500, .latency_control = 4, .launch_overhead_us = 3.0
+#define HOPPER_TIMING                                                                              \
+    {                                                                                              \
+        .fp32_lanes = 128, .fp64_lanes = 64, .int_lanes = 64, .sfu_lanes = 16, .lsu_lanes = 32,    \
+        .l1_sectors_per_clock = 4, .shared_wavefronts_per_clock = 1, .dram_efficiency = 0.9,       \
+        .l2_bytes_per_second = 5.5e12, .atomics_per_second = 1.2e11,                               \
+        .same_address_atomics_per_second = 1.0e9, SM_LATENCIES                                     \
+    }
+
 static const struct emu_device_model models[] = {
     {
         .key = "h100",
@@ -71,6 +88,7 @@ static const struct emu_device_model models[] = {
         .max_block_dim = BLOCK_DIMS,
         .max_grid_dim = GRID_DIMS,
         .const_memory_bytes = CONST_MEMORY,
+        .timing = HOPPER_TIMING,
     },
     {
         .key = "a100",
@@ -99,6 +117,18 @@ static const struct emu_device_model models[] = {
         .max_block_dim = BLOCK_DIMS,
         .max_grid_dim = GRID_DIMS,
         .const_memory_bytes = CONST_MEMORY,
+        .timing = {.fp32_lanes = 64,
+                   .fp64_lanes = 32,
+                   .int_lanes = 64,
+                   .sfu_lanes = 16,
+                   .lsu_lanes = 32,
+                   .l1_sectors_per_clock = 4,
+                   .shared_wavefronts_per_clock = 1,
+                   .dram_efficiency = 0.9,
+                   .l2_bytes_per_second = 4.0e12,
+                   .atomics_per_second = 8.0e10,
+                   .same_address_atomics_per_second = 7.0e8,
+                   SM_LATENCIES},
     },
     {
         /* An H100 with HBM3e: more, faster memory and a larger L2. */
@@ -128,6 +158,7 @@ static const struct emu_device_model models[] = {
         .max_block_dim = BLOCK_DIMS,
         .max_grid_dim = GRID_DIMS,
         .const_memory_bytes = CONST_MEMORY,
+        .timing = HOPPER_TIMING,
     },
     {
         .key = "t4",
@@ -156,6 +187,18 @@ static const struct emu_device_model models[] = {
         .max_block_dim = BLOCK_DIMS,
         .max_grid_dim = GRID_DIMS,
         .const_memory_bytes = CONST_MEMORY,
+        .timing = {.fp32_lanes = 64,
+                   .fp64_lanes = 2,
+                   .int_lanes = 64,
+                   .sfu_lanes = 16,
+                   .lsu_lanes = 16,
+                   .l1_sectors_per_clock = 2,
+                   .shared_wavefronts_per_clock = 1,
+                   .dram_efficiency = 0.85,
+                   .l2_bytes_per_second = 1.2e12,
+                   .atomics_per_second = 3.0e10,
+                   .same_address_atomics_per_second = 5.0e8,
+                   SM_LATENCIES},
     },
 };
 

@@ -71,6 +71,9 @@ struct CUctx_st {
     bool has_fault;
     struct kgemu_fault fault; /* the last failed launch, sticky or not */
     double clock_ms;          /* device time: the launches' elapsed_ms, summed */
+    bool has_counters;
+    struct kgemu_counters counters; /* the timing model's counts of the last launch */
+    double time_budget_ms;          /* kgemu_set_time_budget; 0: none */
 };
 
 struct CUmod_st {

@@ -172,6 +172,10 @@ static CUresult launch_finish(struct CUctx_st *ctx, const char *kernel, CUresult
                               struct emu_launch_result *result)
 {
     ctx->clock_ms += result->elapsed_ms;
+    if (rc == CUDA_SUCCESS) {
+        ctx->counters = result->counters;
+        ctx->has_counters = true;
+    }
     CUresult code = rc != CUDA_SUCCESS ? rc : (CUresult)result->fault.code;
     if (code == CUDA_SUCCESS)
         return CUDA_SUCCESS;
@@ -215,6 +219,7 @@ static CUresult launch_run(struct CUctx_st *ctx, const struct CUfunc_st *f,
         .device = driver.device,
         .stack_bytes_per_thread = ctx->limits.stack_bytes,
         .printf_bytes = ctx->limits.printf_bytes,
+        .time_budget_ms = ctx->time_budget_ms,
     };
     struct emu_launch_result result;
     memset(&result, 0, sizeof result);

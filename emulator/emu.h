@@ -33,6 +33,30 @@
 
 /* ---------------------------------------------------------------- devices */
 
+/* The timing model's figures for one part (emulator/README.md explains how
+ * they combine). Throughputs are per SM per clock unless said otherwise;
+ * latencies are in clocks. */
+struct emu_timing_constants {
+    int fp32_lanes; /* FP32 results per clock */
+    int fp64_lanes;
+    int int_lanes;
+    int sfu_lanes;            /* special-function results (ex2, rsqrt, …) */
+    int lsu_lanes;            /* load/store instructions' lanes */
+    int l1_sectors_per_clock; /* 32-byte sectors through L1 per clock */
+    int shared_wavefronts_per_clock;
+    double dram_efficiency;                 /* the part of peak DRAM bandwidth a copy reaches */
+    double l2_bytes_per_second;             /* L2 ↔ SMs, for the whole device */
+    double atomics_per_second;              /* global atomics the L2 completes, whole device */
+    double same_address_atomics_per_second; /* to one address: they serialize */
+    int latency_alu;                        /* a dependent FP32 or integer instruction */
+    int latency_fp64;
+    int latency_sfu;
+    int latency_shared; /* a shared-memory access */
+    int latency_global; /* a global access that goes to memory */
+    int latency_control;
+    double launch_overhead_us;
+};
+
 /* One modeled GPU. Figures are the published ones of the real part. */
 struct emu_device_model {
     const char *key;  /* what KGEMU_DEVICE names: "h100", "a100", "h200", "t4" */
@@ -60,6 +84,7 @@ struct emu_device_model {
     int max_block_dim[3];
     int max_grid_dim[3];
     size_t const_memory_bytes;
+    struct emu_timing_constants timing;
 };
 
 /* The model KGEMU_DEVICE names (default "h100"); NULL when it names none. */
@@ -167,14 +192,16 @@ struct emu_launch {
     size_t printf_bytes;           /* CU_LIMIT_PRINTF_FIFO_SIZE: more output is dropped */
     int host_threads;              /* 0: KGEMU_THREADS, or the number of cores */
     uint64_t instruction_budget;   /* warp instructions; 0: KGEMU_INSTRUCTION_BUDGET or default */
+    double time_budget_ms;         /* modeled time; 0: none (kgemu_set_time_budget) */
     double seconds_budget;         /* wall clock; 0: KGEMU_SECONDS_BUDGET or default */
 };
 
 struct emu_launch_result {
-    struct kgemu_fault fault;     /* fault.code is CUDA_SUCCESS when none */
-    double elapsed_ms;            /* what events see: modeled once the timing model lands */
-    uint64_t warp_instructions;   /* executed */
-    uint64_t thread_instructions; /* executed lanes */
+    struct kgemu_fault fault;       /* fault.code is CUDA_SUCCESS when none */
+    double elapsed_ms;              /* what events see: the modeled time (host time when
+                                     * KGEMU_TIMING=off) */
+    struct kgemu_counters counters; /* the timing model's counts */
+    uint64_t warp_instructions;     /* executed */
 };
 
 /* Checks the configuration (CUDA_ERROR_INVALID_VALUE with a message in the

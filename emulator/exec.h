@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 
 #include "module.h"
+#include "timing.h"
 
 #define WARP_SIZE 32
 #define FULL_MASK 0xFFFFFFFFu
@@ -94,10 +95,10 @@ struct warp {
     uint8_t *local;     /* WARP_SIZE × local_per_lane bytes */
     uint32_t local_top; /* bytes of each lane's local memory in use by frames */
     uint64_t instructions;
-    uint64_t lane_instructions;
     uint64_t since_check;
     uint64_t cache_base, cache_end; /* the last global allocation hit */
-    unsigned tid[3][WARP_SIZE];     /* per lane */
+    struct timing_warp timing;
+    unsigned tid[3][WARP_SIZE]; /* per lane */
 };
 
 struct barrier_state {
@@ -120,6 +121,7 @@ struct block {
     unsigned n_warps;
     unsigned live_warps;
     struct barrier_state barriers[BARRIERS];
+    struct timing_log log; /* its global accesses, in order, for the L2 model */
 };
 
 /* Output of printf, kept per launch and written at its end. */
@@ -149,6 +151,7 @@ struct launch_state {
     pthread_mutex_t fault_lock;
     struct kgemu_fault fault;
     struct printf_buffer printf;
+    struct timing_launch timing;
 };
 
 /* interp.c: runs the warp until it exits, waits at a barrier, or faults. */

@@ -1484,7 +1484,8 @@ static enum warp_state step(struct warp *w, struct scratch *s)
     if (insn->guard != PTX_NO_REG)
         m &= f->preds[insn->guard] ^ (insn->guard_neg ? FULL_MASK : 0);
     w->instructions++;
-    w->lane_instructions += (uint64_t)__builtin_popcount(m);
+    if (w->block->launch->timing.enabled)
+        timing_issue(&w->timing, w->block->launch->cfg->device, insn);
     if (++w->since_check >= BUDGET_CHECK_INTERVAL && !launch_check_budget(w, insn))
         return WARP_FAULTED;
     const struct ptx_operand *o = insn->o;
@@ -1626,6 +1627,7 @@ bool warp_start(struct warp *w, struct block *b, unsigned index)
     w->state = WARP_RUNNING;
     w->released = false;
     w->carry = 0;
+    memset(&w->timing, 0, sizeof w->timing);
     w->local_top = ls->function->ptx->local_bytes;
     w->depth = 0;
     w->n_frames = 1;

@@ -228,6 +228,45 @@ static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_spa
     return true;
 }
 
+/* Tells the timing model about an access of the lanes of m, `bytes` each:
+ * global requests by their sectors, shared ones by their banks. `known`
+ * holds the lanes' addresses when the caller has them. Local and parameter
+ * accesses are not counted. */
+static void account(struct warp *w, const struct frame *f, const struct ptx_insn *insn,
+                    enum ptx_space space, const struct ptx_operand *o, uint32_t m, unsigned bytes,
+                    enum timing_access kind, const uint64_t *known)
+{
+    struct timing_launch *t = &w->block->launch->timing;
+    if (!t->enabled)
+        return;
+    if (known) { /* the fast path checked that every lane is global */
+        timing_global_request(&w->timing, t, &w->block->log, insn, m, known, bytes, kind);
+        return;
+    }
+    uint64_t address[WARP_SIZE];
+    uint32_t global = 0, shared = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++) {
+        if (!(m >> l & 1))
+            continue;
+        uint64_t a = known ? known[l] : lane_address(f, o, l);
+        if (space == PTX_SPACE_GENERIC && a - SHARED_WINDOW < WINDOW_SIZE) {
+            address[l] = a - SHARED_WINDOW;
+            shared |= 1u << l;
+        } else if (space == PTX_SPACE_SHARED) {
+            address[l] = a;
+            shared |= 1u << l;
+        } else if (space == PTX_SPACE_GLOBAL || space == PTX_SPACE_CONST ||
+                   (space == PTX_SPACE_GENERIC && a - LOCAL_WINDOW >= WINDOW_SIZE)) {
+            address[l] = a;
+            global |= 1u << l;
+        }
+    }
+    if (global)
+        timing_global_request(&w->timing, t, &w->block->log, insn, global, address, bytes, kind);
+    if (shared)
+        timing_shared_request(&w->timing, t, insn, shared, address, bytes, kind == TIMING_ATOMIC);
+}
+
 bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
 {
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
@@ -236,10 +275,22 @@ bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint
     unsigned n = value_rows(&insn->o[0], rows);
     enum ptx_space space = access_space(f, insn, &insn->o[1]);
     uint64_t address[WARP_SIZE];
+    if (n == 1 && rows[0] != PTX_NO_REG && space == PTX_SPACE_PARAM &&
+        insn->o[1].reg == PTX_NO_REG) {
+        /* a kernel parameter: one address for every lane */
+        const uint8_t *p = mem_resolve(w, f, insn, __builtin_ctz(m), space,
+                                       lane_address(f, &insn->o[1], 0), bytes, false);
+        if (!p)
+            return false;
+        uint64_t v = load_value(p, bytes, sgn), *d = f->regs[rows[0]];
+        LANES(m, d[l] = v);
+        return true;
+    }
     if (n == 1 && rows[0] != PTX_NO_REG &&
         global_lanes_fit(w, f, space, &insn->o[1], m, bytes, address)) {
         uint64_t *d = f->regs[rows[0]];
         LANES(m, d[l] = load_value((const void *)(uintptr_t)address[l], bytes, sgn));
+        account(w, f, insn, space, &insn->o[1], m, bytes, TIMING_READ, address);
         return true;
     }
     for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
@@ -253,6 +304,7 @@ bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint
             if (rows[i] != PTX_NO_REG)
                 f->regs[rows[i]][l] = load_value(p + i * bytes, bytes, sgn);
     }
+    account(w, f, insn, space, &insn->o[1], m, bytes * n, TIMING_READ, NULL);
     return true;
 }
 
@@ -268,6 +320,7 @@ bool mem_store(struct warp *w, struct frame *f, const struct ptx_insn *insn, uin
         global_lanes_fit(w, f, space, &insn->o[0], m, bytes, address)) {
         const uint64_t *value = f->regs[rows[0]];
         LANES(m, memcpy((void *)(uintptr_t)address[l], &value[l], bytes));
+        account(w, f, insn, space, &insn->o[0], m, bytes, TIMING_WRITE, address);
         return true;
     }
     for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
@@ -284,6 +337,7 @@ bool mem_store(struct warp *w, struct frame *f, const struct ptx_insn *insn, uin
             memcpy(p + i * bytes, &value, bytes); /* little-endian: the low bytes */
         }
     }
+    account(w, f, insn, space, &insn->o[0], m, bytes * n, TIMING_WRITE, NULL);
     return true;
 }
 
@@ -418,5 +472,6 @@ bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, ui
         if (!red && insn->o[0].kind == PTX_OPD_REG)
             f->regs[insn->o[0].reg][l] = old;
     }
+    account(w, f, insn, space, addr, m, bytes, TIMING_ATOMIC, NULL);
     return true;
 }

@@ -36,3 +36,27 @@ EMU_EXPORT int kgemu_set_registers(void *function, int registers)
         emu_function_set_registers(((struct CUfunc_st *)function)->function, registers);
     return (int)driver_leave(r);
 }
+
+EMU_EXPORT int kgemu_last_counters(struct kgemu_counters *counters)
+{
+    struct CUctx_st *ctx;
+    int found = 0;
+    if (driver_enter(&ctx, DRIVER_IGNORE_STICKY) == CUDA_SUCCESS && ctx->has_counters) {
+        found = 1;
+        if (counters != NULL)
+            *counters = ctx->counters;
+    }
+    driver_leave(CUDA_SUCCESS);
+    return found;
+}
+
+EMU_EXPORT int kgemu_set_time_budget(double milliseconds)
+{
+    struct CUctx_st *ctx;
+    CUresult r = driver_enter(&ctx, DRIVER_IGNORE_STICKY);
+    if (r == CUDA_SUCCESS && !(milliseconds >= 0))
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS)
+        ctx->time_budget_ms = milliseconds;
+    return (int)driver_leave(r);
+}

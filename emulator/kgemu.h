@@ -37,9 +37,43 @@ struct kgemu_fault {
     unsigned block[3];               /* the faulting thread, when one is to blame */
     unsigned thread[3];
     int has_thread;
-    uint64_t address; /* the faulting address, for memory faults; 0 otherwise */
-    int ptx_line;     /* line of the PTX text; 0 when unknown */
-    int source_line;  /* line of the CUDA source (.loc, from -lineinfo); 0 when unknown */
+    uint64_t address;     /* the faulting address, for memory faults; 0 otherwise */
+    int ptx_line;         /* line of the PTX text; 0 when unknown */
+    int over_time_budget; /* 1: stopped by kgemu_set_time_budget's budget (slow, not stuck) */
+    int source_line;      /* line of the CUDA source (.loc, from -lineinfo); 0 when unknown */
+};
+
+/* What the timing model counted for the last launch of the current context
+ * (emulator/README.md, "The timing model"). The time is the largest bound. */
+struct kgemu_counters {
+    double modeled_ms; /* what cuEventElapsedTime sees for the launch */
+    double issue_ms;   /* bounds: instructions issued by the busiest SM */
+    double lsu_ms;     /* sectors through the busiest SM's L1 */
+    double shared_ms;  /* shared-memory wavefronts of the busiest SM */
+    double latency_ms; /* dependent chains of the busiest SM's blocks */
+    double l2_ms;      /* sectors through L2 */
+    double dram_ms;    /* bytes to and from DRAM */
+    double atomic_ms;  /* global atomics, same-address ones serialized */
+    double overhead_ms;
+    char limiter[16]; /* the largest bound: "issue", "lsu", "shared", "latency", "l2", "dram",
+                         "atomic" */
+    uint64_t warp_instructions[6]; /* by class: fp32, fp64, int, sfu, memory, control */
+    uint64_t global_requests;      /* warp-level global loads, stores, atomics */
+    uint64_t global_sectors;       /* their distinct 32-byte sectors */
+    uint64_t dram_read_bytes;
+    uint64_t dram_write_bytes;
+    uint64_t shared_requests;
+    uint64_t shared_wavefronts; /* more than requests: bank conflicts */
+    uint64_t global_atomics;    /* lanes */
+    uint64_t max_same_address_atomics;
+    int blocks_per_sm;                  /* resident at once (occupancy) */
+    int registers_per_thread;           /* what occupancy used */
+    int registers_exact;                /* 1: ptxas's count (kgemu_set_registers); 0: an estimate */
+    unsigned worst_bank_conflict_ways;  /* the worst shared request's wavefronts */
+    int worst_bank_conflict_line;       /* and its line (0: none) */
+    unsigned worst_sectors_per_request; /* the most scattered global request's sectors */
+    int worst_sectors_line;
+    int lines_are_source; /* 1: the lines are the CUDA source's (.loc); 0: the PTX's */
 };
 
 /* 1: this libcuda.so.1 is kgrade's virtual GPU. */
@@ -50,6 +84,16 @@ int kgemu_is_virtual(void);
  * estimate it makes from the PTX: launches then respect the register file's
  * limit as a real GPU would. `function` is a CUfunction. Returns 0 (a CUresult). */
 int kgemu_set_registers(void *function, int registers);
+
+/* Copies the counters of the last launch of the current context. Returns 1
+ * when there was a launch, 0 otherwise. */
+int kgemu_last_counters(struct kgemu_counters *counters);
+
+/* A budget in modeled milliseconds for the launches of the current context
+ * (0: none). A launch whose modeled time is sure to pass it stops as soon as
+ * that is certain, with CUDA_ERROR_LAUNCH_TIMEOUT and a fault whose
+ * over_time_budget is 1. Returns 0 (a CUresult). */
+int kgemu_set_time_budget(double milliseconds);
 
 /* Copies the last fault of the current context to `fault`. Returns 1 when
  * there was one, 0 when there was none or there is no current context. */

@@ -23,7 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_HOST_THREADS 256
+#define MAX_HOST_THREADS      256
+#define BUDGET_BLOCK_INTERVAL 64 /* blocks between checks of the modeled-time budget */
 
 static double now_seconds(void)
 {
@@ -81,12 +82,32 @@ enum warp_state launch_fault(struct warp *w, int lane, const struct ptx_insn *in
     return WARP_FAULTED;
 }
 
+/* Stops the launch once the timing model is sure it needs more than its
+ * modeled-time budget: a hopelessly slow kernel is judged in seconds. */
+static bool check_time_budget(struct warp *w, const struct ptx_insn *insn)
+{
+    struct launch_state *ls = w->block->launch;
+    if (ls->timing.budget_ms <= 0)
+        return true;
+    double bound = timing_lower_bound_ms(&ls->timing, &w->timing);
+    if (bound <= ls->timing.budget_ms)
+        return true;
+    launch_fault(w, -1, insn, CUDA_ERROR_LAUNCH_TIMEOUT, 0,
+                 "the kernel needs at least %.3f ms on the modeled GPU, over its budget of %.3f "
+                 "ms, and was stopped",
+                 bound, ls->timing.budget_ms);
+    pthread_mutex_lock(&ls->fault_lock);
+    ls->fault.over_time_budget = 1;
+    pthread_mutex_unlock(&ls->fault_lock);
+    return false;
+}
+
 bool launch_check_budget(struct warp *w, const struct ptx_insn *insn)
 {
     struct launch_state *ls = w->block->launch;
     uint64_t total = atomic_fetch_add(&ls->instructions, w->since_check) + w->since_check;
     w->since_check = 0;
-    if (atomic_load(&ls->stop))
+    if (atomic_load(&ls->stop) || !check_time_budget(w, insn))
         return false;
     double elapsed = now_seconds() - ls->start_seconds;
     if (total <= ls->instruction_budget && elapsed <= ls->seconds_budget)
@@ -107,6 +128,7 @@ struct runner {
     struct launch_state *ls;
     struct block block;
     uint8_t *local;
+    struct timing_warp *timing; /* the warps' counts, handed to the model */
 };
 
 static bool runner_init(struct runner *r, struct launch_state *ls)
@@ -120,7 +142,8 @@ static bool runner_init(struct runner *r, struct launch_state *ls)
     r->block.shared_bytes = ls->shared_bytes;
     size_t local = (size_t)ls->local_per_lane * WARP_SIZE * ls->warps_per_block;
     r->local = calloc(1, local ? local : 1);
-    if (!r->block.warps || !r->block.shared || !r->local)
+    r->timing = calloc(ls->warps_per_block, sizeof *r->timing);
+    if (!r->block.warps || !r->block.shared || !r->local || !r->timing)
         return false;
     for (unsigned i = 0; i < ls->warps_per_block; i++)
         r->block.warps[i].local = r->local + (size_t)i * ls->local_per_lane * WARP_SIZE;
@@ -134,6 +157,8 @@ static void runner_free(struct runner *r)
     free(r->block.warps);
     free(r->block.shared);
     free(r->local);
+    free(r->timing);
+    timing_log_free(&r->block.log);
 }
 
 static void flush_instructions(struct launch_state *ls, struct warp *w)
@@ -220,6 +245,19 @@ static bool run_with_barriers(struct block *b)
     }
 }
 
+/* Hands the block's counts and log to the timing model; checks the budget. */
+static bool finish_block_timing(struct runner *r, uint64_t index)
+{
+    struct launch_state *ls = r->ls;
+    struct block *b = &r->block;
+    if (!ls->timing.enabled)
+        return true;
+    for (unsigned i = 0; i < b->n_warps; i++)
+        r->timing[i] = b->warps[i].timing;
+    timing_block_done(&ls->timing, index, r->timing, b->n_warps, &b->log);
+    return index % BUDGET_BLOCK_INTERVAL != 0 || check_time_budget(&b->warps[0], NULL);
+}
+
 static bool run_block(struct runner *r, uint64_t index)
 {
     struct launch_state *ls = r->ls;
@@ -248,11 +286,10 @@ static bool run_block(struct runner *r, uint64_t index)
             ok = warp_run(&b->warps[i]) != WARP_FAULTED;
     for (unsigned i = 0; i < b->n_warps; i++)
         flush_instructions(ls, &b->warps[i]);
-    return ok;
+    return ok && finish_block_timing(r, index);
 }
 
 struct worker_result {
-    uint64_t lane_instructions;
     uint64_t warp_instructions;
 };
 
@@ -283,9 +320,7 @@ static void run_blocks(struct worker *wk)
         if (index >= ls->total_blocks || !run_block(&r, index))
             break;
         for (unsigned i = 0; i < r.block.n_warps; i++) {
-            wk->result.lane_instructions += r.block.warps[i].lane_instructions;
             wk->result.warp_instructions += r.block.warps[i].instructions;
-            r.block.warps[i].lane_instructions = 0;
             r.block.warps[i].instructions = 0;
         }
     }
@@ -400,6 +435,13 @@ CUresult emu_launch_run(const struct emu_launch *cfg, struct emu_launch_result *
     if (!ls)
         return refuse(result, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory");
     init_state(ls, cfg);
+    if (!timing_launch_init(&ls->timing, cfg, ls->threads_per_block, ls->shared_bytes)) {
+        timing_launch_free(&ls->timing);
+        printf_buffer_free(&ls->printf);
+        pthread_mutex_destroy(&ls->fault_lock);
+        free(ls);
+        return refuse(result, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory for the timing model");
+    }
     ls->start_seconds = now_seconds();
     int n = host_threads(cfg, ls->total_blocks);
     struct worker *workers = calloc((size_t)n, sizeof *workers);
@@ -418,10 +460,12 @@ CUresult emu_launch_run(const struct emu_launch *cfg, struct emu_launch_result *
         pthread_join(workers[i].thread, NULL);
     for (int i = 0; i < n; i++) {
         result->warp_instructions += workers[i].result.warp_instructions;
-        result->thread_instructions += workers[i].result.lane_instructions;
     }
-    result->elapsed_ms = (now_seconds() - ls->start_seconds) * 1e3;
+    double host_ms = (now_seconds() - ls->start_seconds) * 1e3;
+    double modeled_ms = timing_finish(&ls->timing, &result->counters);
+    result->elapsed_ms = ls->timing.enabled ? modeled_ms : host_ms;
     result->fault = ls->fault;
+    timing_launch_free(&ls->timing);
     printf_buffer_flush(&ls->printf);
     printf_buffer_free(&ls->printf);
     pthread_mutex_destroy(&ls->fault_lock);

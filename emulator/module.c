@@ -14,12 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An estimate of registers per thread when ptxas's count is not given:
- * the declared virtual registers (64-bit ones count twice), within the
- * range ptxas ends up in for typical kernels. */
-#define REGISTER_ESTIMATE_MIN 16
-#define REGISTER_ESTIMATE_MAX 255
-
 static CUresult fail(char *log, size_t size, CUresult code, const char *message)
 {
     if (log && size > 0)
@@ -63,14 +57,6 @@ static void link_function(const struct ptx_module *pm, struct ptx_function *f)
             link_operand(pm, &f->code[i].o[k]);
 }
 
-static int estimate_registers(const struct ptx_function *f)
-{
-    int n = (int)f->n_declared_regs;
-    if (n < REGISTER_ESTIMATE_MIN)
-        return REGISTER_ESTIMATE_MIN;
-    return n > REGISTER_ESTIMATE_MAX ? REGISTER_ESTIMATE_MAX : n;
-}
-
 static bool describe_function(struct emu_module *m, int index)
 {
     struct emu_function *fn = &m->functions[index];
@@ -92,7 +78,7 @@ static bool describe_function(struct emu_module *m, int index)
     fn->info.param_bytes = f->param_bytes;
     fn->info.static_shared_bytes = m->ptx->static_shared_bytes;
     fn->info.local_bytes = f->local_bytes;
-    fn->info.registers = estimate_registers(f);
+    fn->info.registers = f->reg_estimate;
     fn->info.max_threads_per_block = f->max_threads;
     fn->info.ptx_version = m->ptx->version_major * 10 + m->ptx->version_minor;
     fn->info.target_sm = m->ptx->target_sm;

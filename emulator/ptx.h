@@ -157,6 +157,17 @@ enum ptx_atom_op {
 };
 
 enum ptx_shfl_mode { PTX_SHFL_UP, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX };
+
+/* What unit of an SM issues an instruction (the timing model's classes). */
+enum ptx_issue_class {
+    PTX_CLASS_FP32,    /* f32 arithmetic and comparisons */
+    PTX_CLASS_FP64,    /* f64 arithmetic */
+    PTX_CLASS_INT,     /* integer and bit operations, moves, conversions */
+    PTX_CLASS_SFU,     /* special functions: ex2 lg2 sin cos rsqrt rcp tanh, approximate sqrt */
+    PTX_CLASS_MEMORY,  /* ld st atom red, shuffles */
+    PTX_CLASS_CONTROL, /* branches, calls, barriers, votes */
+    PTX_CLASS_COUNT
+};
 enum ptx_vote_mode { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT };
 
 /* Modifier flags of an instruction. */
@@ -259,10 +270,11 @@ struct ptx_insn {
     uint8_t vec;     /* ld st: 1, 2 or 4 elements */
     uint8_t n_operands;
     uint8_t guard_neg;
-    uint32_t guard;  /* predicate register, or PTX_NO_REG */
-    uint32_t flags;  /* PTX_F_* */
-    uint32_t target; /* bra: the instruction index; call: the function index */
-    uint32_t reconv; /* bra: where divergent paths meet again (PTX_NO_PC: at exit) */
+    uint8_t issue_class; /* enum ptx_issue_class */
+    uint32_t guard;      /* predicate register, or PTX_NO_REG */
+    uint32_t flags;      /* PTX_F_* */
+    uint32_t target;     /* bra: the instruction index; call: the function index */
+    uint32_t reconv;     /* bra: where divergent paths meet again (PTX_NO_PC: at exit) */
     uint32_t ptx_line;
     uint32_t src_line; /* from .loc; 0 when none */
     struct ptx_operand o[PTX_MAX_OPERANDS];
@@ -292,6 +304,7 @@ struct ptx_function {
     uint32_t n_regs;           /* register rows, the fixed special rows included */
     uint32_t n_preds;
     uint32_t n_declared_regs; /* for the register estimate */
+    uint8_t *row_units;       /* per register row: the 32-bit registers it takes (1 or 2) */
     struct ptx_insn *code;
     uint32_t n_code;
     uint32_t *call_args; /* calls' argument offsets in the caller's parameter area */
@@ -348,6 +361,9 @@ int ptx_compute_reconvergence(struct ptx_function *function);
 
 /* Fills zero_rows: the registers some path may read before writing. */
 int ptx_find_uninitialized(struct ptx_function *function);
+
+/* Fills reg_estimate: the most registers live at once, as ptxas would allocate. */
+int ptx_estimate_registers(struct ptx_function *function);
 
 const char *ptx_op_name(enum ptx_op op);
 

@@ -744,6 +744,63 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
     return true;
 }
 
+/* ------------------------------------------------------------ issue class */
+
+static enum ptx_issue_class issue_class_of(const struct ptx_insn *insn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    switch (op) {
+    case PTX_OP_LD:
+    case PTX_OP_LDU:
+    case PTX_OP_ST:
+    case PTX_OP_ATOM:
+    case PTX_OP_RED:
+    case PTX_OP_SHFL:
+    case PTX_OP_PREFETCH:
+    case PTX_OP_PREFETCHU:
+        return PTX_CLASS_MEMORY;
+    case PTX_OP_BRA:
+    case PTX_OP_CALL:
+    case PTX_OP_RET:
+    case PTX_OP_EXIT:
+    case PTX_OP_TRAP:
+    case PTX_OP_BRKPT:
+    case PTX_OP_BAR:
+    case PTX_OP_BARRIER:
+    case PTX_OP_MEMBAR:
+    case PTX_OP_FENCE:
+    case PTX_OP_VOTE:
+    case PTX_OP_ACTIVEMASK:
+    case PTX_OP_MATCH:
+    case PTX_OP_REDUX:
+    case PTX_OP_NANOSLEEP:
+    case PTX_OP_PMEVENT:
+        return PTX_CLASS_CONTROL;
+    case PTX_OP_EX2:
+    case PTX_OP_LG2:
+    case PTX_OP_SIN:
+    case PTX_OP_COS:
+    case PTX_OP_TANH:
+    case PTX_OP_RSQRT:
+        return PTX_CLASS_SFU;
+    case PTX_OP_RCP:
+    case PTX_OP_SQRT:
+        if (insn->type == PTX_F64)
+            return PTX_CLASS_FP64;
+        return insn->flags & PTX_F_APPROX ? PTX_CLASS_SFU : PTX_CLASS_FP32;
+    default:
+        break;
+    }
+    enum ptx_type t = (enum ptx_type)insn->type;
+    if (op == PTX_OP_CVT)
+        return insn->type == PTX_F64 || insn->type2 == PTX_F64 ? PTX_CLASS_FP64 : PTX_CLASS_INT;
+    if (t == PTX_F64)
+        return PTX_CLASS_FP64;
+    if (t == PTX_F32 || t == PTX_F16 || t == PTX_BF16 || t == PTX_F16X2 || t == PTX_BF16X2)
+        return PTX_CLASS_FP32;
+    return PTX_CLASS_INT;
+}
+
 /* ------------------------------------------------------------ the whole */
 
 static bool append(struct ptx_parser *ps, const struct ptx_insn *insn)
@@ -807,6 +864,7 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
         ps->fn->uses_barrier = true;
     if (insn.op != PTX_OP_CALL && !validate(ps, &insn, opcode.line))
         return false;
+    insn.issue_class = (uint8_t)issue_class_of(&insn);
     return append(ps, &insn);
 }
 
@@ -821,6 +879,7 @@ bool ptx_parse_implicit_ret(struct ptx_parser *ps, struct ptx_token ret)
     insn.reconv = PTX_NO_PC;
     insn.op = PTX_OP_RET;
     insn.vec = 1;
+    insn.issue_class = PTX_CLASS_CONTROL;
     for (int i = 0; i < PTX_MAX_OPERANDS; i++)
         insn.o[i].var = -1;
     return append(ps, &insn);

@@ -476,6 +476,20 @@ static bool declare_params(struct ptx_parser *ps, struct ptx_function *f)
     return true;
 }
 
+/* Remembers how many 32-bit registers rows [first, first + count) take. */
+static bool record_row_units(struct ptx_parser *ps, uint32_t first, uint32_t count, uint8_t units)
+{
+    struct ptx_function *f = ps->fn;
+    if (count > (1u << 24) || first + count > (1u << 24))
+        return ptx_fail(ps, ps->lx.line, "too many registers");
+    uint8_t *grown = realloc(f->row_units, first + count);
+    if (!grown)
+        return ptx_fail(ps, ps->lx.line, "out of memory");
+    f->row_units = grown;
+    memset(grown + first, units, count);
+    return true;
+}
+
 /* .reg .type name<N> | name, name ... ; */
 static bool parse_reg_declaration(struct ptx_parser *ps)
 {
@@ -489,6 +503,8 @@ static bool parse_reg_declaration(struct ptx_parser *ps)
         struct ptx_symbol s = {d.name.text,       d.name.len, pred ? PTX_SYM_PRED : PTX_SYM_REG,
                                PTX_SPACE_GENERIC, *next,      d.has_range ? d.range : 0,
                                (uint8_t)d.type,   0};
+        if (!pred && !record_row_units(ps, *next, count, ptx_type_bytes(d.type) > 4 ? 2 : 1))
+            return false;
         *next += count;
         if (!pred)
             ps->fn->n_declared_regs += count * (ptx_type_bytes(d.type) > 4 ? 2 : 1);
@@ -697,7 +713,8 @@ static bool parse_body(struct ptx_parser *ps, int index)
         return false;
     if (!resolve_labels(ps))
         return false;
-    if (ptx_compute_reconvergence(f) != 0 || ptx_find_uninitialized(f) != 0)
+    if (ptx_compute_reconvergence(f) != 0 || ptx_find_uninitialized(f) != 0 ||
+        ptx_estimate_registers(f) != 0)
         return ptx_fail(ps, ps->lx.line, "out of memory");
     return true;
 }
@@ -930,6 +947,7 @@ void ptx_module_free(struct ptx_module *module)
         free(f->code);
         free(f->call_args);
         free(f->zero_rows);
+        free(f->row_units);
         free(f->name);
     }
     for (int i = 0; i < module->n_variables; i++) {

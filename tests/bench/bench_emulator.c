@@ -6,8 +6,10 @@
  *   host threads as the emulator uses;
  * - numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1, Debian's python3-numba)
  *   running the same kernel at a small size, when it is installed.
- * Prints emulated threads per second and both ratios. Written against
- * cuda.h and NVRTC only, like the GPU tests.
+ * - the same launch with the timing model off (KGEMU_TIMING=off), to show
+ *   what counting for the model costs.
+ * Prints emulated threads per second and the ratios. Written against cuda.h
+ * and NVRTC only, like the GPU tests.
  *
  *   bench_emulator [N]        (default 100,000,000)
  */
@@ -101,6 +103,17 @@ static void *loop_worker(void *arg)
     return NULL;
 }
 
+/* Seconds one launch of the hidden layer takes on the host. */
+static double launch_seconds(CUfunction f, long long n, void **args)
+{
+    double start = now();
+    DIE_IF(cuLaunchKernel(f, (unsigned)((n + BLOCK - 1) / BLOCK), 1, 1, BLOCK, 1, 1, 0, NULL, args,
+                          NULL) ||
+               cuCtxSynchronize(),
+           "the launch failed\n");
+    return now() - start;
+}
+
 /* The plain C loop on `threads` host threads; seconds. */
 static double c_loop(const float *g, const float *w, float *out, long long n, int threads)
 {
@@ -162,12 +175,10 @@ int main(int argc, char **argv)
            "cannot set up device memory\n");
     int n32 = (int)n;
     void *args[] = {&dg, &dw, &dout, &n32};
-    double start = now();
-    DIE_IF(cuLaunchKernel(f, (unsigned)((n + BLOCK - 1) / BLOCK), 1, 1, BLOCK, 1, 1, 0, NULL, args,
-                          NULL) ||
-               cuCtxSynchronize(),
-           "the launch failed\n");
-    double emulated = now() - start;
+    setenv("KGEMU_TIMING", "off", 1);
+    double untimed = launch_seconds(f, n, args);
+    unsetenv("KGEMU_TIMING");
+    double emulated = launch_seconds(f, n, args);
     DIE_IF(cuMemcpyDtoH(out, dout, bytes), "cannot copy back\n");
     double native = c_loop(g, w, ref, n, threads);
     long long wrong = 0;
@@ -176,6 +187,8 @@ int main(int argc, char **argv)
     printf("hidden layer, n = %lld, %d host threads (%lld outputs differ from the C loop's)\n", n,
            threads, wrong);
     printf("virtual GPU:       %8.3f s  %10.3g threads/s\n", emulated, (double)n / emulated);
+    printf("  timing model off: %7.3f s  %10.3g threads/s   the model costs %.0f %%\n", untimed,
+           (double)n / untimed, (emulated / untimed - 1) * 100);
     printf("plain C loop (-O2): %7.3f s  %10.3g threads/s   ratio emulator/C: %.1f\n", native,
            (double)n / native, emulated / native);
     double numba = numba_seconds();

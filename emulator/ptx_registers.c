@@ -1,6 +1,8 @@
 /*
- * Registers a function may read before writing them.
+ * Register dataflow: which registers a function may read before writing
+ * them, and how many registers a thread needs at most.
  *
+ * Uninitialised registers:
  * PTX registers start undefined; the virtual GPU gives them zeros so that a
  * kernel reading an uninitialised variable behaves the same on every run.
  * Zeroing every register of every warp costs more than many kernels' own
@@ -9,6 +11,12 @@
  * predecessors; a guarded instruction writes nothing for certain), and the
  * rows some instruction reads without their being definitely written.
  * Predicates are few and always zeroed.
+ *
+ * Registers per thread: without ptxas's count (kgemu_set_registers) the
+ * timing model needs an estimate for occupancy. NVRTC's PTX declares a fresh
+ * virtual register for every value, several times what ptxas allocates; the
+ * most values live at once (a backward liveness dataflow, 64-bit registers
+ * counting twice) is close to ptxas's allocation.
  */
 #include "ptx.h"
 
@@ -156,4 +164,88 @@ int ptx_find_uninitialized(struct ptx_function *f)
             f->zero_rows[f->n_zero_rows++] = r;
     free(in.bits), free(scratch), free(needed);
     return f->zero_rows ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ liveness */
+
+#define REGISTERS_RESERVED 6 /* ptxas keeps a few for addresses and the stack */
+#define REGISTERS_MIN      8
+#define REGISTERS_MAX      255
+
+struct live_ctx {
+    uint64_t *set;
+};
+
+static void mark_live(void *ctx, uint32_t row)
+{
+    set_bit(((struct live_ctx *)ctx)->set, row);
+}
+
+static void clear_row(void *ctx, uint32_t row)
+{
+    uint64_t *set = ((struct live_ctx *)ctx)->set;
+    set[row / WORD_BITS] &= ~(1ull << (row % WORD_BITS));
+}
+
+/* in = uses ∪ (out − definite defs). */
+static void live_transfer(const struct ptx_insn *insn, const uint64_t *out, uint64_t *in,
+                          size_t words)
+{
+    memcpy(in, out, words * sizeof *in);
+    struct live_ctx c = {in};
+    bool writes = writes_first_operand(insn);
+    if (writes && insn->guard == PTX_NO_REG)
+        each_row(&insn->o[0], false, clear_row, &c);
+    for (int k = writes ? 1 : 0; k < insn->n_operands; k++)
+        each_row(&insn->o[k], true, mark_live, &c);
+}
+
+static unsigned units_live(const struct ptx_function *f, const uint64_t *set)
+{
+    unsigned units = 0;
+    for (uint32_t r = PTX_SREG_FIXED; r < f->n_regs; r++)
+        if (has_bit(set, r))
+            units += f->row_units ? f->row_units[r] : 1;
+    return units;
+}
+
+int ptx_estimate_registers(struct ptx_function *f)
+{
+    size_t words = (f->n_regs + WORD_BITS - 1) / WORD_BITS;
+    if (words == 0)
+        words = 1;
+    struct bitsets live_in = {
+        words, calloc((size_t)(f->n_code ? f->n_code : 1) * words, sizeof(uint64_t))};
+    uint64_t *out = calloc(words, sizeof(uint64_t));
+    uint64_t *in = calloc(words, sizeof(uint64_t));
+    if (!live_in.bits || !out || !in) {
+        free(live_in.bits), free(out), free(in);
+        return -1;
+    }
+    unsigned most = 0;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = f->n_code; i-- > 0;) {
+            memset(out, 0, words * sizeof *out);
+            uint32_t succ[2];
+            for (int k = successors_of(f, i, succ) - 1; k >= 0; k--)
+                for (size_t w = 0; w < words; w++)
+                    out[w] |= set_of(&live_in, succ[k])[w];
+            live_transfer(&f->code[i], out, in, words);
+            if (memcmp(in, set_of(&live_in, i), words * sizeof *in) != 0) {
+                memcpy(set_of(&live_in, i), in, words * sizeof *in);
+                changed = true;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < f->n_code; i++) {
+        unsigned u = units_live(f, set_of(&live_in, i));
+        most = u > most ? u : most;
+    }
+    unsigned estimate = most + REGISTERS_RESERVED;
+    f->reg_estimate = (int)(estimate < REGISTERS_MIN   ? REGISTERS_MIN
+                            : estimate > REGISTERS_MAX ? REGISTERS_MAX
+                                                       : estimate);
+    free(live_in.bits), free(out), free(in);
+    return 0;
 }

@@ -1,0 +1,600 @@
+/*
+ * The timing model: counts → the time a launch takes on the modeled GPU.
+ *
+ * Per SM (block i runs on SM i mod the SM count), in clocks:
+ *   issue    = max(instructions / schedulers, each class's instructions ×
+ *              32 / its lanes)                     — what the SM can issue
+ *   lsu      = Σ over global requests of ⌈sectors / L1 sectors per clock⌉
+ *   shared   = wavefronts / wavefronts per clock   — bank conflicts cost here
+ *   latency  = Σ of its blocks' longest warp chains / resident blocks
+ *              — too few warps cannot hide latency
+ * For the device, in seconds:
+ *   l2       = sectors requested × 32 B / L2 bandwidth
+ *   dram     = (sectors the L2 model misses + dirty sectors written back)
+ *              × 32 B / (peak × efficiency)
+ *   atomic   = max(most atomics to one address / same-address rate,
+ *                  all global atomics / atomic rate)
+ * time = the largest of these (the busiest SM's clocks / clock rate) plus the
+ * launch overhead. Constants are the device model's (emu_device_model.timing).
+ *
+ * Deterministic: counts are sums, maxima and unions, and the L2 replays the
+ * blocks' access logs in block-index order, whatever the host threads did.
+ */
+#include "timing.h"
+#include "exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SECTOR_BYTES             32
+#define LINE_BYTES               128
+#define SECTORS_PER_LINE         4
+#define L2_WAYS                  16
+#define SEQUENCER_RING           4096 /* blocks that may finish ahead of the one replayed next */
+#define ATOMIC_TABLE_MIN         1024
+#define BANKS                    32
+#define REGISTER_ALLOCATION_UNIT 256
+
+/* ----------------------------------------------------------------- the L2 */
+
+struct l2_way {
+    uint64_t line; /* line address / LINE_BYTES, + 1 (0: empty) */
+    uint64_t stamp;
+    uint8_t valid, dirty; /* sector masks */
+};
+
+struct l2_model {
+    struct l2_way *ways; /* sets × L2_WAYS */
+    uint64_t sets;
+    uint64_t clock;
+    uint64_t read_sectors, write_sectors; /* to and from DRAM */
+};
+
+struct atomic_count {
+    uint64_t address; /* + 1 (0: empty) */
+    uint64_t count;
+};
+
+struct atomic_table {
+    struct atomic_count *slots;
+    size_t capacity, used;
+    uint64_t max_count, total;
+};
+
+struct timing_sequencer {
+    pthread_mutex_t lock;
+    pthread_cond_t room;
+    uint64_t next; /* the block whose log is replayed next */
+    struct timing_log pending[SEQUENCER_RING];
+    bool ready[SEQUENCER_RING];
+    struct l2_model l2;
+    struct atomic_table atomics;
+};
+
+static bool l2_init(struct l2_model *l2, size_t bytes)
+{
+    l2->sets = bytes / LINE_BYTES / L2_WAYS;
+    if (l2->sets == 0)
+        l2->sets = 1;
+    l2->ways = calloc(l2->sets * L2_WAYS, sizeof *l2->ways);
+    return l2->ways != NULL;
+}
+
+static struct l2_way *l2_set(struct l2_model *l2, uint64_t line)
+{
+    uint64_t h = line * 0x9E3779B97F4A7C15ull;
+    return &l2->ways[(h >> 20) % l2->sets * L2_WAYS];
+}
+
+/* One access of some sectors of a line, in the logical order. */
+static void l2_access(struct l2_model *l2, uint64_t line_address, uint8_t sectors, bool write)
+{
+    uint64_t line = line_address / LINE_BYTES + 1;
+    struct l2_way *set = l2_set(l2, line), *victim = &set[0];
+    l2->clock++;
+    for (int w = 0; w < L2_WAYS; w++) {
+        struct l2_way *way = &set[w];
+        if (way->line == line) {
+            if (!write)
+                l2->read_sectors += (uint64_t)__builtin_popcount(sectors & ~way->valid);
+            way->valid |= sectors;
+            way->dirty |= write ? sectors : 0;
+            way->stamp = l2->clock;
+            return;
+        }
+        if (way->stamp < victim->stamp)
+            victim = way;
+    }
+    l2->write_sectors += (uint64_t)__builtin_popcount(victim->dirty);
+    if (!write)
+        l2->read_sectors += (uint64_t)__builtin_popcount(sectors);
+    *victim = (struct l2_way){line, l2->clock, sectors, write ? sectors : 0};
+}
+
+/* What is still dirty at the end is written back too. */
+static void l2_flush(struct l2_model *l2)
+{
+    for (uint64_t i = 0; i < l2->sets * L2_WAYS; i++) {
+        l2->write_sectors += (uint64_t)__builtin_popcount(l2->ways[i].dirty);
+        l2->ways[i].dirty = 0;
+    }
+}
+
+/* ------------------------------------------------------------- atomics */
+
+static bool atomic_grow(struct atomic_table *t)
+{
+    size_t capacity = t->capacity ? t->capacity * 2 : ATOMIC_TABLE_MIN;
+    struct atomic_count *slots = calloc(capacity, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < t->capacity; i++) {
+        if (!t->slots[i].address)
+            continue;
+        size_t j = (size_t)(t->slots[i].address * 0x9E3779B97F4A7C15ull >> 16) % capacity;
+        while (slots[j].address)
+            j = (j + 1) % capacity;
+        slots[j] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->capacity = capacity;
+    return true;
+}
+
+static void atomic_count(struct atomic_table *t, uint64_t address)
+{
+    t->total++;
+    if ((t->used + 1) * 2 > t->capacity && !atomic_grow(t))
+        return;
+    uint64_t key = address + 1;
+    size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull >> 16) % t->capacity;
+    while (t->slots[j].address && t->slots[j].address != key)
+        j = (j + 1) % t->capacity;
+    if (!t->slots[j].address) {
+        t->slots[j].address = key;
+        t->used++;
+    }
+    if (++t->slots[j].count > t->max_count)
+        t->max_count = t->slots[j].count;
+}
+
+/* ------------------------------------------------------------ the sequencer */
+
+static void replay(struct timing_sequencer *s, const struct timing_log *log)
+{
+    for (size_t i = 0; i < log->count; i++) {
+        const struct timing_access_entry *e = &log->entries[i];
+        if (e->kind == TIMING_ATOMIC) {
+            atomic_count(&s->atomics, e->address);
+            l2_access(&s->l2, e->address & ~(uint64_t)(LINE_BYTES - 1), e->sectors, false);
+            l2_access(&s->l2, e->address & ~(uint64_t)(LINE_BYTES - 1), e->sectors, true);
+        } else {
+            l2_access(&s->l2, e->address, e->sectors, e->kind == TIMING_WRITE);
+        }
+    }
+}
+
+/* Takes the log's entries (the caller's log is left empty) and replays every
+ * log that is next in block order. */
+static void sequencer_submit(struct timing_sequencer *s, uint64_t block, struct timing_log *log)
+{
+    pthread_mutex_lock(&s->lock);
+    while (block >= s->next + SEQUENCER_RING)
+        pthread_cond_wait(&s->room, &s->lock);
+    size_t slot = (size_t)(block % SEQUENCER_RING);
+    s->pending[slot] = *log;
+    s->ready[slot] = true;
+    memset(log, 0, sizeof *log);
+    for (slot = (size_t)(s->next % SEQUENCER_RING); s->ready[slot];
+         slot = (size_t)(s->next % SEQUENCER_RING)) {
+        replay(s, &s->pending[slot]);
+        timing_log_free(&s->pending[slot]);
+        s->ready[slot] = false;
+        s->next++;
+    }
+    pthread_cond_broadcast(&s->room);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static struct timing_sequencer *sequencer_create(size_t l2_bytes)
+{
+    struct timing_sequencer *s = calloc(1, sizeof *s);
+    if (!s || !l2_init(&s->l2, l2_bytes)) {
+        free(s);
+        return NULL;
+    }
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->room, NULL);
+    return s;
+}
+
+static void sequencer_free(struct timing_sequencer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < SEQUENCER_RING; i++)
+        timing_log_free(&s->pending[i]);
+    free(s->l2.ways);
+    free(s->atomics.slots);
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->room);
+    free(s);
+}
+
+/* ----------------------------------------------------------------- logs */
+
+static void log_append(struct timing_log *log, uint64_t address, uint8_t sectors, uint8_t kind)
+{
+    if (log->count == log->capacity) {
+        size_t capacity = log->capacity ? log->capacity * 2 : 256;
+        struct timing_access_entry *e = realloc(log->entries, capacity * sizeof *e);
+        if (!e) {
+            log->overflowed = true;
+            return;
+        }
+        log->entries = e;
+        log->capacity = capacity;
+    }
+    log->entries[log->count++] = (struct timing_access_entry){address, sectors, kind};
+}
+
+void timing_log_reset(struct timing_log *log)
+{
+    log->count = 0;
+}
+
+void timing_log_free(struct timing_log *log)
+{
+    free(log->entries);
+    memset(log, 0, sizeof *log);
+}
+
+/* ------------------------------------------------------------- requests */
+
+static void note_hotspot(uint32_t *value, uint32_t *line, uint32_t v, uint32_t at)
+{
+    if (v > *value || (v == *value && at < *line)) {
+        *value = v;
+        *line = at;
+    }
+}
+
+static uint32_t line_of(const struct ptx_insn *insn)
+{
+    return insn->src_line ? insn->src_line : insn->ptx_line;
+}
+
+/* Sorts a few values; most requests come already in order, which costs
+ * one pass. */
+static void sort_small(uint64_t *v, unsigned n)
+{
+    for (unsigned i = 1; i < n; i++) {
+        uint64_t x = v[i];
+        unsigned j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* The common case: every lane, consecutive elements. Returns the distinct
+ * sectors, or 0 when the request is not of that shape. */
+static unsigned contiguous_request(struct timing_log *log, uint32_t mask, const uint64_t *address,
+                                   unsigned bytes, enum timing_access kind)
+{
+    if (mask != FULL_MASK || kind == TIMING_ATOMIC)
+        return 0;
+    for (uint32_t l = 1; l < WARP_SIZE; l++)
+        if (address[l] != address[0] + (uint64_t)l * bytes)
+            return 0;
+    uint64_t first = address[0] / SECTOR_BYTES;
+    uint64_t last = (address[0] + (uint64_t)WARP_SIZE * bytes - 1) / SECTOR_BYTES;
+    for (uint64_t s = first; s <= last; s++) {
+        uint64_t line = s / SECTORS_PER_LINE;
+        uint8_t bits = (uint8_t)(1u << (s % SECTORS_PER_LINE));
+        if (s > first && s % SECTORS_PER_LINE != 0 && log->count > 0)
+            log->entries[log->count - 1].sectors |= bits;
+        else
+            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind);
+    }
+    return (unsigned)(last - first + 1);
+}
+
+static void count_request(struct timing_warp *tw, const struct timing_launch *t,
+                          const struct ptx_insn *insn, unsigned distinct)
+{
+    const struct emu_timing_constants *c = &t->device->timing;
+    tw->global_requests++;
+    tw->global_sectors += distinct;
+    tw->lsu_clocks +=
+        (distinct + (unsigned)c->l1_sectors_per_clock - 1) / (unsigned)c->l1_sectors_per_clock;
+    note_hotspot(&tw->worst_sectors, &tw->worst_sectors_line, distinct, line_of(insn));
+}
+
+void timing_global_request(struct timing_warp *tw, struct timing_launch *t, struct timing_log *log,
+                           const struct ptx_insn *insn, uint32_t mask, const uint64_t *address,
+                           unsigned bytes, enum timing_access kind)
+{
+    if (!t->enabled || mask == 0)
+        return;
+    unsigned contiguous = contiguous_request(log, mask, address, bytes, kind);
+    if (contiguous > 0 && !log->overflowed) {
+        count_request(tw, t, insn, contiguous);
+        return;
+    }
+    uint64_t sectors[WARP_SIZE * 2];
+    unsigned n = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++) {
+        if (!(mask >> l & 1))
+            continue;
+        sectors[n++] = address[l] / SECTOR_BYTES;
+        if ((address[l] + bytes - 1) / SECTOR_BYTES != address[l] / SECTOR_BYTES)
+            sectors[n++] = (address[l] + bytes - 1) / SECTOR_BYTES;
+        if (kind == TIMING_ATOMIC)
+            log_append(log, address[l], (uint8_t)(1u << (address[l] / SECTOR_BYTES % 4)),
+                       TIMING_ATOMIC);
+    }
+    sort_small(sectors, n);
+    unsigned distinct = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (i > 0 && sectors[i] == sectors[i - 1])
+            continue;
+        distinct++;
+        uint64_t line = sectors[i] / SECTORS_PER_LINE;
+        uint8_t bits = (uint8_t)(1u << (sectors[i] % SECTORS_PER_LINE));
+        if (kind != TIMING_ATOMIC) {
+            /* merge with the previous entry when it is the same line */
+            if (log->count > 0 && log->entries[log->count - 1].address == line * LINE_BYTES &&
+                log->entries[log->count - 1].kind == kind)
+                log->entries[log->count - 1].sectors |= bits;
+            else
+                log_append(log, line * LINE_BYTES, bits, (uint8_t)kind);
+        }
+    }
+    count_request(tw, t, insn, distinct);
+    if (kind == TIMING_ATOMIC)
+        tw->global_atomics += (uint64_t)__builtin_popcount(mask);
+}
+
+void timing_shared_request(struct timing_warp *tw, struct timing_launch *t,
+                           const struct ptx_insn *insn, uint32_t mask, const uint64_t *offset,
+                           unsigned bytes, bool atomic)
+{
+    if (!t->enabled || mask == 0)
+        return;
+    uint64_t words[WARP_SIZE * 4];
+    unsigned n = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        if (mask >> l & 1)
+            for (uint64_t w = offset[l] / 4; w <= (offset[l] + bytes - 1) / 4 && n < WARP_SIZE * 4;
+                 w++)
+                words[n++] = w;
+    sort_small(words, n);
+    unsigned per_bank[BANKS] = {0}, wavefronts = 1, same = 1, run = 1;
+    for (unsigned i = 0; i < n; i++) {
+        if (i > 0 && words[i] == words[i - 1]) {
+            run++;
+            same = run > same ? run : same;
+            continue;
+        }
+        run = 1;
+        unsigned b = (unsigned)(words[i] % BANKS);
+        if (++per_bank[b] > wavefronts)
+            wavefronts = per_bank[b];
+    }
+    if (atomic && same > wavefronts) /* atomics to one word serialize */
+        wavefronts = same;
+    tw->shared_requests++;
+    tw->shared_wavefronts += wavefronts;
+    note_hotspot(&tw->worst_ways, &tw->worst_ways_line, wavefronts, line_of(insn));
+}
+
+/* ---------------------------------------------------------------- blocks */
+
+static int occupancy(const struct emu_device_model *d, unsigned threads, uint32_t shared,
+                     int registers)
+{
+    int warps = (int)((threads + WARP_SIZE - 1) / WARP_SIZE);
+    int by_threads = d->max_threads_per_sm / (warps * WARP_SIZE);
+    int per_warp = (registers * WARP_SIZE + REGISTER_ALLOCATION_UNIT - 1) /
+                   REGISTER_ALLOCATION_UNIT * REGISTER_ALLOCATION_UNIT;
+    int by_registers = per_warp > 0 ? d->regs_per_sm / per_warp / warps : d->max_blocks_per_sm;
+    int by_shared = shared > 0 ? (int)(d->shared_per_sm / (shared + d->shared_reserved_per_block))
+                               : d->max_blocks_per_sm;
+    int r = d->max_blocks_per_sm;
+    r = by_threads < r ? by_threads : r;
+    r = by_registers < r ? by_registers : r;
+    r = by_shared < r ? by_shared : r;
+    return r > 0 ? r : 1;
+}
+
+bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
+                        unsigned threads_per_block, uint32_t shared_bytes)
+{
+    memset(t, 0, sizeof *t);
+    const char *env = getenv("KGEMU_TIMING");
+    t->enabled = !(env && (strcmp(env, "off") == 0 || strcmp(env, "0") == 0));
+    t->device = cfg->device;
+    t->sm_count = cfg->device->sm_count;
+    t->registers = cfg->function->info.registers;
+    t->resident_blocks = occupancy(cfg->device, threads_per_block, shared_bytes, t->registers);
+    t->budget_ms = cfg->time_budget_ms;
+    pthread_mutex_init(&t->lock, NULL);
+    size_t n = (size_t)t->sm_count;
+    t->issued = calloc(n * PTX_CLASS_COUNT, sizeof *t->issued);
+    t->lsu_clocks = calloc(n, sizeof *t->lsu_clocks);
+    t->shared_wavefronts = calloc(n, sizeof *t->shared_wavefronts);
+    t->block_paths = calloc(n, sizeof *t->block_paths);
+    t->sequencer = t->enabled ? sequencer_create(cfg->device->l2_bytes) : NULL;
+    return t->issued && t->lsu_clocks && t->shared_wavefronts && t->block_paths &&
+           (!t->enabled || t->sequencer);
+}
+
+void timing_launch_free(struct timing_launch *t)
+{
+    free(t->issued);
+    free(t->lsu_clocks);
+    free(t->shared_wavefronts);
+    free(t->block_paths);
+    sequencer_free(t->sequencer);
+    pthread_mutex_destroy(&t->lock);
+}
+
+static void merge_hotspot(struct timing_hotspot *h, uint32_t value, uint32_t line)
+{
+    if (value > h->value || (value == h->value && value > 0 && line < h->line)) {
+        h->value = value;
+        h->line = line;
+    }
+}
+
+void timing_block_done(struct timing_launch *t, uint64_t block_index, struct timing_warp *warps,
+                       unsigned n_warps, struct timing_log *log)
+{
+    if (!t->enabled)
+        return;
+    size_t sm = (size_t)(block_index % (uint64_t)t->sm_count);
+    uint64_t path = 0;
+    pthread_mutex_lock(&t->lock);
+    struct kgemu_counters *c = &t->totals;
+    for (unsigned i = 0; i < n_warps; i++) {
+        const struct timing_warp *w = &warps[i];
+        for (int k = 0; k < PTX_CLASS_COUNT; k++) {
+            t->issued[sm * PTX_CLASS_COUNT + (size_t)k] += w->issued[k];
+            c->warp_instructions[k] += w->issued[k];
+        }
+        t->lsu_clocks[sm] += w->lsu_clocks;
+        t->shared_wavefronts[sm] += w->shared_wavefronts;
+        c->global_requests += w->global_requests;
+        c->global_sectors += w->global_sectors;
+        c->shared_requests += w->shared_requests;
+        c->shared_wavefronts += w->shared_wavefronts;
+        c->global_atomics += w->global_atomics;
+        path = w->path > path ? w->path : path;
+        merge_hotspot(&t->bank_conflict, w->worst_ways, w->worst_ways_line);
+        merge_hotspot(&t->scattered_access, w->worst_sectors, w->worst_sectors_line);
+    }
+    t->block_paths[sm] += path;
+    pthread_mutex_unlock(&t->lock);
+    sequencer_submit(t->sequencer, block_index, log);
+}
+
+/* ----------------------------------------------------------------- time */
+
+static double clock_hz(const struct timing_launch *t)
+{
+    return (double)t->device->clock_khz * 1e3;
+}
+
+/* The clocks SM `sm` needs to issue its instructions. */
+static double issue_clocks(const struct timing_launch *t, size_t sm)
+{
+    const struct emu_timing_constants *c = &t->device->timing;
+    const uint64_t *n = &t->issued[sm * PTX_CLASS_COUNT];
+    const int lanes[PTX_CLASS_COUNT] = {c->fp32_lanes, c->fp64_lanes, c->int_lanes,
+                                        c->sfu_lanes,  c->lsu_lanes,  0};
+    double all = 0, worst = 0;
+    for (int k = 0; k < PTX_CLASS_COUNT; k++) {
+        all += (double)n[k];
+        if (lanes[k] > 0) {
+            double clocks = (double)n[k] * WARP_SIZE / lanes[k];
+            worst = clocks > worst ? clocks : worst;
+        }
+    }
+    all /= t->device->schedulers_per_sm;
+    return all > worst ? all : worst;
+}
+
+struct bounds {
+    double issue, lsu, shared, latency, l2, dram, atomic;
+};
+
+static struct bounds compute_bounds(const struct timing_launch *t, uint64_t dram_sectors,
+                                    const struct atomic_table *atomics)
+{
+    const struct emu_timing_constants *c = &t->device->timing;
+    struct bounds b = {0, 0, 0, 0, 0, 0, 0};
+    double hz = clock_hz(t);
+    for (size_t sm = 0; sm < (size_t)t->sm_count; sm++) {
+        double issue = issue_clocks(t, sm) / hz;
+        double lsu = (double)t->lsu_clocks[sm] / hz;
+        double shared = (double)t->shared_wavefronts[sm] / c->shared_wavefronts_per_clock / hz;
+        double latency = (double)t->block_paths[sm] / t->resident_blocks / hz;
+        b.issue = issue > b.issue ? issue : b.issue;
+        b.lsu = lsu > b.lsu ? lsu : b.lsu;
+        b.shared = shared > b.shared ? shared : b.shared;
+        b.latency = latency > b.latency ? latency : b.latency;
+    }
+    b.l2 = (double)t->totals.global_sectors * SECTOR_BYTES / c->l2_bytes_per_second;
+    b.dram = (double)dram_sectors * SECTOR_BYTES /
+             (t->device->dram_bytes_per_second * c->dram_efficiency);
+    if (atomics) {
+        double same = (double)atomics->max_count / c->same_address_atomics_per_second;
+        double all = (double)atomics->total / c->atomics_per_second;
+        b.atomic = same > all ? same : all;
+    }
+    return b;
+}
+
+double timing_lower_bound_ms(struct timing_launch *t, const struct timing_warp *running)
+{
+    if (!t->enabled)
+        return 0;
+    pthread_mutex_lock(&t->lock);
+    struct bounds b = compute_bounds(t, 0, NULL);
+    pthread_mutex_unlock(&t->lock);
+    double path = running ? (double)running->path / clock_hz(t) : 0;
+    double worst = b.issue;
+    const double others[] = {b.lsu, b.shared, b.latency, b.l2, path};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        worst = others[i] > worst ? others[i] : worst;
+    return worst * 1e3;
+}
+
+double timing_finish(struct timing_launch *t, struct kgemu_counters *out)
+{
+    *out = t->totals;
+    out->blocks_per_sm = t->resident_blocks;
+    out->registers_per_thread = t->registers;
+    if (!t->enabled)
+        return 0;
+    struct timing_sequencer *s = t->sequencer;
+    l2_flush(&s->l2);
+    uint64_t dram = s->l2.read_sectors + s->l2.write_sectors;
+    struct bounds b = compute_bounds(t, dram, &s->atomics);
+    out->dram_read_bytes = s->l2.read_sectors * SECTOR_BYTES;
+    out->dram_write_bytes = s->l2.write_sectors * SECTOR_BYTES;
+    out->max_same_address_atomics = s->atomics.max_count;
+    out->worst_bank_conflict_ways = t->bank_conflict.value;
+    out->worst_bank_conflict_line = (int)t->bank_conflict.line;
+    out->worst_sectors_per_request = t->scattered_access.value;
+    out->worst_sectors_line = (int)t->scattered_access.line;
+    const struct {
+        const char *name;
+        double seconds;
+        double *slot;
+    } terms[] = {
+        {"issue", b.issue, &out->issue_ms},
+        {"lsu", b.lsu, &out->lsu_ms},
+        {"shared", b.shared, &out->shared_ms},
+        {"latency", b.latency, &out->latency_ms},
+        {"l2", b.l2, &out->l2_ms},
+        {"dram", b.dram, &out->dram_ms},
+        {"atomic", b.atomic, &out->atomic_ms},
+    };
+    double worst = -1;
+    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+        *terms[i].slot = terms[i].seconds * 1e3;
+        if (terms[i].seconds > worst) {
+            worst = terms[i].seconds;
+            snprintf(out->limiter, sizeof out->limiter, "%s", terms[i].name);
+        }
+    }
+    out->overhead_ms = t->device->timing.launch_overhead_us / 1e3;
+    out->modeled_ms = worst * 1e3 + out->overhead_ms;
+    return out->modeled_ms;
+}

@@ -1,0 +1,289 @@
+/*
+ * GPU tests of the timing model: cuEventElapsedTime must order kernels as a
+ * real H100 does (coalescing, parallelism, fusion, bank conflicts, atomics),
+ * give copies the time the DRAM bandwidth implies, be deterministic (the
+ * same launch, any number of host threads), stop a hopelessly slow kernel at
+ * its modeled-time budget, and report its counters through kgemu.h.
+ */
+#include "gpu_test.h"
+
+#include <dlfcn.h>
+#include <stdbool.h>
+
+#include "emulator/kgemu.h"
+
+#define M16  (16u * 1024 * 1024)
+#define M100 100000000u
+
+static const char *const source =
+    "extern \"C\" __global__ void copy(const float *in, float *out, unsigned n)\n"
+    "{\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) out[i] = in[i];\n"
+    "}\n"
+    "extern \"C\" __global__ void copy_strided(const float *in, float *out, unsigned n)\n"
+    "{\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x, m = n / 32;\n"
+    "    if (i < n) out[i] = in[(i % m) * 32 + i / m];\n"
+    "}\n"
+    "extern \"C\" __global__ void copy_one_thread(const float *in, float *out, unsigned n)\n"
+    "{\n"
+    "    for (unsigned i = 0; i < n; i++) out[i] = in[i];\n"
+    "}\n"
+    "extern \"C\" __global__ void normalize(const float *g, float *t, unsigned n)\n"
+    "{ unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) t[i] = g[i] / 255.0f; }\n"
+    "extern \"C\" __global__ void weigh(const float *t, const float *w, float *u, unsigned n)\n"
+    "{ unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) u[i] = t[i] * w[i]; }\n"
+    "extern \"C\" __global__ void activate(const float *u, float *out, unsigned n)\n"
+    "{ unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = tanhf(u[i]); }\n"
+    "extern \"C\" __global__ void fused(const float *g, const float *w, float *out, unsigned n)\n"
+    "{\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) out[i] = tanhf(g[i] / 255.0f * w[i]);\n"
+    "}\n"
+    "#define TRANSPOSE(name, PAD)                                                       \\\n"
+    "extern \"C\" __global__ void name(const float *in, float *out, int rows, int cols) \\\n"
+    "{                                                                                  \\\n"
+    "    __shared__ float tile[32][32 + PAD];                                           \\\n"
+    "    int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;     \\\n"
+    "    for (int j = 0; j < 32; j += 8)                                                \\\n"
+    "        if (x < cols && y + j < rows)                                              \\\n"
+    "            tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * cols + x];   \\\n"
+    "    __syncthreads();                                                               \\\n"
+    "    x = blockIdx.y * 32 + threadIdx.x; y = blockIdx.x * 32 + threadIdx.y;         \\\n"
+    "    for (int j = 0; j < 32; j += 8)                                                \\\n"
+    "        if (x < rows && y + j < cols)                                              \\\n"
+    "            out[(size_t)(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];  \\\n"
+    "}\n"
+    "TRANSPOSE(transpose_padded, 1)\n"
+    "TRANSPOSE(transpose_conflicted, 0)\n"
+    "extern \"C\" __global__ void transpose_naive(const float *in, float *out, int rows, int "
+    "cols)\n"
+    "{\n"
+    "    int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;\n"
+    "    for (int j = 0; j < 32; j += 8)\n"
+    "        if (x < cols && y + j < rows)\n"
+    "            out[(size_t)x * rows + y + j] = in[(size_t)(y + j) * cols + x];\n"
+    "}\n"
+    "extern \"C\" __global__ void hist_global(const float *x, unsigned n, int *hist)\n"
+    "{\n"
+    "    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * "
+    "gridDim.x) {\n"
+    "        int b = (int)((x[i] + 4.0f) / 0.8f);\n"
+    "        if (b >= 0 && b < 10) atomicAdd(&hist[b], 1);\n"
+    "    }\n"
+    "}\n"
+    "extern \"C\" __global__ void hist_shared(const float *x, unsigned n, int *hist)\n"
+    "{\n"
+    "    __shared__ int local[10];\n"
+    "    if (threadIdx.x < 10) local[threadIdx.x] = 0;\n"
+    "    __syncthreads();\n"
+    "    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * "
+    "gridDim.x) {\n"
+    "        int b = (int)((x[i] + 4.0f) / 0.8f);\n"
+    "        if (b >= 0 && b < 10) atomicAdd(&local[b], 1);\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    if (threadIdx.x < 10) atomicAdd(&hist[threadIdx.x], local[threadIdx.x]);\n"
+    "}\n";
+
+static CUmodule module;
+static int (*last_counters)(struct kgemu_counters *);
+static int (*set_time_budget)(double);
+static int (*last_fault)(struct kgemu_fault *);
+
+static CUfunction kernel(const char *name)
+{
+    CUfunction f = NULL;
+    CHECK_CU(cuModuleGetFunction(&f, module, name));
+    return f;
+}
+
+/* Launches and returns what the events measured (ms). */
+static float timed(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by, void **args)
+{
+    CUevent start, stop;
+    float ms = -1;
+    CHECK_CU(cuEventCreate(&start, 0));
+    CHECK_CU(cuEventCreate(&stop, 0));
+    CHECK_CU(cuEventRecord(start, NULL));
+    CHECK_CU(cuLaunchKernel(f, gx, gy, 1, bx, by, 1, 0, NULL, args, NULL));
+    CHECK_CU(cuEventRecord(stop, NULL));
+    CHECK_CU(cuEventSynchronize(stop));
+    CHECK_CU(cuEventElapsedTime(&ms, start, stop));
+    cuEventDestroy(start);
+    cuEventDestroy(stop);
+    return ms;
+}
+
+static CUdeviceptr device_floats(size_t n, float value_scale)
+{
+    CUdeviceptr d = 0;
+    float *h = malloc(n * sizeof *h);
+    for (size_t i = 0; i < n; i++)
+        h[i] = value_scale * (float)(i % 1000) / 1000.0f - value_scale / 2;
+    CHECK_CU(cuMemAlloc(&d, n * sizeof *h));
+    CHECK_CU(cuMemcpyHtoD(d, h, n * sizeof *h));
+    free(h);
+    return d;
+}
+
+static float copy_time(const char *name, CUdeviceptr in, CUdeviceptr out, unsigned n)
+{
+    void *args[] = {&in, &out, &n};
+    return timed(kernel(name), (n + 255) / 256, 1, 256, 1, args);
+}
+
+static void coalescing_matters(CUdeviceptr in, CUdeviceptr out)
+{
+    float plain = copy_time("copy", in, out, M16);
+    float strided = copy_time("copy_strided", in, out, M16);
+    printf("copy 16M: coalesced %.4f ms, 128-byte stride %.4f ms (%.1fx)\n", plain, strided,
+           strided / plain);
+    CHECK(strided >= 3 * plain);
+    /* 134 MB moved at ~3 TB/s */
+    CHECK(plain >= 0.03f && plain <= 0.12f);
+    struct kgemu_counters c;
+    CHECK(last_counters(&c) == 1);
+    /* every 128-byte line is read 8 times over (at least 99 % of them miss the L2) */
+    CHECK(c.dram_read_bytes >= (uint64_t)M16 * 4 * 8 / 100 * 99);
+}
+
+static void parallelism_matters(CUdeviceptr in, CUdeviceptr out)
+{
+    unsigned n = 1u << 20;
+    void *args[] = {&in, &out, &n};
+    float one = timed(kernel("copy_one_thread"), 1, 1, 1, 1, args);
+    float grid = copy_time("copy", in, out, n);
+    printf("copy 1M: one thread %.4f ms, full grid %.4f ms (%.0fx)\n", one, grid, one / grid);
+    CHECK(one >= 100 * grid);
+    struct kgemu_counters c;
+    last_counters(&c);
+    CHECK(strcmp(c.limiter, "dram") == 0);
+}
+
+static void fusion_matters(CUdeviceptr g, CUdeviceptr w)
+{
+    unsigned n = M16;
+    CUdeviceptr t, u, out;
+    CHECK_CU(cuMemAlloc(&t, (size_t)n * 4));
+    CHECK_CU(cuMemAlloc(&u, (size_t)n * 4));
+    CHECK_CU(cuMemAlloc(&out, (size_t)n * 4));
+    void *a1[] = {&g, &t, &n}, *a2[] = {&t, &w, &u, &n}, *a3[] = {&u, &out, &n};
+    void *af[] = {&g, &w, &out, &n};
+    unsigned blocks = (n + 255) / 256;
+    float separate = timed(kernel("normalize"), blocks, 1, 256, 1, a1) +
+                     timed(kernel("weigh"), blocks, 1, 256, 1, a2) +
+                     timed(kernel("activate"), blocks, 1, 256, 1, a3);
+    float fused = timed(kernel("fused"), blocks, 1, 256, 1, af);
+    printf("hidden layer 16M: three kernels %.4f ms, fused %.4f ms (%.2fx)\n", separate, fused,
+           separate / fused);
+    CHECK(separate >= 1.8f * fused);
+    cuMemFree(t), cuMemFree(u), cuMemFree(out);
+}
+
+static void transposes(int rows, int cols)
+{
+    size_t n = (size_t)rows * cols;
+    CUdeviceptr in = device_floats(n, 1), out;
+    CHECK_CU(cuMemAlloc(&out, n * 4));
+    void *args[] = {&in, &out, &rows, &cols};
+    unsigned gx = (unsigned)(cols + 31) / 32, gy = (unsigned)(rows + 31) / 32;
+    float padded = timed(kernel("transpose_padded"), gx, gy, 32, 8, args);
+    float conflicted = timed(kernel("transpose_conflicted"), gx, gy, 32, 8, args);
+    struct kgemu_counters c;
+    last_counters(&c);
+    CHECK_EQ(c.worst_bank_conflict_ways, 32);
+    float naive = timed(kernel("transpose_naive"), gx, gy, 32, 8, args);
+    printf("transpose %dx%d: 32x33 tile %.4f ms, 32x32 tile %.4f ms (%.2fx), naive %.4f ms "
+           "(%.2fx)\n",
+           rows, cols, padded, conflicted, conflicted / padded, naive, naive / padded);
+    CHECK(conflicted >= 1.4f * padded);
+    CHECK(naive >= 2 * padded);
+    cuMemFree(in), cuMemFree(out);
+}
+
+static void atomics_matter(void)
+{
+    unsigned n = 8u << 20;
+    CUdeviceptr x = device_floats(n, 8), hist;
+    CHECK_CU(cuMemAlloc(&hist, 10 * sizeof(int)));
+    void *args[] = {&x, &n, &hist};
+    CHECK_CU(cuMemsetD32(hist, 0, 10));
+    float global = timed(kernel("hist_global"), 1024, 1, 256, 1, args);
+    int a[10], b[10];
+    CHECK_CU(cuMemcpyDtoH(a, hist, sizeof a));
+    CHECK_CU(cuMemsetD32(hist, 0, 10));
+    float shared = timed(kernel("hist_shared"), 1024, 1, 256, 1, args);
+    CHECK_CU(cuMemcpyDtoH(b, hist, sizeof b));
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    printf("histogram 8M: global atomics %.4f ms, privatized %.4f ms (%.1fx)\n", global, shared,
+           global / shared);
+    CHECK(global >= 2 * shared);
+    cuMemFree(x), cuMemFree(hist);
+}
+
+static void big_copy_takes_its_bandwidth(void)
+{
+    CUdeviceptr in, out;
+    CHECK_CU(cuMemAlloc(&in, (size_t)M100 * 4));
+    CHECK_CU(cuMemAlloc(&out, (size_t)M100 * 4));
+    float ms = copy_time("copy", in, out, M100);
+    printf("copy 100M: %.4f ms\n", ms);
+    CHECK(ms >= 0.2f && ms <= 0.6f);
+    cuMemFree(in), cuMemFree(out);
+}
+
+static void time_is_deterministic(CUdeviceptr in, CUdeviceptr out)
+{
+    float first = copy_time("copy_strided", in, out, M16 / 4);
+    float again = copy_time("copy_strided", in, out, M16 / 4);
+    setenv("KGEMU_THREADS", "1", 1);
+    float one = copy_time("copy_strided", in, out, M16 / 4);
+    setenv("KGEMU_THREADS", "2", 1);
+    float two = copy_time("copy_strided", in, out, M16 / 4);
+    unsetenv("KGEMU_THREADS");
+    CHECK(first == again);
+    CHECK(first == one);
+    CHECK(first == two);
+}
+
+static void slow_kernels_stop_at_their_budget(CUdeviceptr in, CUdeviceptr out)
+{
+    unsigned n = M16;
+    void *args[] = {&in, &out, &n};
+    CHECK_EQ(set_time_budget(0.5), CUDA_SUCCESS);
+    CHECK_CU(cuLaunchKernel(kernel("copy_one_thread"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    CHECK_CU_IS(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_TIMEOUT);
+    struct kgemu_fault f;
+    CHECK(last_fault(&f) == 1);
+    CHECK(f.over_time_budget == 1);
+    CHECK(strstr(f.message, "over its budget of 0.500 ms") != NULL);
+}
+
+int main(void)
+{
+    CUdevice device;
+    CUcontext ctx;
+    CHECK_CU(cuInit(0));
+    CHECK_CU(cuDeviceGet(&device, 0));
+    CHECK_CU(cuCtxCreate(&ctx, NULL, 0, device));
+    last_counters = (int (*)(struct kgemu_counters *))dlsym(RTLD_DEFAULT, "kgemu_last_counters");
+    set_time_budget = (int (*)(double))dlsym(RTLD_DEFAULT, "kgemu_set_time_budget");
+    last_fault = (int (*)(struct kgemu_fault *))dlsym(RTLD_DEFAULT, "kgemu_last_fault");
+    if (!CHECK(last_counters && set_time_budget && last_fault) ||
+        !CHECK_CU(gpu_test_load_source(&module, source, "timing.cu")))
+        return gpu_test_summary();
+    CUdeviceptr in = device_floats(M16, 1), w = device_floats(M16, 1), out;
+    CHECK_CU(cuMemAlloc(&out, (size_t)M16 * 4));
+    coalescing_matters(in, out);
+    parallelism_matters(in, out);
+    fusion_matters(in, w);
+    transposes(4096, 4096);
+    transposes(10000, 10000);
+    atomics_matter();
+    big_copy_takes_its_bandwidth();
+    time_is_deterministic(in, out);
+    slow_kernels_stop_at_their_budget(in, out);
+    return gpu_test_summary();
+}
