@@ -421,6 +421,9 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
     t->device = cfg->device;
     t->sm_count = cfg->device->sm_count;
     t->registers = cfg->function->info.registers;
+    t->registers_exact = cfg->function->info.registers_exact;
+    const struct ptx_function *f = cfg->function->ptx;
+    t->lines_are_source = f->n_code > 0 && f->code[f->n_code - 1].src_line != 0;
     t->resident_blocks = occupancy(cfg->device, threads_per_block, shared_bytes, t->registers);
     t->budget_ms = cfg->time_budget_ms;
     pthread_mutex_init(&t->lock, NULL);
@@ -560,6 +563,8 @@ double timing_finish(struct timing_launch *t, struct kgemu_counters *out)
     *out = t->totals;
     out->blocks_per_sm = t->resident_blocks;
     out->registers_per_thread = t->registers;
+    out->registers_exact = t->registers_exact;
+    out->lines_are_source = t->lines_are_source;
     if (!t->enabled)
         return 0;
     struct timing_sequencer *s = t->sequencer;

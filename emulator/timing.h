@@ -69,6 +69,8 @@ struct timing_launch {
     int sm_count;
     int resident_blocks; /* per SM, from the occupancy calculation */
     int registers;
+    bool registers_exact;
+    bool lines_are_source; /* the kernel's PTX has .loc: hotspots are at source lines */
     /* per SM, summed from blocks (block i → SM i % sm_count) */
     uint64_t *issued; /* [sm][class]: warp instructions */
     uint64_t *lsu_clocks;

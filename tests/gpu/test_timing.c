@@ -91,6 +91,7 @@ static CUmodule module;
 static int (*last_counters)(struct kgemu_counters *);
 static int (*set_time_budget)(double);
 static int (*last_fault)(struct kgemu_fault *);
+static int (*set_registers)(void *, int);
 
 static CUfunction kernel(const char *name)
 {
@@ -261,6 +262,30 @@ static void slow_kernels_stop_at_their_budget(CUdeviceptr in, CUdeviceptr out)
     CHECK(strstr(f.message, "over its budget of 0.500 ms") != NULL);
 }
 
+/* ptxas's register count replaces the estimate: it sets occupancy, and a
+ * block that needs more registers than an SM has cannot launch. */
+static void registers_set_occupancy(CUdeviceptr in, CUdeviceptr out)
+{
+    CUfunction f = kernel("copy");
+    unsigned n = 1u << 20;
+    void *args[] = {&in, &out, &n};
+    copy_time("copy", in, out, n);
+    struct kgemu_counters c;
+    last_counters(&c);
+    CHECK_EQ(c.registers_exact, 0);
+    CHECK(c.registers_per_thread >= 8 && c.registers_per_thread <= 32);
+    CHECK_EQ(c.blocks_per_sm, 8); /* 256 threads: 2048 per SM allow 8 */
+    CHECK_EQ(set_registers(f, 128), CUDA_SUCCESS);
+    copy_time("copy", in, out, n);
+    last_counters(&c);
+    CHECK_EQ(c.registers_exact, 1);
+    CHECK_EQ(c.registers_per_thread, 128);
+    CHECK_EQ(c.blocks_per_sm, 2); /* 65,536 registers / (128 × 256) */
+    CHECK_CU_IS(cuLaunchKernel(f, 1, 1, 1, 1024, 1, 1, 0, NULL, args, NULL),
+                CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    CHECK_EQ(set_registers(f, 0), CUDA_ERROR_INVALID_VALUE);
+}
+
 int main(void)
 {
     CUdevice device;
@@ -271,7 +296,8 @@ int main(void)
     last_counters = (int (*)(struct kgemu_counters *))dlsym(RTLD_DEFAULT, "kgemu_last_counters");
     set_time_budget = (int (*)(double))dlsym(RTLD_DEFAULT, "kgemu_set_time_budget");
     last_fault = (int (*)(struct kgemu_fault *))dlsym(RTLD_DEFAULT, "kgemu_last_fault");
-    if (!CHECK(last_counters && set_time_budget && last_fault) ||
+    set_registers = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "kgemu_set_registers");
+    if (!CHECK(last_counters && set_time_budget && last_fault && set_registers) ||
         !CHECK_CU(gpu_test_load_source(&module, source, "timing.cu")))
         return gpu_test_summary();
     CUdeviceptr in = device_floats(M16, 1), w = device_floats(M16, 1), out;
@@ -284,6 +310,7 @@ int main(void)
     atomics_matter();
     big_copy_takes_its_bandwidth();
     time_is_deterministic(in, out);
+    registers_set_occupancy(in, out);
     slow_kernels_stop_at_their_budget(in, out);
     return gpu_test_summary();
 }
