@@ -64,12 +64,16 @@ EMU_LIB      := $(BUILD)/emulator/libcuda.so.1
 EMU_CFLAGS   := -fPIC -fvisibility=hidden -frounding-math
 EMU_LIBS     := -lm -lpthread
 
-UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+# Unit tests of the virtual GPU's parts (test_emu_*) link its objects.
+EMU_UNIT_SRC := $(sort $(wildcard tests/unit/test_emu_*.c))
+UNIT_SRC   := $(filter-out $(EMU_UNIT_SRC),$(sort $(wildcard tests/unit/test_*.c)))
 # Programs written only against cuda.h, run on the virtual GPU.
 GPU_SRC    := $(sort $(wildcard tests/gpu/test_*.c))
 GPU_BIN    := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 UNIT_ASAN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/tests/unit/%)
+EMU_UNIT_BIN  := $(EMU_UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+EMU_UNIT_ASAN := $(EMU_UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/tests/unit/%)
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 BENCH_SRC  := $(sort $(wildcard tests/bench/bench_*.c))
@@ -124,24 +128,24 @@ $(BUILD)/asan/%.o: %.c
 	@echo "  CC ASAN $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -c -o $@ $<
 
-# Unit tests: cmocka programs linked with the modules' objects.
-$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(OBJ)
+# Unit tests: cmocka programs linked with the modules' objects (static
+# pattern rules, so which objects a test links never depends on rule order).
+$(UNIT_BIN): $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
-$(BUILD)/asan/tests/unit/%: $(BUILD)/asan/tests/unit/%.o $(ASAN_OBJ)
+$(UNIT_ASAN): $(BUILD)/asan/tests/unit/%: $(BUILD)/asan/tests/unit/%.o $(ASAN_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD ASAN $@"
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS) -lcmocka
 
-# Unit tests of the virtual GPU's parts (test_emu_*) link its objects instead.
-$(BUILD)/tests/unit/test_emu_%: $(BUILD)/obj/tests/unit/test_emu_%.o $(EMU_OBJ)
+$(EMU_UNIT_BIN): $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(EMU_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(EMU_LIBS) -lcmocka
 
-$(BUILD)/asan/tests/unit/test_emu_%: $(BUILD)/asan/tests/unit/test_emu_%.o $(EMU_ASAN_OBJ)
+$(EMU_UNIT_ASAN): $(BUILD)/asan/tests/unit/%: $(BUILD)/asan/tests/unit/%.o $(EMU_ASAN_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD ASAN $@"
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(EMU_LIBS) -lcmocka
@@ -179,12 +183,13 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-test: deps $(BUILD)/kgrade $(EMU_LIB) $(UNIT_BIN) $(UNIT_ASAN) $(GPU_BIN) $(FUZZ_BIN) fmt-check
+test: deps $(BUILD)/kgrade $(EMU_LIB) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
+      $(GPU_BIN) $(FUZZ_BIN) fmt-check
 	@tests/run-tests.sh $(BUILD)
 
-test-unit: $(UNIT_BIN)
+test-unit: $(UNIT_BIN) $(EMU_UNIT_BIN)
 	@tests/run-tests.sh $(BUILD) unit
-test-asan: $(UNIT_ASAN)
+test-asan: $(UNIT_ASAN) $(EMU_UNIT_ASAN)
 	@tests/run-tests.sh $(BUILD) asan
 test-integration: $(BUILD)/kgrade
 	@tests/run-tests.sh $(BUILD) integration

@@ -355,6 +355,11 @@ float arith_sqrt_approx_f32(float a)
  * gives 0 (and NaN when a is infinite). */
 float arith_div_approx_f32(float a, float b)
 {
+    /* A subnormal divisor has no finite reciprocal in f32; the hardware
+     * still returns a finite quotient (NVRTC's fmodf relies on it), and the
+     * exact quotient is within the bound. */
+    if ((f32_bits(b) & F32_EXPONENT) == 0 && (f32_bits(b) & ~F32_SIGN) != 0)
+        return arith_div_f32(a, b, ARITH_RN);
     struct fp_scope s = fp_scope_enter(ARITH_RN);
     float reciprocal = arith_ftz_f32(fp_pin_f32(1.0f / fp_pin_f32(b)));
     float d = fp_pin_f32(fp_pin_f32(a) * fp_pin_f32(reciprocal));

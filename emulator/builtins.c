@@ -133,11 +133,13 @@ struct arg_cursor {
     uint64_t address; /* generic address of the packed arguments */
     uint64_t offset;
     bool ok;
+    int arguments; /* read so far: printf's return value */
 };
 
 /* The next packed argument of `bytes` bytes (aligned to its size). */
 static uint64_t next_arg(struct arg_cursor *c, unsigned bytes)
 {
+    c->arguments++;
     c->offset = (c->offset + bytes - 1) / bytes * bytes;
     const uint8_t *p = c->ok ? mem_resolve(c->w, c->f, c->insn, (int)c->lane, PTX_SPACE_GENERIC,
                                            c->address + c->offset, bytes, false)
@@ -165,7 +167,7 @@ static int format_one(struct arg_cursor *c, const char *spec, size_t len, char *
     char fmt[64];
     if (len >= sizeof fmt)
         return snprintf(out, size, "%.*s", (int)len, spec);
-    bool wide = strstr(spec, "ll") || (strchr(spec, 'l') && conv != 'c');
+    bool wide = memchr(spec, 'l', len) != NULL && conv != 'c'; /* %ld %lld %lu: 8 bytes */
     /* strip length modifiers, then add the ones the host's printf needs */
     size_t k = 0;
     for (size_t i = 0; i + 1 < len; i++)
@@ -258,11 +260,11 @@ static bool builtin_printf(struct warp *w, struct frame *f, const struct ptx_ins
         if (!(m >> l & 1))
             continue;
         ok = read_string(w, f, insn, l, call_arg(f, insn, 0, l), format, FORMAT_MAX);
-        struct arg_cursor c = {w, f, insn, l, call_arg(f, insn, 1, l), 0, true};
+        struct arg_cursor c = {w, f, insn, l, call_arg(f, insn, 1, l), 0, true, 0};
         ok = ok && format_line(&c, format, line, LINE_MAX_BYTES);
         if (ok)
             printf_append(&w->block->launch->printf, line, strlen(line));
-        set_return(f, insn, l, 0, 4);
+        set_return(f, insn, l, (uint64_t)c.arguments, 4); /* CUDA: the arguments read */
     }
     free(format);
     free(line);

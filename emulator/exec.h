@@ -29,8 +29,8 @@
 #define WINDOW_SIZE   0x0000000100000000ull
 
 /* Limits of one warp's bookkeeping. */
-#define SIMT_STACK_MAX 256
 #define CALL_DEPTH_MAX 512
+#define SIMT_STACK_MAX (4 * CALL_DEPTH_MAX) /* a call and its divergence per level */
 #define BARRIERS       16
 
 /* Defaults when the launch and the environment say nothing. */

@@ -977,21 +977,71 @@ static void exec_redux(struct frame *f, const struct ptx_insn *insn, struct scra
     d[l] = acc;
 }
 
+/* match.any.sync: the lanes whose a equals mine; match.all.sync: the mask
+ * when every lane's a is equal (and p says so), else 0. */
 static void exec_match(struct frame *f, const struct ptx_insn *insn, struct scratch *s,
                        const uint64_t *a, uint32_t m)
 {
+    bool all = insn->cmp == 1;
+    bool wide = ptx_type_bytes((enum ptx_type)insn->type) == 8;
+    uint64_t keep = wide ? ~0ull : 0xFFFFFFFFull;
     uint64_t *d = dst(f, &insn->o[0], s);
-    bool all = insn->flags & PTX_F_ARRIVE; /* unused: .all is treated below */
-    (void)all;
     lanes_t v;
     memcpy(v, a, sizeof v);
+    bool equal = true;
+    EACH(m)
+    equal = equal && (v[l] & keep) == (v[__builtin_ctz(m)] & keep);
     EACH(m)
     {
         uint32_t same = 0;
         for (uint32_t k = 0; k < WARP_SIZE; k++)
-            if ((m >> k & 1) && v[k] == v[l])
+            if ((m >> k & 1) && (v[k] & keep) == (v[l] & keep))
                 same |= 1u << k;
-        d[l] = same;
+        d[l] = all ? (equal ? m : 0) : same;
+    }
+    if (all && insn->o[1].kind == PTX_OPD_PRED)
+        set_pred(f, &insn->o[1], m, equal ? FULL_MASK : 0);
+}
+
+/* mul24 mad24 sad slct dp4a dp2a: the rarer integer operations. */
+static void exec_int_misc(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a,
+                          const uint64_t *b, const uint64_t *c, uint32_t m)
+{
+    bool sgn = ptx_type_is_signed((enum ptx_type)insn->type);
+    bool sgn2 = insn->type2 ? ptx_type_is_signed((enum ptx_type)insn->type2) : sgn;
+    enum ptx_op op = (enum ptx_op)insn->op;
+    EACH(m)
+    {
+        int64_t x = sgn ? (int64_t)(int32_t)a[l] : (int64_t)(uint32_t)a[l];
+        int64_t y = sgn ? (int64_t)(int32_t)b[l] : (int64_t)(uint32_t)b[l];
+        uint32_t r = 0;
+        if (op == PTX_OP_MUL24 || op == PTX_OP_MAD24) {
+            int64_t x24 = sgn ? (int64_t)((int32_t)((uint32_t)a[l] << 8) >> 8) : x & 0xFFFFFF;
+            int64_t y24 = sgn ? (int64_t)((int32_t)((uint32_t)b[l] << 8) >> 8) : y & 0xFFFFFF;
+            uint64_t p = (uint64_t)(x24 * y24);
+            r = (uint32_t)(insn->flags & PTX_F_HI ? p >> 16 : p);
+            if (op == PTX_OP_MAD24)
+                r += (uint32_t)c[l];
+        } else if (op == PTX_OP_SAD) {
+            r = (uint32_t)c[l] + (uint32_t)(x > y ? x - y : y - x);
+        } else if (op == PTX_OP_SLCT) {
+            bool pick = insn->type2 == PTX_F32 ? slot_f32(c[l]) >= 0.0f : (int32_t)c[l] >= 0;
+            r = (uint32_t)(pick ? a[l] : b[l]);
+        } else { /* dp4a, dp2a.lo/hi: a's parts by its type, b's bytes by its type */
+            int64_t acc = sgn2 ? (int64_t)(int32_t)c[l] : (int64_t)(uint32_t)c[l];
+            bool four = op == PTX_OP_DP4A;
+            unsigned base = !four && (insn->flags & PTX_F_HI) ? 2 : 0;
+            for (unsigned i = 0; i < (four ? 4u : 2u); i++) {
+                uint32_t pa =
+                    four ? (uint32_t)a[l] >> (8 * i) & 0xFF : (uint32_t)a[l] >> (16 * i) & 0xFFFF;
+                uint32_t pb = (uint32_t)b[l] >> (8 * (base + i)) & 0xFF;
+                int64_t va = sgn ? (four ? (int8_t)pa : (int16_t)pa) : (int64_t)pa;
+                int64_t vb = sgn2 ? (int8_t)pb : (int64_t)pb;
+                acc += va * vb;
+            }
+            r = (uint32_t)acc;
+        }
+        d[l] = r;
     }
 }
 
@@ -1406,6 +1456,14 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     case PTX_OP_PRMT:
         exec_prmt(d, a, b, c, m);
         return true;
+    case PTX_OP_MUL24:
+    case PTX_OP_MAD24:
+    case PTX_OP_SAD:
+    case PTX_OP_SLCT:
+    case PTX_OP_DP4A:
+    case PTX_OP_DP2A:
+        exec_int_misc(insn, d, a, b, c, m);
+        return true;
     case PTX_OP_SETP: {
         int first = o[1].kind == PTX_OPD_PRED && insn->n_operands >= 4 ? 2 : 1;
         exec_setp(f, insn, src(w, f, &o[first], s->a), src(w, f, &o[first + 1], s->b), m);
@@ -1453,8 +1511,8 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     case PTX_OP_REDUX:
         exec_redux(f, insn, s, a, m);
         return true;
-    case PTX_OP_MATCH:
-        exec_match(f, insn, s, a, m);
+    case PTX_OP_MATCH: /* d[|p], a, membermask */
+        exec_match(f, insn, s, o[1].kind == PTX_OPD_PRED ? src(w, f, &o[2], s->b) : a, m);
         return true;
     case PTX_OP_MEMBAR:
     case PTX_OP_FENCE:

@@ -343,14 +343,18 @@ bool mem_store(struct warp *w, struct frame *f, const struct ptx_insn *insn, uin
 
 /* ------------------------------------------------------------- atomics */
 
-static uint64_t atomic_float_add(void *p, uint64_t operand, unsigned bytes)
+/* atom.add.f32 on global memory flushes subnormal inputs and results to
+ * zero (PTX ISA); on shared memory it does not. f64 never flushes. */
+static uint64_t atomic_float_add(void *p, uint64_t operand, unsigned bytes, bool ftz)
 {
     if (bytes == 4) {
         uint32_t old = __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED), want;
-        do
-            want = (uint32_t)f32_slot(slot_f32(old) + slot_f32(operand));
-        while (!__atomic_compare_exchange_n((uint32_t *)p, &old, want, true, __ATOMIC_SEQ_CST,
-                                            __ATOMIC_RELAXED));
+        float b = ftz ? arith_ftz_f32(slot_f32(operand)) : slot_f32(operand);
+        do {
+            float sum = (ftz ? arith_ftz_f32(slot_f32(old)) : slot_f32(old)) + b;
+            want = (uint32_t)f32_result(ftz ? arith_ftz_f32(sum) : sum);
+        } while (!__atomic_compare_exchange_n((uint32_t *)p, &old, want, true, __ATOMIC_SEQ_CST,
+                                              __ATOMIC_RELAXED));
         return old;
     }
     uint64_t old = __atomic_load_n((uint64_t *)p, __ATOMIC_RELAXED), want;
@@ -408,14 +412,15 @@ static uint64_t atomic_loop(void *p, enum ptx_atom_op op, uint64_t b, unsigned b
     ((bytes) == 4 ? (uint64_t)fn((uint32_t *)(p), (uint32_t)(v), __ATOMIC_SEQ_CST)                 \
                   : (uint64_t)fn((uint64_t *)(p), (uint64_t)(v), __ATOMIC_SEQ_CST))
 
-static uint64_t atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint64_t c)
+static uint64_t atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint64_t c,
+                             bool global)
 {
     enum ptx_type type = (enum ptx_type)insn->type;
     unsigned bytes = ptx_type_bytes(type);
     switch ((enum ptx_atom_op)insn->cmp) {
     case PTX_ATOM_ADD:
         if (ptx_type_is_float(type))
-            return atomic_float_add(p, b, bytes);
+            return atomic_float_add(p, b, bytes, global);
         return ATOMIC_BY_SIZE(bytes, p, __atomic_fetch_add, b);
     case PTX_ATOM_AND:
         return ATOMIC_BY_SIZE(bytes, p, __atomic_fetch_and, b);
@@ -468,7 +473,11 @@ bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, ui
         void *p = mem_resolve(w, f, insn, (int)l, space, lane_address(f, addr, l), bytes, true);
         if (!p)
             return false;
-        uint64_t old = atomic_apply(p, insn, operand_lane(f, b, l), operand_lane(f, c, l));
+        uint64_t a = lane_address(f, addr, l);
+        bool global = space == PTX_SPACE_GLOBAL ||
+                      (space == PTX_SPACE_GENERIC && a - SHARED_WINDOW >= WINDOW_SIZE &&
+                       a - LOCAL_WINDOW >= WINDOW_SIZE);
+        uint64_t old = atomic_apply(p, insn, operand_lane(f, b, l), operand_lane(f, c, l), global);
         if (!red && insn->o[0].kind == PTX_OPD_REG)
             f->regs[insn->o[0].reg][l] = old;
     }

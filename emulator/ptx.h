@@ -65,6 +65,7 @@
     X(FNS,       "fns")       /* d = position of the n-th set bit */                  \
     X(PRMT,      "prmt")      /* d = bytes of {b, a} selected by c */                 \
     X(DP4A,      "dp4a")      /* d = c + dot product of a's and b's four bytes */     \
+    X(DP2A,      "dp2a")      /* d = c + dot product of a's two halves, two bytes of b */ \
     X(SETP,      "setp")      /* p[|q] = (a CMP b) BOOL c */                          \
     X(SET,       "set")       /* d = (a CMP b) BOOL c ? all ones (or 1.0f) : 0 */     \
     X(SELP,      "selp")      /* d = c ? a : b */                                     \

@@ -157,6 +157,10 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
         return insn->cmp = (uint8_t)v, true;
     if (op == PTX_OP_VOTE && LOOKUP(vote_modes, word, &v))
         return insn->cmp = (uint8_t)v, true;
+    if (op == PTX_OP_REDUX && LOOKUP(atom_ops, word, &v))
+        return insn->cmp = (uint8_t)v, true;
+    if (op == PTX_OP_MATCH && (strcmp(word, "any") == 0 || strcmp(word, "all") == 0))
+        return insn->cmp = word[1] == 'l', true; /* 1: .all */
     if (op == PTX_OP_TESTP && LOOKUP(testp_ops, word, &v))
         return insn->bool_op = (uint8_t)v, true;
     if (op == PTX_OP_SHF && (strcmp(word, "l") == 0 || strcmp(word, "r") == 0))
@@ -646,6 +650,7 @@ static struct arity arity_of(enum ptx_op op)
     case PTX_OP_BFE:
     case PTX_OP_PRMT:
     case PTX_OP_DP4A:
+    case PTX_OP_DP2A:
     case PTX_OP_FNS:
         return (struct arity){4, 4};
     case PTX_OP_BFI:
@@ -663,8 +668,7 @@ static struct arity arity_of(enum ptx_op op)
 /* Operations the interpreter does not implement (they parse, to name them). */
 static bool implemented(enum ptx_op op)
 {
-    return op != PTX_OP_MUL24 && op != PTX_OP_MAD24 && op != PTX_OP_SAD && op != PTX_OP_SLCT &&
-           op != PTX_OP_DP4A && op != PTX_OP_FNS && op != PTX_OP_BRX;
+    return op != PTX_OP_FNS && op != PTX_OP_BRX;
 }
 
 static bool is_memory_op(enum ptx_op op)
@@ -734,7 +738,10 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
         if (op != PTX_OP_BRA && o->kind == PTX_OPD_LABEL)
             return ptx_fail(ps, line, "unknown name in '%s'", name);
         if (o->kind == PTX_OPD_FUNC)
-            return ptx_fail(ps, line, "a function name cannot be an operand of '%s'", name);
+            return ptx_fail(ps, line,
+                            "function pointers are not supported by the virtual GPU (the address "
+                            "of a function in '%s')",
+                            name);
     }
     bool writes = a.min > 0 && op != PTX_OP_ST && op != PTX_OP_RED && op != PTX_OP_BRA &&
                   op != PTX_OP_BAR && op != PTX_OP_BARRIER && op != PTX_OP_PREFETCH &&

@@ -252,6 +252,11 @@ static bool store_element(struct ptx_parser *ps, uint8_t *at, enum ptx_type type
         bits = u;
     } else if (t.kind == PTX_TOK_FLOAT && negative) {
         bits ^= t.is_double ? 1ull << 63 : 1ull << 31;
+    } else if (t.kind == PTX_TOK_IDENT) {
+        return ptx_fail(ps, t.line,
+                        "function pointers are not supported by the virtual GPU, nor are other "
+                        "addresses in initializers ('%.*s')",
+                        (int)t.len, t.text);
     } else if (t.kind != PTX_TOK_INT && t.kind != PTX_TOK_FLOAT) {
         return ptx_fail(ps, t.line, "unsupported initializer '%.*s' (only numbers)", (int)t.len,
                         t.text);
@@ -837,6 +842,22 @@ static bool parse_file(struct ptx_parser *ps)
     return true;
 }
 
+/* ".section .debug_str { ... }": debugging data NVRTC emits with -lineinfo
+ * when it inlines functions; nothing the virtual GPU needs. */
+static bool skip_section(struct ptx_parser *ps)
+{
+    struct ptx_token name = ptx_next(&ps->lx);
+    if (name.kind != PTX_TOK_IDENT || !expect_punct(ps, '{'))
+        return ptx_fail(ps, name.line, "bad .section");
+    for (int depth = 1; depth > 0;) {
+        struct ptx_token t = ptx_next(&ps->lx);
+        if (t.kind == PTX_TOK_END)
+            return ptx_fail(ps, name.line, ".section has no closing '}'");
+        depth += ptx_tok_is(&t, '{') - ptx_tok_is(&t, '}');
+    }
+    return true;
+}
+
 static bool parse_module_directive(struct ptx_parser *ps, struct ptx_token t)
 {
     bool is_extern = false;
@@ -857,6 +878,8 @@ static bool parse_module_directive(struct ptx_parser *ps, struct ptx_token t)
     }
     if (ptx_tok_word(&t, ".file"))
         return parse_file(ps);
+    if (ptx_tok_word(&t, ".section"))
+        return skip_section(ps);
     if (ptx_tok_word(&t, ".entry"))
         return parse_function(ps, true, is_extern);
     if (ptx_tok_word(&t, ".func"))

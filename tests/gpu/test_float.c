@@ -1,0 +1,922 @@
+/*
+ * Single-precision arithmetic on the virtual GPU, element by element
+ * against the host.
+ *
+ * Three groups, each a table that generates both the kernel (one output
+ * array per operation) and the host reference, so the two cannot drift:
+ * - exactly rounded operations (IEEE add, sub, mul, div, fma, sqrt, rcp in
+ *   all four rounding modes, min/max, saturate, abs/neg/copysign, the
+ *   integral roundings, fmodf, fdimf): bit-exact, the host computing the
+ *   directed modes with fesetround. A NaN result of an arithmetic operation
+ *   must be the canonical 0x7fffffff (CUDA Programming Guide, "Floating-Point
+ *   Standard");
+ * - the math library (expf, logf, sinf, tanhf, powf, ...): within the maximum
+ *   ulp error the CUDA Programming Guide's table of single-precision functions
+ *   gives, measured against the host's double-precision result;
+ * - the fast intrinsics (__expf, __logf, __sinf, __fdividef, ...) within the
+ *   guide's intrinsic bounds, and one kernel compiled with --use_fast_math
+ *   (flush-to-zero, approximate division and square root).
+ * Inputs: every pair of a list of special values (±0, subnormals, FLT_MIN,
+ * FLT_MAX, ±Inf, NaNs, halfway cases), random bit patterns, and random
+ * values chosen for cancellation, subnormal results and fma residues.
+ * KGRADE_TEST_VERBOSE=1 prints the worst error seen for each math function.
+ */
+#pragma GCC optimize("rounding-math") /* the references switch rounding modes */
+
+#include <fenv.h>
+#include <float.h>
+#include <math.h>
+
+#include "gpu_test.h"
+
+#define THREADS       128
+#define N_RANDOM_BITS 4096
+#define N_CLOSE       3072
+#define N_TINY        2048
+#define N_FMA_RESIDUE 2048
+#define N_MATH        12288
+#define SHOW          4 /* mismatches printed per operation */
+#define CANONICAL_NAN 0x7fffffffu
+#define SOURCE_BYTES  65536
+
+/* ------------------------------------------------------------- helpers */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Uniform in [lo, hi). */
+static double uniform(double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(rng() >> 11) / 9007199254740992.0;
+}
+
+static uint32_t bits_of(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static float float_of(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* A random finite float with any exponent (NaN/Inf patterns redrawn). */
+static float random_finite(void)
+{
+    for (;;) {
+        float f = float_of((uint32_t)rng());
+        if (isfinite(f))
+            return f;
+    }
+}
+
+static const uint32_t special_bits[] = {
+    0x00000000, 0x80000000,             /* ±0 */
+    0x00000001, 0x80000001,             /* ±smallest subnormal */
+    0x007fffff, 0x807fffff,             /* ±largest subnormal */
+    0x00400000,                         /* 2^-127 */
+    0x00800000, 0x80800000,             /* ±FLT_MIN */
+    0x3f800000, 0xbf800000,             /* ±1 */
+    0x3f800001, 0x3f7fffff,             /* 1 + ulp, 1 - ulp/2 */
+    0x3f000000, 0x40000000,             /* 0.5, 2 */
+    0x40400000, 0xc0400000,             /* ±3 */
+    0x3fc00000, 0x40200000, 0xc0200000, /* 1.5, 2.5, -2.5 */
+    0x3effffff,                         /* 0.49999997 */
+    0x4b000001, 0xcafffffe,             /* 2^23 + 1, -(2^23 - 1) */
+    0x4b7fffff, 0x4b800000,             /* 2^24 - 1, 2^24 */
+    0x3dcccccd, 0x40490fdb,             /* 0.1, pi */
+    0x5f800000, 0x1f800000,             /* 2^64, 2^-64 */
+    0x7f7fffff, 0xff7fffff,             /* ±FLT_MAX */
+    0x7f000000,                         /* 2^127 */
+    0x7f800000, 0xff800000,             /* ±Inf */
+    0x7fc00000, 0xffc00001, 0x7f800001, /* quiet NaN, negative NaN, signaling NaN */
+};
+#define N_SPECIAL (sizeof special_bits / sizeof special_bits[0])
+
+/* A float's position on a line where consecutive floats are 1 apart
+ * (-0.0 just below +0.0, +Inf just above FLT_MAX). */
+static int64_t float_order(float f)
+{
+    uint32_t u = bits_of(f);
+    return u & 0x80000000u ? -(int64_t)(u & 0x7fffffffu) - 1 : (int64_t)u;
+}
+
+static const char *hexf(float f, char *buf)
+{
+    snprintf(buf, 48, "%a (0x%08x)", (double)f, bits_of(f));
+    return buf;
+}
+
+/* Builds a kernel out[k * n + i] = expression_k(x, y, z) for the table. */
+static char *kernel_source(const char *name, const char *const *expressions, int count)
+{
+    char *s = malloc(SOURCE_BYTES);
+    if (s == NULL)
+        return NULL;
+    int used = snprintf(s, SOURCE_BYTES,
+                        "extern \"C\" __global__ void %s(const float *a, const float *b,\n"
+                        "    const float *c, float *out, int n)\n"
+                        "{\n"
+                        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                        "    if (i >= n) return;\n"
+                        "    float x = a[i], y = b[i], z = c[i];\n"
+                        "    (void)x; (void)y; (void)z;\n",
+                        name);
+    for (int k = 0; k < count; k++)
+        used += snprintf(s + used, SOURCE_BYTES - (size_t)used,
+                         "    out[(size_t)%d * n + i] = %s;\n", k, expressions[k]);
+    snprintf(s + used, SOURCE_BYTES - (size_t)used, "}\n");
+    return s;
+}
+
+/* Compiles `source` (with extra NVRTC options) and runs its kernel `name`
+ * on n inputs; `out` gets count × n results. */
+static int run_table(const char *source, const char *name, int n_options,
+                     const char *const *options, const float *a, const float *b, const float *c,
+                     int n, int count, float *out)
+{
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK_CU(gpu_test_load_source_options(&module, source, name, n_options, options)))
+        return 0;
+    int ok = CHECK_CU(cuModuleGetFunction(&f, module, name));
+    size_t bytes = (size_t)n * sizeof(float);
+    CUdeviceptr da = gpu_test_upload(a, bytes), db = gpu_test_upload(b, bytes);
+    CUdeviceptr dc = gpu_test_upload(c, bytes), dout = gpu_test_upload(NULL, bytes * count);
+    ok = ok && da && db && dc && dout;
+    void *args[] = {&da, &db, &dc, &dout, &n};
+    ok = ok && gpu_test_run(f, (unsigned)((n + THREADS - 1) / THREADS), THREADS, args);
+    ok = gpu_test_download(out, dout, bytes * count) && ok;
+    cuMemFree(da);
+    cuMemFree(db);
+    cuMemFree(dc);
+    CHECK_CU(cuModuleUnload(module));
+    return ok;
+}
+
+/* ------------------------------------------ exactly rounded operations */
+
+enum exact_kind {
+    ADD,
+    SUB,
+    MUL,
+    DIV,
+    FMA,
+    SQRT,
+    RCP,
+    RSQRT,
+    FMIN,
+    FMAX,
+    SATURATE,
+    ABS,
+    NEG,
+    COPYSIGN,
+    FLOOR,
+    CEIL,
+    TRUNC,
+    RINT,
+    ROUND,
+    FMOD,
+    FDIM,
+};
+
+struct exact_op {
+    const char *expression;
+    enum exact_kind kind;
+    int mode;      /* FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD */
+    int canonical; /* a NaN result must be 0x7fffffff */
+};
+
+#define ROUNDED(name, kind, args)                                                                  \
+    {"__" name "_rn" args, kind, FE_TONEAREST, 1}, {"__" name "_rz" args, kind, FE_TOWARDZERO, 1}, \
+        {"__" name "_rd" args, kind, FE_DOWNWARD, 1},                                              \
+    {                                                                                              \
+        "__" name "_ru" args, kind, FE_UPWARD, 1                                                   \
+    }
+
+static const struct exact_op exact_ops[] = {
+    {"x + y", ADD, FE_TONEAREST, 1},
+    {"x - y", SUB, FE_TONEAREST, 1},
+    {"x * y", MUL, FE_TONEAREST, 1},
+    {"x / y", DIV, FE_TONEAREST, 1},
+    {"fmaf(x, y, z)", FMA, FE_TONEAREST, 1},
+    {"sqrtf(x)", SQRT, FE_TONEAREST, 1},
+    {"1.0f / x", RCP, FE_TONEAREST, 1},
+    ROUNDED("fadd", ADD, "(x, y)"),
+    ROUNDED("fsub", SUB, "(x, y)"),
+    ROUNDED("fmul", MUL, "(x, y)"),
+    ROUNDED("fdiv", DIV, "(x, y)"),
+    ROUNDED("fmaf", FMA, "(x, y, z)"),
+    ROUNDED("fsqrt", SQRT, "(x)"),
+    ROUNDED("frcp", RCP, "(x)"),
+    {"__frsqrt_rn(x)", RSQRT, FE_TONEAREST, 1},
+    {"fminf(x, y)", FMIN, FE_TONEAREST, 0},
+    {"fmaxf(x, y)", FMAX, FE_TONEAREST, 0},
+    {"__saturatef(x)", SATURATE, FE_TONEAREST, 0},
+    {"fabsf(x)", ABS, FE_TONEAREST, 0},
+    {"-x", NEG, FE_TONEAREST, 0},
+    {"copysignf(x, y)", COPYSIGN, FE_TONEAREST, 0},
+    {"floorf(x)", FLOOR, FE_TONEAREST, 0},
+    {"ceilf(x)", CEIL, FE_TONEAREST, 0},
+    {"truncf(x)", TRUNC, FE_TONEAREST, 0},
+    {"rintf(x)", RINT, FE_TONEAREST, 0},
+    {"roundf(x)", ROUND, FE_TONEAREST, 0},
+    {"fmodf(x, y)", FMOD, FE_TONEAREST, 0},
+    {"fdimf(x, y)", FDIM, FE_TONEAREST, 0},
+};
+#define N_EXACT ((int)(sizeof exact_ops / sizeof exact_ops[0]))
+
+/* PTX min/max: a NaN operand loses to a number; -0.0 < +0.0. */
+static float ptx_min(float x, float y, int want_max)
+{
+    if (isnan(x))
+        return isnan(y) ? float_of(CANONICAL_NAN) : y;
+    if (isnan(y))
+        return x;
+    int x_first = float_order(x) < float_order(y);
+    return x_first != want_max ? x : y;
+}
+
+/* The host's result, rounded in `mode`. The operands go through volatile
+ * and the file is built with rounding-math, so nothing is computed before
+ * the mode is set or folded at compile time. */
+static float exact_reference(const struct exact_op *op, float x, float y, float z)
+{
+    volatile float vx = x, vy = y, vz = z;
+    float r;
+    fesetround(op->mode);
+    switch (op->kind) {
+    case ADD:
+        r = vx + vy;
+        break;
+    case SUB:
+        r = vx - vy;
+        break;
+    case MUL:
+        r = vx * vy;
+        break;
+    case DIV:
+        r = vx / vy;
+        break;
+    case FMA:
+        r = fmaf(vx, vy, vz);
+        break;
+    case SQRT:
+        r = sqrtf(vx);
+        break;
+    case RCP:
+        r = 1.0f / vx;
+        break;
+    case RSQRT:
+        /* 1/sqrt(x) in long double (64-bit significand), then rounded once
+         * more: exact to far below a float's half ulp. */
+        r = (float)(1.0L / sqrtl((long double)vx));
+        break;
+    case FMIN:
+        r = ptx_min(vx, vy, 0);
+        break;
+    case FMAX:
+        r = ptx_min(vx, vy, 1);
+        break;
+    case SATURATE:
+        r = isnan(vx) ? 0.0f : vx < 0.0f ? 0.0f : vx > 1.0f ? 1.0f : vx;
+        break;
+    case ABS:
+        r = fabsf(vx);
+        break;
+    case NEG:
+        r = -vx;
+        break;
+    case COPYSIGN:
+        r = copysignf(vx, vy);
+        break;
+    case FLOOR:
+        r = floorf(vx);
+        break;
+    case CEIL:
+        r = ceilf(vx);
+        break;
+    case TRUNC:
+        r = truncf(vx);
+        break;
+    case RINT:
+        r = rintf(vx);
+        break;
+    case ROUND:
+        r = roundf(vx);
+        break;
+    case FMOD:
+        r = fmodf(vx, vy);
+        break;
+    case FDIM:
+        r = fdimf(vx, vy);
+        break;
+    default:
+        r = 0.0f;
+    }
+    volatile float vr = r;
+    fesetround(FE_TONEAREST);
+    return vr;
+}
+
+/* How many of x, y, z the operation reads. */
+static int arity(enum exact_kind kind)
+{
+    return kind == FMA ? 3 : kind <= DIV || kind == FMIN || kind == FMAX || kind >= FMOD ? 2 : 1;
+}
+
+/* The guide: "The result of a single-precision floating-point operation
+ * involving one or more input NaNs is the quiet NaN of bit pattern
+ * 0x7fffffff." A NaN made from numbers (0/0, sqrt(-1)) has no stated
+ * pattern. */
+static int nan_must_be_canonical(const struct exact_op *op, float x, float y, float z)
+{
+    int n = arity(op->kind);
+    return op->canonical && (isnan(x) || (n > 1 && isnan(y)) || (n > 2 && isnan(z)));
+}
+
+static int same_result(const struct exact_op *op, float x, float y, float z, float got, float want)
+{
+    if (isnan(want))
+        return nan_must_be_canonical(op, x, y, z) ? bits_of(got) == CANONICAL_NAN : isnan(got);
+    /* __saturatef(-0.0): the guide says "clamped to [0.0, 1.0]" and leaves
+     * the sign of a zero result unstated. */
+    if (op->kind == SATURATE && x == 0.0f)
+        return got == 0.0f;
+    return bits_of(got) == bits_of(want);
+}
+
+static void check_exact(const float *a, const float *b, const float *c, int n, const float *out)
+{
+    for (int k = 0; k < N_EXACT; k++) {
+        const struct exact_op *op = &exact_ops[k];
+        struct exact_op nearest = *op;
+        nearest.mode = FE_TONEAREST;
+        int wrong = 0, directed = 0;
+        for (int i = 0; i < n; i++) {
+            float want = exact_reference(op, a[i], b[i], c[i]);
+            directed += bits_of(want) != bits_of(exact_reference(&nearest, a[i], b[i], c[i]));
+            float got = out[(size_t)k * n + i];
+            if (same_result(op, a[i], b[i], c[i], got, want))
+                continue;
+            if (isnan(want) && nan_must_be_canonical(op, a[i], b[i], c[i]))
+                want = float_of(CANONICAL_NAN);
+            if (wrong++ < SHOW) {
+                char s[5][48];
+                fprintf(stderr, "  %s with x=%s y=%s z=%s\n    gave %s, expected %s\n",
+                        op->expression, hexf(a[i], s[0]), hexf(b[i], s[1]), hexf(c[i], s[2]),
+                        hexf(got, s[3]), hexf(want, s[4]));
+            }
+        }
+        if (wrong)
+            fprintf(stderr, "  %s: %d of %d results wrong\n", op->expression, wrong, n);
+        CHECK(wrong == 0);
+        if (op->mode != FE_TONEAREST) /* the inputs do tell the modes apart */
+            CHECK(directed > n / 20);
+    }
+}
+
+/* The inputs of the exact group: special pairs, then random groups. */
+static int exact_inputs(float *a, float *b, float *c)
+{
+    int n = 0;
+    for (size_t i = 0; i < N_SPECIAL; i++)
+        for (size_t j = 0; j < N_SPECIAL; j++, n++) {
+            a[n] = float_of(special_bits[i]);
+            b[n] = float_of(special_bits[j]);
+            c[n] = float_of(special_bits[(i * 7 + j * 3) % N_SPECIAL]);
+        }
+    for (int i = 0; i < N_RANDOM_BITS; i++, n++) {
+        a[n] = float_of((uint32_t)rng());
+        b[n] = float_of((uint32_t)rng());
+        c[n] = float_of((uint32_t)rng());
+    }
+    /* Close values: cancellation in x - y, quotients near 1. */
+    for (int i = 0; i < N_CLOSE; i++, n++) {
+        a[n] = (float)ldexp(uniform(1.0, 2.0), (int)(rng() % 16) - 8);
+        uint32_t delta = (uint32_t)(rng() % 64);
+        b[n] = float_of(bits_of(a[n]) + (rng() & 1 ? delta : -delta)) * (rng() & 1 ? 1.0f : -1.0f);
+        c[n] = -a[n];
+    }
+    /* Subnormal and near-underflow operands and results. */
+    for (int i = 0; i < N_TINY; i++, n++) {
+        a[n] = float_of((uint32_t)(rng() % 0x01800000u) | (uint32_t)(rng() & 0x80000000u));
+        b[n] = (float)ldexp(uniform(0.5, 2.0), (int)(rng() % 40) - 20);
+        c[n] = float_of((uint32_t)(rng() % 0x00800000u));
+    }
+    /* fma residues: z = -(x*y rounded), so fma(x, y, z) is the rounding error. */
+    for (int i = 0; i < N_FMA_RESIDUE; i++, n++) {
+        a[n] = (float)ldexp(uniform(1.0, 2.0), (int)(rng() % 60) - 30);
+        b[n] = (float)ldexp(uniform(-2.0, 2.0), (int)(rng() % 60) - 30);
+        c[n] = -(a[n] * b[n]);
+    }
+    return n;
+}
+
+static void test_exact(void)
+{
+    int cap = (int)(N_SPECIAL * N_SPECIAL) + N_RANDOM_BITS + N_CLOSE + N_TINY + N_FMA_RESIDUE;
+    float *a = malloc(cap * sizeof(float)), *b = malloc(cap * sizeof(float));
+    float *c = malloc(cap * sizeof(float));
+    float *out = malloc((size_t)cap * N_EXACT * sizeof(float));
+    const char *expressions[N_EXACT];
+    for (int k = 0; k < N_EXACT; k++)
+        expressions[k] = exact_ops[k].expression;
+    char *source = kernel_source("exact_ops", expressions, N_EXACT);
+    if (CHECK(a && b && c && out && source)) {
+        int n = exact_inputs(a, b, c);
+        if (run_table(source, "exact_ops", 0, NULL, a, b, c, n, N_EXACT, out))
+            check_exact(a, b, c, n, out);
+    }
+    free(source);
+    free(a);
+    free(b);
+    free(c);
+    free(out);
+}
+
+/* ---------------------------------------------- the math library, in ulp */
+
+/* The guide states errors as "the absolute value of the difference in ulps
+ * between the result returned by the CUDA library function and a correctly
+ * rounded single-precision result": floats between `got` and the exact
+ * result (a double, far more accurate than a float) rounded to a float. */
+static double ulp_error(float got, double exact)
+{
+    return (double)llabs(float_order(got) - float_order((float)exact));
+}
+
+/* `got` is within `bound` ulp of the exact `exact`. Special results (NaN,
+ * ±Inf and exact zeros) must be exactly right. */
+static int within_ulp(float got, double exact, double bound)
+{
+    if (isnan(exact))
+        return isnan(got);
+    if (isnan(got))
+        return 0;
+    if (isinf(exact) || exact == 0.0)
+        return bits_of(got) == bits_of((float)exact);
+    return ulp_error(got, exact) <= bound;
+}
+
+static double host_exp10(double x)
+{
+    return pow(10.0, x);
+}
+
+static double host_rsqrt(double x)
+{
+    return 1.0 / sqrt(x);
+}
+
+struct math_op {
+    const char *expression;
+    double (*unary)(double);
+    double (*binary)(double, double);
+    double ulp; /* CUDA Programming Guide, single-precision functions */
+};
+
+static const struct math_op math_ops[] = {
+    {"expf(x)", exp, NULL, 2},          {"exp2f(x)", exp2, NULL, 2},
+    {"exp10f(x)", host_exp10, NULL, 2}, {"expm1f(x)", expm1, NULL, 1},
+    {"logf(x)", log, NULL, 1},          {"log2f(x)", log2, NULL, 1},
+    {"log10f(x)", log10, NULL, 2},      {"log1pf(x)", log1p, NULL, 1},
+    {"sinf(x)", sin, NULL, 2},          {"cosf(x)", cos, NULL, 2},
+    {"tanf(x)", tan, NULL, 4},          {"tanhf(x)", tanh, NULL, 2},
+    {"sinhf(x)", sinh, NULL, 3},        {"coshf(x)", cosh, NULL, 2},
+    {"asinf(x)", asin, NULL, 2},        {"acosf(x)", acos, NULL, 2},
+    {"atanf(x)", atan, NULL, 2},        {"atan2f(x, y)", NULL, atan2, 3},
+    {"powf(x, y)", NULL, pow, 4},       {"cbrtf(x)", cbrt, NULL, 1},
+    {"rsqrtf(x)", host_rsqrt, NULL, 2}, {"erff(x)", erf, NULL, 2},
+    {"hypotf(x, y)", NULL, hypot, 3},
+};
+#define N_MATH_OPS ((int)(sizeof math_ops / sizeof math_ops[0]))
+
+static int math_inputs(float *a, float *b, float *c)
+{
+    int n = 0;
+    for (size_t i = 0; i < N_SPECIAL; i++)
+        for (size_t j = 0; j < N_SPECIAL; j++, n++) {
+            a[n] = float_of(special_bits[i]);
+            b[n] = float_of(special_bits[j]);
+        }
+    /* pow's special cases: negative bases with integral exponents, 1 and -1. */
+    static const float bases[] = {-8.0f, -2.0f, -1.0f, -0.5f, 0.5f, 1.0f, 10.0f};
+    static const float powers[] = {-3.0f, -2.0f, -1.0f, 0.5f, 1.0f, 3.0f, 1.0f / 3.0f, 127.0f};
+    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++)
+        for (size_t j = 0; j < sizeof powers / sizeof powers[0]; j++, n++) {
+            a[n] = bases[i];
+            b[n] = powers[j];
+        }
+    for (int i = 0; i < N_MATH; i++, n++) {
+        switch (i % 4) {
+        case 0: /* anywhere */
+            a[n] = random_finite();
+            b[n] = random_finite();
+            break;
+        case 1: /* where the functions are interesting */
+            a[n] = (float)uniform(-10.0, 10.0);
+            b[n] = (float)uniform(-10.0, 10.0);
+            break;
+        case 2: /* wider, and pow with moderate results */
+            a[n] = (float)uniform(-100.0, 100.0);
+            b[n] = (float)uniform(-20.0, 20.0);
+            break;
+        default: /* near 0 and 1: log1p, expm1, erf, asin */
+            a[n] = (float)(rng() & 1 ? uniform(-1.0, 1.0) : ldexp(uniform(-1.0, 1.0), -20));
+            b[n] = (float)uniform(0.0, 3.0);
+            break;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        c[i] = 0.0f;
+    return n;
+}
+
+static void check_math(const float *a, const float *b, int n, const float *out)
+{
+    for (int k = 0; k < N_MATH_OPS; k++) {
+        const struct math_op *op = &math_ops[k];
+        int wrong = 0;
+        double worst = 0;
+        for (int i = 0; i < n; i++) {
+            double exact = op->unary ? op->unary(a[i]) : op->binary(a[i], b[i]);
+            float got = out[(size_t)k * n + i];
+            if (isfinite(exact) && exact != 0.0 && isfinite(got) && ulp_error(got, exact) > worst)
+                worst = ulp_error(got, exact);
+            if (within_ulp(got, exact, op->ulp))
+                continue;
+            if (wrong++ < SHOW) {
+                char s[3][48];
+                fprintf(stderr, "  %s with x=%s y=%s gave %s, exact %.17g (%.1f ulp, bound %g)\n",
+                        op->expression, hexf(a[i], s[0]), hexf(b[i], s[1]), hexf(got, s[2]), exact,
+                        ulp_error(got, exact), op->ulp);
+            }
+        }
+        if (wrong)
+            fprintf(stderr, "  %s: %d of %d results outside %g ulp\n", op->expression, wrong, n,
+                    op->ulp);
+        if (getenv("KGRADE_TEST_VERBOSE"))
+            printf("  %-14s worst %.3f ulp\n", op->expression, worst);
+        CHECK(wrong == 0);
+    }
+}
+
+static void test_math(void)
+{
+    int cap = (int)(N_SPECIAL * N_SPECIAL) + 64 + N_MATH;
+    float *a = malloc(cap * sizeof(float)), *b = malloc(cap * sizeof(float));
+    float *c = malloc(cap * sizeof(float));
+    float *out = malloc((size_t)cap * N_MATH_OPS * sizeof(float));
+    const char *expressions[N_MATH_OPS];
+    for (int k = 0; k < N_MATH_OPS; k++)
+        expressions[k] = math_ops[k].expression;
+    char *source = kernel_source("math_ops", expressions, N_MATH_OPS);
+    if (CHECK(a && b && c && out && source)) {
+        int n = math_inputs(a, b, c);
+        if (run_table(source, "math_ops", 0, NULL, a, b, c, n, N_MATH_OPS, out))
+            check_math(a, b, n, out);
+    }
+    free(source);
+    free(a);
+    free(b);
+    free(c);
+    free(out);
+}
+
+/* ------------------------------------------------ the fast intrinsics */
+
+/* What the guide's table of intrinsic functions bounds, on inputs where the
+ * bound applies: results are normal floats (the intrinsics flush
+ * subnormals), arguments of __sinf/__cosf in [-pi, pi], divisors of
+ * __fdividef in [2^-126, 2^126]. An absolute bound is used where the guide
+ * gives one (for x in [0.5, 2] for the logarithms). */
+enum fast_kind {
+    FAST_EXP,
+    FAST_EXP10,
+    FAST_LOG,
+    FAST_LOG2,
+    FAST_LOG10,
+    FAST_SIN,
+    FAST_COS,
+    FAST_DIV
+};
+
+struct fast_op {
+    const char *expression;
+    enum fast_kind kind;
+};
+
+static const struct fast_op fast_ops[] = {
+    {"__expf(x)", FAST_EXP},   {"__exp10f(x)", FAST_EXP10},    {"__logf(x)", FAST_LOG},
+    {"__log2f(x)", FAST_LOG2}, {"__log10f(x)", FAST_LOG10},    {"__sinf(x)", FAST_SIN},
+    {"__cosf(x)", FAST_COS},   {"__fdividef(x, y)", FAST_DIV},
+};
+#define N_FAST_OPS ((int)(sizeof fast_ops / sizeof fast_ops[0]))
+#define N_FAST     8192
+
+/* Inputs: x in its kind's domain is chosen per element from the thread
+ * index's kind, so every op sees inputs of its own domain in its own slice. */
+static void fast_inputs(float *a, float *b, float *c, int n)
+{
+    for (int i = 0; i < n; i++) {
+        switch (i % 5) {
+        case 0: /* __expf domain with normal results */
+            a[i] = (float)uniform(-87.0, 88.0);
+            break;
+        case 1: /* __exp10f */
+            a[i] = (float)uniform(-37.0, 38.0);
+            break;
+        case 2: /* logarithms near 1 */
+            a[i] = (float)uniform(0.5, 2.0);
+            break;
+        case 3: /* logarithms of any positive normal */
+            a[i] = (float)ldexp(uniform(1.0, 2.0), (int)(rng() % 250) - 125);
+            break;
+        default: /* sin/cos */
+            a[i] = (float)uniform(-M_PI, M_PI);
+            break;
+        }
+        /* __fdividef: quotients stay normal */
+        b[i] = (float)ldexp(uniform(1.0, 2.0), (int)(rng() % 120) - 60) * (rng() & 1 ? 1 : -1);
+        c[i] = 0.0f;
+    }
+}
+
+static int fast_applies(enum fast_kind kind, int i)
+{
+    switch (kind) {
+    case FAST_EXP:
+        return i % 5 == 0;
+    case FAST_EXP10:
+        return i % 5 == 1;
+    case FAST_LOG:
+    case FAST_LOG2:
+    case FAST_LOG10:
+        return i % 5 == 2 || i % 5 == 3;
+    case FAST_SIN:
+    case FAST_COS:
+        return i % 5 == 4;
+    default:
+        return i % 5 != 3; /* quotients that stay normal */
+    }
+}
+
+static int fast_ok(enum fast_kind kind, float x, float y, float got, double *error)
+{
+    double exact = 0, abs_bound = 0, ulp_bound = 0;
+    int near_one = x >= 0.5f && x <= 2.0f;
+    switch (kind) {
+    case FAST_EXP:
+        exact = exp(x);
+        ulp_bound = 2 + floor(fabs(1.173 * x));
+        break;
+    case FAST_EXP10:
+        exact = pow(10.0, x);
+        ulp_bound = 2 + floor(fabs(2.97 * x));
+        break;
+    case FAST_LOG:
+        exact = log(x);
+        near_one ? (abs_bound = exp2(-21.41)) : (ulp_bound = 3);
+        break;
+    case FAST_LOG2:
+        exact = log2(x);
+        near_one ? (abs_bound = 0x1p-22) : (ulp_bound = 2);
+        break;
+    case FAST_LOG10:
+        exact = log10(x);
+        near_one ? (abs_bound = 0x1p-24) : (ulp_bound = 3);
+        break;
+    case FAST_SIN:
+        exact = sin(x);
+        abs_bound = exp2(-21.41);
+        break;
+    case FAST_COS:
+        exact = cos(x);
+        abs_bound = exp2(-21.19);
+        break;
+    case FAST_DIV:
+        exact = (double)x / y;
+        ulp_bound = 2;
+        break;
+    }
+    if (!isfinite(got))
+        return 0;
+    if (abs_bound > 0) {
+        *error = fabs(got - exact);
+        return *error <= abs_bound;
+    }
+    *error = ulp_error(got, exact);
+    return *error <= ulp_bound;
+}
+
+static void check_fast(const float *a, const float *b, int n, const float *out)
+{
+    for (int k = 0; k < N_FAST_OPS; k++) {
+        const struct fast_op *op = &fast_ops[k];
+        int wrong = 0, checked = 0;
+        for (int i = 0; i < n; i++) {
+            if (!fast_applies(op->kind, i))
+                continue;
+            checked++;
+            double error = 0;
+            float got = out[(size_t)k * n + i];
+            if (fast_ok(op->kind, a[i], b[i], got, &error))
+                continue;
+            if (wrong++ < SHOW) {
+                char s[3][48];
+                fprintf(stderr, "  %s with x=%s y=%s gave %s (error %g)\n", op->expression,
+                        hexf(a[i], s[0]), hexf(b[i], s[1]), hexf(got, s[2]), error);
+            }
+        }
+        if (wrong)
+            fprintf(stderr, "  %s: %d of %d results outside the guide's bound\n", op->expression,
+                    wrong, checked);
+        CHECK(wrong == 0 && checked > 0);
+    }
+}
+
+/* __fdividef's documented special cases: for 2^126 < |y| < 2^128 the
+ * result is a zero (NaN when x is infinite). */
+static void test_fdividef_large_divisor(void)
+{
+    static const char source[] =
+        "extern \"C\" __global__ void fdividef_large(const float *a, const float *b, float *out)\n"
+        "{\n"
+        "    int i = threadIdx.x;\n"
+        "    out[i] = __fdividef(a[i], b[i]);\n"
+        "}\n";
+    float a[4] = {1.0f, -3.0f, 1e30f, INFINITY};
+    float b[4] = {0x1.8p126f, 0x1.8p126f, -0x1.fffffep127f, 0x1p127f};
+    float out[4];
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK_CU(gpu_test_load_source(&module, source, "fdividef_large.cu")) ||
+        !CHECK_CU(cuModuleGetFunction(&f, module, "fdividef_large")))
+        return;
+    CUdeviceptr da = gpu_test_upload(a, sizeof a), db = gpu_test_upload(b, sizeof b);
+    CUdeviceptr dout = gpu_test_upload(NULL, sizeof out);
+    void *args[] = {&da, &db, &dout};
+    if (gpu_test_run(f, 1, 4, args) && gpu_test_download(out, dout, sizeof out)) {
+        CHECK_EQ(bits_of(out[0]), 0x00000000u);
+        CHECK_EQ(bits_of(out[1]), 0x80000000u);
+        CHECK_EQ(bits_of(out[2]), 0x80000000u);
+        CHECK(isnan(out[3]));
+    }
+    cuMemFree(da);
+    cuMemFree(db);
+    CHECK_CU(cuModuleUnload(module));
+}
+
+static void test_fast(void)
+{
+    int n = N_FAST;
+    float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
+    float *c = malloc(n * sizeof(float));
+    float *out = malloc((size_t)n * N_FAST_OPS * sizeof(float));
+    const char *expressions[N_FAST_OPS];
+    for (int k = 0; k < N_FAST_OPS; k++)
+        expressions[k] = fast_ops[k].expression;
+    char *source = kernel_source("fast_ops", expressions, N_FAST_OPS);
+    if (CHECK(a && b && c && out && source)) {
+        fast_inputs(a, b, c, n);
+        if (run_table(source, "fast_ops", 0, NULL, a, b, c, n, N_FAST_OPS, out))
+            check_fast(a, b, n, out);
+    }
+    free(source);
+    free(a);
+    free(b);
+    free(c);
+    free(out);
+    test_fdividef_large_divisor();
+}
+
+/* ------------------------------------------------------ --use_fast_math */
+
+/* With --use_fast_math, NVRTC flushes subnormals (-ftz=true), divides and
+ * takes square roots approximately and maps expf/sinf/logf to the
+ * intrinsics. The kernel's own PTX must say so (.ftz, .approx), and the
+ * results must be what those instructions give. */
+static const char *const fast_math_expressions[] = {
+    "x * y",    /* 0: mul.ftz: subnormal inputs and results flush to signed zero */
+    "x + y",    /* 1: add.ftz */
+    "x / y",    /* 2: approximate, 2 ulp */
+    "sqrtf(x)", /* 3: sqrt.approx */
+    "expf(x)",  /* 4: __expf */
+    "sinf(x)",  /* 5: __sinf */
+};
+#define N_FAST_MATH 6
+
+static int fast_math_ptx_says(const char *ptx, const char *what)
+{
+    if (strstr(ptx, what) != NULL)
+        return 1;
+    fprintf(stderr, "  the --use_fast_math PTX has no \"%s\"\n", what);
+    return 0;
+}
+
+static float ftz(float x)
+{
+    return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x;
+}
+
+static void test_use_fast_math(void)
+{
+    enum { N = 4096 };
+    static float a[N], b[N], c[N], out[N * N_FAST_MATH];
+    const char *options[] = {"--use_fast_math"};
+    char *source = kernel_source("fast_math", fast_math_expressions, N_FAST_MATH);
+    char *ptx = source ? gpu_test_compile_options(source, "fast_math.cu", 1, options) : NULL;
+    if (!CHECK(ptx != NULL)) {
+        free(source);
+        return;
+    }
+    CHECK(fast_math_ptx_says(ptx, "mul.ftz.f32") && fast_math_ptx_says(ptx, "add.ftz.f32"));
+    CHECK(fast_math_ptx_says(ptx, "sqrt.approx.ftz.f32"));
+    CHECK(fast_math_ptx_says(ptx, "ex2.approx.ftz.f32"));
+    CHECK(fast_math_ptx_says(ptx, "sin.approx.ftz.f32"));
+    free(ptx);
+    for (int i = 0; i < N; i++) {
+        switch (i % 4) {
+        case 0: /* subnormal operands: flushed before the operation */
+            a[i] = float_of((uint32_t)(rng() % 0x00800000u) | (uint32_t)(rng() & 0x80000000u));
+            b[i] = (float)uniform(1.0, 4.0);
+            break;
+        case 1: /* products deep in the subnormal range: flushed after */
+            a[i] = (float)ldexp(uniform(1.0, 2.0), -70);
+            b[i] = (float)ldexp(uniform(-2.0, -1.0), -70);
+            break;
+        case 2: /* ordinary values */
+            a[i] = (float)uniform(0.0, 80.0);
+            b[i] = (float)uniform(-50.0, 50.0);
+            break;
+        default:
+            a[i] = (float)uniform(-M_PI, M_PI) + 4.0f;
+            b[i] = (float)ldexp(uniform(1.0, 2.0), (int)(rng() % 40) - 20);
+            break;
+        }
+        c[i] = 0.0f;
+    }
+    if (!run_table(source, "fast_math", 1, options, a, b, c, N, N_FAST_MATH, out)) {
+        free(source);
+        return;
+    }
+    free(source);
+    int wrong[N_FAST_MATH] = {0};
+    for (int i = 0; i < N; i++) {
+        float x = a[i], y = b[i], xf = ftz(x), yf = ftz(y);
+        const float *r = out + i;
+        char s[3][48];
+        if (bits_of(r[0]) != bits_of(ftz(xf * yf)) && wrong[0]++ < SHOW)
+            fprintf(stderr, "  fast x * y with x=%s y=%s gave %s\n", hexf(x, s[0]), hexf(y, s[1]),
+                    hexf(r[0], s[2]));
+        if (bits_of(r[N]) != bits_of(ftz(xf + yf)) && wrong[1]++ < SHOW)
+            fprintf(stderr, "  fast x + y with x=%s y=%s gave %s\n", hexf(x, s[0]), hexf(y, s[1]),
+                    hexf(r[N], s[2]));
+        if (i % 4 >= 2) { /* normal operands and results */
+            double e;
+            if (ulp_error(r[2 * N], (double)x / y) > 2 && wrong[2]++ < SHOW)
+                fprintf(stderr, "  fast x / y with x=%s y=%s gave %s\n", hexf(x, s[0]),
+                        hexf(y, s[1]), hexf(r[2 * N], s[2]));
+            /* sqrt.approx.f32: relative error 2^-23 (PTX ISA), ~1 ulp */
+            e = fabs(r[3 * N] - sqrt(x)) / sqrt(x);
+            if (x > 0 && e > 0x1p-23 && wrong[3]++ < SHOW)
+                fprintf(stderr, "  fast sqrtf(%s) gave %s\n", hexf(x, s[0]), hexf(r[3 * N], s[1]));
+            if (i % 4 == 2 && ulp_error(r[4 * N], exp(x)) > 2 + floor(fabs(1.173 * x)) &&
+                wrong[4]++ < SHOW)
+                fprintf(stderr, "  fast expf(%s) gave %s\n", hexf(x, s[0]), hexf(r[4 * N], s[1]));
+            if (i % 4 == 3 && fabsf(x) <= (float)M_PI && fabs(r[5 * N] - sin(x)) > exp2(-21.41) &&
+                wrong[5]++ < SHOW)
+                fprintf(stderr, "  fast sinf(%s) gave %s\n", hexf(x, s[0]), hexf(r[5 * N], s[1]));
+        }
+    }
+    for (int k = 0; k < N_FAST_MATH; k++) {
+        if (wrong[k])
+            fprintf(stderr, "  --use_fast_math %s: %d wrong\n", fast_math_expressions[k], wrong[k]);
+        CHECK(wrong[k] == 0);
+    }
+}
+
+int main(void)
+{
+    CUcontext context;
+    if (!gpu_test_start(&context))
+        return gpu_test_summary();
+    test_exact();
+    test_math();
+    test_fast();
+    test_use_fast_math();
+    CHECK_CU(cuCtxDestroy(context));
+    return gpu_test_summary();
+}

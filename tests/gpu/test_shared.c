@@ -1,0 +1,386 @@
+/*
+ * Shared memory and __syncthreads on the virtual GPU: a block-wise reverse,
+ * tiled transposes (32x33 padded and 32x32 tiles) of matrices whose sizes
+ * are not multiples of 32, a tiled matrix multiply, a tree reduction,
+ * dynamic shared memory (extern __shared__, sized at launch, alone and next
+ * to static arrays, holding two types), and __syncthreads_count, _and and
+ * _or. Every output element is compared with the host's.
+ *
+ * The matrix multiply accumulates with fmaf in k order on both sides (tiles
+ * padded with zeros as the kernel pads them), so the float results are
+ * compared bit for bit.
+ */
+#include <math.h>
+
+#include "gpu_test.h"
+
+#define SHOW 5
+
+static const char source[] =
+    "#define TILE 32\n"
+    "extern \"C\" __global__ void block_reverse(const int *in, int *out, int n)\n"
+    "{\n"
+    "    __shared__ int s[256];\n"
+    "    int base = blockIdx.x * 256, t = threadIdx.x;\n"
+    "    int count = n - base < 256 ? n - base : 256;\n"
+    "    if (t < count) s[t] = in[base + t];\n"
+    "    __syncthreads();\n"
+    "    if (t < count) out[base + t] = s[count - 1 - t];\n"
+    "}\n"
+    "/* out (cols x rows) = transpose of in (rows x cols); blocks of 32 x 8. */\n"
+    "#define TRANSPOSE(NAME, PAD)                                                 \\\n"
+    "extern \"C\" __global__ void NAME(const float *in, float *out, int rows, int cols) \\\n"
+    "{                                                                            \\\n"
+    "    __shared__ float tile[TILE][TILE + PAD];                                 \\\n"
+    "    int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y; \\\n"
+    "    for (int j = 0; j < TILE; j += 8)                                        \\\n"
+    "        if (x < cols && y + j < rows)                                        \\\n"
+    "            tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(y + j) * cols + x]; \\\n"
+    "    __syncthreads();                                                         \\\n"
+    "    x = blockIdx.y * TILE + threadIdx.x;                                     \\\n"
+    "    y = blockIdx.x * TILE + threadIdx.y;                                     \\\n"
+    "    for (int j = 0; j < TILE; j += 8)                                        \\\n"
+    "        if (x < rows && y + j < cols)                                        \\\n"
+    "            out[(size_t)(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j]; \\\n"
+    "}\n"
+    "TRANSPOSE(transpose_33, 1)\n"
+    "TRANSPOSE(transpose_32, 0)\n"
+    "/* C (m x n) = A (m x k) B (k x n), 16 x 16 tiles. */\n"
+    "extern \"C\" __global__ void matmul(const float *A, const float *B, float *C, int m,\n"
+    "                                    int n, int k)\n"
+    "{\n"
+    "    __shared__ float As[16][16], Bs[16][16];\n"
+    "    int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;\n"
+    "    float acc = 0.0f;\n"
+    "    for (int t = 0; t < k; t += 16) {\n"
+    "        As[threadIdx.y][threadIdx.x] =\n"
+    "            row < m && t + threadIdx.x < k ? A[row * k + t + threadIdx.x] : 0.0f;\n"
+    "        Bs[threadIdx.y][threadIdx.x] =\n"
+    "            t + threadIdx.y < k && col < n ? B[(t + threadIdx.y) * n + col] : 0.0f;\n"
+    "        __syncthreads();\n"
+    "        for (int j = 0; j < 16; j++)\n"
+    "            acc = fmaf(As[threadIdx.y][j], Bs[j][threadIdx.x], acc);\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (row < m && col < n) C[row * n + col] = acc;\n"
+    "}\n"
+    "/* Sum of each block's elements by a tree in shared memory (blockDim 512). */\n"
+    "extern \"C\" __global__ void tree_sum(const int *in, long long *out, int n)\n"
+    "{\n"
+    "    __shared__ long long s[512];\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    s[threadIdx.x] = i < n ? in[i] : 0;\n"
+    "    __syncthreads();\n"
+    "    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {\n"
+    "        if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (threadIdx.x == 0) out[blockIdx.x] = s[0];\n"
+    "}\n"
+    "/* Inclusive scan of each block (Hillis-Steele) in dynamic shared memory:\n"
+    " * blockDim ints, then (8-aligned) blockDim doubles. */\n"
+    "extern \"C\" __global__ void dyn_scan(const int *in, long long *out, double *halves)\n"
+    "{\n"
+    "    extern __shared__ int dyn[];\n"
+    "    int *vals = dyn;\n"
+    "    double *d = (double *)(dyn + ((blockDim.x + 1) & ~1u));\n"
+    "    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;\n"
+    "    vals[t] = in[i];\n"
+    "    d[t] = in[i] * 0.5;\n"
+    "    __syncthreads();\n"
+    "    for (int off = 1; off < blockDim.x; off <<= 1) {\n"
+    "        int add = t >= off ? vals[t - off] : 0;\n"
+    "        __syncthreads();\n"
+    "        vals[t] += add;\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[i] = vals[t];\n"
+    "    halves[i] = d[blockDim.x - 1 - t];\n"
+    "}\n"
+    "/* Static and dynamic shared memory in one kernel: they must not overlap. */\n"
+    "extern \"C\" __global__ void static_and_dynamic(int *out)\n"
+    "{\n"
+    "    __shared__ int fixed[64];\n"
+    "    extern __shared__ int dyn[];\n"
+    "    int t = threadIdx.x;\n"
+    "    fixed[t] = 1000 + t;\n"
+    "    dyn[t] = 2000 + t;\n"
+    "    dyn[t + 64] = 3000 + t;\n"
+    "    __syncthreads();\n"
+    "    out[blockIdx.x * 192 + t] = fixed[63 - t];\n"
+    "    out[blockIdx.x * 192 + 64 + t] = dyn[127 - t];\n"
+    "    out[blockIdx.x * 192 + 128 + t] = dyn[63 - t];\n"
+    "}\n"
+    "extern \"C\" __global__ void sync_reduce(const int *in, int threshold, int *out)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int p = in[i] > threshold;\n"
+    "    int count = __syncthreads_count(p);\n"
+    "    int all = __syncthreads_and(p);\n"
+    "    int any = __syncthreads_or(p);\n"
+    "    out[3 * i] = count;\n"
+    "    out[3 * i + 1] = all != 0;\n"
+    "    out[3 * i + 2] = any != 0;\n"
+    "}\n";
+
+struct kernels {
+    CUmodule module;
+    CUfunction reverse, transpose_33, transpose_32, matmul, tree_sum, dyn_scan, both, sync_reduce;
+};
+
+static uint64_t rng_state = 0x3c6ef372fe94f82bull;
+
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static void test_reverse(struct kernels *k)
+{
+    enum { N = 100003 };
+    static int in[N], out[N], want[N];
+    for (int i = 0; i < N; i++)
+        in[i] = (int)(uint32_t)rng();
+    for (int base = 0; base < N; base += 256) {
+        int count = N - base < 256 ? N - base : 256;
+        for (int t = 0; t < count; t++)
+            want[base + t] = in[base + count - 1 - t];
+    }
+    int n = N;
+    CUdeviceptr din = gpu_test_upload(in, sizeof in), dout = gpu_test_upload(NULL, sizeof out);
+    void *args[] = {&din, &dout, &n};
+    if (gpu_test_run(k->reverse, (N + 255) / 256, 256, args) &&
+        gpu_test_download(out, dout, sizeof out))
+        CHECK_SAME(out, want, N);
+    cuMemFree(din);
+}
+
+static void test_transpose(CUfunction f, int rows, int cols)
+{
+    size_t count = (size_t)rows * cols;
+    float *in = malloc(count * sizeof(float)), *out = malloc(count * sizeof(float));
+    float *want = malloc(count * sizeof(float));
+    if (!CHECK(in && out && want))
+        return;
+    for (size_t i = 0; i < count; i++)
+        in[i] = (float)(uint32_t)rng() / 7.0f;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            want[(size_t)c * rows + r] = in[(size_t)r * cols + c];
+    CUdeviceptr din = gpu_test_upload(in, count * sizeof(float));
+    CUdeviceptr dout = gpu_test_upload(NULL, count * sizeof(float));
+    void *args[] = {&din, &dout, &rows, &cols};
+    if (gpu_test_run3(f, (unsigned)(cols + 31) / 32, (unsigned)(rows + 31) / 32, 1, 32, 8, 1, 0,
+                      args) &&
+        gpu_test_download(out, dout, count * sizeof(float))) {
+        if (!CHECK_SAME(out, want, count))
+            fprintf(stderr, "  (transposing %d x %d)\n", rows, cols);
+    }
+    cuMemFree(din);
+    free(in);
+    free(out);
+    free(want);
+}
+
+static void test_transposes(struct kernels *k)
+{
+    static const int sizes[][2] = {{1000, 777}, {33, 65}, {1, 1000}, {1000, 1}, {64, 64}, {31, 2}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        test_transpose(k->transpose_33, sizes[s][0], sizes[s][1]);
+        test_transpose(k->transpose_32, sizes[s][0], sizes[s][1]);
+    }
+}
+
+static void test_matmul(struct kernels *k, int m, int n, int kk)
+{
+    float *a = malloc((size_t)m * kk * sizeof(float)), *b = malloc((size_t)kk * n * sizeof(float));
+    float *c = malloc((size_t)m * n * sizeof(float)), *want = malloc((size_t)m * n * sizeof(float));
+    if (!CHECK(a && b && c && want))
+        return;
+    for (int i = 0; i < m * kk; i++)
+        a[i] = (float)((int)(rng() % 2001) - 1000) / 64.0f;
+    for (int i = 0; i < kk * n; i++)
+        b[i] = (float)((int)(rng() % 2001) - 1000) / 1024.0f + 0.1f;
+    int padded = (kk + 15) / 16 * 16;
+    for (int r = 0; r < m; r++)
+        for (int col = 0; col < n; col++) {
+            float acc = 0.0f;
+            for (int j = 0; j < padded; j++)
+                acc = fmaf(j < kk ? a[r * kk + j] : 0.0f, j < kk ? b[j * n + col] : 0.0f, acc);
+            want[r * n + col] = acc;
+        }
+    CUdeviceptr da = gpu_test_upload(a, (size_t)m * kk * sizeof(float));
+    CUdeviceptr db = gpu_test_upload(b, (size_t)kk * n * sizeof(float));
+    CUdeviceptr dc = gpu_test_upload(NULL, (size_t)m * n * sizeof(float));
+    void *args[] = {&da, &db, &dc, &m, &n, &kk};
+    if (gpu_test_run3(k->matmul, (unsigned)(n + 15) / 16, (unsigned)(m + 15) / 16, 1, 16, 16, 1, 0,
+                      args) &&
+        gpu_test_download(c, dc, (size_t)m * n * sizeof(float)))
+        CHECK_SAME(c, want, (size_t)m * n);
+    cuMemFree(da);
+    cuMemFree(db);
+    free(a);
+    free(b);
+    free(c);
+    free(want);
+}
+
+static void test_tree_sum(struct kernels *k)
+{
+    enum { N = 200000, BLOCK = 512, BLOCKS = (N + BLOCK - 1) / BLOCK };
+    static int in[N];
+    static long long out[BLOCKS], want[BLOCKS];
+    memset(want, 0, sizeof want);
+    for (int i = 0; i < N; i++) {
+        in[i] = (int)(uint32_t)rng();
+        want[i / BLOCK] += in[i];
+    }
+    int n = N;
+    CUdeviceptr din = gpu_test_upload(in, sizeof in), dout = gpu_test_upload(NULL, sizeof out);
+    void *args[] = {&din, &dout, &n};
+    if (gpu_test_run(k->tree_sum, BLOCKS, BLOCK, args) && gpu_test_download(out, dout, sizeof out))
+        CHECK_SAME(out, want, BLOCKS);
+    cuMemFree(din);
+}
+
+static void test_dynamic(struct kernels *k, unsigned block, unsigned blocks)
+{
+    size_t n = (size_t)block * blocks;
+    int *in = malloc(n * sizeof(int));
+    long long *out = malloc(n * sizeof(long long)), *want = malloc(n * sizeof(long long));
+    double *halves = malloc(n * sizeof(double)), *want_halves = malloc(n * sizeof(double));
+    if (!CHECK(in && out && want && halves && want_halves))
+        return;
+    for (size_t i = 0; i < n; i++)
+        in[i] = (int)(rng() % 2000001) - 1000000;
+    for (size_t b = 0; b < blocks; b++) {
+        long long sum = 0;
+        for (size_t t = 0; t < block; t++) {
+            sum = (int)((unsigned)sum + (unsigned)in[b * block + t]); /* ints in shared memory */
+            want[b * block + t] = sum;
+            want_halves[b * block + t] = in[b * block + block - 1 - t] * 0.5;
+        }
+    }
+    unsigned shared = ((block + 1) & ~1u) * sizeof(int) + block * sizeof(double);
+    CUdeviceptr din = gpu_test_upload(in, n * sizeof(int));
+    CUdeviceptr dout = gpu_test_upload(NULL, n * sizeof(long long));
+    CUdeviceptr dhalves = gpu_test_upload(NULL, n * sizeof(double));
+    void *args[] = {&din, &dout, &dhalves};
+    if (gpu_test_run3(k->dyn_scan, blocks, 1, 1, block, 1, 1, shared, args) &&
+        gpu_test_download(out, dout, n * sizeof(long long)) &&
+        gpu_test_download(halves, dhalves, n * sizeof(double))) {
+        CHECK_SAME(out, want, n);
+        CHECK_SAME(halves, want_halves, n);
+    }
+    cuMemFree(din);
+    free(in);
+    free(out);
+    free(want);
+    free(halves);
+    free(want_halves);
+}
+
+static void test_static_and_dynamic(struct kernels *k)
+{
+    enum { BLOCKS = 5 };
+    int out[BLOCKS * 192], want[BLOCKS * 192];
+    for (int b = 0; b < BLOCKS; b++)
+        for (int t = 0; t < 64; t++) {
+            want[b * 192 + t] = 1000 + 63 - t;
+            want[b * 192 + 64 + t] = 3000 + 63 - t;
+            want[b * 192 + 128 + t] = 2000 + 63 - t;
+        }
+    CUdeviceptr dout = gpu_test_upload(NULL, sizeof out);
+    void *args[] = {&dout};
+    if (gpu_test_run3(k->both, BLOCKS, 1, 1, 64, 1, 1, 128 * sizeof(int), args) &&
+        gpu_test_download(out, dout, sizeof out))
+        CHECK_SAME(out, want, BLOCKS * 192);
+}
+
+static void test_sync_reduce(struct kernels *k, unsigned block)
+{
+    enum { BLOCKS = 12 };
+    size_t n = (size_t)block * BLOCKS;
+    int *in = malloc(n * sizeof(int)), *out = malloc(3 * n * sizeof(int));
+    int *want = malloc(3 * n * sizeof(int));
+    if (!CHECK(in && out && want))
+        return;
+    for (size_t b = 0; b < BLOCKS; b++)
+        for (size_t t = 0; t < block; t++) {
+            size_t i = b * block + t;
+            switch (b % 4) {
+            case 0: /* all false */
+                in[i] = -1;
+                break;
+            case 1: /* all true */
+                in[i] = 1000;
+                break;
+            case 2: /* one true, the last thread */
+                in[i] = t == block - 1 ? 5 : 0;
+                break;
+            default:
+                in[i] = (int)(rng() % 100);
+                break;
+            }
+        }
+    int threshold = 0;
+    for (size_t b = 0; b < BLOCKS; b++) {
+        int count = 0;
+        for (size_t t = 0; t < block; t++)
+            count += in[b * block + t] > threshold;
+        for (size_t t = 0; t < block; t++) {
+            size_t i = b * block + t;
+            want[3 * i] = count;
+            want[3 * i + 1] = count == (int)block;
+            want[3 * i + 2] = count > 0;
+        }
+    }
+    CUdeviceptr din = gpu_test_upload(in, n * sizeof(int));
+    CUdeviceptr dout = gpu_test_upload(NULL, 3 * n * sizeof(int));
+    void *args[] = {&din, &threshold, &dout};
+    if (gpu_test_run(k->sync_reduce, BLOCKS, block, args) &&
+        gpu_test_download(out, dout, 3 * n * sizeof(int)))
+        CHECK_SAME(out, want, 3 * n);
+    cuMemFree(din);
+    free(in);
+    free(out);
+    free(want);
+}
+
+int main(void)
+{
+    CUcontext context;
+    struct kernels k;
+    if (!gpu_test_start(&context))
+        return gpu_test_summary();
+    if (CHECK_CU(gpu_test_load_source(&k.module, source, "shared.cu")) &&
+        CHECK_CU(cuModuleGetFunction(&k.reverse, k.module, "block_reverse")) &&
+        CHECK_CU(cuModuleGetFunction(&k.transpose_33, k.module, "transpose_33")) &&
+        CHECK_CU(cuModuleGetFunction(&k.transpose_32, k.module, "transpose_32")) &&
+        CHECK_CU(cuModuleGetFunction(&k.matmul, k.module, "matmul")) &&
+        CHECK_CU(cuModuleGetFunction(&k.tree_sum, k.module, "tree_sum")) &&
+        CHECK_CU(cuModuleGetFunction(&k.dyn_scan, k.module, "dyn_scan")) &&
+        CHECK_CU(cuModuleGetFunction(&k.both, k.module, "static_and_dynamic")) &&
+        CHECK_CU(cuModuleGetFunction(&k.sync_reduce, k.module, "sync_reduce"))) {
+        test_reverse(&k);
+        test_transposes(&k);
+        test_matmul(&k, 100, 130, 70);
+        test_matmul(&k, 16, 16, 16);
+        test_matmul(&k, 1, 37, 200);
+        test_tree_sum(&k);
+        test_dynamic(&k, 256, 40);
+        test_dynamic(&k, 64, 100);
+        test_dynamic(&k, 1000, 7);
+        test_dynamic(&k, 33, 9);
+        test_static_and_dynamic(&k);
+        test_sync_reduce(&k, 256);
+        test_sync_reduce(&k, 100);
+        test_sync_reduce(&k, 1024);
+        CHECK_CU(cuModuleUnload(k.module));
+    }
+    CHECK_CU(cuCtxDestroy(context));
+    return gpu_test_summary();
+}
