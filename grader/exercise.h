@@ -1,0 +1,119 @@
+/*
+ * Internal to grader/: an exercise as exercise.json describes it, loaded
+ * and validated.
+ *
+ * The file says what the student's kernel must do and how it is judged:
+ * the sizes (named, with correctness cases and the assessment case), the
+ * buffers (element type, length expression, input distribution or, for
+ * outputs, initial content and check), the scalar parameters, the kernels
+ * with their parameter lists, the launches in order (grid and block as
+ * size expressions, repeated with two buffers swapped for stencils), and
+ * the speed bar. README.md ("Writing an exercise") documents every field.
+ *
+ * Loading checks everything a grading run relies on, so a broken exercise
+ * is refused with its file, the field and what is wrong, never half-used.
+ */
+#ifndef KGRADE_GRADER_EXERCISE_H
+#define KGRADE_GRADER_EXERCISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "expr.h"
+#include "rng.h"
+#include "value_type.h"
+
+#define EXERCISE_NAME_MAX     64
+#define EXERCISE_TEXT_MAX     256
+#define EXERCISE_SIZES_MAX    8
+#define EXERCISE_CASES_MAX    8
+#define EXERCISE_BUFFERS_MAX  16
+#define EXERCISE_SCALARS_MAX  16
+#define EXERCISE_KERNELS_MAX  4
+#define EXERCISE_PARAMS_MAX   16
+#define EXERCISE_LAUNCHES_MAX 8
+
+/* One set of values of the named sizes, e.g. {n: 1000003}. */
+struct exercise_case {
+    int64_t values[EXERCISE_SIZES_MAX]; /* in the order of exercise.sizes */
+};
+
+enum exercise_check_kind {
+    CHECK_EXACT,     /* every element equal */
+    CHECK_TOLERANCE, /* |a − b| ≤ atol + rtol·|b| */
+    CHECK_SCALAR,    /* element 0 against a known value: |a − value| ≤ tolerance */
+};
+
+struct exercise_check {
+    enum exercise_check_kind kind;
+    double atol, rtol;
+    double value, tolerance; /* CHECK_SCALAR */
+};
+
+struct exercise_buffer {
+    char name[EXERCISE_NAME_MAX];
+    enum value_type type;
+    char length[EXERCISE_TEXT_MAX];  /* a size expression */
+    bool is_output;                  /* checked against the reference */
+    struct input_spec content;       /* inputs: their distribution; outputs: zero or poison */
+    struct exercise_check check;     /* outputs */
+    char columns[EXERCISE_TEXT_MAX]; /* 2-D outputs: the row length, for messages ("" if 1-D) */
+};
+
+struct exercise_scalar {
+    char name[EXERCISE_NAME_MAX];
+    enum value_type type;
+    char value[EXERCISE_TEXT_MAX]; /* a size expression, or a real number for f32/f64 */
+};
+
+struct exercise_kernel {
+    char name[EXERCISE_NAME_MAX];
+    int n_params;
+    char params[EXERCISE_PARAMS_MAX][EXERCISE_NAME_MAX]; /* buffer or scalar names */
+    char signature[EXERCISE_TEXT_MAX]; /* what the student must write, for messages */
+};
+
+struct exercise_launch {
+    int kernel; /* index in kernels */
+    char grid[3][EXERCISE_TEXT_MAX];
+    char block[3][EXERCISE_TEXT_MAX];
+    char repeat[EXERCISE_TEXT_MAX]; /* how many times ("1") */
+    int swap[2];                    /* buffers exchanged between repetitions, or -1 */
+};
+
+struct exercise {
+    char id[EXERCISE_NAME_MAX];
+    char title[EXERCISE_TEXT_MAX];
+    char course[EXERCISE_NAME_MAX];
+    bool assessment;
+    char folder[1024]; /* where exercise.json, reference.cu … are */
+    int n_sizes;
+    char sizes[EXERCISE_SIZES_MAX][EXERCISE_NAME_MAX];
+    int n_cases;
+    struct exercise_case cases[EXERCISE_CASES_MAX]; /* correctness */
+    struct exercise_case assessed;                  /* the assessment size */
+    int n_buffers;
+    struct exercise_buffer buffers[EXERCISE_BUFFERS_MAX];
+    int n_scalars;
+    struct exercise_scalar scalars[EXERCISE_SCALARS_MAX];
+    int n_kernels;
+    struct exercise_kernel kernels[EXERCISE_KERNELS_MAX];
+    int n_launches;
+    struct exercise_launch launches[EXERCISE_LAUNCHES_MAX];
+    double max_ratio; /* the speed bar: student time / reference time */
+};
+
+/* Loads <folder>/exercise.json. On failure writes "FILE: FIELD: what is
+ * wrong" to `error` and returns false. */
+bool exercise_load(const char *folder, struct exercise *exercise, char *error, size_t error_size);
+
+/* Parses and validates an exercise.json text; `file` names it in errors. */
+bool exercise_parse(const char *text, size_t length, const char *file, struct exercise *exercise,
+                    char *error, size_t error_size);
+
+/* The environment of size expressions for one case (sizes bound to values). */
+void exercise_env(const struct exercise *exercise, const struct exercise_case *c,
+                  struct expr_binding bindings[EXERCISE_SIZES_MAX], struct expr_env *env);
+
+#endif

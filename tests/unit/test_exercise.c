@@ -1,0 +1,214 @@
+/*
+ * Unit tests of the exercise loader: a complete exercise.json read field by
+ * field, the bundled exercises, and every malformed field refused with the
+ * file, the field and what is wrong.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "grader/exercise.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A valid exercise; the malformed cases replace one piece of it. */
+#define VALID_HEADER                                                                               \
+    "\"id\": \"demo\", \"title\": \"Demo\", \"course\": \"c\", \"assessment\": true, "             \
+    "\"sizes\": [\"rows\", \"cols\"], "                                                            \
+    "\"correctness\": [{\"rows\": 3, \"cols\": 5}, {\"rows\": 33, \"cols\": 31}], "                \
+    "\"assessed\": {\"rows\": 1000, \"cols\": 1000}, "
+#define VALID_BUFFERS                                                                              \
+    "\"buffers\": ["                                                                               \
+    "{\"name\": \"in\", \"type\": \"f32\", \"length\": \"rows * cols\", "                          \
+    "\"input\": {\"distribution\": \"normal\", \"a\": 0, \"b\": 1}}, "                             \
+    "{\"name\": \"tmp\", \"type\": \"f32\", \"length\": \"rows * cols\", "                         \
+    "\"input\": {\"distribution\": \"zero\"}}, "                                                   \
+    "{\"name\": \"out\", \"type\": \"f32\", \"length\": \"rows * cols\", \"columns\": \"rows\", "  \
+    "\"output\": {\"initial\": \"poison\", \"check\": {\"rtol\": 1e-5, \"atol\": 1e-6}}}], "
+#define VALID_REST                                                                                 \
+    "\"scalars\": [{\"name\": \"r\", \"type\": \"i32\", \"value\": \"rows\"}, "                    \
+    "{\"name\": \"scale\", \"type\": \"f32\", \"value\": 0.5}], "                                  \
+    "\"kernels\": [{\"name\": \"step\", \"params\": [\"in\", \"out\", \"r\", \"scale\"]}], "       \
+    "\"launches\": [{\"kernel\": \"step\", \"grid\": [\"ceil_div(cols, 32)\", "                    \
+    "\"ceil_div(rows, 32)\"], \"block\": [32, 8], \"repeat\": 4, \"swap\": [\"in\", \"tmp\"]}], "  \
+    "\"speed\": {\"max_ratio\": 1.25}"
+
+static const char valid[] = "{" VALID_HEADER VALID_BUFFERS VALID_REST "}";
+
+static bool parse(const char *text, struct exercise *e, char *error)
+{
+    return exercise_parse(text, strlen(text), "demo/exercise.json", e, error, 512);
+}
+
+static void a_complete_exercise_is_read(void **state)
+{
+    (void)state;
+    struct exercise e;
+    char error[512] = "";
+    if (!parse(valid, &e, error))
+        fail_msg("%s", error);
+    assert_string_equal(e.id, "demo");
+    assert_true(e.assessment);
+    assert_int_equal(e.n_sizes, 2);
+    assert_int_equal(e.n_cases, 2);
+    assert_int_equal(e.cases[1].values[0], 33);
+    assert_int_equal(e.assessed.values[1], 1000);
+    assert_int_equal(e.n_buffers, 3);
+    assert_int_equal(e.buffers[0].content.distribution, INPUT_NORMAL);
+    assert_true(e.buffers[2].is_output);
+    assert_int_equal(e.buffers[2].content.distribution, INPUT_POISON);
+    assert_int_equal(e.buffers[2].check.kind, CHECK_TOLERANCE);
+    assert_true(e.buffers[2].check.rtol == 1e-5);
+    assert_string_equal(e.buffers[2].columns, "rows");
+    assert_int_equal(e.n_scalars, 2);
+    assert_string_equal(e.scalars[1].value, "0.5");
+    assert_int_equal(e.kernels[0].n_params, 4);
+    assert_string_equal(e.launches[0].grid[1], "ceil_div(rows, 32)");
+    assert_string_equal(e.launches[0].grid[2], "1");
+    assert_string_equal(e.launches[0].block[0], "32");
+    assert_string_equal(e.launches[0].repeat, "4");
+    assert_int_equal(e.launches[0].swap[0], 0);
+    assert_int_equal(e.launches[0].swap[1], 1);
+    assert_true(e.max_ratio == 1.25);
+    struct expr_binding b[EXERCISE_SIZES_MAX];
+    struct expr_env env;
+    int64_t v;
+    exercise_env(&e, &e.assessed, b, &env);
+    assert_true(expr_eval("rows * cols", &env, &v, error, sizeof error));
+    assert_int_equal(v, 1000000);
+}
+
+static void the_bundled_exercises_load(void **state)
+{
+    (void)state;
+    struct exercise e;
+    char error[512] = "";
+    if (!exercise_load("exercises/vector-add", &e, error, sizeof error))
+        fail_msg("%s", error);
+    assert_string_equal(e.kernels[0].name, "vector_add");
+    assert_string_equal(e.folder, "exercises/vector-add");
+}
+
+/* `text` must be refused with `needle` in the message. */
+static void refused(const char *text, const char *needle)
+{
+    struct exercise e;
+    char error[512] = "";
+    if (parse(text, &e, error) || !strstr(error, needle) ||
+        strncmp(error, "demo/exercise.json: ", 20) != 0)
+        fail_msg("wanted an error with '%s' for\n%s\ngot '%s'", needle, text, error);
+}
+
+/* The valid exercise with `from` replaced by `to`. */
+static void refused_with(const char *from, const char *to, const char *needle)
+{
+    char text[sizeof valid + 512];
+    const char *at = strstr(valid, from);
+    if (!at)
+        fail_msg("'%s' is not in the valid exercise", from);
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - valid), valid, to, at + strlen(from));
+    refused(text, needle);
+}
+
+static void malformed_fields_are_named(void **state)
+{
+    (void)state;
+    refused("{", "line 1");
+    refused("[]", "(top): an exercise is a JSON object");
+    refused_with("\"id\": \"demo\"", "\"id\": \"Demo!\"", "id: 'Demo!' may hold lowercase");
+    refused_with("\"id\": \"demo\", ", "", "'id' must be a string");
+    refused_with("\"title\": \"Demo\"", "\"title\": 3", "title: 'title' must be a string");
+    refused_with("\"assessment\": true", "\"assessment\": \"yes\"", "assessment: must be true");
+    refused_with("\"course\": \"c\"", "\"cours\": \"c\"", "unknown field 'cours'");
+    refused_with("[\"rows\", \"cols\"]", "[]", "'sizes' must be an array of 1 to 8");
+    refused_with("[\"rows\", \"cols\"]", "[\"rows\", \"rows\"]", "sizes[1]: 'rows' is named twice");
+    refused_with("[\"rows\", \"cols\"]", "[\"2d\", \"cols\"]", "sizes[0]: a size is named by a C");
+    refused_with("{\"rows\": 3, \"cols\": 5}", "{\"rows\": 3}",
+                 "correctness[0]: must give exactly the sizes (2 of them)");
+    refused_with("{\"rows\": 3, \"cols\": 5}", "{\"rows\": 0, \"cols\": 5}",
+                 "correctness[0]: 'rows' must be a whole number from 1");
+    refused_with("{\"rows\": 3, \"cols\": 5}", "{\"rows\": 3.5, \"cols\": 5}",
+                 "'rows' must be a whole number");
+    refused_with("\"assessed\": {\"rows\": 1000, \"cols\": 1000}", "\"assessed\": 7",
+                 "assessed: must be an object");
+    refused_with("\"type\": \"f32\", \"length\": \"rows * cols\", \"input\"",
+                 "\"type\": \"f33\", \"length\": \"rows * cols\", \"input\"",
+                 "buffers[0]: 'f33' is not a type (use i16");
+    refused_with("\"length\": \"rows * cols\", \"input\": {\"distribution\": \"normal\"",
+                 "\"length\": \"rows * colz\", \"input\": {\"distribution\": \"normal\"",
+                 "buffers[0]: 'rows * colz': column");
+    refused_with("\"length\": \"rows * cols\", \"input\": {\"distribution\": \"normal\"",
+                 "\"length\": \"rows - 1000\", \"input\": {\"distribution\": \"normal\"",
+                 "it must be from 1 to");
+    refused_with("\"distribution\": \"normal\"", "\"distribution\": \"gauss\"",
+                 "buffers[0]: 'gauss' is not a distribution");
+    refused_with("\"a\": 0, \"b\": 1}", "\"a\": 0, \"b\": 0}", "needs a standard deviation");
+    refused_with("\"a\": 0, \"b\": 1}", "\"a\": 0}", "'b' must be a number");
+    refused_with("\"a\": 0, \"b\": 1}", "\"a\": 0, \"b\": 1, \"c\": 2}", "unknown field 'c'");
+    refused_with("\"input\": {\"distribution\": \"zero\"}", "\"output\": {\"initial\": \"zero\"}",
+                 "buffers[1]: 'check' is \"exact\"");
+    refused_with("\"initial\": \"poison\"", "\"initial\": \"garbage\"",
+                 "'initial' is \"poison\" or \"zero\"");
+    refused_with("{\"rtol\": 1e-5, \"atol\": 1e-6}", "{\"rtol\": -1}", "tolerances are non-neg");
+    refused_with("{\"rtol\": 1e-5, \"atol\": 1e-6}", "{\"rtoll\": 1e-5}", "unknown field 'rtoll'");
+    refused_with("{\"rtol\": 1e-5, \"atol\": 1e-6}", "{\"value\": 3.14}", "'tolerance' must be");
+    refused_with(
+        "\"output\": {\"initial\": \"poison\", \"check\": {\"rtol\": 1e-5, \"atol\": 1e-6}}",
+        "\"input\": {\"distribution\": \"zero\"}", "buffers: no buffer is an output");
+    refused_with("{\"name\": \"tmp\"", "{\"name\": \"in\"", "buffers[1]: 'in' is already a name");
+    refused_with("{\"name\": \"r\", \"type\": \"i32\"", "{\"name\": \"in\", \"type\": \"i32\"",
+                 "scalars[0]: 'in' is already a name");
+    refused_with("\"value\": \"rows\"", "\"value\": \"rows / 0\"", "division by zero");
+    refused_with("\"params\": [\"in\", \"out\", \"r\", \"scale\"]",
+                 "\"params\": [\"in\", \"nope\"]", "kernels[0]: params[1] must name a buffer");
+    refused_with("\"kernel\": \"step\"", "\"kernel\": \"jump\"", "launches[0]: 'kernel' must name");
+    refused_with("\"block\": [32, 8]", "\"block\": [32, 8, 1, 1]",
+                 "'block' must be an array of 1 to 3");
+    refused_with("\"block\": [32, 8]", "\"block\": [0]", "it must be from 1 to");
+    refused_with("\"swap\": [\"in\", \"tmp\"]", "\"swap\": [\"in\", \"in\"]",
+                 "'swap' names two different buffers");
+    refused_with("\"swap\": [\"in\", \"tmp\"]", "\"swap\": [\"in\", \"zzz\"]",
+                 "launches[0]: 'swap' names two different");
+    refused_with("\"swap\": [\"in\", \"tmp\"]", "\"swap\": \"in\"", "'swap' names two buffers");
+    refused_with("\"repeat\": 4", "\"repeat\": 0", "it must be from 1 to 1000000");
+    refused_with("\"max_ratio\": 1.25", "\"max_ratio\": 0.5", "'max_ratio' is at least 1");
+    refused_with("\"speed\": {\"max_ratio\": 1.25}", "\"speed\": 2", "speed: must be");
+}
+
+static void the_folder_must_match_the_id(void **state)
+{
+    (void)state;
+    char folder[] = "/tmp/kgrade-test-exercise-XXXXXX";
+    assert_non_null(mkdtemp(folder));
+    char path[256];
+    snprintf(path, sizeof path, "%s/exercise.json", folder);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(valid, f);
+    fclose(f);
+    struct exercise e;
+    char error[512] = "";
+    assert_false(exercise_load(folder, &e, error, sizeof error));
+    assert_non_null(strstr(error, "id: 'demo' must be the folder's name"));
+    remove(path);
+    rmdir(folder);
+    assert_false(exercise_load("/nonexistent", &e, error, sizeof error));
+    assert_non_null(strstr(error, "/nonexistent/exercise.json: cannot be read"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_complete_exercise_is_read),
+        cmocka_unit_test(the_bundled_exercises_load),
+        cmocka_unit_test(malformed_fields_are_named),
+        cmocka_unit_test(the_folder_must_match_the_id),
+    };
+    return cmocka_run_group_tests_name("exercise", tests, NULL, NULL);
+}
