@@ -104,6 +104,23 @@ static inline int gpu_test_long(long long got, long long want, const char *what,
     gpu_test_long((long long)(got), (long long)(want), #got, __FILE__, __LINE__)
 
 /* Prints the summary line; returns the exit status. */
+/* The tests' data generator (xorshift64): the same numbers on every run. */
+static uint64_t gpu_test_rng_state = 0x9e3779b97f4a7c15ull;
+
+static inline uint64_t gpu_test_rng(void)
+{
+    gpu_test_rng_state ^= gpu_test_rng_state << 13;
+    gpu_test_rng_state ^= gpu_test_rng_state >> 7;
+    gpu_test_rng_state ^= gpu_test_rng_state << 17;
+    return gpu_test_rng_state;
+}
+
+/* Uniform in [lo, hi). */
+static inline double gpu_test_uniform(double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(gpu_test_rng() >> 11) / 9007199254740992.0;
+}
+
 /* 1 when the driver is kgrade's virtual GPU (it exports kgemu_is_virtual). */
 static inline int gpu_test_is_virtual(void)
 {

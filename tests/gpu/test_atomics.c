@@ -135,16 +135,6 @@ struct kernels {
     CUfunction count, histogram, histogram_shared, mixed;
 };
 
-static uint64_t rng_state = 0xa54ff53a5f1d36f1ull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 static int compare_ints(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -185,7 +175,7 @@ static void test_histograms(struct kernels *k)
     unsigned want[BINS] = {0}, got[BINS];
     for (int i = 0; i < VALUES; i++) {
         /* skewed: many hits on a few bins, so lanes of a warp collide */
-        v[i] = (unsigned char)(rng() % 4 == 0 ? rng() % 4 : rng() % 256);
+        v[i] = (unsigned char)(gpu_test_rng() % 4 == 0 ? gpu_test_rng() % 4 : gpu_test_rng() % 256);
         want[v[i]]++;
     }
     int n = VALUES;
@@ -205,7 +195,7 @@ static void test_mixed(struct kernels *k)
     static int v[N], exch_old[N + 1], exch_want[N + 1];
     for (int i = 0; i < N; i++)
         v[i] = i < 8 ? (int[]){0, -1, 1, 0x7fffffff, (int)0x80000000, 42, -42, 7}[i]
-                     : (int)(uint32_t)rng();
+                     : (int)(uint32_t)gpu_test_rng();
     const unsigned inc_limit = 1000, dec_limit = 777;
     struct totals t0, t, want;
     memset(&t0, 0, sizeof t0);

@@ -29,16 +29,6 @@
 #define N_RANDOM 8192
 #define SHOW     4
 
-static uint64_t rng_state = 0x9b05688c2b3e6c1full;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 static uint32_t fbits(float f)
 {
     uint32_t u;
@@ -573,30 +563,35 @@ static int make_inputs(float *xf, double *xd, long long *xl)
     for (int i = 0; i < N_RANDOM; i++, n++) {
         switch (i % 4) {
         case 0:
-            xf[n] = float_of((uint32_t)rng());
-            xd[n] = double_of(rng());
-            xl[n] = (long long)rng();
+            xf[n] = float_of((uint32_t)gpu_test_rng());
+            xd[n] = double_of(gpu_test_rng());
+            xl[n] = (long long)gpu_test_rng();
             break;
         case 1: /* halfway cases and their neighbours */
-            xf[n] = (float)((int)(rng() % 2001) - 1000) * 0.5f +
-                    (float)((int)(rng() % 3) - 1) * 0x1p-20f;
-            xd[n] = (double)((long long)(rng() % 200001) - 100000) * 0.5 +
-                    (double)((int)(rng() % 3) - 1) * 0x1p-40;
-            xl[n] = (long long)(rng() >> (rng() % 64)) * (rng() & 1 ? 1 : -1);
+            xf[n] = (float)((int)(gpu_test_rng() % 2001) - 1000) * 0.5f +
+                    (float)((int)(gpu_test_rng() % 3) - 1) * 0x1p-20f;
+            xd[n] = (double)((long long)(gpu_test_rng() % 200001) - 100000) * 0.5 +
+                    (double)((int)(gpu_test_rng() % 3) - 1) * 0x1p-40;
+            xl[n] = (long long)(gpu_test_rng() >> (gpu_test_rng() % 64)) *
+                    (gpu_test_rng() & 1 ? 1 : -1);
             break;
         case 2: /* near the ends of the integer ranges */
-            xf[n] = ldexpf((float)(uint32_t)rng() / 4294967296.0f + 1.0f, 29 + (int)(rng() % 36)) *
-                    (rng() & 1 ? 1.0f : -1.0f);
-            xd[n] =
-                ldexp((double)(rng() >> 11) / 9007199254740992.0 + 1.0, 29 + (int)(rng() % 36)) *
-                (rng() & 1 ? 1.0 : -1.0);
-            xl[n] = (long long)((rng() & ~0ull << (rng() % 40)) | 1ull << (24 + rng() % 39));
+            xf[n] = ldexpf((float)(uint32_t)gpu_test_rng() / 4294967296.0f + 1.0f,
+                           29 + (int)(gpu_test_rng() % 36)) *
+                    (gpu_test_rng() & 1 ? 1.0f : -1.0f);
+            xd[n] = ldexp((double)(gpu_test_rng() >> 11) / 9007199254740992.0 + 1.0,
+                          29 + (int)(gpu_test_rng() % 36)) *
+                    (gpu_test_rng() & 1 ? 1.0 : -1.0);
+            xl[n] = (long long)((gpu_test_rng() & ~0ull << (gpu_test_rng() % 40)) |
+                                1ull << (24 + gpu_test_rng() % 39));
             break;
         default: /* the half and bfloat16 ranges, doubles near float precision */
-            xf[n] = ldexpf((float)(rng() % 16777216) / 16777216.0f, (int)(rng() % 50) - 26) *
-                    (rng() & 1 ? 1.0f : -1.0f);
-            xd[n] = (double)float_of((uint32_t)rng()) * (1.0 + ldexp((double)(rng() % 4), -25));
-            xl[n] = (long long)(rng() % 65536);
+            xf[n] = ldexpf((float)(gpu_test_rng() % 16777216) / 16777216.0f,
+                           (int)(gpu_test_rng() % 50) - 26) *
+                    (gpu_test_rng() & 1 ? 1.0f : -1.0f);
+            xd[n] = (double)float_of((uint32_t)gpu_test_rng()) *
+                    (1.0 + ldexp((double)(gpu_test_rng() % 4), -25));
+            xl[n] = (long long)(gpu_test_rng() % 65536);
             break;
         }
     }

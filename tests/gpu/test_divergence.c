@@ -208,31 +208,21 @@ struct test {
 static const struct test tests[] = {ALL_TESTS(TEST_ENTRY)};
 #define N_TESTS ((int)(sizeof tests / sizeof tests[0]))
 
-static uint64_t rng_state = 0x6a09e667f3bcc909ull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 static void make_inputs(int *in)
 {
     for (int i = 0; i < N; i++) {
         switch ((i / 2048) % 4) {
         case 0: /* every lane its own way */
-            in[i] = (int)(rng() % 200000) - 20000;
+            in[i] = (int)(gpu_test_rng() % 200000) - 20000;
             break;
         case 1: /* whole warps alike: runs of 32 of one residue */
-            in[i] = (int)((i / 32) % 16 + 16 * (rng() % 5000));
+            in[i] = (int)((i / 32) % 16 + 16 * (gpu_test_rng() % 5000));
             break;
         case 2: /* anything */
-            in[i] = (int)(uint32_t)rng();
+            in[i] = (int)(uint32_t)gpu_test_rng();
             break;
         default: /* small, with negatives */
-            in[i] = (int)(rng() % 401) - 200;
+            in[i] = (int)(gpu_test_rng() % 401) - 200;
             break;
         }
     }

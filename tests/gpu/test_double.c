@@ -38,21 +38,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-static uint64_t rng_state = 0x853c49e6748fea9bull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static double uniform(double lo, double hi)
-{
-    return lo + (hi - lo) * (double)(rng() >> 11) / 9007199254740992.0;
-}
-
 static uint64_t bits_of(double d)
 {
     uint64_t u;
@@ -70,7 +55,7 @@ static double double_of(uint64_t u)
 static double random_finite(void)
 {
     for (;;) {
-        double d = double_of(rng());
+        double d = double_of(gpu_test_rng());
         if (isfinite(d))
             return d;
     }
@@ -338,24 +323,26 @@ static int exact_inputs(double *a, double *b, double *c)
             c[n] = double_of(special_bits[(i * 7 + j * 3) % N_SPECIAL]);
         }
     for (int i = 0; i < N_RANDOM_BITS; i++, n++) {
-        a[n] = double_of(rng());
-        b[n] = double_of(rng());
-        c[n] = double_of(rng());
+        a[n] = double_of(gpu_test_rng());
+        b[n] = double_of(gpu_test_rng());
+        c[n] = double_of(gpu_test_rng());
     }
     for (int i = 0; i < N_CLOSE; i++, n++) {
-        a[n] = ldexp(uniform(1.0, 2.0), (int)(rng() % 16) - 8);
-        uint64_t delta = rng() % 64;
-        b[n] = double_of(bits_of(a[n]) + (rng() & 1 ? delta : -delta)) * (rng() & 1 ? 1.0 : -1.0);
+        a[n] = ldexp(gpu_test_uniform(1.0, 2.0), (int)(gpu_test_rng() % 16) - 8);
+        uint64_t delta = gpu_test_rng() % 64;
+        b[n] = double_of(bits_of(a[n]) + (gpu_test_rng() & 1 ? delta : -delta)) *
+               (gpu_test_rng() & 1 ? 1.0 : -1.0);
         c[n] = -a[n];
     }
     for (int i = 0; i < N_TINY; i++, n++) {
-        a[n] = double_of((rng() % 0x0030000000000000ull) | (rng() & (1ull << 63)));
-        b[n] = ldexp(uniform(0.5, 2.0), (int)(rng() % 120) - 60);
-        c[n] = double_of(rng() % 0x0010000000000000ull);
+        a[n] =
+            double_of((gpu_test_rng() % 0x0030000000000000ull) | (gpu_test_rng() & (1ull << 63)));
+        b[n] = ldexp(gpu_test_uniform(0.5, 2.0), (int)(gpu_test_rng() % 120) - 60);
+        c[n] = double_of(gpu_test_rng() % 0x0010000000000000ull);
     }
     for (int i = 0; i < N_FMA_RESIDUE; i++, n++) {
-        a[n] = ldexp(uniform(1.0, 2.0), (int)(rng() % 200) - 100);
-        b[n] = ldexp(uniform(-2.0, 2.0), (int)(rng() % 200) - 100);
+        a[n] = ldexp(gpu_test_uniform(1.0, 2.0), (int)(gpu_test_rng() % 200) - 100);
+        b[n] = ldexp(gpu_test_uniform(-2.0, 2.0), (int)(gpu_test_rng() % 200) - 100);
         c[n] = -(a[n] * b[n]);
     }
     return n;
@@ -468,16 +455,17 @@ static int math_inputs(double *a, double *b, double *c)
             b[n] = random_finite();
             break;
         case 1:
-            a[n] = uniform(-10.0, 10.0);
-            b[n] = uniform(-10.0, 10.0);
+            a[n] = gpu_test_uniform(-10.0, 10.0);
+            b[n] = gpu_test_uniform(-10.0, 10.0);
             break;
         case 2:
-            a[n] = uniform(-750.0, 750.0);
-            b[n] = uniform(-100.0, 100.0);
+            a[n] = gpu_test_uniform(-750.0, 750.0);
+            b[n] = gpu_test_uniform(-100.0, 100.0);
             break;
         default:
-            a[n] = rng() & 1 ? uniform(-1.0, 1.0) : ldexp(uniform(-1.0, 1.0), -40);
-            b[n] = uniform(0.0, 3.0);
+            a[n] = gpu_test_rng() & 1 ? gpu_test_uniform(-1.0, 1.0)
+                                      : ldexp(gpu_test_uniform(-1.0, 1.0), -40);
+            b[n] = gpu_test_uniform(0.0, 3.0);
             break;
         }
     }

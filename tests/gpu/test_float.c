@@ -41,22 +41,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-/* Uniform in [lo, hi). */
-static double uniform(double lo, double hi)
-{
-    return lo + (hi - lo) * (double)(rng() >> 11) / 9007199254740992.0;
-}
-
 static uint32_t bits_of(float f)
 {
     uint32_t u;
@@ -75,7 +59,7 @@ static float float_of(uint32_t u)
 static float random_finite(void)
 {
     for (;;) {
-        float f = float_of((uint32_t)rng());
+        float f = float_of((uint32_t)gpu_test_rng());
         if (isfinite(f))
             return f;
     }
@@ -398,27 +382,29 @@ static int exact_inputs(float *a, float *b, float *c)
             c[n] = float_of(special_bits[(i * 7 + j * 3) % N_SPECIAL]);
         }
     for (int i = 0; i < N_RANDOM_BITS; i++, n++) {
-        a[n] = float_of((uint32_t)rng());
-        b[n] = float_of((uint32_t)rng());
-        c[n] = float_of((uint32_t)rng());
+        a[n] = float_of((uint32_t)gpu_test_rng());
+        b[n] = float_of((uint32_t)gpu_test_rng());
+        c[n] = float_of((uint32_t)gpu_test_rng());
     }
     /* Close values: cancellation in x - y, quotients near 1. */
     for (int i = 0; i < N_CLOSE; i++, n++) {
-        a[n] = (float)ldexp(uniform(1.0, 2.0), (int)(rng() % 16) - 8);
-        uint32_t delta = (uint32_t)(rng() % 64);
-        b[n] = float_of(bits_of(a[n]) + (rng() & 1 ? delta : -delta)) * (rng() & 1 ? 1.0f : -1.0f);
+        a[n] = (float)ldexp(gpu_test_uniform(1.0, 2.0), (int)(gpu_test_rng() % 16) - 8);
+        uint32_t delta = (uint32_t)(gpu_test_rng() % 64);
+        b[n] = float_of(bits_of(a[n]) + (gpu_test_rng() & 1 ? delta : -delta)) *
+               (gpu_test_rng() & 1 ? 1.0f : -1.0f);
         c[n] = -a[n];
     }
     /* Subnormal and near-underflow operands and results. */
     for (int i = 0; i < N_TINY; i++, n++) {
-        a[n] = float_of((uint32_t)(rng() % 0x01800000u) | (uint32_t)(rng() & 0x80000000u));
-        b[n] = (float)ldexp(uniform(0.5, 2.0), (int)(rng() % 40) - 20);
-        c[n] = float_of((uint32_t)(rng() % 0x00800000u));
+        a[n] = float_of((uint32_t)(gpu_test_rng() % 0x01800000u) |
+                        (uint32_t)(gpu_test_rng() & 0x80000000u));
+        b[n] = (float)ldexp(gpu_test_uniform(0.5, 2.0), (int)(gpu_test_rng() % 40) - 20);
+        c[n] = float_of((uint32_t)(gpu_test_rng() % 0x00800000u));
     }
     /* fma residues: z = -(x*y rounded), so fma(x, y, z) is the rounding error. */
     for (int i = 0; i < N_FMA_RESIDUE; i++, n++) {
-        a[n] = (float)ldexp(uniform(1.0, 2.0), (int)(rng() % 60) - 30);
-        b[n] = (float)ldexp(uniform(-2.0, 2.0), (int)(rng() % 60) - 30);
+        a[n] = (float)ldexp(gpu_test_uniform(1.0, 2.0), (int)(gpu_test_rng() % 60) - 30);
+        b[n] = (float)ldexp(gpu_test_uniform(-2.0, 2.0), (int)(gpu_test_rng() % 60) - 30);
         c[n] = -(a[n] * b[n]);
     }
     return n;
@@ -526,16 +512,17 @@ static int math_inputs(float *a, float *b, float *c)
             b[n] = random_finite();
             break;
         case 1: /* where the functions are interesting */
-            a[n] = (float)uniform(-10.0, 10.0);
-            b[n] = (float)uniform(-10.0, 10.0);
+            a[n] = (float)gpu_test_uniform(-10.0, 10.0);
+            b[n] = (float)gpu_test_uniform(-10.0, 10.0);
             break;
         case 2: /* wider, and pow with moderate results */
-            a[n] = (float)uniform(-100.0, 100.0);
-            b[n] = (float)uniform(-20.0, 20.0);
+            a[n] = (float)gpu_test_uniform(-100.0, 100.0);
+            b[n] = (float)gpu_test_uniform(-20.0, 20.0);
             break;
         default: /* near 0 and 1: log1p, expm1, erf, asin */
-            a[n] = (float)(rng() & 1 ? uniform(-1.0, 1.0) : ldexp(uniform(-1.0, 1.0), -20));
-            b[n] = (float)uniform(0.0, 3.0);
+            a[n] = (float)(gpu_test_rng() & 1 ? gpu_test_uniform(-1.0, 1.0)
+                                              : ldexp(gpu_test_uniform(-1.0, 1.0), -20));
+            b[n] = (float)gpu_test_uniform(0.0, 3.0);
             break;
         }
     }
@@ -633,23 +620,24 @@ static void fast_inputs(float *a, float *b, float *c, int n)
     for (int i = 0; i < n; i++) {
         switch (i % 5) {
         case 0: /* __expf domain with normal results */
-            a[i] = (float)uniform(-87.0, 88.0);
+            a[i] = (float)gpu_test_uniform(-87.0, 88.0);
             break;
         case 1: /* __exp10f */
-            a[i] = (float)uniform(-37.0, 38.0);
+            a[i] = (float)gpu_test_uniform(-37.0, 38.0);
             break;
         case 2: /* logarithms near 1 */
-            a[i] = (float)uniform(0.5, 2.0);
+            a[i] = (float)gpu_test_uniform(0.5, 2.0);
             break;
         case 3: /* logarithms of any positive normal */
-            a[i] = (float)ldexp(uniform(1.0, 2.0), (int)(rng() % 250) - 125);
+            a[i] = (float)ldexp(gpu_test_uniform(1.0, 2.0), (int)(gpu_test_rng() % 250) - 125);
             break;
         default: /* sin/cos */
-            a[i] = (float)uniform(-M_PI, M_PI);
+            a[i] = (float)gpu_test_uniform(-M_PI, M_PI);
             break;
         }
         /* __fdividef: quotients stay normal */
-        b[i] = (float)ldexp(uniform(1.0, 2.0), (int)(rng() % 120) - 60) * (rng() & 1 ? 1 : -1);
+        b[i] = (float)ldexp(gpu_test_uniform(1.0, 2.0), (int)(gpu_test_rng() % 120) - 60) *
+               (gpu_test_rng() & 1 ? 1 : -1);
         c[i] = 0.0f;
     }
 }
@@ -850,20 +838,21 @@ static void test_use_fast_math(void)
     for (int i = 0; i < N; i++) {
         switch (i % 4) {
         case 0: /* subnormal operands: flushed before the operation */
-            a[i] = float_of((uint32_t)(rng() % 0x00800000u) | (uint32_t)(rng() & 0x80000000u));
-            b[i] = (float)uniform(1.0, 4.0);
+            a[i] = float_of((uint32_t)(gpu_test_rng() % 0x00800000u) |
+                            (uint32_t)(gpu_test_rng() & 0x80000000u));
+            b[i] = (float)gpu_test_uniform(1.0, 4.0);
             break;
         case 1: /* products deep in the subnormal range: flushed after */
-            a[i] = (float)ldexp(uniform(1.0, 2.0), -70);
-            b[i] = (float)ldexp(uniform(-2.0, -1.0), -70);
+            a[i] = (float)ldexp(gpu_test_uniform(1.0, 2.0), -70);
+            b[i] = (float)ldexp(gpu_test_uniform(-2.0, -1.0), -70);
             break;
         case 2: /* ordinary values */
-            a[i] = (float)uniform(0.0, 80.0);
-            b[i] = (float)uniform(-50.0, 50.0);
+            a[i] = (float)gpu_test_uniform(0.0, 80.0);
+            b[i] = (float)gpu_test_uniform(-50.0, 50.0);
             break;
         default:
-            a[i] = (float)uniform(-M_PI, M_PI) + 4.0f;
-            b[i] = (float)ldexp(uniform(1.0, 2.0), (int)(rng() % 40) - 20);
+            a[i] = (float)gpu_test_uniform(-M_PI, M_PI) + 4.0f;
+            b[i] = (float)ldexp(gpu_test_uniform(1.0, 2.0), (int)(gpu_test_rng() % 40) - 20);
             break;
         }
         c[i] = 0.0f;

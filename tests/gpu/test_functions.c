@@ -211,16 +211,6 @@ static int load(CUmodule *module, const char *kernels, const char *name)
     return ok;
 }
 
-static uint64_t rng_state = 0xbb67ae8584caa73bull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 static int record_same(const struct record *a, const struct record *b)
 {
     return a->factorial == b->factorial && a->fib == b->fib && a->parity == b->parity &&
@@ -363,7 +353,7 @@ int main(void)
     if (!gpu_test_start(&context))
         return gpu_test_summary();
     for (int i = 0; i < N; i++)
-        in[i] = i < 64 ? i : (int)(rng() % 100000);
+        in[i] = i < 64 ? i : (int)(gpu_test_rng() % 100000);
     /* frames() recurses 20 deep with a local array per frame */
     CHECK_CU(cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 8192));
     if (load(&module, kernel_text, "functions.cu")) {

@@ -69,16 +69,6 @@ struct kernels {
     CUfunction sparse_write, sparse_read, word_rw, grid_stride, where;
 };
 
-static uint64_t rng_state = 0x51afd7ed558ccd42ull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 /* Bytes [from, from + size) of the big buffer equal `want`. */
 static void check_window(CUdeviceptr big, uint64_t from, const unsigned char *want, size_t size,
                          const char *what)
@@ -144,7 +134,7 @@ static void test_big_allocation(struct kernels *k)
     unsigned long long first_word = (1ull << 31) / 4 + 4096;
     unsigned words[256], word_want[256];
     for (unsigned t = 0; t < 256; t++)
-        words[t] = (unsigned)rng();
+        words[t] = (unsigned)gpu_test_rng();
     CHECK_CU(cuMemcpyHtoD(big + first_word * 4, words, sizeof words));
     void *word_args[] = {&big, &first_word};
     if (gpu_test_run(k->word_rw, 1, 256, word_args) &&
@@ -173,7 +163,7 @@ static void test_grid_stride(struct kernels *k)
         if (!CHECK(in && out && visits && want && ones))
             return;
         for (int i = 0; i < n; i++) {
-            in[i] = (int)(rng() % 100000) - 50000;
+            in[i] = (int)(gpu_test_rng() % 100000) - 50000;
             want[i] = in[i] * 3 - i;
             ones[i] = 1;
         }

@@ -27,16 +27,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 /* Host versions of CUDA's intrinsics (CUDA Math API, "Integer Intrinsics"). */
 static int imin(int a, int b)
 {
@@ -645,40 +635,40 @@ static int make_inputs(struct inputs *in)
             in->s[n] = shift_edges[(i * 3 + j) % N_SHIFT_EDGES];
         }
     for (int i = 0; i < N_RANDOM; i++, n++) {
-        uint64_t r = rng();
+        uint64_t r = gpu_test_rng();
         switch (i % 4) {
         case 0: /* anything */
             in->x[n] = (int)(uint32_t)r;
             in->y[n] = (int)(uint32_t)(r >> 32);
-            in->X[n] = (long long)rng();
-            in->Y[n] = (long long)rng();
-            in->s[n] = (uint32_t)rng();
+            in->X[n] = (long long)gpu_test_rng();
+            in->Y[n] = (long long)gpu_test_rng();
+            in->s[n] = (uint32_t)gpu_test_rng();
             break;
         case 1: /* small values: division and modulo of negatives */
             in->x[n] = (int)(r % 2001) - 1000;
             in->y[n] = (int)((r >> 16) % 41) - 20;
-            in->X[n] = (long long)(rng() % 2000001) - 1000000;
-            in->Y[n] = (long long)(rng() % 201) - 100;
-            in->s[n] = (uint32_t)(rng() % 70);
+            in->X[n] = (long long)(gpu_test_rng() % 2000001) - 1000000;
+            in->Y[n] = (long long)(gpu_test_rng() % 201) - 100;
+            in->s[n] = (uint32_t)(gpu_test_rng() % 70);
             break;
         case 2: /* one operand an edge, shift amounts with lengths in the second byte */
             in->x[n] = edges32[r % N_EDGES32];
             in->y[n] = (int)(uint32_t)(r >> 32);
             in->X[n] = edges64[(r >> 8) % N_EDGES64];
-            in->Y[n] = (long long)rng();
-            in->s[n] = (uint32_t)(rng() % 70) | (uint32_t)(rng() % 70) << 8;
+            in->Y[n] = (long long)gpu_test_rng();
+            in->s[n] = (uint32_t)(gpu_test_rng() % 70) | (uint32_t)(gpu_test_rng() % 70) << 8;
             break;
         default: /* 64-bit values that fit 32 bits, divisors of every size */
             in->x[n] = (int)(uint32_t)r;
             in->y[n] = (int)((uint32_t)(r >> 32) >> (r % 31));
-            in->X[n] = (long long)(int32_t)rng();
-            in->Y[n] = (long long)(rng() >> (rng() % 63));
-            in->s[n] = (uint32_t)rng() & 0xffff;
+            in->X[n] = (long long)(int32_t)gpu_test_rng();
+            in->Y[n] = (long long)(gpu_test_rng() >> (gpu_test_rng() % 63));
+            in->s[n] = (uint32_t)gpu_test_rng() & 0xffff;
             break;
         }
     }
     for (int i = 0; i < n; i++) {
-        uint32_t r = (uint32_t)rng();
+        uint32_t r = (uint32_t)gpu_test_rng();
         /* the low bytes of x, but also every byte value */
         in->c8[i] = (signed char)(i % 2 ? (uint8_t)in->x[i] : (uint8_t)r);
         in->c16[i] = (short)(i % 2 ? (uint16_t)in->y[i] : (uint16_t)(r >> 8));
@@ -813,9 +803,9 @@ static void test_dp2a(void)
     enum { N = 1024 };
     static int a[N], b[N], c[N], out[4 * N], want[4 * N];
     for (int i = 0; i < N; i++) {
-        a[i] = i < (int)N_EDGES32 ? edges32[i] : (int)(uint32_t)rng();
-        b[i] = (int)(uint32_t)rng();
-        c[i] = i % 2 ? (int)(uint32_t)rng() : (int)(rng() % 100);
+        a[i] = i < (int)N_EDGES32 ? edges32[i] : (int)(uint32_t)gpu_test_rng();
+        b[i] = (int)(uint32_t)gpu_test_rng();
+        c[i] = i % 2 ? (int)(uint32_t)gpu_test_rng() : (int)(gpu_test_rng() % 100);
         for (int k = 0; k < 4; k++)
             want[4 * i + k] = dp2a(a[i], b[i], c[i], k & 1, k < 2);
     }
@@ -858,7 +848,7 @@ static void test_narrow_stores(void)
     static short s16[N], want_s16[N];
     static unsigned short u16[N], want_u16[N];
     for (int i = 0; i < N; i++)
-        x[i] = (int)(uint32_t)rng();
+        x[i] = (int)(uint32_t)gpu_test_rng();
     for (int i = 0; i < N; i++) {
         want_s8[i] = (signed char)((unsigned)x[i] * 3u);
         want_u8[N - 1 - i] = (unsigned char)(x[i] >> 5);

@@ -157,16 +157,6 @@ struct test {
 static const struct test tests[] = {ALL_TESTS(TEST_ENTRY)};
 #define N_TESTS ((int)(sizeof tests / sizeof tests[0]))
 
-static uint64_t rng_state = 0x510e527fade682d1ull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 static char *kernel_text(const struct test *t)
 {
     static const char functions[] = FUNCTIONS(AS_TEXT);
@@ -237,7 +227,7 @@ int main(void)
     if (!gpu_test_start(&context))
         return gpu_test_summary();
     for (int i = 0; i < N; i++)
-        in[i] = i < 16 ? i - 8 : (int)(uint32_t)rng();
+        in[i] = i < 16 ? i - 8 : (int)(uint32_t)gpu_test_rng();
     check_uses_local();
     for (int k = 0; k < N_TESTS; k++)
         run_test(&tests[k], in);

@@ -128,22 +128,12 @@ struct kernels {
     CUfunction reverse, transpose_33, transpose_32, matmul, tree_sum, dyn_scan, both, sync_reduce;
 };
 
-static uint64_t rng_state = 0x3c6ef372fe94f82bull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 static void test_reverse(struct kernels *k)
 {
     enum { N = 100003 };
     static int in[N], out[N], want[N];
     for (int i = 0; i < N; i++)
-        in[i] = (int)(uint32_t)rng();
+        in[i] = (int)(uint32_t)gpu_test_rng();
     for (int base = 0; base < N; base += 256) {
         int count = N - base < 256 ? N - base : 256;
         for (int t = 0; t < count; t++)
@@ -166,7 +156,7 @@ static void test_transpose(CUfunction f, int rows, int cols)
     if (!CHECK(in && out && want))
         return;
     for (size_t i = 0; i < count; i++)
-        in[i] = (float)(uint32_t)rng() / 7.0f;
+        in[i] = (float)(uint32_t)gpu_test_rng() / 7.0f;
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++)
             want[(size_t)c * rows + r] = in[(size_t)r * cols + c];
@@ -201,9 +191,9 @@ static void test_matmul(struct kernels *k, int m, int n, int kk)
     if (!CHECK(a && b && c && want))
         return;
     for (int i = 0; i < m * kk; i++)
-        a[i] = (float)((int)(rng() % 2001) - 1000) / 64.0f;
+        a[i] = (float)((int)(gpu_test_rng() % 2001) - 1000) / 64.0f;
     for (int i = 0; i < kk * n; i++)
-        b[i] = (float)((int)(rng() % 2001) - 1000) / 1024.0f + 0.1f;
+        b[i] = (float)((int)(gpu_test_rng() % 2001) - 1000) / 1024.0f + 0.1f;
     int padded = (kk + 15) / 16 * 16;
     for (int r = 0; r < m; r++)
         for (int col = 0; col < n; col++) {
@@ -235,7 +225,7 @@ static void test_tree_sum(struct kernels *k)
     static long long out[BLOCKS], want[BLOCKS];
     memset(want, 0, sizeof want);
     for (int i = 0; i < N; i++) {
-        in[i] = (int)(uint32_t)rng();
+        in[i] = (int)(uint32_t)gpu_test_rng();
         want[i / BLOCK] += in[i];
     }
     int n = N;
@@ -255,7 +245,7 @@ static void test_dynamic(struct kernels *k, unsigned block, unsigned blocks)
     if (!CHECK(in && out && want && halves && want_halves))
         return;
     for (size_t i = 0; i < n; i++)
-        in[i] = (int)(rng() % 2000001) - 1000000;
+        in[i] = (int)(gpu_test_rng() % 2000001) - 1000000;
     for (size_t b = 0; b < blocks; b++) {
         long long sum = 0;
         for (size_t t = 0; t < block; t++) {
@@ -322,7 +312,7 @@ static void test_sync_reduce(struct kernels *k, unsigned block)
                 in[i] = t == block - 1 ? 5 : 0;
                 break;
             default:
-                in[i] = (int)(rng() % 100);
+                in[i] = (int)(gpu_test_rng() % 100);
                 break;
             }
         }

@@ -150,16 +150,6 @@ static void run_parts(CUdeviceptr dv, CUdeviceptr dout, unsigned threads, int *s
     }
 }
 
-static uint64_t rng_state = 0x1f83d9abfb41bd6bull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
 enum shfl_mode { UP, DOWN, BFLY, IDX };
 
 /* shfl.sync d, a, b, c for `lane`, from the PTX ISA's pseudocode: the
@@ -277,10 +267,10 @@ static void test_warp_ops(CUmodule module, unsigned threads)
     for (unsigned i = 0; i < n; i++) {
         unsigned block = i / threads;
         /* some warps all odd (votes all true), some all even */
-        v[i] = block % 5 == 1   ? (int)(rng() | 1)
-               : block % 5 == 2 ? (int)(rng() & ~1ull)
-                                : (int)(uint32_t)rng();
-        sel[i] = (int)(rng() % 80); /* source lanes past 31 too */
+        v[i] = block % 5 == 1   ? (int)(gpu_test_rng() | 1)
+               : block % 5 == 2 ? (int)(gpu_test_rng() & ~1ull)
+                                : (int)(uint32_t)gpu_test_rng();
+        sel[i] = (int)(gpu_test_rng() % 80); /* source lanes past 31 too */
     }
     for (unsigned w = 0; w < n / 32; w++)
         warp_reference(v + 32 * w, sel + 32 * w, (int)(32 * w / threads), want + 32 * w);
@@ -325,7 +315,7 @@ static void test_partial(CUmodule module)
     if (!CHECK_CU(cuModuleGetFunction(&f, module, "partial")))
         return;
     for (int i = 0; i < N; i++)
-        v[i] = (int)(rng() % 100000) - 50000;
+        v[i] = (int)(gpu_test_rng() % 100000) - 50000;
     for (int b = 0; b < BLOCKS; b++)
         for (int w = 0; w * 32 < PARTIAL; w++) {
             int first = b * PARTIAL + w * 32;
