@@ -115,9 +115,8 @@ static uint64_t *dst(struct frame *f, const struct ptx_operand *o, struct scratc
 }
 
 /* A predicate operand as a mask. */
-static uint32_t pred_of(const struct frame *f, const struct ptx_operand *o, uint32_t *tmp_row)
+static uint32_t pred_of(const struct frame *f, const struct ptx_operand *o)
 {
-    (void)tmp_row;
     if (o->kind == PTX_OPD_PRED)
         return f->preds[o->reg] ^ (o->neg ? FULL_MASK : 0);
     if (o->kind == PTX_OPD_IMM)
@@ -483,8 +482,8 @@ static void exec_bitwise(struct frame *f, const struct ptx_insn *insn, uint64_t 
 {
     enum ptx_op op = (enum ptx_op)insn->op;
     if (insn->type == PTX_PRED) {
-        uint32_t x = pred_of(f, &insn->o[1], NULL);
-        uint32_t y = insn->n_operands > 2 ? pred_of(f, &insn->o[2], NULL) : 0;
+        uint32_t x = pred_of(f, &insn->o[1]);
+        uint32_t y = insn->n_operands > 2 ? pred_of(f, &insn->o[2]) : 0;
         uint32_t r = op == PTX_OP_AND   ? x & y
                      : op == PTX_OP_OR  ? x | y
                      : op == PTX_OP_XOR ? x ^ y
@@ -741,8 +740,7 @@ static void exec_setp(struct frame *f, const struct ptx_insn *insn, const uint64
     int first = two ? 2 : 1;
     (void)first;
     uint32_t v = compare_lanes(insn, (enum ptx_type)insn->type, a, b, m);
-    uint32_t c =
-        insn->bool_op != PTX_BOOL_NONE ? pred_of(f, &insn->o[insn->n_operands - 1], NULL) : 0;
+    uint32_t c = insn->bool_op != PTX_BOOL_NONE ? pred_of(f, &insn->o[insn->n_operands - 1]) : 0;
     set_pred(f, &insn->o[0], m, combine((enum ptx_bool_op)insn->bool_op, v, c));
     if (two)
         set_pred(f, &insn->o[1], m, combine((enum ptx_bool_op)insn->bool_op, ~v, c));
@@ -753,7 +751,7 @@ static void exec_set(struct frame *f, const struct ptx_insn *insn, uint64_t *d, 
                      const uint64_t *b, uint32_t m)
 {
     uint32_t v = compare_lanes(insn, (enum ptx_type)insn->type2, a, b, m);
-    uint32_t c = insn->bool_op != PTX_BOOL_NONE ? pred_of(f, &insn->o[3], NULL) : 0;
+    uint32_t c = insn->bool_op != PTX_BOOL_NONE ? pred_of(f, &insn->o[3]) : 0;
     v = combine((enum ptx_bool_op)insn->bool_op, v, c);
     uint64_t yes = insn->type == PTX_F32 ? f32_slot(1.0f) : 0xFFFFFFFFu;
     EACH(m)
@@ -836,7 +834,7 @@ static void exec_mov(const struct warp *w, struct frame *f, const struct ptx_ins
 {
     const struct ptx_operand *d = &insn->o[0], *a = &insn->o[1];
     if (insn->type == PTX_PRED) {
-        set_pred(f, d, m, pred_of(f, a, NULL));
+        set_pred(f, d, m, pred_of(f, a));
         return;
     }
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
@@ -876,7 +874,7 @@ static void exec_mov(const struct warp *w, struct frame *f, const struct ptx_ins
 static void exec_selp(struct frame *f, const struct ptx_insn *insn, uint64_t *d, const uint64_t *a,
                       const uint64_t *b, uint32_t m)
 {
-    uint32_t c = pred_of(f, &insn->o[3], NULL);
+    uint32_t c = pred_of(f, &insn->o[3]);
     EACH(m)
     d[l] = c >> l & 1 ? a[l] : b[l];
 }
@@ -928,7 +926,7 @@ static void exec_shfl(struct frame *f, const struct ptx_insn *insn, struct scrat
 
 static void exec_vote(struct frame *f, const struct ptx_insn *insn, struct scratch *s, uint32_t m)
 {
-    uint32_t p = pred_of(f, &insn->o[1], NULL) & m;
+    uint32_t p = pred_of(f, &insn->o[1]) & m;
     enum ptx_vote_mode mode = (enum ptx_vote_mode)insn->cmp;
     if (mode == PTX_VOTE_BALLOT) {
         uint64_t *d = dst(f, &insn->o[0], s);
@@ -1244,7 +1242,7 @@ static enum warp_state barrier(struct warp *w, struct frame *f, const struct ptx
         bs->expected = ((unsigned)count[__builtin_ctz(m)] + WARP_SIZE - 1) / WARP_SIZE;
     }
     if (id_operand) {
-        uint32_t p = pred_of(f, &insn->o[insn->n_operands - 1], NULL) & m;
+        uint32_t p = pred_of(f, &insn->o[insn->n_operands - 1]) & m;
         bs->popc += (unsigned)__builtin_popcount(p);
         bs->all = bs->all && p == m;
         bs->any = bs->any || p != 0;
