@@ -183,9 +183,77 @@ static enum grader_compile_status collect(nvrtcProgram program, nvrtcResult comp
                   warnings == 1 ? "" : "s");
 }
 
+/* NVRTC reports a name expression it cannot resolve as an error in its own
+ * "__nv_name_map" file: when those are the only errors, the source simply
+ * lacks the kernel, which is the student's to fix, not a compile error. */
+#define NAME_MAP_FILE "__nv_name_map("
+
+static bool only_missing_names(const struct grader_compile_result *result)
+{
+    size_t missing = 0;
+    for (size_t i = 0; i < result->n_diagnostics; i++) {
+        const struct grader_diagnostic *d = &result->diagnostics[i];
+        if (d->severity != GRADER_SEVERITY_ERROR)
+            continue;
+        if (strncmp(d->message, NAME_MAP_FILE, strlen(NAME_MAP_FILE)) != 0)
+            return false;
+        missing++;
+    }
+    return missing > 0;
+}
+
+/* The kernel names the source does not define, as "'a', 'b'": NVRTC says
+ * `identifier "a" is undefined` for each (and cannot be asked afterwards). */
+static void missing_names(const struct grader_compile_result *result, char *out, size_t size)
+{
+    static const char marker[] = "identifier \"";
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < result->n_diagnostics; i++) {
+        const char *m = strstr(result->diagnostics[i].message, marker);
+        const char *end = m ? strchr(m + strlen(marker), '"') : NULL;
+        if (!end)
+            continue;
+        m += strlen(marker);
+        int len = (int)(end - m);
+        int n = snprintf(out + used, size - used, "%s'%.*s'", used ? ", " : "", len, m);
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+static bool add_kernel_names(nvrtcProgram program, const struct grader_compile_options *options)
+{
+    for (size_t i = 0; options && i < options->n_kernel_names; i++)
+        if (nvrtcAddNameExpression(program, options->kernel_names[i]) != NVRTC_SUCCESS)
+            return false;
+    return true;
+}
+
+static bool fetch_lowered_names(nvrtcProgram program, const struct grader_compile_options *options,
+                                struct grader_compile_result *result)
+{
+    size_t n = options ? options->n_kernel_names : 0;
+    if (n == 0)
+        return true;
+    result->lowered_names = calloc(n, sizeof *result->lowered_names);
+    if (!result->lowered_names)
+        return false;
+    result->n_lowered_names = n;
+    for (size_t i = 0; i < n; i++) {
+        const char *lowered = NULL;
+        if (nvrtcGetLoweredName(program, options->kernel_names[i], &lowered) == NVRTC_SUCCESS &&
+            lowered && !(result->lowered_names[i] = strdup(lowered)))
+            return false;
+    }
+    return true;
+}
+
 /* One NVRTC program: create, compile, collect, destroy. */
 static enum grader_compile_status run_nvrtc(const char *text, const char *file_name,
                                             const char **argv, int n_options,
+                                            const struct grader_compile_options *options,
                                             struct grader_compile_result *result)
 {
     nvrtcProgram program;
@@ -193,8 +261,22 @@ static enum grader_compile_status run_nvrtc(const char *text, const char *file_n
     if (created != NVRTC_SUCCESS)
         return finish(result, GRADER_COMPILE_INTERNAL, "NVRTC could not start: %s",
                       nvrtcGetErrorString(created));
+    if (!add_kernel_names(program, options)) {
+        nvrtcDestroyProgram(&program);
+        return finish(result, GRADER_COMPILE_INTERNAL, "NVRTC refused a kernel name");
+    }
     nvrtcResult compiled = nvrtcCompileProgram(program, n_options, argv);
     enum grader_compile_status status = collect(program, compiled, file_name, result);
+    if (status == GRADER_COMPILE_ERROR && only_missing_names(result)) {
+        char names[GRADER_MESSAGE_MAX / 2];
+        missing_names(result, names, sizeof names);
+        status = finish(result, GRADER_COMPILE_REJECTED,
+                        "the source defines no kernel named %s: write a __global__ function of "
+                        "that name",
+                        names);
+    } else if (status == GRADER_COMPILE_OK && !fetch_lowered_names(program, options, result)) {
+        status = finish(result, GRADER_COMPILE_INTERNAL, "out of memory reading kernel names");
+    }
     nvrtcDestroyProgram(&program);
     return status;
 }
@@ -220,14 +302,15 @@ enum grader_compile_status grader_compile(const char *source, size_t size,
         free(text);
         return finish(result, GRADER_COMPILE_INTERNAL, "out of memory preparing the compile");
     }
-    enum grader_compile_status status = run_nvrtc(text, file_name, argv, n_options, result);
+    enum grader_compile_status status =
+        run_nvrtc(text, file_name, argv, n_options, options, result);
     if (status == GRADER_COMPILE_ERROR && is_real_arch(arch) &&
         grader_count_diagnostics(result, GRADER_SEVERITY_ERROR) == 0) {
         /* A verbose ptxas reports some failures (too much shared memory for
          * a block) with no message at all; compile again without -v, which
          * is the last option, to hear why. */
         grader_compile_result_free(result);
-        status = run_nvrtc(text, file_name, argv, n_options - 1, result);
+        status = run_nvrtc(text, file_name, argv, n_options - 1, options, result);
     }
     free(argv);
     free(arch_option);
@@ -245,6 +328,9 @@ void grader_compile_result_free(struct grader_compile_result *result)
         free(result->kernels[i].signature);
     }
     free(result->kernels);
+    for (size_t i = 0; i < result->n_lowered_names; i++)
+        free(result->lowered_names[i]);
+    free(result->lowered_names);
     memset(result, 0, sizeof *result);
 }
 

@@ -57,7 +57,8 @@ struct grader_kernel {
 
 enum grader_compile_status {
     GRADER_COMPILE_OK,       /* PTX produced; diagnostics may still hold warnings */
-    GRADER_COMPILE_REJECTED, /* the source itself is unacceptable (empty, NUL, UTF-8, size) */
+    GRADER_COMPILE_REJECTED, /* the source is unacceptable (empty, NUL, UTF-8, size), or
+                              * lacks a kernel the exercise names */
     GRADER_COMPILE_ERROR,    /* the compiler refused the source: see the diagnostics */
     GRADER_COMPILE_INTERNAL, /* kgrade's fault: bad options, NVRTC missing or failing */
 };
@@ -71,6 +72,11 @@ struct grader_compile_options {
     /* Further NVRTC options, such as "-lineinfo" or "--use_fast_math". */
     const char *const *extra;
     size_t n_extra;
+    /* Kernels to find whatever the student's linkage: NVRTC name expressions
+     * ("hidden_layer"), resolved to their PTX entry names. A name the source
+     * does not define makes the source rejected, saying which. */
+    const char *const *kernel_names;
+    size_t n_kernel_names;
 };
 
 struct grader_compile_result {
@@ -83,6 +89,8 @@ struct grader_compile_result {
     size_t n_diagnostics;
     struct grader_kernel *kernels;
     size_t n_kernels;
+    char **lowered_names; /* per kernel_names: its PTX entry name (NULL if not resolved) */
+    size_t n_lowered_names;
 };
 
 /* Says whether `source` (`size` bytes, not necessarily NUL-terminated) may be

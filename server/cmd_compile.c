@@ -92,7 +92,7 @@ int cmd_compile(const struct cli_args *args)
     }
     char *path_copy = strdup(path);
     const char *file_name = path_copy ? basename(path_copy) : GRADER_DEFAULT_FILE_NAME;
-    struct grader_compile_options options = {arch, file_name, NULL, 0};
+    struct grader_compile_options options = {.arch = arch, .file_name = file_name};
     struct grader_compile_result result;
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);

@@ -31,7 +31,7 @@ static double now_seconds(void)
 /* Seconds per compile for `arch`, or a negative number when a compile fails. */
 static double time_compiles(const char *arch)
 {
-    struct grader_compile_options options = {arch, NULL, NULL, 0};
+    struct grader_compile_options options = {.arch = arch};
     double start = now_seconds();
     for (int i = 0; i < BENCH_ROUNDS; i++) {
         struct grader_compile_result r;

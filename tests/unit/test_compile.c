@@ -19,7 +19,7 @@
 static enum grader_compile_status compile_text(const char *source, const char *arch,
                                                struct grader_compile_result *r)
 {
-    struct grader_compile_options options = {arch, "student.cu", NULL, 0};
+    struct grader_compile_options options = {.arch = arch, .file_name = "student.cu"};
     return grader_compile(source, strlen(source), &options, r);
 }
 
@@ -216,7 +216,7 @@ static void bad_option_is_an_internal_error(void **state)
 {
     (void)state;
     const char *extra[] = {"--no-such-option"};
-    struct grader_compile_options options = {NULL, NULL, extra, 1};
+    struct grader_compile_options options = {.extra = extra, .n_extra = 1};
     struct grader_compile_result r;
     assert_int_equal(grader_compile(vector_add, strlen(vector_add), &options, &r),
                      GRADER_COMPILE_INTERNAL);
@@ -228,7 +228,8 @@ static void extra_options_reach_nvrtc(void **state)
 {
     (void)state;
     const char *extra[] = {"-lineinfo"};
-    struct grader_compile_options options = {"compute_90", "student.cu", extra, 1};
+    struct grader_compile_options options = {
+        .arch = "compute_90", .file_name = "student.cu", .extra = extra, .n_extra = 1};
     struct grader_compile_result r;
     assert_int_equal(grader_compile(vector_add, strlen(vector_add), &options, &r),
                      GRADER_COMPILE_OK);
@@ -310,6 +311,37 @@ static void result_converts_to_the_compile_json(void **state)
     grader_compile_result_free(&r);
 }
 
+static void kernels_are_found_by_name_whatever_their_linkage(void **state)
+{
+    (void)state;
+    const char *source = "__global__ void scale(float *a, int n) { a[threadIdx.x] *= n; }\n"
+                         "extern \"C\" __global__ void plain(int *a) { a[0] = 1; }\n";
+    const char *names[] = {"scale", "plain"};
+    struct grader_compile_options options = {.kernel_names = names, .n_kernel_names = 2};
+    struct grader_compile_result r;
+    assert_int_equal(grader_compile(source, strlen(source), &options, &r), GRADER_COMPILE_OK);
+    assert_int_equal(r.n_lowered_names, 2);
+    assert_string_equal(r.lowered_names[0], "_Z5scalePfi");
+    assert_string_equal(r.lowered_names[1], "plain");
+    grader_compile_result_free(&r);
+}
+
+static void a_missing_kernel_rejects_the_source_by_name(void **state)
+{
+    (void)state;
+    const char *source = "__global__ void scale(float *a) { a[0] = 1; }\n";
+    const char *names[] = {"hidden_layer", "scale", "histogram"};
+    struct grader_compile_options options = {.kernel_names = names, .n_kernel_names = 3};
+    struct grader_compile_result r;
+    assert_int_equal(grader_compile(source, strlen(source), &options, &r), GRADER_COMPILE_REJECTED);
+    assert_non_null(strstr(r.message, "no kernel named 'hidden_layer', 'histogram'"));
+    grader_compile_result_free(&r);
+    /* a real compile error stays a compile error */
+    const char *broken = "__global__ void scale(float *a) { a[0] = nope; }\n";
+    assert_int_equal(grader_compile(broken, strlen(broken), &options, &r), GRADER_COMPILE_ERROR);
+    grader_compile_result_free(&r);
+}
+
 static void architectures_are_checked(void **state)
 {
     (void)state;
@@ -352,6 +384,8 @@ int main(void)
         cmocka_unit_test(missing_include_is_an_error_at_its_line),
         cmocka_unit_test(template_error_keeps_its_instantiation_context),
         cmocka_unit_test(result_converts_to_the_compile_json),
+        cmocka_unit_test(kernels_are_found_by_name_whatever_their_linkage),
+        cmocka_unit_test(a_missing_kernel_rejects_the_source_by_name),
         cmocka_unit_test(architectures_are_checked),
         cmocka_unit_test(nvrtc_reports_its_version),
     };
