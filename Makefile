@@ -98,7 +98,8 @@ $(BUILD)/kgrade: $(BUILD)/obj/server/main.o $(OBJ)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The version is baked into one object only, rebuilt when the version changes.
-$(BUILD)/obj/server/cli_main.o $(BUILD)/asan/server/cli_main.o: $(BUILD)/version.stamp
+$(BUILD)/obj/server/cli_main.o $(BUILD)/asan/server/cli_main.o $(BUILD)/obj/grader/grade_json.o \
+    $(BUILD)/asan/grader/grade_json.o: $(BUILD)/version.stamp
 $(BUILD)/version.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(KGRADE_VERSION)' | cmp -s - $@ || echo '$(KGRADE_VERSION)' > $@
@@ -198,11 +199,13 @@ test-gpu: $(EMU_LIB) $(GPU_BIN)
 test-fuzz: $(FUZZ_BIN)
 	@tests/run-tests.sh $(BUILD) fuzz
 
-# The main job. For now: compile the bundled example kernel with NVRTC and
-# show what the compiler said and the kernels it found.
-RUN_EXAMPLE := exercises/vector-add/reference.cu
-run: deps $(BUILD)/kgrade
+# The main job. For now: compile the bundled example kernel with NVRTC, show
+# what the compiler said and the kernels it found, and grade it (on the
+# virtual GPU when there is no GPU) at the assessment size.
+RUN_EXAMPLE := exercises/vector-add/solutions/passed__guarded_index.cu
+run: deps $(BUILD)/kgrade $(EMU_LIB)
 	$(BUILD)/kgrade compile $(RUN_EXAMPLE)
+	$(BUILD)/kgrade grade --no-sandbox --exercise vector-add $(RUN_EXAMPLE)
 
 bench: $(BENCH_BIN) $(EMU_LIB)
 	@for b in $(BENCH_BIN); do echo "== $$b"; LD_LIBRARY_PATH=$(BUILD)/emulator $$b || exit 1; done

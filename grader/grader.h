@@ -23,6 +23,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Limits of what a student may submit (DESIGN.md: verdict `rejected`). */
 #define GRADER_SOURCE_MAX_BYTES (64 * 1024)
@@ -128,5 +129,49 @@ bool grader_arch_supported(const char *arch, char why[GRADER_MESSAGE_MAX]);
 
 /* NVRTC's version as "13.0", in `buf`; false when NVRTC cannot say. */
 bool grader_nvrtc_version(char *buf, size_t size);
+
+/* ---------------------------------------------------------------- grading */
+
+/* Verdicts, in the order they are decided (DESIGN.md). */
+enum grader_verdict {
+    GRADER_VERDICT_PASSED,
+    GRADER_VERDICT_REJECTED,
+    GRADER_VERDICT_COMPILE_ERROR,
+    GRADER_VERDICT_TIMEOUT,
+    GRADER_VERDICT_MEMORY_ERROR,
+    GRADER_VERDICT_RUNTIME_ERROR,
+    GRADER_VERDICT_WRONG_ANSWER,
+    GRADER_VERDICT_TOO_SLOW,
+    GRADER_VERDICT_INTERNAL_ERROR,
+};
+
+enum grader_device {
+    GRADER_DEVICE_AUTO,     /* a real GPU when there is one, else the virtual GPU */
+    GRADER_DEVICE_CUDA,     /* a real GPU, or a configuration error */
+    GRADER_DEVICE_EMULATOR, /* the virtual GPU */
+};
+
+struct grader_request {
+    const char *exercises; /* the exercise folder */
+    const char *exercise;  /* its id */
+    const char *source;    /* the student's kernel (size bytes) */
+    size_t size;
+    const char *file_name; /* for messages; NULL: "kernel.cu" */
+    bool seed_given;
+    uint64_t seed; /* when seed_given; otherwise a fresh one is drawn */
+    int64_t n;     /* > 0: every size set to n, not an assessment run */
+    enum grader_device device;
+    const char *emulator; /* the virtual GPU's libcuda.so.1; NULL: beside the binary */
+};
+
+/* Grades a source. Returns the grade JSON of DESIGN.md (the caller owns it)
+ * and its verdict; NULL with a sentence in `error` when the request itself
+ * cannot be served (an unknown or broken exercise, --device cuda without a
+ * GPU): a configuration error, not a verdict. */
+json_t *grader_grade(const struct grader_request *request, enum grader_verdict *verdict,
+                     char *error, size_t error_size);
+
+/* "passed", "compile_error", … as DESIGN.md spells them. */
+const char *grader_verdict_name(enum grader_verdict verdict);
 
 #endif

@@ -119,5 +119,6 @@ uint64_t cli_u64(const struct cli_args *args, enum cli_option_id id, uint64_t fa
 
 /* The subcommands built so far (one file each). */
 int cmd_compile(const struct cli_args *args);
+int cmd_grade(const struct cli_args *args);
 
 #endif

@@ -52,7 +52,7 @@ static const struct cli_command commands[] = {
      CLI_BIT(OPT_EXERCISE), 0, "grade a kernel against an exercise, here, with no server",
      "Compiles FILE.cu with NVRTC, runs it against the exercise's reference on seeded inputs, "
      "checks its outputs and its speed, and prints the verdict.",
-     NULL, "the grader (issue 5)"},
+     cmd_grade, NULL},
     {"compile", "FILE.cu", 1, 1, CLI_BIT(OPT_ARCH) | CLI_BIT(OPT_JSON), 0, 0,
      "compile a kernel with NVRTC and show the diagnostics and the kernels found",
      "Compiles FILE.cu with NVRTC exactly as the grader does, prints what the compiler said, "

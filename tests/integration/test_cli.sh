@@ -26,8 +26,6 @@ expect "missing required option is a usage error" 2 "'--exercise ID' is required
 expect_quiet_stdout "usage errors go to stderr" -- "$KGRADE" compile --bogus
 
 # Subcommands that later parts of kgrade build: parsed, then refused plainly.
-expect "grade is not built yet" 2 "not built yet; it arrives with the grader" -- \
-    "$KGRADE" grade --exercise vector-add exercises/vector-add/reference.cu
 expect "exercises is not built yet" 2 "not built yet" -- "$KGRADE" exercises --json
 expect "serve is not built yet" 2 "arrives with the service" -- "$KGRADE" serve --port 8080
 expect "submit is not built yet" 2 "not built yet" -- \

@@ -1,0 +1,262 @@
+/*
+ * grader_grade(): a source → a verdict and the grade JSON, with no server
+ * and no database (DESIGN.md, "Grading protocol").
+ *
+ * The verdicts are decided in DESIGN.md's order: the source is checked and
+ * compiled (rejected, compile_error), the kernels' signatures checked
+ * (rejected), then each correctness case and the assessment case run in
+ * turn (timeout, memory_error, runtime_error, wrong_answer), and last the
+ * speed at the assessment size (too_slow). Anything that is kgrade's fault
+ * (the reference failing, memory running out) is internal_error.
+ */
+#include "grade.h"
+#include "signature.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REFERENCE_FILE "reference.cu"
+#define REFERENCE_MAX  (1024 * 1024)
+
+const char *grader_verdict_name(enum grader_verdict verdict)
+{
+    static const char *const names[] = {
+        "passed",        "rejected",     "compile_error", "timeout",        "memory_error",
+        "runtime_error", "wrong_answer", "too_slow",      "internal_error",
+    };
+    return verdict <= GRADER_VERDICT_INTERNAL_ERROR ? names[verdict] : "internal_error";
+}
+
+static uint64_t fresh_seed(void)
+{
+    uint64_t seed = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, &seed, sizeof seed) != (ssize_t)sizeof seed) {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        seed = (uint64_t)t.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)t.tv_sec;
+    }
+    if (fd >= 0)
+        close(fd);
+    return seed;
+}
+
+static char *read_text(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = f ? malloc(REFERENCE_MAX + 1) : NULL;
+    *size = text ? fread(text, 1, REFERENCE_MAX, f) : 0;
+    if (f)
+        fclose(f);
+    if (text)
+        text[*size] = '\0';
+    return text;
+}
+
+/* Compiles one side for the device, finding the exercise's kernels by name. */
+static enum grader_compile_status compile_side(struct grading *g, int side, const char *source,
+                                               size_t size, const char *file_name)
+{
+    const char *names[EXERCISE_KERNELS_MAX];
+    for (int k = 0; k < g->exercise.n_kernels; k++)
+        names[k] = g->exercise.kernels[k].name;
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm_%d%d", g->api.cc_major, g->api.cc_minor);
+    const char *extra[] = {"-lineinfo", "-std=c++17"};
+    struct grader_compile_options options = {
+        .arch = arch,
+        .file_name = file_name,
+        .extra = extra,
+        .n_extra = 2,
+        .kernel_names = names,
+        .n_kernel_names = (size_t)g->exercise.n_kernels,
+    };
+    return grader_compile(source, size, &options, &g->compiled[side]);
+}
+
+/* Loads a side's PTX and finds its kernels; hands ptxas's registers to the
+ * virtual GPU. */
+static bool load_side(struct grading *g, int side, char *error, size_t size)
+{
+    struct cuda_api *api = &g->api;
+    struct grader_compile_result *r = &g->compiled[side];
+    char log[4096] = "";
+    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, (void *)(uintptr_t)sizeof log};
+    CUresult rc = api->cuModuleLoadDataEx(&g->modules[side], r->ptx, 2, keys, values);
+    if (rc != CUDA_SUCCESS) {
+        char what[256];
+        cuda_api_describe(api, rc, what, sizeof what);
+        snprintf(error, size, "the %s kernel could not be loaded (%.60s): %.120s",
+                 side ? "student's" : "reference", what, log);
+        return false;
+    }
+    for (int k = 0; k < g->exercise.n_kernels; k++) {
+        const char *entry = r->lowered_names[k];
+        if (api->cuModuleGetFunction(&g->functions[side][k], g->modules[side], entry) !=
+            CUDA_SUCCESS) {
+            snprintf(error, size, "the kernel %s is not in the loaded module", entry);
+            return false;
+        }
+        for (size_t i = 0; api->kgemu_set_registers && i < r->n_kernels; i++)
+            if (strcmp(r->kernels[i].name, entry) == 0 && r->kernels[i].registers > 0)
+                api->kgemu_set_registers(g->functions[side][k], r->kernels[i].registers);
+    }
+    return true;
+}
+
+/* The student's compile: rejected, compile_error, or on to the checks. */
+static enum grader_verdict compile_student(struct grading *g, char *message, size_t size)
+{
+    const struct grader_request *q = g->request;
+    const char *file = q->file_name ? q->file_name : GRADER_DEFAULT_FILE_NAME;
+    enum grader_compile_status s = compile_side(g, 1, q->source, q->size, file);
+    snprintf(message, size, "%s", g->compiled[1].message);
+    if (s == GRADER_COMPILE_REJECTED)
+        return GRADER_VERDICT_REJECTED;
+    if (s == GRADER_COMPILE_ERROR)
+        return GRADER_VERDICT_COMPILE_ERROR;
+    if (s != GRADER_COMPILE_OK)
+        return GRADER_VERDICT_INTERNAL_ERROR;
+    for (int k = 0; k < g->exercise.n_kernels; k++)
+        if (!signature_check(&g->exercise, k, g->compiled[1].ptx, g->compiled[1].lowered_names[k],
+                             message))
+            return GRADER_VERDICT_REJECTED;
+    return GRADER_VERDICT_PASSED;
+}
+
+static enum grader_verdict prepare_reference(struct grading *g, char *message, size_t size)
+{
+    char path[1200];
+    size_t n;
+    snprintf(path, sizeof path, "%s/%s", g->exercise.folder, REFERENCE_FILE);
+    char *text = read_text(path, &n);
+    if (!text) {
+        snprintf(message, size, "the exercise has no readable %.200s", path);
+        return GRADER_VERDICT_INTERNAL_ERROR;
+    }
+    enum grader_compile_status s = compile_side(g, 0, text, n, REFERENCE_FILE);
+    free(text);
+    if (s != GRADER_COMPILE_OK) {
+        snprintf(message, size, "the reference does not compile: %.200s", g->compiled[0].message);
+        return GRADER_VERDICT_INTERNAL_ERROR;
+    }
+    CUdevice device;
+    if (g->api.cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
+        g->api.cuCtxCreate(&g->context, NULL, 0, device) != CUDA_SUCCESS) {
+        snprintf(message, size, "no CUDA context could be created");
+        return GRADER_VERDICT_INTERNAL_ERROR;
+    }
+    if (!load_side(g, 0, message, size) || !load_side(g, 1, message, size))
+        return GRADER_VERDICT_INTERNAL_ERROR;
+    return GRADER_VERDICT_PASSED;
+}
+
+/* Each correctness case, then the assessment case (or the --n case). */
+static enum grader_verdict run_cases(struct grading *g, json_t *cases, char *message, size_t size)
+{
+    const struct exercise *e = &g->exercise;
+    struct exercise_case only;
+    int total = g->request->n > 0 ? 1 : e->n_cases + 1;
+    for (int i = 0; i < e->n_sizes; i++)
+        only.values[i] = g->request->n;
+    for (int k = 0; k < total; k++) {
+        const struct exercise_case *c = g->request->n > 0 ? &only
+                                        : k < e->n_cases  ? &e->cases[k]
+                                                          : &e->assessed;
+        struct case_outcome out;
+        if (!grade_case(g, c, k == total - 1, &out, message, size)) {
+            json_decref(out.json);
+            return GRADER_VERDICT_INTERNAL_ERROR;
+        }
+        json_array_append_new(cases, out.json);
+        if (out.verdict != GRADER_VERDICT_PASSED) {
+            snprintf(message, size, "%s", out.message);
+            return out.verdict;
+        }
+    }
+    return GRADER_VERDICT_PASSED;
+}
+
+static enum grader_verdict judge_speed(struct grading *g, char *message, size_t size)
+{
+    double ratio = g->reference_ms > 0 ? g->student_ms / g->reference_ms : 0;
+    if (g->lower_bound || ratio > g->exercise.max_ratio) {
+        snprintf(message, size,
+                 "correct, but %s%.2f× the reference's time (%.4f ms against %.4f ms); the bar "
+                 "is %.2f×",
+                 g->lower_bound ? "at least " : "", ratio, g->student_ms, g->reference_ms,
+                 g->exercise.max_ratio);
+        return GRADER_VERDICT_TOO_SLOW;
+    }
+    snprintf(message, size, "correct, at %.2f× the reference's time (the bar is %.2f×)", ratio,
+             g->exercise.max_ratio);
+    return GRADER_VERDICT_PASSED;
+}
+
+static void release(struct grading *g)
+{
+    for (int side = 0; side < 2; side++) {
+        if (g->modules[side])
+            g->api.cuModuleUnload(g->modules[side]);
+        grader_compile_result_free(&g->compiled[side]);
+    }
+    if (g->context)
+        g->api.cuCtxDestroy(g->context);
+    cuda_api_unload(&g->api);
+    json_decref(g->diagnostics);
+}
+
+static bool open_device(struct grading *g, char *error, size_t size)
+{
+    static const enum cuda_device_choice choices[] = {
+        [GRADER_DEVICE_AUTO] = CUDA_DEVICE_AUTO,
+        [GRADER_DEVICE_CUDA] = CUDA_DEVICE_REAL,
+        [GRADER_DEVICE_EMULATOR] = CUDA_DEVICE_EMULATOR,
+    };
+    char beside[4096];
+    const char *emulator = g->request->emulator;
+    if (!emulator && cuda_api_emulator_path(beside, sizeof beside))
+        emulator = beside;
+    return cuda_api_load(&g->api, choices[g->request->device], emulator, error, size);
+}
+
+json_t *grader_grade(const struct grader_request *request, enum grader_verdict *verdict,
+                     char *error, size_t error_size)
+{
+    struct grading *g = calloc(1, sizeof *g);
+    char folder[1200], message[GRADER_MESSAGE_MAX] = "";
+    if (!g) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    g->request = request;
+    g->seed = request->seed_given ? request->seed : fresh_seed();
+    g->assessment = request->n <= 0;
+    g->diagnostics = json_array();
+    snprintf(folder, sizeof folder, "%s/%s", request->exercises, request->exercise);
+    if (!exercise_load(folder, &g->exercise, error, error_size) ||
+        !open_device(g, error, error_size)) {
+        release(g);
+        free(g);
+        return NULL;
+    }
+    json_t *cases = json_array();
+    enum grader_verdict v = compile_student(g, message, sizeof message);
+    bool compiled = v == GRADER_VERDICT_PASSED;
+    if (v == GRADER_VERDICT_PASSED)
+        v = prepare_reference(g, message, sizeof message);
+    if (v == GRADER_VERDICT_PASSED)
+        v = run_cases(g, cases, message, sizeof message);
+    if (v == GRADER_VERDICT_PASSED)
+        v = judge_speed(g, message, sizeof message);
+    *verdict = v;
+    json_t *result = grade_json(g, v, message, cases, compiled);
+    release(g);
+    free(g);
+    return result;
+}

@@ -1,0 +1,63 @@
+/*
+ * Internal to grader/: the state of one grading (grade.c runs it,
+ * grade_run.c runs one case of sizes, grade_json.c writes the result).
+ */
+#ifndef KGRADE_GRADER_GRADE_H
+#define KGRADE_GRADER_GRADE_H
+
+#include "cuda_api.h"
+#include "exercise.h"
+#include "grader.h"
+
+/* One buffer of a run: one device allocation holding guard, data, guard. */
+struct run_buffer {
+    const struct exercise_buffer *spec;
+    size_t count, bytes;
+    CUdeviceptr base; /* the allocation */
+    CUdeviceptr data; /* base + GUARD_BYTES: what the kernel gets */
+    void *pristine;   /* inputs: as generated */
+    void *expected;   /* outputs: the reference's */
+    void *actual;     /* outputs: the student's */
+};
+
+/* The outcome of the student's side of one case. */
+struct case_outcome {
+    enum grader_verdict verdict; /* GRADER_VERDICT_PASSED when this case passed */
+    char message[GRADER_MESSAGE_MAX];
+    json_t *json; /* the case's entry of correctness.cases */
+};
+
+struct grading {
+    const struct grader_request *request;
+    struct exercise exercise;
+    struct cuda_api api;
+    CUcontext context;
+    CUmodule modules[2];                           /* 0: the reference, 1: the student's */
+    CUfunction functions[2][EXERCISE_KERNELS_MAX]; /* per side, per exercise kernel */
+    struct grader_compile_result compiled[2];
+    uint64_t seed;
+    bool assessment;                 /* graded at the assessment size */
+    double reference_ms, student_ms; /* at the timed case */
+    bool lower_bound;                /* the student's time is a lower bound (budget) */
+    bool has_counters;
+    struct kgemu_counters counters;
+    double bytes_moved;  /* inputs read and outputs written at the timed case */
+    json_t *diagnostics; /* the fault's, at its line */
+};
+
+/* Runs one case of sizes: the reference, then the student's kernels, the
+ * guards and the comparison. `timed`: the case whose times are the result.
+ * Returns false with `*error` set when the grader itself failed (the
+ * reference faulted, memory ran out): an internal error. */
+bool grade_case(struct grading *g, const struct exercise_case *c, bool timed,
+                struct case_outcome *outcome, char *error, size_t error_size);
+
+/* The verdict a fault of the student's launch gives, and its message. */
+enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result, char *message,
+                                        size_t size);
+
+/* The grade JSON of DESIGN.md. */
+json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *message,
+                   json_t *cases, bool compiled);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * The grade JSON of DESIGN.md, and what a failed launch of the student's
+ * kernel means as a verdict.
+ *
+ * Every field of the contract is present in every result: values a grading
+ * did not reach are null, never left out, so clients need no special case.
+ */
+#include "grade.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef KGRADE_VERSION
+#error "KGRADE_VERSION is set by the Makefile"
+#endif
+
+#define FNV_OFFSET      0xcbf29ce484222325ull
+#define FNV_PRIME       0x100000001b3ull
+#define HASHED_FILE_MAX (4 * 1024 * 1024)
+
+/* ---------------------------------------------------------------- faults */
+
+static json_t *triple(const unsigned v[3])
+{
+    return json_pack("[I, I, I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]);
+}
+
+static void add_diagnostic(struct grading *g, const char *kind, const struct kgemu_fault *f)
+{
+    json_t *d = json_pack("{s:s, s:s}", "kind", kind, "message", f->message);
+    json_object_set_new(d, "line", f->source_line > 0 ? json_integer(f->source_line) : json_null());
+    json_object_set_new(d, "block", f->has_thread ? triple(f->block) : json_null());
+    json_object_set_new(d, "thread", f->has_thread ? triple(f->thread) : json_null());
+    json_array_append_new(g->diagnostics, d);
+}
+
+enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result, char *message,
+                                        size_t size)
+{
+    struct kgemu_fault f;
+    memset(&f, 0, sizeof f);
+    bool details = g->api.kgemu_last_fault && g->api.kgemu_last_fault(&f) == 1;
+    char what[256];
+    cuda_api_describe(&g->api, result, what, sizeof what);
+    if (!details)
+        snprintf(f.message, sizeof f.message, "the kernel failed: %s", what);
+    enum grader_verdict v;
+    const char *kind;
+    switch (result) {
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+        v = f.over_time_budget ? GRADER_VERDICT_TOO_SLOW : GRADER_VERDICT_TIMEOUT;
+        kind = "timeout";
+        break;
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+        v = GRADER_VERDICT_MEMORY_ERROR;
+        kind = "memory";
+        break;
+    default: /* trap, assert, deadlock, stack, a launch the device refuses */
+        v = GRADER_VERDICT_RUNTIME_ERROR;
+        kind = "runtime";
+        break;
+    }
+    if (v == GRADER_VERDICT_TOO_SLOW) {
+        g->lower_bound = true;
+        g->student_ms = g->exercise.max_ratio * g->reference_ms;
+        snprintf(message, size,
+                 "stopped once its modeled time passed %.2f× the reference's %.4f ms: far too "
+                 "slow, whatever it computes",
+                 g->exercise.max_ratio, g->reference_ms);
+        return v;
+    }
+    snprintf(message, size, "%s", f.message);
+    add_diagnostic(g, kind, &f);
+    return v;
+}
+
+/* ------------------------------------------------------------- versions */
+
+static uint64_t fnv_file(uint64_t h, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char buf[65536];
+    size_t n, total = 0;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0 && total < HASHED_FILE_MAX) {
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ buf[i]) * FNV_PRIME;
+        total += n;
+    }
+    if (f)
+        fclose(f);
+    return h;
+}
+
+/* A hash of the files that define the exercise (exercise.json, reference.cu). */
+static json_t *exercise_version(const struct exercise *e)
+{
+    char path[1200], hex[17];
+    uint64_t h = FNV_OFFSET;
+    snprintf(path, sizeof path, "%s/exercise.json", e->folder);
+    h = fnv_file(h, path);
+    snprintf(path, sizeof path, "%s/reference.cu", e->folder);
+    h = fnv_file(h, path);
+    snprintf(hex, sizeof hex, "%016" PRIx64, h);
+    return json_string(hex);
+}
+
+/* ---------------------------------------------------------------- parts */
+
+static json_t *device_json(const struct grading *g)
+{
+    char toolkit[32] = "";
+    grader_nvrtc_version(toolkit, sizeof toolkit);
+    return json_pack("{s:s, s:b, s:s}", "name", g->api.device_name, "emulated", g->api.emulated,
+                     "toolkit", toolkit);
+}
+
+static json_t *counters_json(const struct kgemu_counters *c)
+{
+    static const char *const classes[] = {"fp32", "fp64", "int", "sfu", "memory", "control"};
+    json_t *issued = json_object();
+    for (int i = 0; i < 6; i++)
+        json_object_set_new(issued, classes[i], json_integer((json_int_t)c->warp_instructions[i]));
+    json_t *j = json_pack(
+        "{s:f, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+        "s:I, s:i, s:i, s:b}",
+        "modeled_ms", c->modeled_ms, "limiter", c->limiter, "issue_ms", c->issue_ms, "lsu_ms",
+        c->lsu_ms, "shared_ms", c->shared_ms, "latency_ms", c->latency_ms, "l2_ms", c->l2_ms,
+        "dram_ms", c->dram_ms, "atomic_ms", c->atomic_ms, "warp_instructions", issued,
+        "global_requests", (json_int_t)c->global_requests, "global_sectors",
+        (json_int_t)c->global_sectors, "dram_read_bytes", (json_int_t)c->dram_read_bytes,
+        "dram_write_bytes", (json_int_t)c->dram_write_bytes, "shared_requests",
+        (json_int_t)c->shared_requests, "shared_wavefronts", (json_int_t)c->shared_wavefronts,
+        "global_atomics", (json_int_t)c->global_atomics, "max_same_address_atomics",
+        (json_int_t)c->max_same_address_atomics, "blocks_per_sm", c->blocks_per_sm,
+        "registers_per_thread", c->registers_per_thread, "registers_exact",
+        c->registers_exact != 0);
+    json_object_set_new(j, "worst_bank_conflict",
+                        c->worst_bank_conflict_ways > 1
+                            ? json_pack("{s:i, s:i}", "ways", (int)c->worst_bank_conflict_ways,
+                                        "line", c->worst_bank_conflict_line)
+                            : json_null());
+    json_object_set_new(j, "worst_sectors_per_request",
+                        json_pack("{s:i, s:i}", "sectors", (int)c->worst_sectors_per_request,
+                                  "line", c->worst_sectors_line));
+    return j;
+}
+
+/* The DRAM peak the device reports, for the "suspicious" check. */
+static double dram_peak(struct grading *g)
+{
+    CUdevice device;
+    int khz = 0, bits = 0;
+    if (g->api.cuDeviceGet(&device, 0) != CUDA_SUCCESS)
+        return 0;
+    g->api.cuDeviceGetAttribute(&khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, device);
+    g->api.cuDeviceGetAttribute(&bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, device);
+    return 2.0 * khz * 1e3 * bits / 8; /* double data rate */
+}
+
+static json_t *performance_json(struct grading *g, enum grader_verdict v)
+{
+    bool reached = g->student_ms > 0 && g->reference_ms > 0;
+    if (!reached)
+        return json_pack("{s:n, s:n, s:n, s:f, s:n, s:b, s:b, s:b, s:n}", "student_ms",
+                         "reference_ms", "ratio", "max_ratio", g->exercise.max_ratio, "passed",
+                         "estimated", g->api.emulated, "lower_bound", false, "suspicious", false,
+                         "counters");
+    double peak = dram_peak(g);
+    bool suspicious = peak > 0 && !g->lower_bound && g->student_ms * 1e-3 < g->bytes_moved / peak;
+    json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:b, s:b, s:b, s:b}", "student_ms", g->student_ms,
+                          "reference_ms", g->reference_ms, "ratio", g->student_ms / g->reference_ms,
+                          "max_ratio", g->exercise.max_ratio, "passed", v == GRADER_VERDICT_PASSED,
+                          "estimated", g->api.emulated, "lower_bound", g->lower_bound, "suspicious",
+                          suspicious);
+    json_object_set_new(j, "counters", g->has_counters ? counters_json(&g->counters) : json_null());
+    return j;
+}
+
+json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *message,
+                   json_t *cases, bool compiled)
+{
+    char seed[32];
+    snprintf(seed, sizeof seed, "%" PRIu64, g->seed);
+    bool all_passed = json_array_size(cases) > 0;
+    size_t i;
+    json_t *c;
+    json_array_foreach(cases, i, c) all_passed &= json_is_true(json_object_get(c, "passed"));
+    json_t *compile = grader_compile_result_to_json(&g->compiled[1]);
+    json_t *correctness = json_pack("{s:b, s:o}", "passed", compiled && all_passed, "cases", cases);
+    json_t *result = json_pack(
+        "{s:s, s:o, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:o, s:o, s:O, s:s}", "exercise",
+        g->exercise.id, "exercise_version", exercise_version(&g->exercise), "kgrade_version",
+        KGRADE_VERSION, "verdict", grader_verdict_name(verdict), "message", message, "assessment",
+        g->assessment, "seed", seed, "device", device_json(g), "compile",
+        compile ? compile : json_null(), "correctness", correctness, "performance",
+        performance_json(g, verdict), "diagnostics", g->diagnostics, "output", "");
+    return result;
+}

@@ -1,0 +1,395 @@
+/*
+ * One case of a grading: the protocol of DESIGN.md for one set of sizes.
+ *
+ * Inputs are generated on the host and kept pristine. The reference runs
+ * first; its outputs are copied to host memory and its device buffers
+ * overwritten, so its answer never sits on the device while student code
+ * runs. Then the inputs are restored, the outputs poisoned (or zeroed), the
+ * guard zones around every buffer (inside the same allocation) refilled,
+ * and the student's launches run. Guards are checked, then outputs
+ * compared. On the virtual GPU the timed case's student launches carry a
+ * modeled-time budget of (speed bar × the reference's time).
+ */
+#include "compare.h"
+#include "grade.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCALAR_BYTES 8
+
+struct run {
+    struct grading *g;
+    const struct exercise_case *c;
+    struct expr_env env;
+    struct expr_binding bindings[EXERCISE_SIZES_MAX];
+    struct run_buffer buffers[EXERCISE_BUFFERS_MAX];
+    CUdeviceptr current[EXERCISE_BUFFERS_MAX]; /* after swaps */
+    unsigned char scalars[EXERCISE_SCALARS_MAX][SCALAR_BYTES];
+    char *error;
+    size_t error_size;
+};
+
+static bool run_fail(struct run *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+static bool run_fail(struct run *r, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(r->error, r->error_size, format, ap);
+    va_end(ap);
+    return false;
+}
+
+static int64_t eval(struct run *r, const char *text)
+{
+    int64_t v = 0;
+    char why[256];
+    expr_eval(text, &r->env, &v, why, sizeof why); /* validated when the exercise loaded */
+    return v;
+}
+
+/* -------------------------------------------------------------- buffers */
+
+static bool allocate(struct run *r)
+{
+    const struct exercise *e = &r->g->exercise;
+    for (int i = 0; i < e->n_buffers; i++) {
+        struct run_buffer *b = &r->buffers[i];
+        b->spec = &e->buffers[i];
+        b->count = (size_t)eval(r, b->spec->length);
+        b->bytes = b->count * value_type_bytes(b->spec->type);
+        if (r->g->api.cuMemAlloc(&b->base, b->bytes + 2 * GUARD_BYTES) != CUDA_SUCCESS)
+            return run_fail(r, "no device memory for buffer '%s' (%zu bytes)", b->spec->name,
+                            b->bytes);
+        b->data = b->base + GUARD_BYTES;
+        r->current[i] = b->data;
+        void **host = b->spec->is_output ? &b->expected : &b->pristine;
+        *host = malloc(b->bytes);
+        if (b->spec->is_output)
+            b->actual = malloc(b->bytes);
+        if (!*host || (b->spec->is_output && !b->actual))
+            return run_fail(r, "out of host memory for buffer '%s'", b->spec->name);
+        struct rng_key key = {r->g->seed, (uint64_t)i};
+        if (!b->spec->is_output &&
+            !inputs_generate(b->pristine, b->spec->type, b->count, &b->spec->content, key, 0))
+            return run_fail(r, "cannot generate the inputs of '%s'", b->spec->name);
+    }
+    return true;
+}
+
+static void release(struct run *r)
+{
+    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
+        struct run_buffer *b = &r->buffers[i];
+        if (b->base)
+            r->g->api.cuMemFree(b->base);
+        free(b->pristine);
+        free(b->expected);
+        free(b->actual);
+    }
+}
+
+/* Inputs restored, outputs poisoned or zeroed, guards refilled. */
+static bool prepare_buffers(struct run *r)
+{
+    struct cuda_api *api = &r->g->api;
+    unsigned char guard[GUARD_BYTES];
+    guard_fill(guard, sizeof guard);
+    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
+        struct run_buffer *b = &r->buffers[i];
+        r->current[i] = b->data;
+        bool ok = api->cuMemcpyHtoD(b->base, guard, GUARD_BYTES) == CUDA_SUCCESS &&
+                  api->cuMemcpyHtoD(b->data + b->bytes, guard, GUARD_BYTES) == CUDA_SUCCESS;
+        if (b->spec->is_output)
+            ok = ok &&
+                 api->cuMemsetD8(b->data, b->spec->content.distribution == INPUT_ZERO ? 0 : 0xFF,
+                                 b->bytes) == CUDA_SUCCESS;
+        else
+            ok = ok && api->cuMemcpyHtoD(b->data, b->pristine, b->bytes) == CUDA_SUCCESS;
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------- launches */
+
+static void set_scalars(struct run *r)
+{
+    const struct exercise *e = &r->g->exercise;
+    for (int i = 0; i < e->n_scalars; i++) {
+        const struct exercise_scalar *s = &e->scalars[i];
+        unsigned char *slot = r->scalars[i];
+        memset(slot, 0, SCALAR_BYTES);
+        if (s->type == VALUE_F32 || s->type == VALUE_F64) {
+            char *end;
+            double d = strtod(s->value, &end);
+            if (*end != '\0')
+                d = (double)eval(r, s->value);
+            float f = (float)d;
+            memcpy(slot, s->type == VALUE_F32 ? (void *)&f : (void *)&d, value_type_bytes(s->type));
+        } else {
+            int64_t v = eval(r, s->value);
+            memcpy(slot, &v, value_type_bytes(s->type)); /* little-endian: the low bytes */
+        }
+    }
+}
+
+/* kernelParams of a launch: each parameter's value, by name. */
+static void kernel_args(struct run *r, const struct exercise_kernel *k, void *args[])
+{
+    const struct exercise *e = &r->g->exercise;
+    for (int p = 0; p < k->n_params; p++)
+        for (int i = 0; i < e->n_buffers; i++)
+            if (strcmp(e->buffers[i].name, k->params[p]) == 0)
+                args[p] = &r->current[i];
+    for (int p = 0; p < k->n_params; p++)
+        for (int i = 0; i < e->n_scalars; i++)
+            if (strcmp(e->scalars[i].name, k->params[p]) == 0)
+                args[p] = r->scalars[i];
+}
+
+/* Every launch of the exercise for one side; the first failure is returned. */
+static CUresult launch_all(struct run *r, int side)
+{
+    const struct exercise *e = &r->g->exercise;
+    struct cuda_api *api = &r->g->api;
+    for (int i = 0; i < e->n_launches; i++) {
+        const struct exercise_launch *l = &e->launches[i];
+        unsigned grid[3], block[3];
+        for (int d = 0; d < 3; d++) {
+            grid[d] = (unsigned)eval(r, l->grid[d]);
+            block[d] = (unsigned)eval(r, l->block[d]);
+        }
+        int64_t repeat = eval(r, l->repeat);
+        for (int64_t k = 0; k < repeat; k++) {
+            void *args[EXERCISE_PARAMS_MAX];
+            kernel_args(r, &e->kernels[l->kernel], args);
+            CUresult rc =
+                api->cuLaunchKernel(r->g->functions[side][l->kernel], grid[0], grid[1], grid[2],
+                                    block[0], block[1], block[2], 0, NULL, args, NULL);
+            if (rc != CUDA_SUCCESS)
+                return rc;
+            if (l->swap[0] >= 0) {
+                CUdeviceptr t = r->current[l->swap[0]];
+                r->current[l->swap[0]] = r->current[l->swap[1]];
+                r->current[l->swap[1]] = t;
+            }
+        }
+    }
+    return api->cuCtxSynchronize();
+}
+
+/* Runs one side between two events; the elapsed time in ms. */
+static CUresult timed_launches(struct run *r, int side, float *ms)
+{
+    struct cuda_api *api = &r->g->api;
+    CUevent start = NULL, stop = NULL;
+    CUresult rc = api->cuEventCreate(&start, 0);
+    if (rc == CUDA_SUCCESS)
+        rc = api->cuEventCreate(&stop, 0);
+    if (rc == CUDA_SUCCESS)
+        rc = api->cuEventRecord(start, NULL);
+    if (rc == CUDA_SUCCESS)
+        rc = launch_all(r, side);
+    if (rc == CUDA_SUCCESS)
+        rc = api->cuEventRecord(stop, NULL);
+    if (rc == CUDA_SUCCESS)
+        rc = api->cuEventSynchronize(stop);
+    if (rc == CUDA_SUCCESS)
+        rc = api->cuEventElapsedTime(ms, start, stop);
+    if (start)
+        api->cuEventDestroy(start);
+    if (stop)
+        api->cuEventDestroy(stop);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the sides */
+
+static bool run_reference(struct run *r, bool timed)
+{
+    struct cuda_api *api = &r->g->api;
+    float ms = 0;
+    if (!prepare_buffers(r))
+        return run_fail(r, "cannot set up the device buffers");
+    CUresult rc = timed_launches(r, 0, &ms);
+    if (rc != CUDA_SUCCESS) {
+        char what[256];
+        cuda_api_describe(api, rc, what, sizeof what);
+        return run_fail(r, "the reference kernel failed (%s)", what);
+    }
+    if (timed)
+        r->g->reference_ms = ms;
+    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
+        struct run_buffer *b = &r->buffers[i];
+        if (b->spec->is_output &&
+            api->cuMemcpyDtoH(b->expected, r->current[i], b->bytes) != CUDA_SUCCESS)
+            return run_fail(r, "cannot read the reference's '%s'", b->spec->name);
+        /* the reference's answer does not stay on the device */
+        api->cuMemsetD8(b->base, 0, b->bytes + 2 * GUARD_BYTES);
+    }
+    return true;
+}
+
+/* The first guard zone the student's kernel changed, as a verdict. */
+static bool guards_intact(struct run *r, struct case_outcome *out)
+{
+    unsigned char zone[GUARD_BYTES];
+    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
+        struct run_buffer *b = &r->buffers[i];
+        for (int side = 0; side < 2; side++) {
+            CUdeviceptr at = side == 0 ? b->base : b->data + b->bytes;
+            size_t changed;
+            if (r->g->api.cuMemcpyDtoH(zone, at, GUARD_BYTES) != CUDA_SUCCESS ||
+                guard_intact(zone, GUARD_BYTES, &changed))
+                continue;
+            size_t element = value_type_bytes(b->spec->type);
+            out->verdict = GRADER_VERDICT_MEMORY_ERROR;
+            if (side == 0)
+                snprintf(out->message, sizeof out->message,
+                         "the kernel wrote %s[-%zu], before the start of the %zu-element buffer "
+                         "'%s'",
+                         b->spec->name, (GUARD_BYTES - changed + element - 1) / element, b->count,
+                         b->spec->name);
+            else
+                snprintf(out->message, sizeof out->message,
+                         "the kernel wrote %s[%zu], past the end of the %zu-element buffer '%s'",
+                         b->spec->name, b->count + changed / element, b->count, b->spec->name);
+            return false;
+        }
+    }
+    return true;
+}
+
+static json_t *first_mismatch_json(const struct run_buffer *b, const struct compare_result *c,
+                                   int64_t columns)
+{
+    json_t *row =
+        columns > 0 ? json_integer((json_int_t)(c->first_index / (uint64_t)columns)) : json_null();
+    json_t *col =
+        columns > 0 ? json_integer((json_int_t)(c->first_index % (uint64_t)columns)) : json_null();
+    return json_pack("{s:s, s:I, s:o, s:o, s:f, s:f}", "buffer", b->spec->name, "index",
+                     (json_int_t)c->first_index, "row", row, "col", col, "expected",
+                     c->first_expected, "actual", c->first_actual);
+}
+
+/* Compares every output; fills the case's JSON and, on a mismatch, the verdict. */
+static void compare_outputs(struct run *r, struct case_outcome *out, json_t *entry)
+{
+    uint64_t mismatches = 0;
+    double max_error = 0;
+    json_t *first = json_null();
+    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
+        struct run_buffer *b = &r->buffers[i];
+        if (!b->spec->is_output)
+            continue;
+        struct compare_result c;
+        const struct exercise_check *check = &b->spec->check;
+        struct compare_tolerance tol = {check->atol, check->rtol};
+        if (check->kind == CHECK_SCALAR) {
+            double v = b->spec->type == VALUE_F32 ? *(float *)b->actual : *(double *)b->actual;
+            memset(&c, 0, sizeof c);
+            if (!compare_scalar(v, check->value, check->tolerance)) {
+                c = (struct compare_result){1, true, 0, check->value, v, 0, 0, 0};
+            }
+        } else {
+            compare_buffers(b->expected, b->actual, b->spec->type, b->count,
+                            check->kind == CHECK_TOLERANCE ? &tol : NULL, &c);
+        }
+        max_error = c.max_abs_error > max_error ? c.max_abs_error : max_error;
+        if (c.mismatches && !mismatches) {
+            json_decref(first);
+            first = first_mismatch_json(b, &c, b->spec->columns[0] ? eval(r, b->spec->columns) : 0);
+            out->verdict = GRADER_VERDICT_WRONG_ANSWER;
+            snprintf(out->message, sizeof out->message,
+                     "%" PRIu64 " of %zu elements of '%s' are wrong; the first is [%" PRIu64
+                     "]: expected %.9g, got %.9g",
+                     c.mismatches, b->count, b->spec->name, c.first_index, c.first_expected,
+                     c.first_actual);
+        }
+        mismatches += c.mismatches;
+    }
+    json_object_set_new(entry, "passed", json_boolean(mismatches == 0));
+    json_object_set_new(entry, "mismatches", json_integer((json_int_t)mismatches));
+    json_object_set_new(entry, "first_mismatch", first);
+    json_object_set_new(entry, "max_abs_error", json_real(max_error));
+}
+
+static void sizes_json(struct run *r, json_t *entry)
+{
+    json_t *sizes = json_object();
+    for (int i = 0; i < r->g->exercise.n_sizes; i++)
+        json_object_set_new(sizes, r->g->exercise.sizes[i], json_integer(r->c->values[i]));
+    json_object_set_new(entry, "sizes", sizes);
+}
+
+static void note_bytes(struct run *r)
+{
+    double bytes = 0;
+    for (int i = 0; i < r->g->exercise.n_buffers; i++)
+        bytes += (double)r->buffers[i].bytes;
+    r->g->bytes_moved = bytes;
+}
+
+static bool run_student(struct run *r, bool timed, struct case_outcome *out)
+{
+    struct cuda_api *api = &r->g->api;
+    float ms = 0;
+    if (!prepare_buffers(r))
+        return run_fail(r, "cannot set up the device buffers");
+    bool budget = timed && r->g->api.emulated && r->g->api.kgemu_set_time_budget;
+    if (budget)
+        api->kgemu_set_time_budget(r->g->exercise.max_ratio * r->g->reference_ms);
+    CUresult rc = timed_launches(r, 1, &ms);
+    if (budget)
+        api->kgemu_set_time_budget(0);
+    if (rc != CUDA_SUCCESS) {
+        out->verdict = grade_fault_verdict(r->g, rc, out->message, sizeof out->message);
+        return true;
+    }
+    if (timed) {
+        r->g->student_ms = ms;
+        note_bytes(r);
+        r->g->has_counters = api->kgemu_last_counters && api->kgemu_last_counters(&r->g->counters);
+    }
+    if (!guards_intact(r, out))
+        return true;
+    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
+        struct run_buffer *b = &r->buffers[i];
+        if (b->spec->is_output &&
+            api->cuMemcpyDtoH(b->actual, r->current[i], b->bytes) != CUDA_SUCCESS)
+            return run_fail(r, "cannot read the output '%s'", b->spec->name);
+    }
+    compare_outputs(r, out, out->json);
+    return true;
+}
+
+bool grade_case(struct grading *g, const struct exercise_case *c, bool timed,
+                struct case_outcome *out, char *error, size_t error_size)
+{
+    struct run *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(error, error_size, "out of host memory");
+        return false;
+    }
+    r->g = g;
+    r->c = c;
+    r->error = error;
+    r->error_size = error_size;
+    exercise_env(&g->exercise, c, r->bindings, &r->env);
+    out->verdict = GRADER_VERDICT_PASSED;
+    out->message[0] = '\0';
+    out->json = json_object();
+    sizes_json(r, out->json);
+    set_scalars(r);
+    bool ok = allocate(r) && run_reference(r, timed) && run_student(r, timed, out);
+    if (ok && out->verdict != GRADER_VERDICT_PASSED && !json_object_get(out->json, "passed"))
+        json_object_set_new(out->json, "passed", json_false());
+    release(r);
+    free(r);
+    return ok;
+}

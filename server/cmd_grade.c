@@ -1,0 +1,143 @@
+/*
+ * `kgrade grade --exercise ID FILE.cu`: grade a kernel here, with no server
+ * and no database, and print the verdict (a few lines, or the grade JSON
+ * of DESIGN.md with --json).
+ *
+ * Exit codes: 0 passed; 1 any other verdict; 2 a usage or configuration
+ * error (an unknown exercise, --device cuda without a GPU); 3 internal_error.
+ */
+#include "cli.h"
+#include "grader/grader.h"
+#include "source_file.h"
+
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXERCISES_BESIDE_BINARY "../exercises" /* build/kgrade → exercises/ */
+
+/* The exercise folder: --exercises, else the one beside the binary. */
+static void exercises_folder(const struct cli_args *args, char *out, size_t size)
+{
+    if (cli_given(args, OPT_EXERCISES)) {
+        snprintf(out, size, "%s", args->value[OPT_EXERCISES]);
+        return;
+    }
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        snprintf(out, size, "exercises");
+        return;
+    }
+    self[n] = '\0';
+    snprintf(out, size, "%s/%s", dirname(self), EXERCISES_BESIDE_BINARY);
+}
+
+static enum grader_device device_of(const struct cli_args *args)
+{
+    const char *d = args->value[OPT_DEVICE];
+    if (d && strcmp(d, "cuda") == 0)
+        return GRADER_DEVICE_CUDA;
+    if (d && strcmp(d, "emulator") == 0)
+        return GRADER_DEVICE_EMULATOR;
+    return GRADER_DEVICE_AUTO;
+}
+
+static void print_diagnostics(const json_t *result, const char *file)
+{
+    size_t i;
+    json_t *d;
+    json_t *compile = json_object_get(result, "compile");
+    json_array_foreach(json_object_get(compile, "diagnostics"), i, d)
+    {
+        json_t *line = json_object_get(d, "line"), *col = json_object_get(d, "column");
+        if (json_is_integer(line))
+            printf("  %s:%lld:%lld: ", file, (long long)json_integer_value(line),
+                   json_is_integer(col) ? (long long)json_integer_value(col) : 0LL);
+        else
+            printf("  ");
+        printf("%s: %s\n", json_string_value(json_object_get(d, "severity")),
+               json_string_value(json_object_get(d, "message")));
+    }
+    json_array_foreach(json_object_get(result, "diagnostics"), i, d)
+    {
+        json_t *line = json_object_get(d, "line");
+        if (json_is_integer(line))
+            printf("  %s:%lld: %s\n", file, (long long)json_integer_value(line),
+                   json_string_value(json_object_get(d, "message")));
+    }
+}
+
+static void print_human(const json_t *r, const char *file)
+{
+    json_t *perf = json_object_get(r, "performance");
+    printf("%s: %s: %s\n", json_string_value(json_object_get(r, "exercise")),
+           json_string_value(json_object_get(r, "verdict")),
+           json_string_value(json_object_get(r, "message")));
+    print_diagnostics(r, file);
+    if (json_is_number(json_object_get(perf, "student_ms")))
+        printf("  time: %.4f ms%s, reference %.4f ms: ratio %.2f (bar %.2f)%s\n",
+               json_number_value(json_object_get(perf, "student_ms")),
+               json_is_true(json_object_get(perf, "lower_bound")) ? " at least" : "",
+               json_number_value(json_object_get(perf, "reference_ms")),
+               json_number_value(json_object_get(perf, "ratio")),
+               json_number_value(json_object_get(perf, "max_ratio")),
+               json_is_true(json_object_get(perf, "estimated")) ? ", modeled" : "");
+    json_t *device = json_object_get(r, "device");
+    printf("  on %s; seed %s%s\n", json_string_value(json_object_get(device, "name")),
+           json_string_value(json_object_get(r, "seed")),
+           json_is_true(json_object_get(r, "assessment")) ? "" : "; not an assessment run (--n)");
+}
+
+static int exit_code_of(enum grader_verdict v)
+{
+    if (v == GRADER_VERDICT_PASSED)
+        return CLI_EXIT_OK;
+    return v == GRADER_VERDICT_INTERNAL_ERROR ? CLI_EXIT_INTERNAL : CLI_EXIT_FAILED;
+}
+
+int cmd_grade(const struct cli_args *args)
+{
+    const char *path = args->positional[0];
+    char why[1024], exercises[4096];
+    struct source_file file;
+    if (!source_file_read(path, &file, why, sizeof why)) {
+        fprintf(stderr, "kgrade grade: %s\n", why);
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_given(args, OPT_NO_SANDBOX) == false)
+        fprintf(stderr, "kgrade grade: the sandbox is not built yet; grading without it\n");
+    exercises_folder(args, exercises, sizeof exercises);
+    char *path_copy = strdup(path);
+    struct grader_request request = {
+        .exercises = exercises,
+        .exercise = args->value[OPT_EXERCISE],
+        .source = file.data,
+        .size = file.size,
+        .file_name = path_copy ? basename(path_copy) : NULL,
+        .seed_given = cli_given(args, OPT_SEED),
+        .seed = cli_u64(args, OPT_SEED, 0),
+        .n = (int64_t)cli_u64(args, OPT_N, 0),
+        .device = device_of(args),
+    };
+    enum grader_verdict verdict;
+    json_t *result = grader_grade(&request, &verdict, why, sizeof why);
+    int code = CLI_EXIT_USAGE;
+    if (!result) {
+        fprintf(stderr, "kgrade grade: %s\n", why);
+    } else {
+        if (cli_given(args, OPT_JSON)) {
+            json_dumpf(result, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+            putchar('\n');
+        } else {
+            print_human(result, request.file_name ? request.file_name : path);
+        }
+        code = exit_code_of(verdict);
+        json_decref(result);
+    }
+    free(path_copy);
+    source_file_free(&file);
+    return code;
+}
