@@ -160,10 +160,13 @@ static enum grader_verdict prepare_reference(struct grading *g, char *message, s
 static enum grader_verdict run_cases(struct grading *g, json_t *cases, char *message, size_t size)
 {
     const struct exercise *e = &g->exercise;
-    struct exercise_case only;
+    /* --n N: the sizes as large as the first one at the assessment (n; rows
+     * and cols of a square) become N, the others (a bin count) stay. */
+    struct exercise_case only = e->assessed;
     int total = g->request->n > 0 ? 1 : e->n_cases + 1;
     for (int i = 0; i < e->n_sizes; i++)
-        only.values[i] = g->request->n;
+        if (e->assessed.values[i] == e->assessed.values[0])
+            only.values[i] = g->request->n;
     for (int k = 0; k < total; k++) {
         const struct exercise_case *c = g->request->n > 0 ? &only
                                         : k < e->n_cases  ? &e->cases[k]

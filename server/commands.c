@@ -16,7 +16,8 @@ static const struct cli_option_spec options[OPT_COUNT] = {
                        "the exercise folder (default: the one installed beside kgrade)"},
     [OPT_SEED] = {"seed", CLI_U64, "S", NULL, "the seed of the inputs (default: a fresh one)"},
     [OPT_N] = {"n", CLI_POSITIVE, "N", NULL,
-               "grade at this size instead of the assessment size (not an assessment run)"},
+               "grade one case at size N instead of the assessment size (not an assessment "
+               "run)"},
     [OPT_DEVICE] = {"device", CLI_CHOICE, NULL, "auto|cuda|emulator",
                     "the GPU: a real one (cuda), the virtual one (emulator), or whichever is "
                     "there (auto, the default)"},
