@@ -9,6 +9,11 @@
 #include "exercise.h"
 #include "grader.h"
 
+/* A correctness run may take this many times the reference's modeled time
+ * (plus the floor) before it counts as an endless loop (timeout). */
+#define TIMEOUT_FACTOR   1000.0
+#define TIMEOUT_FLOOR_MS 10.0
+
 /* One buffer of a run: one device allocation holding guard, data, guard. */
 struct run_buffer {
     const struct exercise_buffer *spec;
@@ -38,6 +43,8 @@ struct grading {
     uint64_t seed;
     bool assessment;                 /* graded at the assessment size */
     double reference_ms, student_ms; /* at the timed case */
+    double case_reference_ms;        /* the reference's time at the case running */
+    bool timed_case;                 /* the case running is the timed one */
     bool lower_bound;                /* the student's time is a lower bound (budget) */
     bool has_counters;
     struct kgemu_counters counters;

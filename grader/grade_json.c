@@ -49,9 +49,14 @@ enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result, char
     enum grader_verdict v;
     const char *kind;
     switch (result) {
-    case CUDA_ERROR_LAUNCH_TIMEOUT:
-        v = f.over_time_budget ? GRADER_VERDICT_TOO_SLOW : GRADER_VERDICT_TIMEOUT;
+    case CUDA_ERROR_LAUNCH_TIMEOUT: /* past the speed bar only at the timed case */
+        v = f.over_time_budget && g->timed_case ? GRADER_VERDICT_TOO_SLOW : GRADER_VERDICT_TIMEOUT;
         kind = "timeout";
+        if (f.over_time_budget && !g->timed_case)
+            snprintf(f.message, sizeof f.message,
+                     "the kernel ran more than %.0f× the reference's time and was stopped: an "
+                     "endless loop?",
+                     TIMEOUT_FACTOR);
         break;
     case CUDA_ERROR_ILLEGAL_ADDRESS:
     case CUDA_ERROR_MISALIGNED_ADDRESS:

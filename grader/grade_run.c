@@ -224,6 +224,7 @@ static bool run_reference(struct run *r, bool timed)
     }
     if (timed)
         r->g->reference_ms = ms;
+    r->g->case_reference_ms = ms;
     for (int i = 0; i < r->g->exercise.n_buffers; i++) {
         struct run_buffer *b = &r->buffers[i];
         if (b->spec->is_output &&
@@ -341,9 +342,18 @@ static bool run_student(struct run *r, bool timed, struct case_outcome *out)
     float ms = 0;
     if (!prepare_buffers(r))
         return run_fail(r, "cannot set up the device buffers");
-    bool budget = timed && r->g->api.emulated && r->g->api.kgemu_set_time_budget;
+    /* On the virtual GPU every student run has a modeled-time budget: the
+     * bar × the reference's time at the assessment (beyond it: too_slow,
+     * decided without running to the end), and a generous multiple elsewhere
+     * and for --n (beyond it: an endless loop; a --n run that finishes is
+     * then judged by its time). */
+    bool budget = r->g->api.emulated && r->g->api.kgemu_set_time_budget;
+    bool bar = timed && r->g->assessment;
+    r->g->timed_case = bar;
     if (budget)
-        api->kgemu_set_time_budget(r->g->exercise.max_ratio * r->g->reference_ms);
+        api->kgemu_set_time_budget(bar ? r->g->exercise.max_ratio * r->g->reference_ms
+                                       : r->g->case_reference_ms * TIMEOUT_FACTOR +
+                                             TIMEOUT_FLOOR_MS);
     CUresult rc = timed_launches(r, 1, &ms);
     if (budget)
         api->kgemu_set_time_budget(0);

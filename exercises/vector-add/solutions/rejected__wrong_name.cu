@@ -1,0 +1,7 @@
+// Known bad: the kernel has another name than the exercise asks for.
+extern "C" __global__ void vec_add(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
