@@ -171,6 +171,11 @@ struct grader_request {
 json_t *grader_grade(const struct grader_request *request, enum grader_verdict *verdict,
                      char *error, size_t error_size);
 
+/* The exercises of a folder, sorted by id: [{id, title, course, assessment,
+ * sizes (at the assessment), kernels}], a broken one as {id, error}. NULL
+ * with a sentence in `error` when the folder cannot be read. */
+json_t *grader_exercises(const char *folder, char *error, size_t error_size);
+
 /* "passed", "compile_error", … as DESIGN.md spells them. */
 const char *grader_verdict_name(enum grader_verdict verdict);
 

@@ -18,8 +18,7 @@
 
 #define EXERCISES_BESIDE_BINARY "../exercises" /* build/kgrade → exercises/ */
 
-/* The exercise folder: --exercises, else the one beside the binary. */
-static void exercises_folder(const struct cli_args *args, char *out, size_t size)
+void cli_exercises_folder(const struct cli_args *args, char *out, size_t size)
 {
     if (cli_given(args, OPT_EXERCISES)) {
         snprintf(out, size, "%s", args->value[OPT_EXERCISES]);
@@ -109,7 +108,7 @@ int cmd_grade(const struct cli_args *args)
     }
     if (cli_given(args, OPT_NO_SANDBOX) == false)
         fprintf(stderr, "kgrade grade: the sandbox is not built yet; grading without it\n");
-    exercises_folder(args, exercises, sizeof exercises);
+    cli_exercises_folder(args, exercises, sizeof exercises);
     char *path_copy = strdup(path);
     struct grader_request request = {
         .exercises = exercises,

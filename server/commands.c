@@ -61,8 +61,9 @@ static const struct cli_command commands[] = {
      "it compiles, 1 when the compiler refuses it, 2 when the file cannot be read.",
      cmd_compile, NULL},
     {"exercises", NULL, 0, 0, CLI_BIT(OPT_EXERCISES) | CLI_BIT(OPT_JSON), 0, 0,
-     "list the exercises", "Lists the exercises of the exercise folder, by course and section.",
-     NULL, "the grader (issue 5)"},
+     "list the exercises",
+     "Lists the exercises of the exercise folder (a broken one with its error).", cmd_exercises,
+     NULL},
     {"serve", NULL, 0, 0,
      CLI_BIT(OPT_PORT) | CLI_BIT(OPT_BIND) | CLI_BIT(OPT_DATA) | CLI_BIT(OPT_DB) |
          CLI_BIT(OPT_EXERCISES) | CLI_BIT(OPT_WORKERS),

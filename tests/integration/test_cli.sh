@@ -26,7 +26,18 @@ expect "missing required option is a usage error" 2 "'--exercise ID' is required
 expect_quiet_stdout "usage errors go to stderr" -- "$KGRADE" compile --bogus
 
 # Subcommands that later parts of kgrade build: parsed, then refused plainly.
-expect "exercises is not built yet" 2 "not built yet" -- "$KGRADE" exercises --json
+expect "exercises lists the bundled ones" 0 "^vector-add +Vector addition +cuda-fundamentals$" -- \
+    "$KGRADE" exercises
+expect "exercises --json gives each one's sizes" 0 "^100000000$" -- \
+    bash -c "'$KGRADE' exercises --json | jq -r '.[] | select(.id == \"vector-add\") | .sizes.n'"
+mkdir -p "$TMP/set/good" "$TMP/set/broken"
+cp exercises/vector-add/exercise.json "$TMP/set/good/"
+sed -i 's/"vector-add"/"good"/' "$TMP/set/good/exercise.json"
+printf '{"id": "broken"}\n' >"$TMP/set/broken/exercise.json"
+expect "a broken exercise is listed with its error" 0 "^broken +BROKEN: .*'title' must be a string" -- \
+    "$KGRADE" exercises --exercises "$TMP/set"
+expect "an unreadable exercise folder is a usage error" 2 "cannot read the exercise folder" -- \
+    "$KGRADE" exercises --exercises "$TMP/none"
 expect "serve is not built yet" 2 "arrives with the service" -- "$KGRADE" serve --port 8080
 expect "submit is not built yet" 2 "not built yet" -- \
     "$KGRADE" submit --server http://127.0.0.1:8080 --token t --exercise x k.cu

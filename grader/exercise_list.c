@@ -1,0 +1,76 @@
+/*
+ * The exercises of a folder, for `kgrade exercises` and the service: every
+ * subfolder with an exercise.json, loaded and validated, sorted by id. A
+ * broken exercise is listed with its error rather than hidden, so whoever
+ * maintains the folder sees it.
+ */
+#include "exercise.h"
+#include "grader.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define EXERCISES_MAX 1024
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static json_t *describe(const struct exercise *e)
+{
+    json_t *sizes = json_object(), *kernels = json_array();
+    for (int i = 0; i < e->n_sizes; i++)
+        json_object_set_new(sizes, e->sizes[i], json_integer(e->assessed.values[i]));
+    for (int k = 0; k < e->n_kernels; k++)
+        json_array_append_new(kernels, json_string(e->kernels[k].name));
+    return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:f}", "id", e->id, "title", e->title,
+                     "course", e->course, "assessment", e->assessment, "sizes", sizes, "kernels",
+                     kernels, "max_ratio", e->max_ratio);
+}
+
+/* The subfolders holding an exercise.json, sorted. */
+static int exercise_folders(const char *folder, char **names)
+{
+    DIR *d = opendir(folder);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *entry;
+    while ((entry = readdir(d)) && n < EXERCISES_MAX) {
+        char path[4096];
+        struct stat st;
+        if (entry->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s/exercise.json", folder, entry->d_name);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (names[n] = strdup(entry->d_name)))
+            n++;
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, compare_names);
+    return n;
+}
+
+json_t *grader_exercises(const char *folder, char *error, size_t error_size)
+{
+    char **names = calloc(EXERCISES_MAX, sizeof *names);
+    struct exercise *e = malloc(sizeof *e);
+    int n = names && e ? exercise_folders(folder, names) : -1;
+    json_t *list = n >= 0 ? json_array() : NULL;
+    if (n < 0)
+        snprintf(error, error_size, "cannot read the exercise folder '%s'", folder);
+    for (int i = 0; i < n; i++) {
+        char path[4096], why[512];
+        snprintf(path, sizeof path, "%s/%s", folder, names[i]);
+        json_array_append_new(list, exercise_load(path, e, why, sizeof why)
+                                        ? describe(e)
+                                        : json_pack("{s:s, s:s}", "id", names[i], "error", why));
+        free(names[i]);
+    }
+    free(names);
+    free(e);
+    return list;
+}
