@@ -119,7 +119,17 @@ CUresult emu_memory_free(struct emu_memory *memory, uint64_t address);
 /* True when [address, address + size) lies inside one live allocation; `range` gets it. */
 bool emu_memory_find(struct emu_memory *memory, uint64_t address, uint64_t size,
                      struct emu_range *range);
-/* The allocation nearest below `address` (for messages: "one past the end of ..."). */
+/* True when kernels may touch [address, address + size): inside one
+ * allocation's window (emu_memory_set_window; the whole allocation unless
+ * set). `window` gets it. emu_memory_find, for copies, ignores windows. */
+bool emu_memory_accessible(struct emu_memory *memory, uint64_t address, uint64_t size,
+                           struct emu_range *window);
+/* Narrows what kernels may touch of the allocation at `base` to all but its
+ * first `head` and last `tail` bytes (a grader's guard zones). */
+CUresult emu_memory_set_window(struct emu_memory *memory, uint64_t base, uint64_t head,
+                               uint64_t tail);
+/* The window of the allocation nearest below `address` (for messages: "one
+ * past the end of ..."). */
 bool emu_memory_nearest(struct emu_memory *memory, uint64_t address, struct emu_range *range);
 void emu_memory_usage(struct emu_memory *memory, size_t *used, size_t *capacity);
 

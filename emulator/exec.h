@@ -169,6 +169,10 @@ enum warp_state launch_fault(struct warp *w, int lane, const struct ptx_insn *in
                              uint64_t address, const char *format, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* launch.c: adds the size and direction of the access to the recorded fault
+ * when that fault is the one at `address` (a memory fault of this launch). */
+void launch_note_access(struct warp *w, uint64_t address, unsigned bytes, bool write);
+
 /* Checks the budgets every BUDGET_CHECK_INTERVAL instructions; false when
  * the launch must stop (a fault is recorded when a budget ran out). */
 bool launch_check_budget(struct warp *w, const struct ptx_insn *insn);

@@ -1568,7 +1568,7 @@ static enum warp_state step(struct warp *w, struct scratch *s)
         if (m == 0)
             break;
         return launch_fault(w, __builtin_ctz(m), insn, CUDA_ERROR_LAUNCH_FAILED, 0,
-                            "the kernel executed trap (an abort, such as a failed assert)");
+                            "executed trap (an abort, such as __trap() or a failed assert)");
     case PTX_OP_BAR:
     case PTX_OP_BARRIER: {
         enum warp_state st = barrier(w, f, insn, s, e->mask);

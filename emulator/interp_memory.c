@@ -58,6 +58,12 @@ static void describe_global(struct warp *w, uint64_t address, unsigned bytes, ch
                  "0x%" PRIx64 ": element [%" PRIu64 "] of the %" PRIu64
                  "-element buffer at 0x%" PRIx64 " (%s)",
                  address, (address - r.base) / bytes, r.size / bytes, r.base, how);
+    } else if (near && address < r.base) { /* in a guard zone before the window */
+        uint64_t before = r.base - address;
+        snprintf(out, size,
+                 "0x%" PRIx64 ": element [-%" PRIu64 "] of the %" PRIu64
+                 "-element buffer at 0x%" PRIx64 " (before its start)",
+                 address, (before + bytes - 1) / bytes, r.size / bytes, r.base);
     } else if (near && address < end) {
         snprintf(out, size,
                  "0x%" PRIx64 ", which runs past the end of the %" PRIu64
@@ -74,7 +80,7 @@ static void *global_pointer(struct warp *w, const struct ptx_insn *insn, int lan
     if (address >= w->cache_base && address + bytes <= w->cache_end && address + bytes > address)
         return (void *)(uintptr_t)address;
     struct emu_range r;
-    if (emu_memory_find(w->block->launch->cfg->memory, address, bytes, &r)) {
+    if (emu_memory_accessible(w->block->launch->cfg->memory, address, bytes, &r)) {
         w->cache_base = r.base;
         w->cache_end = r.base + r.size;
         return (void *)(uintptr_t)address;
@@ -83,6 +89,7 @@ static void *global_pointer(struct warp *w, const struct ptx_insn *insn, int lan
     describe_global(w, address, bytes, where, sizeof where);
     launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_ADDRESS, address, "%s %u bytes at %s",
                  write ? "wrote" : "read", bytes, where);
+    launch_note_access(w, address, bytes, write);
     return NULL;
 }
 
@@ -221,7 +228,7 @@ static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_spa
     if (lo >= w->cache_base && hi + bytes <= w->cache_end)
         return true;
     struct emu_range r;
-    if (!emu_memory_find(w->block->launch->cfg->memory, lo, hi + bytes - lo, &r))
+    if (!emu_memory_accessible(w->block->launch->cfg->memory, lo, hi + bytes - lo, &r))
         return false;
     w->cache_base = r.base;
     w->cache_end = r.base + r.size;

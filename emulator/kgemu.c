@@ -60,3 +60,13 @@ EMU_EXPORT int kgemu_set_time_budget(double milliseconds)
         ctx->time_budget_ms = milliseconds;
     return (int)driver_leave(r);
 }
+
+EMU_EXPORT int kgemu_guard(unsigned long long base, unsigned long long head,
+                           unsigned long long tail)
+{
+    struct CUctx_st *ctx;
+    CUresult r = driver_enter(&ctx, DRIVER_IGNORE_STICKY);
+    if (r == CUDA_SUCCESS)
+        r = emu_memory_set_window(ctx->memory, base, head, tail);
+    return (int)driver_leave(r);
+}

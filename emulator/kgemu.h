@@ -37,10 +37,12 @@ struct kgemu_fault {
     unsigned block[3];               /* the faulting thread, when one is to blame */
     unsigned thread[3];
     int has_thread;
-    uint64_t address;     /* the faulting address, for memory faults; 0 otherwise */
-    int ptx_line;         /* line of the PTX text; 0 when unknown */
-    int over_time_budget; /* 1: stopped by kgemu_set_time_budget's budget (slow, not stuck) */
-    int source_line;      /* line of the CUDA source (.loc, from -lineinfo); 0 when unknown */
+    uint64_t address;      /* the faulting address, for memory faults; 0 otherwise */
+    int ptx_line;          /* line of the PTX text; 0 when unknown */
+    int over_time_budget;  /* 1: stopped by kgemu_set_time_budget's budget (slow, not stuck) */
+    int source_line;       /* line of the CUDA source (.loc, from -lineinfo); 0 when unknown */
+    unsigned access_bytes; /* memory faults: the access's size (0 when unknown) */
+    int access_write;      /* memory faults: 1 a write or an atomic, 0 a read */
 };
 
 /* What the timing model counted for the last launch of the current context
@@ -94,6 +96,14 @@ int kgemu_last_counters(struct kgemu_counters *counters);
  * that is certain, with CUDA_ERROR_LAUNCH_TIMEOUT and a fault whose
  * over_time_budget is 1. Returns 0 (a CUresult). */
 int kgemu_set_time_budget(double milliseconds);
+
+/* Guard zones: kernels may not touch the first `head` and the last `tail`
+ * bytes of the allocation at `base` (a cuMemAlloc'ed CUdeviceptr); any
+ * read or write there faults like an access outside every allocation.
+ * Copies (cuMemcpy*, cuMemset*) still reach the whole allocation. Returns
+ * 0, or CUDA_ERROR_INVALID_VALUE when `base` is not an allocation's start
+ * or the zones do not fit. */
+int kgemu_guard(unsigned long long base, unsigned long long head, unsigned long long tail);
 
 /* Copies the last fault of the current context to `fault`. Returns 1 when
  * there was one, 0 when there was none or there is no current context. */

@@ -82,6 +82,17 @@ enum warp_state launch_fault(struct warp *w, int lane, const struct ptx_insn *in
     return WARP_FAULTED;
 }
 
+void launch_note_access(struct warp *w, uint64_t address, unsigned bytes, bool write)
+{
+    struct launch_state *ls = w->block->launch;
+    pthread_mutex_lock(&ls->fault_lock);
+    if (ls->fault.address == address && ls->fault.access_bytes == 0) {
+        ls->fault.access_bytes = bytes;
+        ls->fault.access_write = write;
+    }
+    pthread_mutex_unlock(&ls->fault_lock);
+}
+
 /* Stops the launch once the timing model is sure it needs more than its
  * modeled-time budget: a hopelessly slow kernel is judged in seconds. */
 static bool check_time_budget(struct warp *w, const struct ptx_insn *insn)

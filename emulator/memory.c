@@ -28,7 +28,8 @@
 
 struct emu_allocation {
     struct emu_range range;
-    size_t mapped; /* the length of the mapping: range.size rounded up to pages */
+    size_t mapped;           /* the length of the mapping: range.size rounded up to pages */
+    struct emu_range window; /* what kernels may touch (emu_memory_set_window); range by default */
 };
 
 struct emu_memory {
@@ -132,6 +133,7 @@ CUresult emu_memory_alloc(struct emu_memory *memory, size_t size, enum emu_alloc
     if (p == MAP_FAILED)
         goto out; /* the host's address space or an RLIMIT_AS is exhausted */
     allocation.range.base = (uint64_t)(uintptr_t)p;
+    allocation.window = allocation.range;
     memory_insert(memory, &allocation);
     *address = allocation.range.base;
     rc = CUDA_SUCCESS;
@@ -183,6 +185,40 @@ bool emu_memory_find(struct emu_memory *memory, uint64_t address, uint64_t size,
     return found;
 }
 
+bool emu_memory_accessible(struct emu_memory *memory, uint64_t address, uint64_t size,
+                           struct emu_range *window)
+{
+    if (memory == NULL || address > UINT64_MAX - (size ? size : 1))
+        return false;
+    bool found = false;
+    pthread_rwlock_rdlock(&memory->lock);
+    size_t at = memory_upper_bound(memory, address);
+    if (at > 0) {
+        const struct emu_range *w = &memory->table[at - 1].window;
+        found = address >= w->base && address + (size ? size : 1) <= w->base + w->size;
+        if (found && window != NULL)
+            *window = *w;
+    }
+    pthread_rwlock_unlock(&memory->lock);
+    return found;
+}
+
+CUresult emu_memory_set_window(struct emu_memory *memory, uint64_t base, uint64_t head,
+                               uint64_t tail)
+{
+    CUresult rc = CUDA_ERROR_INVALID_VALUE;
+    pthread_rwlock_wrlock(&memory->lock);
+    size_t at = memory_upper_bound(memory, base);
+    struct emu_allocation *a = at > 0 ? &memory->table[at - 1] : NULL;
+    if (a && a->range.base == base && head <= a->range.size && tail <= a->range.size - head) {
+        a->window.base = base + head;
+        a->window.size = a->range.size - head - tail;
+        rc = CUDA_SUCCESS;
+    }
+    pthread_rwlock_unlock(&memory->lock);
+    return rc;
+}
+
 bool emu_memory_nearest(struct emu_memory *memory, uint64_t address, struct emu_range *range)
 {
     if (memory == NULL)
@@ -190,7 +226,7 @@ bool emu_memory_nearest(struct emu_memory *memory, uint64_t address, struct emu_
     pthread_rwlock_rdlock(&memory->lock);
     size_t at = memory_upper_bound(memory, address);
     if (at > 0 && range != NULL)
-        *range = memory->table[at - 1].range;
+        *range = memory->table[at - 1].window;
     pthread_rwlock_unlock(&memory->lock);
     return at > 0;
 }

@@ -34,6 +34,8 @@ static bool look_up(struct cuda_api *api, char *error, size_t size)
         (int (*)(struct kgemu_counters *))dlsym(api->library, "kgemu_last_counters");
     api->kgemu_set_registers = (int (*)(void *, int))dlsym(api->library, "kgemu_set_registers");
     api->kgemu_set_time_budget = (int (*)(double))dlsym(api->library, "kgemu_set_time_budget");
+    api->kgemu_guard = (int (*)(unsigned long long, unsigned long long, unsigned long long))dlsym(
+        api->library, "kgemu_guard");
     api->emulated = dlsym(api->library, "kgemu_is_virtual") != NULL;
     return true;
 }

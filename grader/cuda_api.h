@@ -70,6 +70,7 @@ struct cuda_api {
     int (*kgemu_last_counters)(struct kgemu_counters *counters);
     int (*kgemu_set_registers)(void *function, int registers);
     int (*kgemu_set_time_budget)(double milliseconds);
+    int (*kgemu_guard)(unsigned long long base, unsigned long long head, unsigned long long tail);
 };
 
 /* Loads a driver as `choice` says and initializes it (cuInit, a device).

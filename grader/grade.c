@@ -190,13 +190,13 @@ static enum grader_verdict judge_speed(struct grading *g, char *message, size_t 
     double ratio = g->reference_ms > 0 ? g->student_ms / g->reference_ms : 0;
     if (g->lower_bound || ratio > g->exercise.max_ratio) {
         snprintf(message, size,
-                 "correct, but %s%.2f× the reference's time (%.4f ms against %.4f ms); the bar "
-                 "is %.2f×",
+                 "correct, but %s%.3g× the reference's time (%.4g ms against %.4g ms); the bar "
+                 "is %.3g×",
                  g->lower_bound ? "at least " : "", ratio, g->student_ms, g->reference_ms,
                  g->exercise.max_ratio);
         return GRADER_VERDICT_TOO_SLOW;
     }
-    snprintf(message, size, "correct, at %.2f× the reference's time (the bar is %.2f×)", ratio,
+    snprintf(message, size, "correct, at %.3g× the reference's time (the bar is %.3g×)", ratio,
              g->exercise.max_ratio);
     return GRADER_VERDICT_PASSED;
 }

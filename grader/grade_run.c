@@ -66,6 +66,10 @@ static bool allocate(struct run *r)
                             b->bytes);
         b->data = b->base + GUARD_BYTES;
         r->current[i] = b->data;
+        /* The virtual GPU faults on any access to the guards, reads included;
+         * a GPU only lets the guards' contents show writes afterwards. */
+        if (r->g->api.kgemu_guard)
+            r->g->api.kgemu_guard(b->base, GUARD_BYTES, GUARD_BYTES);
         void **host = b->spec->is_output ? &b->expected : &b->pristine;
         *host = malloc(b->bytes);
         if (b->spec->is_output)
@@ -236,6 +240,24 @@ static bool run_reference(struct run *r, bool timed)
     return true;
 }
 
+/* A memory_error naming the element `offset` bytes from a buffer's first
+ * element, outside it: "<who> c[-1], before the start of the 1000-element
+ * buffer 'c'<where>". */
+static void outside_message(const struct run_buffer *b, int64_t offset, const char *who,
+                            const char *where, struct case_outcome *out)
+{
+    int64_t element = (int64_t)value_type_bytes(b->spec->type);
+    out->verdict = GRADER_VERDICT_MEMORY_ERROR;
+    if (offset < 0)
+        snprintf(out->message, sizeof out->message,
+                 "%s %s[-%" PRId64 "], before the start of the %zu-element buffer '%s'%s", who,
+                 b->spec->name, (-offset + element - 1) / element, b->count, b->spec->name, where);
+    else
+        snprintf(out->message, sizeof out->message,
+                 "%s %s[%" PRId64 "], past the end of the %zu-element buffer '%s'%s", who,
+                 b->spec->name, offset / element, b->count, b->spec->name, where);
+}
+
 /* The first guard zone the student's kernel changed, as a verdict. */
 static bool guards_intact(struct run *r, struct case_outcome *out)
 {
@@ -248,22 +270,42 @@ static bool guards_intact(struct run *r, struct case_outcome *out)
             if (r->g->api.cuMemcpyDtoH(zone, at, GUARD_BYTES) != CUDA_SUCCESS ||
                 guard_intact(zone, GUARD_BYTES, &changed))
                 continue;
-            size_t element = value_type_bytes(b->spec->type);
-            out->verdict = GRADER_VERDICT_MEMORY_ERROR;
-            if (side == 0)
-                snprintf(out->message, sizeof out->message,
-                         "the kernel wrote %s[-%zu], before the start of the %zu-element buffer "
-                         "'%s'",
-                         b->spec->name, (GUARD_BYTES - changed + element - 1) / element, b->count,
-                         b->spec->name);
-            else
-                snprintf(out->message, sizeof out->message,
-                         "the kernel wrote %s[%zu], past the end of the %zu-element buffer '%s'",
-                         b->spec->name, b->count + changed / element, b->count, b->spec->name);
+            int64_t offset =
+                side == 0 ? (int64_t)changed - GUARD_BYTES : (int64_t)(b->bytes + changed);
+            outside_message(b, offset, "the kernel wrote", "", out);
             return false;
         }
     }
     return true;
+}
+
+/* A fault in a buffer's guard zone, named by the buffer: "thread (0,0,0)
+ * of block (0,0,0) wrote c[-1], before the start of the 1000-element buffer
+ * 'c' (line 5)". Other faults keep the device's own sentence. */
+static void name_fault_buffer(struct run *r, struct case_outcome *out)
+{
+    struct kgemu_fault f;
+    memset(&f, 0, sizeof f);
+    if (!r->g->api.kgemu_last_fault || r->g->api.kgemu_last_fault(&f) != 1 || f.address == 0 ||
+        f.access_bytes == 0)
+        return;
+    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
+        const struct run_buffer *b = &r->buffers[i];
+        if (f.address < b->base || f.address >= b->base + b->bytes + 2 * GUARD_BYTES)
+            continue;
+        int64_t offset = (int64_t)(f.address - b->base) - GUARD_BYTES;
+        if (offset >= 0 && (uint64_t)offset + f.access_bytes <= b->bytes)
+            return; /* inside the buffer: not a guard fault */
+        char who[128] = "the kernel", line[32] = "";
+        if (f.has_thread)
+            snprintf(who, sizeof who, "thread (%u,%u,%u) of block (%u,%u,%u)", f.thread[0],
+                     f.thread[1], f.thread[2], f.block[0], f.block[1], f.block[2]);
+        strcat(who, f.access_write ? " wrote" : " read");
+        if (f.source_line > 0)
+            snprintf(line, sizeof line, " (line %d)", f.source_line);
+        outside_message(b, offset, who, line, out);
+        return;
+    }
 }
 
 static json_t *first_mismatch_json(const struct run_buffer *b, const struct compare_result *c,
@@ -303,13 +345,18 @@ static void compare_outputs(struct run *r, struct case_outcome *out, json_t *ent
         }
         max_error = c.max_abs_error > max_error ? c.max_abs_error : max_error;
         if (c.mismatches && !mismatches) {
+            int64_t columns = b->spec->columns[0] ? eval(r, b->spec->columns) : 0;
+            char where[64] = "";
+            if (columns > 0)
+                snprintf(where, sizeof where, " (row %" PRIu64 ", column %" PRIu64 ")",
+                         c.first_index / (uint64_t)columns, c.first_index % (uint64_t)columns);
             json_decref(first);
-            first = first_mismatch_json(b, &c, b->spec->columns[0] ? eval(r, b->spec->columns) : 0);
+            first = first_mismatch_json(b, &c, columns);
             out->verdict = GRADER_VERDICT_WRONG_ANSWER;
             snprintf(out->message, sizeof out->message,
                      "%" PRIu64 " of %zu elements of '%s' are wrong; the first is [%" PRIu64
-                     "]: expected %.9g, got %.9g",
-                     c.mismatches, b->count, b->spec->name, c.first_index, c.first_expected,
+                     "]%s: expected %.9g, got %.9g",
+                     c.mismatches, b->count, b->spec->name, c.first_index, where, c.first_expected,
                      c.first_actual);
         }
         mismatches += c.mismatches;
@@ -359,6 +406,8 @@ static bool run_student(struct run *r, bool timed, struct case_outcome *out)
         api->kgemu_set_time_budget(0);
     if (rc != CUDA_SUCCESS) {
         out->verdict = grade_fault_verdict(r->g, rc, out->message, sizeof out->message);
+        if (out->verdict == GRADER_VERDICT_MEMORY_ERROR)
+            name_fault_buffer(r, out);
         return true;
     }
     if (timed) {

@@ -11,6 +11,7 @@
 #include "source_file.h"
 
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +64,8 @@ static void print_diagnostics(const json_t *result, const char *file)
     json_array_foreach(json_object_get(result, "diagnostics"), i, d)
     {
         json_t *line = json_object_get(d, "line");
-        if (json_is_integer(line))
-            printf("  %s:%lld: %s\n", file, (long long)json_integer_value(line),
-                   json_string_value(json_object_get(d, "message")));
+        if (json_is_integer(line)) /* the message is the verdict's: just the place */
+            printf("  at %s:%lld\n", file, (long long)json_integer_value(line));
     }
 }
 
@@ -76,14 +76,15 @@ static void print_human(const json_t *r, const char *file)
            json_string_value(json_object_get(r, "verdict")),
            json_string_value(json_object_get(r, "message")));
     print_diagnostics(r, file);
-    if (json_is_number(json_object_get(perf, "student_ms")))
-        printf("  time: %.4f ms%s, reference %.4f ms: ratio %.2f (bar %.2f)%s\n",
-               json_number_value(json_object_get(perf, "student_ms")),
-               json_is_true(json_object_get(perf, "lower_bound")) ? " at least" : "",
-               json_number_value(json_object_get(perf, "reference_ms")),
+    if (json_is_number(json_object_get(perf, "student_ms"))) {
+        bool bound = json_is_true(json_object_get(perf, "lower_bound"));
+        printf("  time: %s%.4f ms, reference %.4f ms: ratio %s%.2f (bar %.2f)%s\n",
+               bound ? "at least " : "", json_number_value(json_object_get(perf, "student_ms")),
+               json_number_value(json_object_get(perf, "reference_ms")), bound ? "> " : "",
                json_number_value(json_object_get(perf, "ratio")),
                json_number_value(json_object_get(perf, "max_ratio")),
                json_is_true(json_object_get(perf, "estimated")) ? ", modeled" : "");
+    }
     json_t *device = json_object_get(r, "device");
     printf("  on %s; seed %s%s\n", json_string_value(json_object_get(device, "name")),
            json_string_value(json_object_get(r, "seed")),

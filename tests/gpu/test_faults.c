@@ -5,6 +5,9 @@
  * and CUDA source line where it applies, and never a crash or a hang of the
  * host; and afterwards a new context must work.
  *
+ * - guard zones (kgemu_guard): a write into the tail zone and a read from
+ *   the head zone fault, name the element and record the access's size and
+ *   direction, while copies still reach the whole allocation;
  * - a write one past the end of a buffer, a read through a null pointer, a
  *   write to freed memory, out-of-range shared and local accesses;
  * - misaligned 4- and 8-byte accesses (CUDA_ERROR_MISALIGNED_ADDRESS);
@@ -37,6 +40,7 @@
 
 static int (*last_fault)(struct kgemu_fault *);
 static int (*is_virtual)(void);
+static int (*guard)(unsigned long long, unsigned long long, unsigned long long);
 
 /* ------------------------------------------------------------ the kernels */
 
@@ -289,6 +293,67 @@ static void case_one_past(void)
             CHECK_EQ(f.address, p + N * sizeof(int));
     }
     CHECK_CU_IS(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS); /* sticky */
+    check_recovery(context);
+}
+
+/* A buffer of N ints with GUARD bytes of guard zone either side. */
+#define GUARD 256
+static int guarded_buffer(CUcontext *context, CUdeviceptr *base)
+{
+    if (!start(context) || !CHECK_CU(cuMemAlloc(base, N * sizeof(int) + 2 * GUARD)))
+        return 0;
+    CHECK_CU_IS((CUresult)guard(*base + 4, GUARD, GUARD), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS((CUresult)guard(*base, N * sizeof(int), 2 * GUARD + 1), CUDA_ERROR_INVALID_VALUE);
+    return CHECK_CU((CUresult)guard(*base, GUARD, GUARD)) &&
+           CHECK_CU(cuMemsetD8(*base, 0, N * sizeof(int) + 2 * GUARD)); /* copies reach all */
+}
+
+static void check_access(const char *needle, unsigned bytes, int write)
+{
+    struct kgemu_fault f;
+    memset(&f, 0, sizeof f);
+    if (!CHECK_EQ(last_fault(&f), 1))
+        return;
+    CHECK(strstr(f.message, needle) != NULL);
+    CHECK_EQ(f.access_bytes, bytes);
+    CHECK_EQ(f.access_write, write);
+}
+
+static void case_guard_write(void)
+{
+    CUcontext context;
+    CUdeviceptr base;
+    if (guard == NULL || !guarded_buffer(&context, &base))
+        return;
+    CUdeviceptr p = base + GUARD;
+    int n = N - 1;
+    void *args[] = {&p, &n};
+    CHECK(launch_expect(kernel("one_past"), (N + THREADS) / THREADS, THREADS, 0, args,
+                        CUDA_SUCCESS)); /* the window itself is open */
+    n = N;
+    if (launch_expect(kernel("one_past"), (N + THREADS) / THREADS, THREADS, 0, args,
+                      CUDA_ERROR_ILLEGAL_ADDRESS)) {
+        unsigned block[3] = {N / THREADS, 0, 0}, thread[3] = {N % THREADS, 0, 0};
+        check_record(CUDA_ERROR_ILLEGAL_ADDRESS, "one_past", block, thread, 5);
+        check_access("element [1000] of the 1000-element buffer", 4, 1);
+    }
+    check_recovery(context);
+}
+
+static void case_guard_read(void)
+{
+    CUcontext context;
+    CUdeviceptr base, out;
+    if (guard == NULL || !guarded_buffer(&context, &base) || !CHECK_CU(cuMemAlloc(&out, 16)))
+        return;
+    CUdeviceptr p = base + GUARD - 4; /* read_null's thread 3 reads p[0] */
+    void *args[] = {&p, &out};
+    if (launch_expect(kernel("read_null"), 1, 32, 0, args, CUDA_ERROR_ILLEGAL_ADDRESS)) {
+        unsigned block[3] = {0, 0, 0}, thread[3] = {3, 0, 0};
+        check_record(CUDA_ERROR_ILLEGAL_ADDRESS, "read_null", block, thread, 10);
+        check_access("element [-1] of the 1000-element buffer", 4, 0);
+        check_access("(before its start)", 4, 0);
+    }
     check_recovery(context);
 }
 
@@ -648,8 +713,11 @@ int main(void)
     /* no CUDA call here: every case forks first */
     *(void **)&last_fault = dlsym(RTLD_DEFAULT, "kgemu_last_fault");
     *(void **)&is_virtual = dlsym(RTLD_DEFAULT, "kgemu_is_virtual");
+    *(void **)&guard = dlsym(RTLD_DEFAULT, "kgemu_guard");
     setenv("KGEMU_SECONDS_BUDGET", "30", 0); /* no case may take the default 10 minutes */
     run_case("a write one past the end", case_one_past, NULL);
+    run_case("a write into a guard zone", case_guard_write, NULL);
+    run_case("a read from a guard zone", case_guard_read, NULL);
     run_case("a read through a null pointer", case_read_null, NULL);
     run_case("a write to freed memory", case_use_after_free, NULL);
     run_case("misaligned accesses", case_misaligned, NULL);

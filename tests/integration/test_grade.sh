@@ -10,6 +10,15 @@ cd "$(dirname "$0")/../.."
 
 grade() { "$KGRADE" grade --no-sandbox "$@" 2>/dev/null; }
 
+# A size for --n that is no multiple of a block or a tile, so edge threads
+# exist: 20001 elements, or 1001 × 1001 when two sizes grow together.
+quick_size() {
+    local growing
+    growing=$("$KGRADE" exercises --json | jq -r --arg id "$1" \
+        '.[] | select(.id == $id) | [.sizes[]] as $s | $s | map(select(. == $s[0])) | length')
+    [[ $growing -gt 1 ]] && echo 1001 || echo 20001
+}
+
 shopt -s nullglob
 for f in exercises/*/solutions/*.cu; do
     exercise=$(basename "$(dirname "$(dirname "$f")")")
@@ -17,13 +26,23 @@ for f in exercises/*/solutions/*.cu; do
     code=1
     [[ $verdict == passed ]] && code=0
     expect "$exercise: $(basename "$f") is $verdict" "$code" "^$exercise: $verdict: " -- \
-        grade --exercise "$exercise" --n 20000 "$f"
+        grade --exercise "$exercise" --n "$(quick_size "$exercise")" "$f"
 done
 
-# At the assessment size (100M elements on the virtual GPU).
-expect "vector-add passes at the assessment size" 0 "^vector-add: passed: " -- \
-    grade --exercise vector-add exercises/vector-add/solutions/passed__guarded_index.cu
-expect "one thread doing everything is too_slow, and stopped" 1 "^vector-add: too_slow: stopped once" -- \
+# At the assessment size (100M elements on the virtual GPU): one known-good
+# and one too_slow kernel of each exercise.
+at_assessment() {
+    local exercise=$1 good=$2 slow=$3
+    expect "$exercise: $good passes at the assessment size" 0 "^$exercise: passed: " -- \
+        grade --exercise "$exercise" "exercises/$exercise/solutions/$good"
+    expect "$exercise: $slow is too_slow at the assessment size" 1 "^$exercise: too_slow: " -- \
+        grade --exercise "$exercise" "exercises/$exercise/solutions/$slow"
+}
+at_assessment vector-add passed__guarded_index.cu too_slow__one_thread.cu
+at_assessment hidden-layer passed__fused.cu too_slow__one_block.cu
+at_assessment histogram passed__shared_privatized.cu too_slow__every_bin_loop.cu
+at_assessment transpose passed__padded_tile.cu too_slow__bank_conflicts.cu
+expect "one thread doing everything is stopped by the budget" 1 "^vector-add: too_slow: stopped once" -- \
     timeout 120 "$KGRADE" grade --no-sandbox --exercise vector-add \
     exercises/vector-add/solutions/too_slow__one_thread.cu
 
@@ -44,6 +63,21 @@ expect "the same seed gives the same result" 0 "" -- cmp "$TMP/first.json" "$TMP
 bad=$(grade --exercise vector-add --n 5000 --json exercises/vector-add/solutions/wrong_answer__difference.cu)
 expect "a wrong answer names its first mismatch" 0 "^c 0$" -- \
     jq -r '.correctness.cases[0].first_mismatch | "\(.buffer) \(.index)"' <<<"$bad"
+
+expect "a read past the end names the buffer and element" 1 \
+    "memory_error: thread \(136,0,0\) of block \(19,0,0\) read a\[5000\], past the end of the 5000-element buffer 'a' \(line 5\)" -- \
+    grade --exercise vector-add --n 5000 exercises/vector-add/solutions/memory_error__no_guard.cu
+cat >"$TMP/before.cu" <<'EOF'
+extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i - 2] = a[i] + b[i];
+}
+EOF
+expect "a write before the start names the buffer and element" 1 \
+    "memory_error: thread \(0,0,0\) of block \(0,0,0\) wrote c\[-2\], before the start of the 5000-element buffer 'c' \(line 5\)" -- \
+    grade --exercise vector-add --n 5000 "$TMP/before.cu"
 
 printf '__global__ void other(float *x) { x[0] = 1; }\n' >"$TMP/other.cu"
 expect "a missing kernel is rejected by name" 1 "rejected: the source defines no kernel named 'vector_add'" -- \

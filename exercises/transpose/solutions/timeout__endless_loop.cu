@@ -1,0 +1,16 @@
+// Known bad: `while` where `if` was meant in the write loop; each thread stores its first element forever.
+extern "C" __global__ void transpose(const float *in, float *out, int rows, int cols)
+{
+    __shared__ float tile[32][33];
+    int c = blockIdx.x * 32 + threadIdx.x;
+    int r = blockIdx.y * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += 8)
+        if (c < cols && r + j < rows)
+            tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(r + j) * cols + c];
+    __syncthreads();
+    c = blockIdx.y * 32 + threadIdx.x;
+    r = blockIdx.x * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += 8)
+        while (c < rows && r + j < cols)
+            out[(size_t)(r + j) * rows + c] = tile[threadIdx.x][threadIdx.y + j];
+}

@@ -1,0 +1,15 @@
+// Known bad: no __syncthreads between filling the tile and reading it, so warps read elements other warps have not stored yet.
+extern "C" __global__ void transpose(const float *in, float *out, int rows, int cols)
+{
+    __shared__ float tile[32][33];
+    int c = blockIdx.x * 32 + threadIdx.x;
+    int r = blockIdx.y * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += 8)
+        if (c < cols && r + j < rows)
+            tile[threadIdx.y + j][threadIdx.x] = in[(size_t)(r + j) * cols + c];
+    c = blockIdx.y * 32 + threadIdx.x;
+    r = blockIdx.x * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += 8)
+        if (c < rows && r + j < cols)
+            out[(size_t)(r + j) * rows + c] = tile[threadIdx.x][threadIdx.y + j];
+}
