@@ -212,6 +212,7 @@ static void release(struct grading *g)
         g->api.cuCtxDestroy(g->context);
     cuda_api_unload(&g->api);
     json_decref(g->diagnostics);
+    output_capture_release(&g->output);
 }
 
 static bool open_device(struct grading *g, char *error, size_t size)
@@ -241,6 +242,7 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
     g->seed = request->seed_given ? request->seed : fresh_seed();
     g->assessment = request->n <= 0;
     g->diagnostics = json_array();
+    output_capture_init(&g->output);
     snprintf(folder, sizeof folder, "%s/%s", request->exercises, request->exercise);
     if (!exercise_load(folder, &g->exercise, error, error_size) ||
         !open_device(g, error, error_size)) {

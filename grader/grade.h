@@ -8,6 +8,7 @@
 #include "cuda_api.h"
 #include "exercise.h"
 #include "grader.h"
+#include "output_capture.h"
 
 /* A correctness run may take this many times the reference's modeled time
  * (plus the floor) before it counts as an endless loop (timeout). */
@@ -48,8 +49,9 @@ struct grading {
     bool lower_bound;                /* the student's time is a lower bound (budget) */
     bool has_counters;
     struct kgemu_counters counters;
-    double bytes_moved;  /* inputs read and outputs written at the timed case */
-    json_t *diagnostics; /* the fault's, at its line */
+    double bytes_moved;           /* inputs read and outputs written at the timed case */
+    json_t *diagnostics;          /* the fault's, at its line */
+    struct output_capture output; /* the student's kernels' printf output */
 };
 
 /* Runs one case of sizes: the reference, then the student's kernels, the

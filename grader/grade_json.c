@@ -202,5 +202,9 @@ json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *m
         g->assessment, "seed", seed, "device", device_json(g), "compile",
         compile ? compile : json_null(), "correctness", correctness, "performance",
         performance_json(g, verdict), "diagnostics", g->diagnostics, "output", "");
+    char *output = output_capture_text(&g->output);
+    if (output != NULL)
+        json_object_set_new(result, "output", json_string(output));
+    free(output);
     return result;
 }

@@ -401,7 +401,10 @@ static bool run_student(struct run *r, bool timed, struct case_outcome *out)
         api->kgemu_set_time_budget(bar ? r->g->exercise.max_ratio * r->g->reference_ms
                                        : r->g->case_reference_ms * TIMEOUT_FACTOR +
                                              TIMEOUT_FLOOR_MS);
+    bool capturing = output_capture_begin(&r->g->output);
     CUresult rc = timed_launches(r, 1, &ms);
+    if (capturing)
+        output_capture_end(&r->g->output);
     if (budget)
         api->kgemu_set_time_budget(0);
     if (rc != CUDA_SUCCESS) {

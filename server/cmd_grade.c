@@ -69,6 +69,24 @@ static void print_diagnostics(const json_t *result, const char *file)
     }
 }
 
+/* The first lines of the kernels' printf output, set off from ours. */
+static void print_kernel_output(const json_t *r)
+{
+    enum { SHOWN_LINES = 20 };
+    const char *text = json_string_value(json_object_get(r, "output"));
+    if (text == NULL || *text == '\0')
+        return;
+    printf("  the kernel printed:\n");
+    int line = 0;
+    for (; line < SHOWN_LINES && *text; line++) {
+        size_t n = strcspn(text, "\n");
+        printf("  | %.*s\n", (int)n, text);
+        text += n + (text[n] == '\n');
+    }
+    if (*text != '\0')
+        printf("  | ... (the rest is in --json's \"output\")\n");
+}
+
 static void print_human(const json_t *r, const char *file)
 {
     json_t *perf = json_object_get(r, "performance");
@@ -89,6 +107,7 @@ static void print_human(const json_t *r, const char *file)
     printf("  on %s; seed %s%s\n", json_string_value(json_object_get(device, "name")),
            json_string_value(json_object_get(r, "seed")),
            json_is_true(json_object_get(r, "assessment")) ? "" : "; not an assessment run (--n)");
+    print_kernel_output(r);
 }
 
 static int exit_code_of(enum grader_verdict v)

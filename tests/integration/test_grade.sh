@@ -79,6 +79,26 @@ expect "a write before the start names the buffer and element" 1 \
     "memory_error: thread \(0,0,0\) of block \(0,0,0\) wrote c\[-2\], before the start of the 5000-element buffer 'c' \(line 5\)" -- \
     grade --exercise vector-add --n 5000 "$TMP/before.cu"
 
+# The kernels' printf output: in the JSON's "output", never mixed into it.
+cat >"$TMP/printf.cu" <<'EOF'
+extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0)
+        printf("hello from thread %d, n = %d\n", i, n);
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
+EOF
+expect "printf output is in the JSON's output" 0 '^"hello from thread 0, n = 5000\\n"$' -- \
+    jq '.output' < <(grade --exercise vector-add --n 5000 --json "$TMP/printf.cu")
+expect "printf output is shown after the verdict" 0 "^  \| hello from thread 0, n = 5000$" -- \
+    grade --exercise vector-add --n 5000 "$TMP/printf.cu"
+sed 's/if (i == 0)/if (i < n)/' "$TMP/printf.cu" >"$TMP/printf_all.cu"
+expect "a flood of printf output is cut with a note" 0 '^true$' -- \
+    jq -e '(.output | length) < 17000 and (.output | endswith("[kgrade: output truncated]\n"))' \
+    < <(grade --exercise vector-add --n 5000 --json "$TMP/printf_all.cu")
+
 printf '__global__ void other(float *x) { x[0] = 1; }\n' >"$TMP/other.cu"
 expect "a missing kernel is rejected by name" 1 "rejected: the source defines no kernel named 'vector_add'" -- \
     grade --exercise vector-add --n 100 "$TMP/other.cu"
