@@ -39,7 +39,7 @@ LIB_SRC    := $(GRADER_SRC) $(SERVER_SRC)
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 
-CPPFLAGS := -I. -I$(CUDA_HOME)/include $(JANSSON_CFLAGS) -D_GNU_SOURCE \
+CPPFLAGS := -I. -I$(CUDA_HOME)/include -DKGRADE_CUDA_HOME=\"$(CUDA_HOME)\" $(JANSSON_CFLAGS) -D_GNU_SOURCE \
             -DKGRADE_VERSION='"$(KGRADE_VERSION)"'
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wformat=2 -Wvla

@@ -10,6 +10,7 @@
  * this file only reports what NVRTC did.
  */
 #include "compile_output.h"
+#include "nvrtc_headers.h"
 
 #include <nvrtc.h>
 #include <stdarg.h>
@@ -44,13 +45,14 @@ static bool is_real_arch(const char *arch)
     return strncmp(arch, "sm_", 3) == 0;
 }
 
-/* The option vector: -arch=ARCH, the caller's extras, and -v for ptxas when
- * the architecture is a real one. NULL when out of memory. */
+/* The option vector: -arch=ARCH, the caller's extras, the toolkit's include
+ * folders, and -v for ptxas (last) when the architecture is a real one. NULL
+ * when out of memory. */
 static const char **build_options(const struct grader_compile_options *options, const char *arch,
                                   char **arch_option, int *count)
 {
     size_t n_extra = options ? options->n_extra : 0;
-    const char **argv = calloc(n_extra + OWN_OPTIONS, sizeof *argv);
+    const char **argv = calloc(n_extra + (size_t)nvrtc_include_count + OWN_OPTIONS, sizeof *argv);
     *arch_option = malloc(strlen(ARCH_OPTION_PREFIX) + strlen(arch) + 1);
     if (!argv || !*arch_option) {
         free(argv);
@@ -64,6 +66,8 @@ static const char **build_options(const struct grader_compile_options *options, 
     argv[n++] = *arch_option;
     for (size_t i = 0; i < n_extra; i++)
         argv[n++] = options->extra[i];
+    for (int i = 0; i < nvrtc_include_count; i++)
+        argv[n++] = nvrtc_include_options[i];
     if (is_real_arch(arch))
         argv[n++] = PTXAS_VERBOSE_OPTION;
     *count = n;
@@ -257,7 +261,8 @@ static enum grader_compile_status run_nvrtc(const char *text, const char *file_n
                                             struct grader_compile_result *result)
 {
     nvrtcProgram program;
-    nvrtcResult created = nvrtcCreateProgram(&program, text, file_name, 0, NULL, NULL);
+    nvrtcResult created = nvrtcCreateProgram(&program, text, file_name, nvrtc_header_count,
+                                             nvrtc_header_sources, nvrtc_header_names);
     if (created != NVRTC_SUCCESS)
         return finish(result, GRADER_COMPILE_INTERNAL, "NVRTC could not start: %s",
                       nvrtcGetErrorString(created));

@@ -270,6 +270,34 @@ static void missing_include_is_an_error_at_its_line(void **state)
     grader_compile_result_free(&r);
 }
 
+/* What nvcc would accept: the C and C++ headers kgrade supplies, the
+ * toolkit's own, int64_t as on 64-bit Linux (long), and std:: math that
+ * `using namespace std` does not make ambiguous. */
+static void standard_and_toolkit_headers_compile(void **state)
+{
+    (void)state;
+    const char *source =
+        "#include <cstdio>\n#include <stdio.h>\n#include <cstdlib>\n#include <cassert>\n"
+        "#include <cstdint>\n#include <stdint.h>\n#include <cmath>\n#include <math.h>\n"
+        "#include <cuda_fp16.h>\n#include <cuda_runtime.h>\n"
+        "using namespace std;\n"
+        "__global__ void k(int64_t n, float *out)\n"
+        "{\n"
+        "    std::uint32_t u = UINT32_MAX; int8_t s = INT8_MIN;\n"
+        "    float x = exp(1.0f) + std::sqrt(2.0f) + std::tanh(0.5f) + fabs(-1.0f) + (float)M_PI;\n"
+        "    assert(n > 0);\n"
+        "    if (isnan(x) || std::isinf(x)) printf(\"%f %u %d\\n\", x, u, s);\n"
+        "    out[0] = x + __half2float(__float2half(1.0f)) + INFINITY;\n"
+        "}\n";
+    struct grader_compile_result r;
+    enum grader_compile_status status = compile_text(source, "sm_90", &r);
+    if (status != GRADER_COMPILE_OK)
+        fail_msg("%s\n%s", r.message, r.log);
+    assert_int_equal(r.n_kernels, 1);
+    assert_string_equal(r.kernels[0].signature, "k(long, float*)");
+    grader_compile_result_free(&r);
+}
+
 static void template_error_keeps_its_instantiation_context(void **state)
 {
     (void)state;
@@ -382,6 +410,7 @@ int main(void)
         cmocka_unit_test(extra_options_reach_nvrtc),
         cmocka_unit_test(ptxas_error_has_no_line_and_says_ptxas),
         cmocka_unit_test(missing_include_is_an_error_at_its_line),
+        cmocka_unit_test(standard_and_toolkit_headers_compile),
         cmocka_unit_test(template_error_keeps_its_instantiation_context),
         cmocka_unit_test(result_converts_to_the_compile_json),
         cmocka_unit_test(kernels_are_found_by_name_whatever_their_linkage),
