@@ -45,18 +45,19 @@ static void where_of(const struct ptx_insn *insn, char *out, size_t size)
         snprintf(out, size, " (PTX line %u)", insn->ptx_line);
 }
 
-enum warp_state launch_fault(struct warp *w, int lane, const struct ptx_insn *insn, CUresult code,
-                             uint64_t address, const char *format, ...)
+/* Records the launch's first fault; `over_time_budget` belongs to that fault
+ * only, so it is set under the same lock. */
+static __attribute__((format(printf, 7, 0))) enum warp_state
+record_fault(struct warp *w, int lane, const struct ptx_insn *insn, CUresult code, uint64_t address,
+             int over_time_budget, const char *format, va_list ap)
 {
     struct launch_state *ls = w->block->launch;
     pthread_mutex_lock(&ls->fault_lock);
     if (ls->fault.code == CUDA_SUCCESS) {
         struct kgemu_fault *f = &ls->fault;
         char what[KGEMU_MESSAGE_MAX], where[48];
-        va_list ap;
-        va_start(ap, format);
         vsnprintf(what, sizeof what, format, ap);
-        va_end(ap);
+        f->over_time_budget = over_time_budget;
         where_of(insn, where, sizeof where);
         f->code = code;
         snprintf(f->kernel, sizeof f->kernel, "%s", ls->function->ptx->name);
@@ -82,6 +83,25 @@ enum warp_state launch_fault(struct warp *w, int lane, const struct ptx_insn *in
     return WARP_FAULTED;
 }
 
+enum warp_state launch_fault(struct warp *w, int lane, const struct ptx_insn *insn, CUresult code,
+                             uint64_t address, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    enum warp_state s = record_fault(w, lane, insn, code, address, 0, format, ap);
+    va_end(ap);
+    return s;
+}
+
+static __attribute__((format(printf, 3, 4))) void
+over_budget_fault(struct warp *w, const struct ptx_insn *insn, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    record_fault(w, -1, insn, CUDA_ERROR_LAUNCH_TIMEOUT, 0, 1, format, ap);
+    va_end(ap);
+}
+
 void launch_note_access(struct warp *w, uint64_t address, unsigned bytes, bool write)
 {
     struct launch_state *ls = w->block->launch;
@@ -103,13 +123,10 @@ static bool check_time_budget(struct warp *w, const struct ptx_insn *insn)
     double bound = timing_lower_bound_ms(&ls->timing, &w->timing);
     if (bound <= ls->timing.budget_ms)
         return true;
-    launch_fault(w, -1, insn, CUDA_ERROR_LAUNCH_TIMEOUT, 0,
-                 "the kernel needs at least %.3f ms on the modeled GPU, over its budget of %.3f "
-                 "ms, and was stopped",
-                 bound, ls->timing.budget_ms);
-    pthread_mutex_lock(&ls->fault_lock);
-    ls->fault.over_time_budget = 1;
-    pthread_mutex_unlock(&ls->fault_lock);
+    over_budget_fault(w, insn,
+                      "the kernel needs at least %.3f ms on the modeled GPU, over its budget of "
+                      "%.3f ms, and was stopped",
+                      bound, ls->timing.budget_ms);
     return false;
 }
 
