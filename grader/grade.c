@@ -31,6 +31,20 @@ const char *grader_verdict_name(enum grader_verdict verdict)
     return verdict <= GRADER_VERDICT_INTERNAL_ERROR ? names[verdict] : "internal_error";
 }
 
+const char *grader_phase_name(enum grader_phase phase)
+{
+    static const char *const names[] = {"compile", "inputs", "reference",
+                                        "student", "check",  "timing"};
+    return phase <= GRADER_PHASE_TIMING ? names[phase] : "unknown";
+}
+
+void grade_phase(struct grading *g, enum grader_phase phase)
+{
+    if (g->request->progress)
+        g->request->progress(g->request->progress_context, phase,
+                             phase == GRADER_PHASE_COMPILE ? -1 : g->case_index, g->n_cases);
+}
+
 static uint64_t fresh_seed(void)
 {
     uint64_t seed = 0;
@@ -113,6 +127,7 @@ static bool load_side(struct grading *g, int side, char *error, size_t size)
 static enum grader_verdict compile_student(struct grading *g, char *message, size_t size)
 {
     const struct grader_request *q = g->request;
+    grade_phase(g, GRADER_PHASE_COMPILE);
     const char *file = q->file_name ? q->file_name : GRADER_DEFAULT_FILE_NAME;
     enum grader_compile_status s = compile_side(g, 1, q->source, q->size, file);
     snprintf(message, size, "%s", g->compiled[1].message);
@@ -156,6 +171,19 @@ static enum grader_verdict prepare_reference(struct grading *g, char *message, s
     return GRADER_VERDICT_PASSED;
 }
 
+/* "with n = 1000003: " or "with rows = 1001, cols = 999: ", then the
+ * case's own sentence. */
+static void case_message(const struct exercise *e, const struct exercise_case *c, const char *what,
+                         char *message, size_t size)
+{
+    char sizes[160] = "";
+    size_t used = 0;
+    for (int i = 0; i < e->n_sizes && used < sizeof sizes; i++)
+        used += (size_t)snprintf(sizes + used, sizeof sizes - used, "%s%s = %lld", i ? ", " : "",
+                                 e->sizes[i], (long long)c->values[i]);
+    snprintf(message, size, "with %s: %.300s", sizes, what);
+}
+
 /* Each correctness case, then the assessment case (or the --n case). */
 static enum grader_verdict run_cases(struct grading *g, json_t *cases, char *message, size_t size)
 {
@@ -167,7 +195,9 @@ static enum grader_verdict run_cases(struct grading *g, json_t *cases, char *mes
     for (int i = 0; i < e->n_sizes; i++)
         if (e->assessed.values[i] == e->assessed.values[0])
             only.values[i] = g->request->n;
+    g->n_cases = total;
     for (int k = 0; k < total; k++) {
+        g->case_index = k;
         const struct exercise_case *c = g->request->n > 0 ? &only
                                         : k < e->n_cases  ? &e->cases[k]
                                                           : &e->assessed;
@@ -177,10 +207,12 @@ static enum grader_verdict run_cases(struct grading *g, json_t *cases, char *mes
             return GRADER_VERDICT_INTERNAL_ERROR;
         }
         json_array_append_new(cases, out.json);
-        if (out.verdict != GRADER_VERDICT_PASSED) {
+        if (out.verdict == GRADER_VERDICT_TOO_SLOW) /* only ever at the assessment */
             snprintf(message, size, "%s", out.message);
+        else if (out.verdict != GRADER_VERDICT_PASSED)
+            case_message(e, c, out.message, message, size);
+        if (out.verdict != GRADER_VERDICT_PASSED)
             return out.verdict;
-        }
     }
     return GRADER_VERDICT_PASSED;
 }
@@ -250,6 +282,9 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
         free(g);
         return NULL;
     }
+    g->timing = request->timing != GRADER_TIMING_AUTO ? request->timing
+                : g->api.emulated                     ? GRADER_TIMING_SINGLE
+                                                      : GRADER_TIMING_REPEATED;
     json_t *cases = json_array();
     enum grader_verdict v = compile_student(g, message, sizeof message);
     bool compiled = v == GRADER_VERDICT_PASSED;

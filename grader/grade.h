@@ -9,6 +9,7 @@
 #include "exercise.h"
 #include "grader.h"
 #include "output_capture.h"
+#include "timing_stats.h"
 
 /* A correctness run may take this many times the reference's modeled time
  * (plus the floor) before it counts as an endless loop (timeout). */
@@ -43,15 +44,18 @@ struct grading {
     struct grader_compile_result compiled[2];
     uint64_t seed;
     bool assessment;                 /* graded at the assessment size */
+    enum grader_timing timing;       /* SINGLE or REPEATED, AUTO resolved */
+    int case_index, n_cases;         /* the case running, for progress */
     double reference_ms, student_ms; /* at the timed case */
     double case_reference_ms;        /* the reference's time at the case running */
     bool timed_case;                 /* the case running is the timed one */
     bool lower_bound;                /* the student's time is a lower bound (budget) */
     bool has_counters;
     struct kgemu_counters counters;
-    double bytes_moved;           /* inputs read and outputs written at the timed case */
-    json_t *diagnostics;          /* the fault's, at its line */
-    struct output_capture output; /* the student's kernels' printf output */
+    double bytes_moved; /* inputs read and outputs written at the timed case */
+    struct timing_stats student_runs, reference_runs; /* the repeated timing's; runs 0 if none */
+    json_t *diagnostics;                              /* the fault's, at its line */
+    struct output_capture output;                     /* the student's kernels' printf output */
 };
 
 /* Runs one case of sizes: the reference, then the student's kernels, the
@@ -61,9 +65,13 @@ struct grading {
 bool grade_case(struct grading *g, const struct exercise_case *c, bool timed,
                 struct case_outcome *outcome, char *error, size_t error_size);
 
-/* The verdict a fault of the student's launch gives, and its message. */
-enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result, char *message,
-                                        size_t size);
+/* Tells the request's progress callback that `phase` begins. */
+void grade_phase(struct grading *g, enum grader_phase phase);
+
+/* The verdict a fault of the student's launch gives, and its message;
+ * `fault` receives the virtual GPU's details (zeroed when there are none). */
+enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
+                                        struct kgemu_fault *fault, char *message, size_t size);
 
 /* The grade JSON of DESIGN.md. */
 json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *message,

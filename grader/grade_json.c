@@ -36,12 +36,13 @@ static void add_diagnostic(struct grading *g, const char *kind, const struct kge
     json_array_append_new(g->diagnostics, d);
 }
 
-enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result, char *message,
-                                        size_t size)
+enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
+                                        struct kgemu_fault *fault, char *message, size_t size)
 {
     struct kgemu_fault f;
     memset(&f, 0, sizeof f);
     bool details = g->api.kgemu_last_fault && g->api.kgemu_last_fault(&f) == 1;
+    *fault = f; /* as the device told it, before the message is reworded */
     char what[256];
     cuda_api_describe(&g->api, result, what, sizeof what);
     if (!details)
@@ -165,14 +166,27 @@ static double dram_peak(struct grading *g)
     return 2.0 * khz * 1e3 * bits / 8; /* double data rate */
 }
 
+/* How the times were taken: {"method": "single"|"repeated", "runs", and the
+ * relative standard errors of the repeated runs (null for one run)}. */
+static json_t *timing_json(const struct grading *g)
+{
+    bool repeated = g->student_runs.runs > 0;
+    json_t *j = json_pack("{s:s, s:I}", "method", repeated ? "repeated" : "single", "runs",
+                          (json_int_t)(repeated ? g->student_runs.runs : 1));
+    json_object_set_new(j, "student_rse", repeated ? json_real(g->student_runs.rse) : json_null());
+    json_object_set_new(j, "reference_rse",
+                        repeated ? json_real(g->reference_runs.rse) : json_null());
+    return j;
+}
+
 static json_t *performance_json(struct grading *g, enum grader_verdict v)
 {
     bool reached = g->student_ms > 0 && g->reference_ms > 0;
     if (!reached)
-        return json_pack("{s:n, s:n, s:n, s:f, s:n, s:b, s:b, s:b, s:n}", "student_ms",
+        return json_pack("{s:n, s:n, s:n, s:f, s:n, s:b, s:b, s:b, s:n, s:n}", "student_ms",
                          "reference_ms", "ratio", "max_ratio", g->exercise.max_ratio, "passed",
                          "estimated", g->api.emulated, "lower_bound", false, "suspicious", false,
-                         "counters");
+                         "counters", "timing");
     double peak = dram_peak(g);
     bool suspicious = peak > 0 && !g->lower_bound && g->student_ms * 1e-3 < g->bytes_moved / peak;
     json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:b, s:b, s:b, s:b}", "student_ms", g->student_ms,
@@ -181,6 +195,7 @@ static json_t *performance_json(struct grading *g, enum grader_verdict v)
                           "estimated", g->api.emulated, "lower_bound", g->lower_bound, "suspicious",
                           suspicious);
     json_object_set_new(j, "counters", g->has_counters ? counters_json(&g->counters) : json_null());
+    json_object_set_new(j, "timing", timing_json(g));
     return j;
 }
 

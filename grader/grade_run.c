@@ -10,31 +10,15 @@
  * compared. On the virtual GPU the timed case's student launches carry a
  * modeled-time budget of (speed bar × the reference's time).
  */
+#include "grade_run.h"
 #include "compare.h"
-#include "grade.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SCALAR_BYTES 8
-
-struct run {
-    struct grading *g;
-    const struct exercise_case *c;
-    struct expr_env env;
-    struct expr_binding bindings[EXERCISE_SIZES_MAX];
-    struct run_buffer buffers[EXERCISE_BUFFERS_MAX];
-    CUdeviceptr current[EXERCISE_BUFFERS_MAX]; /* after swaps */
-    unsigned char scalars[EXERCISE_SCALARS_MAX][SCALAR_BYTES];
-    char *error;
-    size_t error_size;
-};
-
-static bool run_fail(struct run *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
-
-static bool run_fail(struct run *r, const char *format, ...)
+bool run_fail(struct run *r, const char *format, ...)
 {
     va_list ap;
     va_start(ap, format);
@@ -127,7 +111,7 @@ static void set_scalars(struct run *r)
     for (int i = 0; i < e->n_scalars; i++) {
         const struct exercise_scalar *s = &e->scalars[i];
         unsigned char *slot = r->scalars[i];
-        memset(slot, 0, SCALAR_BYTES);
+        memset(slot, 0, RUN_SCALAR_BYTES);
         if (s->type == VALUE_F32 || s->type == VALUE_F64) {
             char *end;
             double d = strtod(s->value, &end);
@@ -214,18 +198,37 @@ static CUresult timed_launches(struct run *r, int side, float *ms)
 
 /* ------------------------------------------------------------ the sides */
 
+void run_wipe(struct run *r)
+{
+    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
+        struct run_buffer *b = &r->buffers[i];
+        r->g->api.cuMemsetD8(b->base, 0, b->bytes + 2 * GUARD_BYTES);
+    }
+}
+
+bool run_reference_once(struct run *r, bool keep_outputs, float *ms)
+{
+    if (!prepare_buffers(r))
+        return run_fail(r, "cannot set up the device buffers");
+    CUresult rc = timed_launches(r, 0, ms);
+    if (!keep_outputs)
+        run_wipe(r);
+    if (rc == CUDA_SUCCESS)
+        return true;
+    char what[256];
+    cuda_api_describe(&r->g->api, rc, what, sizeof what);
+    return run_fail(r, "the reference kernel failed (%s)", what);
+}
+
+/* The correctness run of the reference: its outputs saved on the host, its
+ * answer wiped from the device. */
 static bool run_reference(struct run *r, bool timed)
 {
     struct cuda_api *api = &r->g->api;
     float ms = 0;
-    if (!prepare_buffers(r))
-        return run_fail(r, "cannot set up the device buffers");
-    CUresult rc = timed_launches(r, 0, &ms);
-    if (rc != CUDA_SUCCESS) {
-        char what[256];
-        cuda_api_describe(api, rc, what, sizeof what);
-        return run_fail(r, "the reference kernel failed (%s)", what);
-    }
+    grade_phase(r->g, GRADER_PHASE_REFERENCE);
+    if (!run_reference_once(r, true, &ms))
+        return false;
     if (timed)
         r->g->reference_ms = ms;
     r->g->case_reference_ms = ms;
@@ -234,9 +237,8 @@ static bool run_reference(struct run *r, bool timed)
         if (b->spec->is_output &&
             api->cuMemcpyDtoH(b->expected, r->current[i], b->bytes) != CUDA_SUCCESS)
             return run_fail(r, "cannot read the reference's '%s'", b->spec->name);
-        /* the reference's answer does not stay on the device */
-        api->cuMemsetD8(b->base, 0, b->bytes + 2 * GUARD_BYTES);
     }
+    run_wipe(r); /* the reference's answer does not stay on the device */
     return true;
 }
 
@@ -282,42 +284,67 @@ static bool guards_intact(struct run *r, struct case_outcome *out)
 /* A fault in a buffer's guard zone, named by the buffer: "thread (0,0,0)
  * of block (0,0,0) wrote c[-1], before the start of the 1000-element buffer
  * 'c' (line 5)". Other faults keep the device's own sentence. */
-static void name_fault_buffer(struct run *r, struct case_outcome *out)
+static void name_fault_buffer(struct run *r, const struct kgemu_fault *f, struct case_outcome *out)
 {
-    struct kgemu_fault f;
-    memset(&f, 0, sizeof f);
-    if (!r->g->api.kgemu_last_fault || r->g->api.kgemu_last_fault(&f) != 1 || f.address == 0 ||
-        f.access_bytes == 0)
+    if (f->address == 0 || f->access_bytes == 0)
         return;
     for (int i = 0; i < r->g->exercise.n_buffers; i++) {
         const struct run_buffer *b = &r->buffers[i];
-        if (f.address < b->base || f.address >= b->base + b->bytes + 2 * GUARD_BYTES)
+        if (f->address < b->base || f->address >= b->base + b->bytes + 2 * GUARD_BYTES)
             continue;
-        int64_t offset = (int64_t)(f.address - b->base) - GUARD_BYTES;
-        if (offset >= 0 && (uint64_t)offset + f.access_bytes <= b->bytes)
+        int64_t offset = (int64_t)(f->address - b->base) - GUARD_BYTES;
+        if (offset >= 0 && (uint64_t)offset + f->access_bytes <= b->bytes)
             return; /* inside the buffer: not a guard fault */
         char who[128] = "the kernel", line[32] = "";
-        if (f.has_thread)
-            snprintf(who, sizeof who, "thread (%u,%u,%u) of block (%u,%u,%u)", f.thread[0],
-                     f.thread[1], f.thread[2], f.block[0], f.block[1], f.block[2]);
-        strcat(who, f.access_write ? " wrote" : " read");
-        if (f.source_line > 0)
-            snprintf(line, sizeof line, " (line %d)", f.source_line);
+        if (f->has_thread)
+            snprintf(who, sizeof who, "thread (%u,%u,%u) of block (%u,%u,%u)", f->thread[0],
+                     f->thread[1], f->thread[2], f->block[0], f->block[1], f->block[2]);
+        strcat(who, f->access_write ? " wrote" : " read");
+        if (f->source_line > 0)
+            snprintf(line, sizeof line, " (line %d)", f->source_line);
         outside_message(b, offset, who, line, out);
         return;
     }
 }
 
+void run_fault(struct run *r, CUresult rc, struct case_outcome *out)
+{
+    struct kgemu_fault fault;
+    out->verdict = grade_fault_verdict(r->g, rc, &fault, out->message, sizeof out->message);
+    if (out->verdict == GRADER_VERDICT_MEMORY_ERROR)
+        name_fault_buffer(r, &fault, out);
+}
+
+/* The first mismatch: its buffer, index, row and column (null for 1-D
+ * outputs, `columns` 0), expected and actual values. */
 static json_t *first_mismatch_json(const struct run_buffer *b, const struct compare_result *c,
                                    int64_t columns)
 {
-    json_t *row =
-        columns > 0 ? json_integer((json_int_t)(c->first_index / (uint64_t)columns)) : json_null();
-    json_t *col =
-        columns > 0 ? json_integer((json_int_t)(c->first_index % (uint64_t)columns)) : json_null();
+    json_t *row = json_null(), *col = json_null();
+    if (columns > 0) {
+        row = json_integer((json_int_t)(c->first_index / (uint64_t)columns));
+        col = json_integer((json_int_t)(c->first_index % (uint64_t)columns));
+    }
     return json_pack("{s:s, s:I, s:o, s:o, s:f, s:f}", "buffer", b->spec->name, "index",
                      (json_int_t)c->first_index, "row", row, "col", col, "expected",
                      c->first_expected, "actual", c->first_actual);
+}
+
+/* The wrong_answer sentence, from the first mismatch's JSON. */
+static void mismatch_message(const struct run_buffer *b, const struct compare_result *c,
+                             const json_t *first, struct case_outcome *out)
+{
+    char where[64] = "";
+    json_t *row = json_object_get(first, "row"), *col = json_object_get(first, "col");
+    if (json_is_integer(row))
+        snprintf(where, sizeof where, " (row %lld, column %lld)",
+                 (long long)json_integer_value(row), (long long)json_integer_value(col));
+    out->verdict = GRADER_VERDICT_WRONG_ANSWER;
+    snprintf(out->message, sizeof out->message,
+             "%" PRIu64 " of %zu elements of '%s' are wrong; the first is [%" PRIu64
+             "]%s: expected %.9g, got %.9g",
+             c->mismatches, b->count, b->spec->name, c->first_index, where, c->first_expected,
+             c->first_actual);
 }
 
 /* Compares every output; fills the case's JSON and, on a mismatch, the verdict. */
@@ -346,18 +373,9 @@ static void compare_outputs(struct run *r, struct case_outcome *out, json_t *ent
         max_error = c.max_abs_error > max_error ? c.max_abs_error : max_error;
         if (c.mismatches && !mismatches) {
             int64_t columns = b->spec->columns[0] ? eval(r, b->spec->columns) : 0;
-            char where[64] = "";
-            if (columns > 0)
-                snprintf(where, sizeof where, " (row %" PRIu64 ", column %" PRIu64 ")",
-                         c.first_index / (uint64_t)columns, c.first_index % (uint64_t)columns);
             json_decref(first);
             first = first_mismatch_json(b, &c, columns);
-            out->verdict = GRADER_VERDICT_WRONG_ANSWER;
-            snprintf(out->message, sizeof out->message,
-                     "%" PRIu64 " of %zu elements of '%s' are wrong; the first is [%" PRIu64
-                     "]%s: expected %.9g, got %.9g",
-                     c.mismatches, b->count, b->spec->name, c.first_index, where, c.first_expected,
-                     c.first_actual);
+            mismatch_message(b, &c, first, out);
         }
         mismatches += c.mismatches;
     }
@@ -383,10 +401,9 @@ static void note_bytes(struct run *r)
     r->g->bytes_moved = bytes;
 }
 
-static bool run_student(struct run *r, bool timed, struct case_outcome *out)
+bool run_student_once(struct run *r, bool capture, float *ms, CUresult *rc)
 {
     struct cuda_api *api = &r->g->api;
-    float ms = 0;
     if (!prepare_buffers(r))
         return run_fail(r, "cannot set up the device buffers");
     /* On the virtual GPU every student run has a modeled-time budget: the
@@ -394,23 +411,55 @@ static bool run_student(struct run *r, bool timed, struct case_outcome *out)
      * decided without running to the end), and a generous multiple elsewhere
      * and for --n (beyond it: an endless loop; a --n run that finishes is
      * then judged by its time). */
-    bool budget = r->g->api.emulated && r->g->api.kgemu_set_time_budget;
-    bool bar = timed && r->g->assessment;
-    r->g->timed_case = bar;
+    bool budget = api->emulated && api->kgemu_set_time_budget;
     if (budget)
-        api->kgemu_set_time_budget(bar ? r->g->exercise.max_ratio * r->g->reference_ms
-                                       : r->g->case_reference_ms * TIMEOUT_FACTOR +
-                                             TIMEOUT_FLOOR_MS);
-    bool capturing = output_capture_begin(&r->g->output);
-    CUresult rc = timed_launches(r, 1, &ms);
+        api->kgemu_set_time_budget(r->g->timed_case ? r->g->exercise.max_ratio * r->g->reference_ms
+                                                    : r->g->case_reference_ms * TIMEOUT_FACTOR +
+                                                          TIMEOUT_FLOOR_MS);
+    bool capturing = capture && output_capture_begin(&r->g->output);
+    *rc = timed_launches(r, 1, ms);
     if (capturing)
         output_capture_end(&r->g->output);
     if (budget)
         api->kgemu_set_time_budget(0);
+    return true;
+}
+
+bool run_check_student(struct run *r, struct case_outcome *out)
+{
+    if (!guards_intact(r, out))
+        return true;
+    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
+        struct run_buffer *b = &r->buffers[i];
+        if (b->spec->is_output &&
+            r->g->api.cuMemcpyDtoH(b->actual, r->current[i], b->bytes) != CUDA_SUCCESS)
+            return run_fail(r, "cannot read the output '%s'", b->spec->name);
+    }
+    compare_outputs(r, out, out->json);
+    return true;
+}
+
+/* The repeated protocol of a real GPU, unless the one run was decisive:
+ * stopped by the virtual GPU's budget, or more than twice the bar. */
+static bool wants_repeated_timing(const struct grading *g)
+{
+    return g->timing == GRADER_TIMING_REPEATED && !g->lower_bound &&
+           g->student_ms <= 2 * g->exercise.max_ratio * g->reference_ms;
+}
+
+/* The correctness run of the student (the only timed one on the virtual
+ * GPU), then the repeated timing when the device calls for it. */
+static bool run_student(struct run *r, bool timed, struct case_outcome *out)
+{
+    struct cuda_api *api = &r->g->api;
+    float ms = 0;
+    r->g->timed_case = timed && r->g->assessment;
+    grade_phase(r->g, GRADER_PHASE_STUDENT);
+    CUresult rc;
+    if (!run_student_once(r, true, &ms, &rc))
+        return false;
     if (rc != CUDA_SUCCESS) {
-        out->verdict = grade_fault_verdict(r->g, rc, out->message, sizeof out->message);
-        if (out->verdict == GRADER_VERDICT_MEMORY_ERROR)
-            name_fault_buffer(r, out);
+        run_fault(r, rc, out);
         return true;
     }
     if (timed) {
@@ -418,15 +467,11 @@ static bool run_student(struct run *r, bool timed, struct case_outcome *out)
         note_bytes(r);
         r->g->has_counters = api->kgemu_last_counters && api->kgemu_last_counters(&r->g->counters);
     }
-    if (!guards_intact(r, out))
-        return true;
-    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
-        struct run_buffer *b = &r->buffers[i];
-        if (b->spec->is_output &&
-            api->cuMemcpyDtoH(b->actual, r->current[i], b->bytes) != CUDA_SUCCESS)
-            return run_fail(r, "cannot read the output '%s'", b->spec->name);
-    }
-    compare_outputs(r, out, out->json);
+    grade_phase(r->g, GRADER_PHASE_CHECK);
+    if (!run_check_student(r, out))
+        return false;
+    if (timed && out->verdict == GRADER_VERDICT_PASSED && wants_repeated_timing(r->g))
+        return run_time_repeated(r, out);
     return true;
 }
 
@@ -448,6 +493,7 @@ bool grade_case(struct grading *g, const struct exercise_case *c, bool timed,
     out->json = json_object();
     sizes_json(r, out->json);
     set_scalars(r);
+    grade_phase(g, GRADER_PHASE_INPUTS);
     bool ok = allocate(r) && run_reference(r, timed) && run_student(r, timed, out);
     if (ok && out->verdict != GRADER_VERDICT_PASSED && !json_object_get(out->json, "passed"))
         json_object_set_new(out->json, "passed", json_false());

@@ -7,7 +7,7 @@
  * outputs and the speed. It uses NVRTC, the CUDA driver API through dlopen and
  * jansson; it never uses the server, the database or the sandbox.
  *
- * What it promises today:
+ * What it promises:
  * - grader_source_check() says whether a source may be compiled at all, and if
  *   not, why, in a sentence that names the line.
  * - grader_compile() compiles a source with NVRTC for one architecture and
@@ -28,7 +28,7 @@
 /* Limits of what a student may submit (DESIGN.md: verdict `rejected`). */
 #define GRADER_SOURCE_MAX_BYTES (64 * 1024)
 /* Room for the one-sentence messages the grader writes. */
-#define GRADER_MESSAGE_MAX 256
+#define GRADER_MESSAGE_MAX 512
 
 /* The architecture kgrade compiles for when none is named: the modeled H100. */
 #define GRADER_DEFAULT_ARCH "sm_90"
@@ -151,6 +151,30 @@ enum grader_device {
     GRADER_DEVICE_EMULATOR, /* the virtual GPU */
 };
 
+/* How the assessment size is timed (DESIGN.md, "Grading protocol"). */
+enum grader_timing {
+    GRADER_TIMING_AUTO,     /* single on the virtual GPU, repeated on a real one */
+    GRADER_TIMING_SINGLE,   /* the one correctness launch gives the time */
+    GRADER_TIMING_REPEATED, /* warm-up, then alternating student and reference runs, each
+                             * after an L2 flush, until the median is stable (a real GPU's
+                             * protocol; on the virtual GPU, for testing it) */
+};
+
+/* The phases of a grading, in order; the assessment's may repeat per case. */
+enum grader_phase {
+    GRADER_PHASE_COMPILE,   /* the student's source and the reference, compiled and loaded */
+    GRADER_PHASE_INPUTS,    /* a case's buffers allocated and its inputs generated */
+    GRADER_PHASE_REFERENCE, /* the reference's run */
+    GRADER_PHASE_STUDENT,   /* the student's run */
+    GRADER_PHASE_CHECK,     /* the guards and the outputs checked */
+    GRADER_PHASE_TIMING,    /* the repeated timing */
+};
+
+/* Told when a phase begins: which case (0-based, of n_cases) it belongs to;
+ * case -1 for the compile. */
+typedef void grader_progress_fn(void *context, enum grader_phase phase, int case_index,
+                                int n_cases);
+
 struct grader_request {
     const char *exercises; /* the exercise folder */
     const char *exercise;  /* its id */
@@ -162,6 +186,9 @@ struct grader_request {
     int64_t n;     /* > 0: every size set to n, not an assessment run */
     enum grader_device device;
     const char *emulator; /* the virtual GPU's libcuda.so.1; NULL: beside the binary */
+    enum grader_timing timing;
+    grader_progress_fn *progress; /* NULL: not told */
+    void *progress_context;
 };
 
 /* Grades a source. Returns the grade JSON of DESIGN.md (the caller owns it)
@@ -175,6 +202,9 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
  * sizes (at the assessment), kernels}], a broken one as {id, error}. NULL
  * with a sentence in `error` when the folder cannot be read. */
 json_t *grader_exercises(const char *folder, char *error, size_t error_size);
+
+/* "compile", "inputs", "reference", "student", "check", "timing". */
+const char *grader_phase_name(enum grader_phase phase);
 
 /* "passed", "compile_error", … as DESIGN.md spells them. */
 const char *grader_verdict_name(enum grader_verdict verdict);

@@ -30,6 +30,7 @@ enum cli_option_id {
     OPT_SEED,
     OPT_N,
     OPT_DEVICE,
+    OPT_TIMING,
     OPT_NO_SANDBOX,
     OPT_JSON,
     OPT_PORT,

@@ -35,17 +35,39 @@ void cli_exercises_folder(const struct cli_args *args, char *out, size_t size)
     snprintf(out, size, "%s/%s", dirname(self), EXERCISES_BESIDE_BINARY);
 }
 
-static enum grader_device device_of(const struct cli_args *args)
+/* The position of a CLI_CHOICE option's value among `names` (the enum's
+ * order); 0, the default, when it was not given. */
+static int choice_of(const struct cli_args *args, int option, const char *const names[], int count)
 {
-    const char *d = args->value[OPT_DEVICE];
-    if (d && strcmp(d, "cuda") == 0)
-        return GRADER_DEVICE_CUDA;
-    if (d && strcmp(d, "emulator") == 0)
-        return GRADER_DEVICE_EMULATOR;
-    return GRADER_DEVICE_AUTO;
+    const char *value = args->value[option];
+    for (int i = 0; value && i < count; i++)
+        if (strcmp(value, names[i]) == 0)
+            return i;
+    return 0;
 }
 
-static void print_diagnostics(const json_t *result, const char *file)
+static enum grader_device device_of(const struct cli_args *args)
+{
+    static const char *const names[] = {
+        [GRADER_DEVICE_AUTO] = "auto",
+        [GRADER_DEVICE_CUDA] = "cuda",
+        [GRADER_DEVICE_EMULATOR] = "emulator",
+    };
+    return (enum grader_device)choice_of(args, OPT_DEVICE, names, 3);
+}
+
+static enum grader_timing timing_of(const struct cli_args *args)
+{
+    static const char *const names[] = {
+        [GRADER_TIMING_AUTO] = "auto",
+        [GRADER_TIMING_SINGLE] = "single",
+        [GRADER_TIMING_REPEATED] = "repeated",
+    };
+    return (enum grader_timing)choice_of(args, OPT_TIMING, names, 3);
+}
+
+static void print_diagnostics(const json_t *result, const char *file,
+                              const struct source_file *source)
 {
     size_t i;
     json_t *d;
@@ -60,12 +82,16 @@ static void print_diagnostics(const json_t *result, const char *file)
             printf("  ");
         printf("%s: %s\n", json_string_value(json_object_get(d, "severity")),
                json_string_value(json_object_get(d, "message")));
+        source_file_print_line(source, (long)json_integer_value(line),
+                               (long)json_integer_value(col), stdout);
     }
     json_array_foreach(json_object_get(result, "diagnostics"), i, d)
     {
         json_t *line = json_object_get(d, "line");
-        if (json_is_integer(line)) /* the message is the verdict's: just the place */
-            printf("  at %s:%lld\n", file, (long long)json_integer_value(line));
+        if (!json_is_integer(line)) /* the message is the verdict's: just the place */
+            continue;
+        printf("  at %s:%lld\n", file, (long long)json_integer_value(line));
+        source_file_print_line(source, (long)json_integer_value(line), 0, stdout);
     }
 }
 
@@ -87,20 +113,25 @@ static void print_kernel_output(const json_t *r)
         printf("  | ... (the rest is in --json's \"output\")\n");
 }
 
-static void print_human(const json_t *r, const char *file)
+static void print_human(const json_t *r, const char *file, const struct source_file *source)
 {
     json_t *perf = json_object_get(r, "performance");
     printf("%s: %s: %s\n", json_string_value(json_object_get(r, "exercise")),
            json_string_value(json_object_get(r, "verdict")),
            json_string_value(json_object_get(r, "message")));
-    print_diagnostics(r, file);
+    print_diagnostics(r, file, source);
     if (json_is_number(json_object_get(perf, "student_ms"))) {
         bool bound = json_is_true(json_object_get(perf, "lower_bound"));
-        printf("  time: %s%.4f ms, reference %.4f ms: ratio %s%.2f (bar %.2f)%s\n",
+        json_int_t runs =
+            json_integer_value(json_object_get(json_object_get(perf, "timing"), "runs"));
+        char how[64] = "";
+        if (runs > 1)
+            snprintf(how, sizeof how, ", medians of %lld runs", (long long)runs);
+        printf("  time: %s%.4f ms, reference %.4f ms: ratio %s%.2f (bar %.2f)%s%s\n",
                bound ? "at least " : "", json_number_value(json_object_get(perf, "student_ms")),
                json_number_value(json_object_get(perf, "reference_ms")), bound ? "> " : "",
                json_number_value(json_object_get(perf, "ratio")),
-               json_number_value(json_object_get(perf, "max_ratio")),
+               json_number_value(json_object_get(perf, "max_ratio")), how,
                json_is_true(json_object_get(perf, "estimated")) ? ", modeled" : "");
     }
     json_t *device = json_object_get(r, "device");
@@ -140,6 +171,7 @@ int cmd_grade(const struct cli_args *args)
         .seed = cli_u64(args, OPT_SEED, 0),
         .n = (int64_t)cli_u64(args, OPT_N, 0),
         .device = device_of(args),
+        .timing = timing_of(args),
     };
     enum grader_verdict verdict;
     json_t *result = grader_grade(&request, &verdict, why, sizeof why);
@@ -151,7 +183,7 @@ int cmd_grade(const struct cli_args *args)
             json_dumpf(result, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
             putchar('\n');
         } else {
-            print_human(result, request.file_name ? request.file_name : path);
+            print_human(result, request.file_name ? request.file_name : path, &file);
         }
         code = exit_code_of(verdict);
         json_decref(result);

@@ -21,6 +21,10 @@ static const struct cli_option_spec options[OPT_COUNT] = {
     [OPT_DEVICE] = {"device", CLI_CHOICE, NULL, "auto|cuda|emulator",
                     "the GPU: a real one (cuda), the virtual one (emulator), or whichever is "
                     "there (auto, the default)"},
+    [OPT_TIMING] = {"timing", CLI_CHOICE, NULL, "auto|single|repeated",
+                    "how the assessment is timed: one launch (single, the virtual GPU's "
+                    "default), or the median of alternating runs after a warm-up (repeated, a "
+                    "real GPU's default)"},
     [OPT_NO_SANDBOX] = {"no-sandbox", CLI_FLAG, NULL, NULL,
                         "grade without the sandbox (debugging only; the server refuses it)"},
     [OPT_JSON] = {"json", CLI_FLAG, NULL, NULL, "print the result as JSON"},
@@ -49,7 +53,7 @@ static const struct cli_option_spec options[OPT_COUNT] = {
 static const struct cli_command commands[] = {
     {"grade", "FILE.cu", 1, 1,
      CLI_BIT(OPT_EXERCISE) | CLI_BIT(OPT_EXERCISES) | CLI_BIT(OPT_SEED) | CLI_BIT(OPT_N) |
-         CLI_BIT(OPT_DEVICE) | CLI_BIT(OPT_NO_SANDBOX) | CLI_BIT(OPT_JSON),
+         CLI_BIT(OPT_DEVICE) | CLI_BIT(OPT_TIMING) | CLI_BIT(OPT_NO_SANDBOX) | CLI_BIT(OPT_JSON),
      CLI_BIT(OPT_EXERCISE), 0, "grade a kernel against an exercise, here, with no server",
      "Compiles FILE.cu with NVRTC, runs it against the exercise's reference on seeded inputs, "
      "checks its outputs and its speed, and prints the verdict.",

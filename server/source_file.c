@@ -68,3 +68,42 @@ void source_file_free(struct source_file *file)
     file->data = NULL;
     file->size = 0;
 }
+
+/* The start of line `line` (1-based) and its length, or NULL. */
+static const char *find_line(const struct source_file *file, long line, size_t *length)
+{
+    const char *p = file->data, *end = file->data + file->size;
+    for (long n = 1; n < line && p < end; n++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    if (line < 1 || p >= end)
+        return NULL;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    *length = (size_t)((nl ? nl : end) - p);
+    if (*length > 0 && p[*length - 1] == '\r')
+        (*length)--;
+    return p;
+}
+
+void source_file_print_line(const struct source_file *file, long line, long column, FILE *out)
+{
+    enum { SHOWN_MAX = 200 };
+    size_t length;
+    const char *text = find_line(file, line, &length);
+    if (!text)
+        return;
+    int shown = length > SHOWN_MAX ? SHOWN_MAX : (int)length;
+    fprintf(out, "  %5ld | %.*s\n", line, shown, text);
+    if (column <= 0)
+        return;
+    fputs("        | ", out);
+    long characters = 0;
+    for (int i = 0; i < shown && characters < column - 1; i++) {
+        if (((unsigned char)text[i] & 0xC0) == 0x80)
+            continue; /* a UTF-8 continuation byte: same character */
+        fputc(text[i] == '\t' ? '\t' : ' ', out);
+        characters++;
+    }
+    fputs("^\n", out);
+}

@@ -23,4 +23,9 @@ bool source_file_read(const char *path, struct source_file *file, char *why, siz
 
 void source_file_free(struct source_file *file);
 
+/* Prints line `line` (1-based) of the file as "    4 | text", and under it
+ * a caret at `column` (1-based, in characters; tabs kept so it lines up)
+ * when column > 0. Prints nothing for a line the file does not have. */
+void source_file_print_line(const struct source_file *file, long line, long column, FILE *out);
+
 #endif

@@ -65,7 +65,7 @@ expect "a wrong answer names its first mismatch" 0 "^c 0$" -- \
     jq -r '.correctness.cases[0].first_mismatch | "\(.buffer) \(.index)"' <<<"$bad"
 
 expect "a read past the end names the buffer and element" 1 \
-    "memory_error: thread \(136,0,0\) of block \(19,0,0\) read a\[5000\], past the end of the 5000-element buffer 'a' \(line 5\)" -- \
+    "memory_error: with n = 5000: thread \(136,0,0\) of block \(19,0,0\) read a\[5000\], past the end of the 5000-element buffer 'a' \(line 5\)" -- \
     grade --exercise vector-add --n 5000 exercises/vector-add/solutions/memory_error__no_guard.cu
 cat >"$TMP/before.cu" <<'EOF'
 extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n)
@@ -76,7 +76,16 @@ extern "C" __global__ void vector_add(const float *a, const float *b, float *c, 
 }
 EOF
 expect "a write before the start names the buffer and element" 1 \
-    "memory_error: thread \(0,0,0\) of block \(0,0,0\) wrote c\[-2\], before the start of the 5000-element buffer 'c' \(line 5\)" -- \
+    "memory_error: with n = 5000: thread \(0,0,0\) of block \(0,0,0\) wrote c\[-2\], before the start of the 5000-element buffer 'c' \(line 5\)" -- \
+    grade --exercise vector-add --n 5000 "$TMP/before.cu"
+
+# The student's line is shown under a diagnostic, with a caret at the column.
+printf '__global__ void vector_add(const float *a, const float *b, float *c, int n)\n{\n    c[0] = a[0] + bb[0];\n}\n' >"$TMP/undeclared.cu"
+expect "a compile error shows the student's line" 1 "^      3 \|     c\[0\] = a\[0\] \+ bb\[0\];$" -- \
+    grade --exercise vector-add --n 100 "$TMP/undeclared.cu"
+expect "and a caret under the column" 1 "^        \|                   \^$" -- \
+    grade --exercise vector-add --n 100 "$TMP/undeclared.cu"
+expect "a fault shows the student's line" 1 "^      5 \|         c\[i - 2\] = a\[i\] \+ b\[i\];$" -- \
     grade --exercise vector-add --n 5000 "$TMP/before.cu"
 
 # The kernels' printf output: in the JSON's "output", never mixed into it.
@@ -98,6 +107,38 @@ sed 's/if (i == 0)/if (i < n)/' "$TMP/printf.cu" >"$TMP/printf_all.cu"
 expect "a flood of printf output is cut with a note" 0 '^true$' -- \
     jq -e '(.output | length) < 17000 and (.output | endswith("[kgrade: output truncated]\n"))' \
     < <(grade --exercise vector-add --n 5000 --json "$TMP/printf_all.cu")
+
+# The repeated timing of a real GPU, run on the virtual GPU: warm-up, then
+# alternating runs to a stable median, every timed run's output checked.
+repeated=$(grade --exercise vector-add --n 5000 --timing repeated --json "$good")
+expect "--timing repeated takes the median of several runs" 0 '^true$' -- jq -e '
+    .verdict == "passed" and .performance.timing.method == "repeated"
+    and .performance.timing.runs >= 5 and .performance.timing.student_rse == 0
+    and .performance.student_ms > 0' <<<"$repeated"
+expect "the repeated timing says so in a student's words" 0 "medians of 5 runs, modeled$" -- \
+    grade --exercise vector-add --n 5000 --timing repeated "$good"
+expect "--timing single (the virtual GPU's default) times one launch" 0 '^true$' -- jq -e '
+    .performance.timing == {"method": "single", "runs": 1, "student_rse": null,
+                            "reference_rse": null}' <<<"$json"
+cat >"$TMP/right_once.cu" <<'EOF'
+__device__ int launches;
+extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+    if (i == 0 && launches++ > 0)
+        c[0] = -1;
+}
+EOF
+expect "a kernel right only on its first run fails a timed run" 1 \
+    "wrong_answer: with n = 5000: on the warm-up run: 1 of 5000 elements of 'c' are wrong" -- \
+    grade --exercise vector-add --n 5000 --timing repeated "$TMP/right_once.cu"
+sed 's/launches++ > 0/launches++ > 3/' "$TMP/right_once.cu" >"$TMP/right_thrice.cu"
+expect "the failing timed run is named" 1 "wrong_answer: with n = 5000: on timed run 3: 1 of 5000" -- \
+    grade --exercise vector-add --n 5000 --timing repeated "$TMP/right_thrice.cu"
+expect "a one-launch grading does not see the second run" 0 "vector-add: passed" -- \
+    grade --exercise vector-add --n 5000 "$TMP/right_once.cu"
 
 printf '__global__ void other(float *x) { x[0] = 1; }\n' >"$TMP/other.cu"
 expect "a missing kernel is rejected by name" 1 "rejected: the source defines no kernel named 'vector_add'" -- \

@@ -130,8 +130,8 @@ static void help_everywhere(void **state)
     struct run r = parse_line("grade --help");
     assert_int_equal(r.outcome, CLI_PARSE_HELP);
     assert_non_null(strstr(r.out, "usage: kgrade grade --exercise ID [--exercises DIR] [--seed S] "
-                                  "[--n N] [--device auto|cuda|emulator] [--no-sandbox] [--json] "
-                                  "FILE.cu"));
+                                  "[--n N] [--device auto|cuda|emulator] [--timing "
+                                  "auto|single|repeated] [--no-sandbox] [--json] FILE.cu"));
     assert_null(strstr(r.out, "Not built yet"));
     release(&r);
     r = parse_line("serve --help");

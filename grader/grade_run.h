@@ -1,0 +1,57 @@
+/*
+ * Internal to grader/: one case of a grading while it runs — its buffers,
+ * the sizes bound for the expressions, and the steps that grade_run.c (the
+ * correctness run) and grade_timing.c (the repeated timing on a real GPU)
+ * share.
+ */
+#ifndef KGRADE_GRADER_GRADE_RUN_H
+#define KGRADE_GRADER_GRADE_RUN_H
+
+#include "grade.h"
+
+#define RUN_SCALAR_BYTES 8
+
+struct run {
+    struct grading *g;
+    const struct exercise_case *c;
+    struct expr_env env;
+    struct expr_binding bindings[EXERCISE_SIZES_MAX];
+    struct run_buffer buffers[EXERCISE_BUFFERS_MAX];
+    CUdeviceptr current[EXERCISE_BUFFERS_MAX]; /* after swaps */
+    unsigned char scalars[EXERCISE_SCALARS_MAX][RUN_SCALAR_BYTES];
+    char *error;
+    size_t error_size;
+};
+
+/* Writes the grader's own failure to r->error; returns false. */
+bool run_fail(struct run *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* One run of the reference on restored inputs; its time in `*ms`. Its
+ * buffers are wiped afterwards unless `keep_outputs` (the caller reads
+ * them, then wipes them with run_wipe). A failure is the grader's own
+ * (r->error set, false). */
+bool run_reference_once(struct run *r, bool keep_outputs, float *ms);
+void run_wipe(struct run *r);
+
+/* One run of the student's kernels on restored inputs, poisoned outputs
+ * and refilled guards, with the virtual GPU's modeled-time budget; `capture`
+ * catches their printf output. Their time in `*ms`, the driver's answer in
+ * `*rc`. False only when the buffers could not be set up (r->error set). */
+bool run_student_once(struct run *r, bool capture, float *ms, CUresult *rc);
+
+/* A failed student launch as a verdict in `out`; a fault in a guard zone
+ * names the buffer and the element. */
+void run_fault(struct run *r, CUresult rc, struct case_outcome *out);
+
+/* After a student run: the guards, then every output against the
+ * reference's. Sets out->verdict and message on a failure. Returns false
+ * only when the grader itself failed (r->error set). */
+bool run_check_student(struct run *r, struct case_outcome *out);
+
+/* The repeated timing of a real GPU (grade_timing.c), after the correctness
+ * run of the timed case passed: sets g->student_ms, g->reference_ms and the
+ * statistics, or a verdict in `out` when a timed run fails its check.
+ * Returns false only when the grader itself failed. */
+bool run_time_repeated(struct run *r, struct case_outcome *out);
+
+#endif

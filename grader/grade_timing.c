@@ -1,0 +1,160 @@
+/*
+ * The repeated timing of a real GPU (DESIGN.md, "Grading protocol").
+ *
+ * One launch on a real GPU is noisy: clocks ramp up, caches hold the last
+ * run's data, another process shares the device. So after the correctness
+ * run of the timed case: a warm-up of each side, then runs of the student
+ * and the reference in alternation (student-reference, then
+ * reference-student, so a drift of the clock costs both the same), each on
+ * restored inputs, after a write of twice the L2 size (no side finds the
+ * other's data in the cache) and a reset of persisting L2 lines, timed with
+ * events. Runs go on until the relative standard error of both sides is
+ * under 1 % or 10 s pass, and the medians are the times. Every timed student
+ * run's outputs are checked: a kernel that is right only on its first run
+ * is wrong.
+ *
+ * The virtual GPU's times are deterministic, so it uses one launch; this
+ * protocol runs there only when asked (--timing repeated), for testing.
+ */
+#include "grade_run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TIMING_MIN_RUNS    5    /* of each side, whatever the error */
+#define TIMING_MAX_RUNS    1000 /* of each side */
+#define TIMING_TARGET_RSE  0.01
+#define TIMING_MAX_SECONDS 10.0
+#define L2_FALLBACK_BYTES  (64u << 20) /* when the device does not say */
+
+struct timing {
+    struct run *r;
+    CUdeviceptr scratch; /* twice the L2 size, written before every run */
+    size_t scratch_bytes;
+    unsigned char flush_value;
+    double student[TIMING_MAX_RUNS], reference[TIMING_MAX_RUNS];
+    size_t runs;
+};
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static bool allocate_scratch(struct timing *t)
+{
+    struct cuda_api *api = &t->r->g->api;
+    CUdevice device;
+    int l2 = 0;
+    if (api->cuDeviceGet(&device, 0) == CUDA_SUCCESS)
+        api->cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device);
+    t->scratch_bytes = 2 * (l2 > 0 ? (size_t)l2 : L2_FALLBACK_BYTES);
+    if (api->cuMemAlloc(&t->scratch, t->scratch_bytes) != CUDA_SUCCESS)
+        return run_fail(t->r, "no device memory for the L2 flush (%zu bytes)", t->scratch_bytes);
+    return true;
+}
+
+/* Nothing of the last run stays in L2: a fresh write of twice its size, and
+ * persisting lines back to normal (not every device has them). */
+static void flush_l2(struct timing *t)
+{
+    struct cuda_api *api = &t->r->g->api;
+    api->cuMemsetD8(t->scratch, t->flush_value++, t->scratch_bytes);
+    api->cuCtxResetPersistingL2Cache();
+}
+
+/* "on timed run 3: " (or "on the warm-up run: ") before the check's own
+ * sentence. */
+static void name_run(struct case_outcome *out, size_t run, bool warm_up)
+{
+    char message[GRADER_MESSAGE_MAX], which[32] = "the warm-up run";
+    if (!warm_up)
+        snprintf(which, sizeof which, "timed run %zu", run + 1);
+    snprintf(message, sizeof message, "on %s: %.220s", which, out->message);
+    memcpy(out->message, message, sizeof message);
+}
+
+/* One timed student run, checked. False when the grader failed; a failed
+ * check leaves its verdict in `out`. */
+static bool time_student(struct timing *t, struct case_outcome *out, bool warm_up)
+{
+    struct run *r = t->r;
+    float ms = 0;
+    CUresult rc;
+    flush_l2(t);
+    if (!run_student_once(r, false, &ms, &rc))
+        return false;
+    if (rc != CUDA_SUCCESS)
+        run_fault(r, rc, out);
+    else if (!run_check_student(r, out))
+        return false;
+    if (out->verdict != GRADER_VERDICT_PASSED)
+        name_run(out, t->runs, warm_up);
+    if (!warm_up)
+        t->student[t->runs] = ms;
+    return true;
+}
+
+static bool time_reference(struct timing *t, bool warm_up)
+{
+    float ms = 0;
+    flush_l2(t);
+    if (!run_reference_once(t->r, false, &ms))
+        return false;
+    if (!warm_up)
+        t->reference[t->runs] = ms;
+    return true;
+}
+
+/* One pair of runs, in the order the pair's number says. */
+static bool time_pair(struct timing *t, struct case_outcome *out, bool warm_up)
+{
+    bool student_first = t->runs % 2 == 0;
+    bool ok = student_first ? time_student(t, out, warm_up) && time_reference(t, warm_up)
+                            : time_reference(t, warm_up) && time_student(t, out, warm_up);
+    if (ok && !warm_up && out->verdict == GRADER_VERDICT_PASSED)
+        t->runs++;
+    return ok;
+}
+
+static bool enough(const struct timing *t, double started)
+{
+    struct timing_stats s, r;
+    if (t->runs >= TIMING_MAX_RUNS)
+        return true;
+    if (t->runs < TIMING_MIN_RUNS)
+        return false;
+    if (seconds_now() - started >= TIMING_MAX_SECONDS)
+        return true;
+    timing_stats_of(t->student, t->runs, &s);
+    timing_stats_of(t->reference, t->runs, &r);
+    return s.rse < TIMING_TARGET_RSE && r.rse < TIMING_TARGET_RSE;
+}
+
+bool run_time_repeated(struct run *r, struct case_outcome *out)
+{
+    struct grading *g = r->g;
+    grade_phase(g, GRADER_PHASE_TIMING);
+    struct timing *t = calloc(1, sizeof *t);
+    if (!t)
+        return run_fail(r, "out of host memory");
+    t->r = r;
+    bool ok = allocate_scratch(t) && time_pair(t, out, true);
+    double started = seconds_now();
+    while (ok && out->verdict == GRADER_VERDICT_PASSED && !enough(t, started))
+        ok = time_pair(t, out, false);
+    if (ok && out->verdict == GRADER_VERDICT_PASSED) {
+        timing_stats_of(t->student, t->runs, &g->student_runs);
+        timing_stats_of(t->reference, t->runs, &g->reference_runs);
+        g->student_ms = g->student_runs.median;
+        g->reference_ms = g->reference_runs.median;
+    }
+    if (t->scratch)
+        g->api.cuMemFree(t->scratch);
+    free(t);
+    return ok;
+}

@@ -1,0 +1,49 @@
+/*
+ * The median and the relative standard error of repeated timings.
+ */
+#include "timing_stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(const double *values, size_t runs)
+{
+    double *sorted = malloc(runs * sizeof *sorted);
+    if (!sorted)
+        return values[runs / 2]; /* out of memory: one sample, not a crash */
+    memcpy(sorted, values, runs * sizeof *sorted);
+    qsort(sorted, runs, sizeof *sorted, by_value);
+    double m = runs % 2 ? sorted[runs / 2] : (sorted[runs / 2 - 1] + sorted[runs / 2]) / 2;
+    free(sorted);
+    return m;
+}
+
+void timing_stats_of(const double *values, size_t runs, struct timing_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    stats->runs = runs;
+    stats->rse = INFINITY;
+    if (runs == 0)
+        return;
+    /* Sums of the differences to the first value (the shifted-data
+     * algorithm): exact for identical runs, stable for close ones. */
+    double shift = values[0], sum = 0, squares = 0;
+    for (size_t i = 0; i < runs; i++) {
+        sum += values[i] - shift;
+        squares += (values[i] - shift) * (values[i] - shift);
+    }
+    stats->mean = shift + sum / (double)runs;
+    stats->median = median_of(values, runs);
+    if (runs < 2 || stats->mean <= 0)
+        return;
+    double variance = (squares - sum * sum / (double)runs) / (double)(runs - 1);
+    double stddev = sqrt(variance > 0 ? variance : 0);
+    stats->rse = stddev / sqrt((double)runs) / stats->mean;
+}

@@ -1,0 +1,156 @@
+/*
+ * Unit tests of the check after a student's run (run_check_student): the
+ * guard zones, as a real GPU leaves them (the virtual GPU faults on the
+ * guards first, so only this test double reaches this path), then the
+ * outputs. The "device" is host memory behind a fake cuMemcpyDtoH.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "grader/compare.h"
+#include "grader/grade_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define COUNT 100
+
+static const char exercise_json[] =
+    "{\"id\": \"t\", \"title\": \"t\", \"course\": \"c\", \"assessment\": false,"
+    " \"sizes\": [\"n\"], \"correctness\": [{\"n\": 100}], \"assessed\": {\"n\": 100},"
+    " \"buffers\": [{\"name\": \"c\", \"type\": \"f32\", \"length\": \"n\","
+    "   \"output\": {\"initial\": \"poison\", \"check\": \"exact\"}}],"
+    " \"kernels\": [{\"name\": \"k\", \"params\": [\"c\"], \"signature\": \"k(float *c)\"}],"
+    " \"launches\": [{\"kernel\": \"k\", \"grid\": [1], \"block\": [1]}],"
+    " \"speed\": {\"max_ratio\": 1.25}}";
+
+struct fixture {
+    struct grading g;
+    struct run r;
+    struct case_outcome out;
+    unsigned char device[GUARD_BYTES + COUNT * sizeof(float) + GUARD_BYTES];
+    float expected[COUNT], actual[COUNT];
+    char error[256];
+};
+
+static CUresult fake_dtoh(void *host, CUdeviceptr device, size_t bytes)
+{
+    memcpy(host, (const void *)(uintptr_t)device, bytes);
+    return CUDA_SUCCESS;
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    char why[256];
+    if (!f || !exercise_parse(exercise_json, sizeof exercise_json - 1, "t.json", &f->g.exercise,
+                              why, sizeof why))
+        return -1;
+    f->g.api.cuMemcpyDtoH = fake_dtoh;
+    f->r.g = &f->g;
+    f->r.c = &f->g.exercise.cases[0];
+    f->r.error = f->error;
+    f->r.error_size = sizeof f->error;
+    struct run_buffer *b = &f->r.buffers[0];
+    b->spec = &f->g.exercise.buffers[0];
+    b->count = COUNT;
+    b->bytes = COUNT * sizeof(float);
+    b->base = (CUdeviceptr)(uintptr_t)f->device;
+    b->data = b->base + GUARD_BYTES;
+    b->expected = f->expected;
+    b->actual = f->actual;
+    f->r.current[0] = b->data;
+    for (int i = 0; i < COUNT; i++)
+        f->expected[i] = (float)i / 4;
+    guard_fill(f->device, GUARD_BYTES);
+    memcpy(f->device + GUARD_BYTES, f->expected, sizeof f->expected);
+    guard_fill(f->device + GUARD_BYTES + sizeof f->expected, GUARD_BYTES);
+    f->out.json = json_object();
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    json_decref(f->out.json);
+    free(f);
+    return 0;
+}
+
+static void test_intact_guards_and_right_outputs_pass(void **state)
+{
+    struct fixture *f = *state;
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_int_equal(f->out.verdict, GRADER_VERDICT_PASSED);
+    assert_true(json_is_true(json_object_get(f->out.json, "passed")));
+}
+
+static void test_write_past_the_end_names_the_element(void **state)
+{
+    struct fixture *f = *state;
+    f->device[GUARD_BYTES + COUNT * sizeof(float) + 4] ^= 0x01; /* c[101] */
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_int_equal(f->out.verdict, GRADER_VERDICT_MEMORY_ERROR);
+    assert_string_equal(f->out.message,
+                        "the kernel wrote c[101], past the end of the 100-element buffer 'c'");
+}
+
+static void test_write_before_the_start_names_the_element(void **state)
+{
+    struct fixture *f = *state;
+    f->device[GUARD_BYTES - 1] ^= 0x80; /* the last byte of c[-1] */
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_int_equal(f->out.verdict, GRADER_VERDICT_MEMORY_ERROR);
+    assert_string_equal(f->out.message,
+                        "the kernel wrote c[-1], before the start of the 100-element buffer 'c'");
+}
+
+static void test_far_write_before_the_start(void **state)
+{
+    struct fixture *f = *state;
+    f->device[0] = (unsigned char)~f->device[0]; /* the first guard byte: c[-1024] */
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_string_equal(
+        f->out.message,
+        "the kernel wrote c[-1024], before the start of the 100-element buffer 'c'");
+}
+
+static void test_guards_are_checked_before_outputs(void **state)
+{
+    struct fixture *f = *state;
+    f->device[GUARD_BYTES] ^= 0xFF; /* c[0] wrong too */
+    f->device[GUARD_BYTES + COUNT * sizeof(float)] ^= 0xFF;
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_int_equal(f->out.verdict, GRADER_VERDICT_MEMORY_ERROR);
+}
+
+static void test_wrong_output_with_intact_guards(void **state)
+{
+    struct fixture *f = *state;
+    float wrong = -1;
+    memcpy(f->device + GUARD_BYTES + 7 * sizeof(float), &wrong, sizeof wrong);
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_int_equal(f->out.verdict, GRADER_VERDICT_WRONG_ANSWER);
+    assert_string_equal(f->out.message, "1 of 100 elements of 'c' are wrong; the first is [7]: "
+                                        "expected 1.75, got -1");
+    assert_int_equal(json_integer_value(json_object_get(f->out.json, "mismatches")), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_intact_guards_and_right_outputs_pass, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_write_past_the_end_names_the_element, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_write_before_the_start_names_the_element, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_far_write_before_the_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_guards_are_checked_before_outputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wrong_output_with_intact_guards, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
