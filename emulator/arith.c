@@ -24,6 +24,11 @@
  * NaN results are canonical: 0x7fffffff for f32, as the GPU returns from any
  * single-precision operation with a NaN result, and the same pattern for the
  * other widths (f64 0x7fffffffffffffff, f16 and bf16 0x7fff).
+ *
+ * What is the same in f32 and f64 but for the type is written once and
+ * defined for both widths: the bit views (DEFINE_BIT_VIEWS), add, sub, mul,
+ * fma, div, sqrt and rcp (DEFINE_ROUNDED_OPERATIONS), ftz, min and max
+ * (DEFINE_BIT_OPERATIONS).
  */
 #include "arith.h"
 
@@ -44,59 +49,45 @@
 
 /* ------------------------------------------------------------ bit views */
 
-static inline uint32_t f32_bits(float x)
+/* A total order on the non-NaN values of a sign and a magnitude's bits,
+ * with −0.0 just below +0.0. Integer compares need no fp_scope. */
+static inline int64_t order_key(bool negative, uint64_t magnitude_bits)
 {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
+    return negative ? -(int64_t)magnitude_bits - 1 : (int64_t)magnitude_bits;
 }
 
-static inline float f32_from_bits(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
+/* The views of a float width W by its bits U, the same in f32 (float,
+ * uint32_t) and f64 (double, uint64_t) but for the types: W_bits and
+ * W_from_bits, W_bits_are_nan, W_canonical (a NaN becomes the canonical
+ * one) and W_order (order_key of the bits). */
+#define DEFINE_BIT_VIEWS(T, W, U, SIGN, EXPONENT, CANONICAL_NAN)                                   \
+    static inline U W##_bits(T x)                                                                  \
+    {                                                                                              \
+        U u;                                                                                       \
+        memcpy(&u, &x, sizeof u);                                                                  \
+        return u;                                                                                  \
+    }                                                                                              \
+    static inline T W##_from_bits(U u)                                                             \
+    {                                                                                              \
+        T x;                                                                                       \
+        memcpy(&x, &u, sizeof x);                                                                  \
+        return x;                                                                                  \
+    }                                                                                              \
+    static inline bool W##_bits_are_nan(U u)                                                       \
+    {                                                                                              \
+        return (u & ~SIGN) > EXPONENT;                                                             \
+    }                                                                                              \
+    static inline T W##_canonical(T x)                                                             \
+    {                                                                                              \
+        return W##_bits_are_nan(W##_bits(x)) ? W##_from_bits(CANONICAL_NAN) : x;                   \
+    }                                                                                              \
+    static inline int64_t W##_order(U u)                                                           \
+    {                                                                                              \
+        return order_key((u & SIGN) != 0, u & ~SIGN);                                              \
+    }
 
-static inline uint64_t f64_bits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static inline double f64_from_bits(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-static inline bool f32_bits_are_nan(uint32_t u)
-{
-    return (u & ~F32_SIGN) > F32_EXPONENT;
-}
-
-static inline bool f64_bits_are_nan(uint64_t u)
-{
-    return (u & ~F64_SIGN) > F64_EXPONENT;
-}
-
-static inline float f32_canonical(float x)
-{
-    return f32_bits_are_nan(f32_bits(x)) ? f32_from_bits(F32_CANONICAL_NAN) : x;
-}
-
-static inline double f64_canonical(double x)
-{
-    return f64_bits_are_nan(f64_bits(x)) ? f64_from_bits(F64_CANONICAL_NAN) : x;
-}
-
-static inline double f64_flush(double x)
-{
-    uint64_t u = f64_bits(x);
-    return (u & F64_EXPONENT) == 0 ? f64_from_bits(u & F64_SIGN) : x;
-}
+DEFINE_BIT_VIEWS(float, f32, uint32_t, F32_SIGN, F32_EXPONENT, F32_CANONICAL_NAN)
+DEFINE_BIT_VIEWS(double, f64, uint64_t, F64_SIGN, F64_EXPONENT, F64_CANONICAL_NAN)
 
 /* ------------------------------------------------------------- fp scope */
 
@@ -168,72 +159,89 @@ static inline uint64_t fp_pin_u64(uint64_t x)
     return x;
 }
 
-/* ------------------------------------------------------------------ f32 */
+/* ------------------------------------------- rounded once: f32 and f64 */
 
-float arith_add_f32(float a, float b, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    float d = fp_pin_f32(fp_pin_f32(a) + fp_pin_f32(b));
-    fp_scope_leave(s);
-    return f32_canonical(d);
-}
+/* The body of an operation the hardware rounds once: `expression`, whose
+ * operands are pinned with fp_pin_W, computed under rounding `r` and
+ * pinned, then returned as a T with the canonical NaN. W is f32 (T float)
+ * or f64 (T double). */
+#define RETURN_ROUNDED(T, W, r, expression)                                                        \
+    do {                                                                                           \
+        struct fp_scope scope = fp_scope_enter(r);                                                 \
+        T rounded = fp_pin_##W(expression);                                                        \
+        fp_scope_leave(scope);                                                                     \
+        return W##_canonical(rounded);                                                             \
+    } while (0)
 
-float arith_sub_f32(float a, float b, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    float d = fp_pin_f32(fp_pin_f32(a) - fp_pin_f32(b));
-    fp_scope_leave(s);
-    return f32_canonical(d);
-}
+/* add, sub, mul, fma, div, sqrt and rcp are the same in f32 and f64 but
+ * for the type, so one definition makes both widths (arith_add_f32 and
+ * arith_add_f64, and so on, as arith.h declares them). FMA and SQRT are the
+ * C library's functions of type T. */
+#define DEFINE_ROUNDED_OPERATIONS(T, W, FMA, SQRT)                                                 \
+    T arith_add_##W(T a, T b, enum arith_rounding r)                                               \
+    {                                                                                              \
+        RETURN_ROUNDED(T, W, r, fp_pin_##W(a) + fp_pin_##W(b));                                    \
+    }                                                                                              \
+    T arith_sub_##W(T a, T b, enum arith_rounding r)                                               \
+    {                                                                                              \
+        RETURN_ROUNDED(T, W, r, fp_pin_##W(a) - fp_pin_##W(b));                                    \
+    }                                                                                              \
+    T arith_mul_##W(T a, T b, enum arith_rounding r)                                               \
+    {                                                                                              \
+        RETURN_ROUNDED(T, W, r, fp_pin_##W(a) * fp_pin_##W(b));                                    \
+    }                                                                                              \
+    T arith_fma_##W(T a, T b, T c, enum arith_rounding r)                                          \
+    {                                                                                              \
+        RETURN_ROUNDED(T, W, r, FMA(fp_pin_##W(a), fp_pin_##W(b), fp_pin_##W(c)));                 \
+    }                                                                                              \
+    T arith_div_##W(T a, T b, enum arith_rounding r)                                               \
+    {                                                                                              \
+        RETURN_ROUNDED(T, W, r, fp_pin_##W(a) / fp_pin_##W(b));                                    \
+    }                                                                                              \
+    T arith_sqrt_##W(T a, enum arith_rounding r)                                                   \
+    {                                                                                              \
+        RETURN_ROUNDED(T, W, r, SQRT(fp_pin_##W(a)));                                              \
+    }                                                                                              \
+    T arith_rcp_##W(T a, enum arith_rounding r)                                                    \
+    {                                                                                              \
+        return arith_div_##W(1, a, r);                                                             \
+    }
 
-float arith_mul_f32(float a, float b, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    float d = fp_pin_f32(fp_pin_f32(a) * fp_pin_f32(b));
-    fp_scope_leave(s);
-    return f32_canonical(d);
-}
+DEFINE_ROUNDED_OPERATIONS(float, f32, fmaf, sqrtf)
+DEFINE_ROUNDED_OPERATIONS(double, f64, fma, sqrt)
 
-float arith_fma_f32(float a, float b, float c, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    float d = fp_pin_f32(fmaf(fp_pin_f32(a), fp_pin_f32(b), fp_pin_f32(c)));
-    fp_scope_leave(s);
-    return f32_canonical(d);
-}
+/* ------------------------------------------------ by the bits: f32 and f64 */
 
-float arith_div_f32(float a, float b, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    float d = fp_pin_f32(fp_pin_f32(a) / fp_pin_f32(b));
-    fp_scope_leave(s);
-    return f32_canonical(d);
-}
+/* Flush to zero, min and max, the same in f32 and f64 but for the types:
+ * this defines arith_ftz_W, arith_min_W and arith_max_W for both widths.
+ * A subnormal flushes to the zero of its sign. When a min/max operand is
+ * NaN the result is the other one, or the canonical NaN when both are. By
+ * the bits, so that a caller's DAZ cannot change them. */
+#define DEFINE_BIT_OPERATIONS(T, W, SIGN, EXPONENT)                                                \
+    T arith_ftz_##W(T x)                                                                           \
+    {                                                                                              \
+        return (W##_bits(x) & EXPONENT) == 0 ? W##_from_bits(W##_bits(x) & SIGN) : x;              \
+    }                                                                                              \
+    static inline T W##_min_max(T a, T b, bool want_max)                                           \
+    {                                                                                              \
+        if (W##_bits_are_nan(W##_bits(a)))                                                         \
+            return W##_canonical(b);                                                               \
+        if (W##_bits_are_nan(W##_bits(b)))                                                         \
+            return a;                                                                              \
+        int64_t order_a = W##_order(W##_bits(a)), order_b = W##_order(W##_bits(b));                \
+        return (want_max ? order_a >= order_b : order_a <= order_b) ? a : b;                       \
+    }                                                                                              \
+    T arith_min_##W(T a, T b)                                                                      \
+    {                                                                                              \
+        return W##_min_max(a, b, false);                                                           \
+    }                                                                                              \
+    T arith_max_##W(T a, T b)                                                                      \
+    {                                                                                              \
+        return W##_min_max(a, b, true);                                                            \
+    }
 
-float arith_sqrt_f32(float a, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    float d = fp_pin_f32(sqrtf(fp_pin_f32(a)));
-    fp_scope_leave(s);
-    return f32_canonical(d);
-}
-
-float arith_rcp_f32(float a, enum arith_rounding r)
-{
-    return arith_div_f32(1.0f, a, r);
-}
-
-float arith_ftz_f32(float x)
-{
-    uint32_t u = f32_bits(x);
-    return (u & F32_EXPONENT) == 0 ? f32_from_bits(u & F32_SIGN) : x;
-}
-
-double arith_ftz_f64(double x)
-{
-    uint64_t u = f64_bits(x);
-    return (u & F64_EXPONENT) == 0 ? f64_from_bits(u & F64_SIGN) : x;
-}
+DEFINE_BIT_OPERATIONS(float, f32, F32_SIGN, F32_EXPONENT)
+DEFINE_BIT_OPERATIONS(double, f64, F64_SIGN, F64_EXPONENT)
 
 /* By the bits, so that a caller's DAZ cannot turn a subnormal into zero;
  * −0.0 becomes +0.0 (the range is [+0.0, 1.0]). */
@@ -245,89 +253,40 @@ float arith_sat_f32(float x)
     return u > F32_ONE ? 1.0f : x;
 }
 
-/* A total order on the non-NaN values of a sign and a magnitude's bits,
- * with −0.0 just below +0.0. Integer compares need no fp_scope. */
-static inline int64_t order_key(bool negative, uint64_t magnitude_bits)
-{
-    return negative ? -(int64_t)magnitude_bits - 1 : (int64_t)magnitude_bits;
-}
-
-static inline int64_t f32_order(uint32_t u)
-{
-    return order_key((u & F32_SIGN) != 0, u & ~F32_SIGN);
-}
-
-static inline int64_t f64_order(uint64_t u)
-{
-    return order_key((u & F64_SIGN) != 0, u & ~F64_SIGN);
-}
-
-/* min/max when a or b is NaN: the other one, or the canonical NaN. */
-static float f32_nan_operand_rule(float a, float b)
-{
-    if (f32_bits_are_nan(f32_bits(a)))
-        return f32_bits_are_nan(f32_bits(b)) ? f32_from_bits(F32_CANONICAL_NAN) : b;
-    return a;
-}
-
-float arith_min_f32(float a, float b)
-{
-    uint32_t ua = f32_bits(a), ub = f32_bits(b);
-    if (f32_bits_are_nan(ua) || f32_bits_are_nan(ub))
-        return f32_nan_operand_rule(a, b);
-    return f32_order(ua) <= f32_order(ub) ? a : b;
-}
-
-float arith_max_f32(float a, float b)
-{
-    uint32_t ua = f32_bits(a), ub = f32_bits(b);
-    if (f32_bits_are_nan(ua) || f32_bits_are_nan(ub))
-        return f32_nan_operand_rule(a, b);
-    return f32_order(ua) >= f32_order(ub) ? a : b;
-}
+/* -------------------------------------------------------------- .approx */
 
 /* The .approx family. Each returns libm's result, correctly rounded or
  * within an ulp or two, far inside PTX's bounds, and computed in the default
  * environment, so its bits depend on the C library only. */
 
+static inline float f32_libm(float (*function)(float), float a)
+{
+    RETURN_ROUNDED(float, f32, ARITH_RN, function(fp_pin_f32(a)));
+}
+
 float arith_ex2_approx_f32(float a)
 {
-    struct fp_scope s = fp_scope_enter(ARITH_RN);
-    float d = fp_pin_f32(exp2f(fp_pin_f32(a)));
-    fp_scope_leave(s);
-    return f32_canonical(d);
+    return f32_libm(exp2f, a);
 }
 
 float arith_lg2_approx_f32(float a)
 {
-    struct fp_scope s = fp_scope_enter(ARITH_RN);
-    float d = fp_pin_f32(log2f(fp_pin_f32(a)));
-    fp_scope_leave(s);
-    return f32_canonical(d);
+    return f32_libm(log2f, a);
 }
 
 float arith_sin_approx_f32(float a)
 {
-    struct fp_scope s = fp_scope_enter(ARITH_RN);
-    float d = fp_pin_f32(sinf(fp_pin_f32(a)));
-    fp_scope_leave(s);
-    return f32_canonical(d);
+    return f32_libm(sinf, a);
 }
 
 float arith_cos_approx_f32(float a)
 {
-    struct fp_scope s = fp_scope_enter(ARITH_RN);
-    float d = fp_pin_f32(cosf(fp_pin_f32(a)));
-    fp_scope_leave(s);
-    return f32_canonical(d);
+    return f32_libm(cosf, a);
 }
 
 float arith_tanh_approx_f32(float a)
 {
-    struct fp_scope s = fp_scope_enter(ARITH_RN);
-    float d = fp_pin_f32(tanhf(fp_pin_f32(a)));
-    fp_scope_leave(s);
-    return f32_canonical(d);
+    return f32_libm(tanhf, a);
 }
 
 float arith_rcp_approx_f32(float a)
@@ -339,10 +298,7 @@ float arith_rcp_approx_f32(float a)
  * 1/−0 = −Inf, as PTX says. */
 float arith_rsqrt_approx_f32(float a)
 {
-    struct fp_scope s = fp_scope_enter(ARITH_RN);
-    float d = fp_pin_f32((float)(1.0 / sqrt((double)fp_pin_f32(a))));
-    fp_scope_leave(s);
-    return f32_canonical(d);
+    RETURN_ROUNDED(float, f32, ARITH_RN, (float)(1.0 / sqrt((double)fp_pin_f32(a))));
 }
 
 float arith_sqrt_approx_f32(float a)
@@ -372,100 +328,19 @@ float arith_div_full_f32(float a, float b)
     return arith_div_f32(a, b, ARITH_RN);
 }
 
-/* ------------------------------------------------------------------ f64 */
-
-double arith_add_f64(double a, double b, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    double d = fp_pin_f64(fp_pin_f64(a) + fp_pin_f64(b));
-    fp_scope_leave(s);
-    return f64_canonical(d);
-}
-
-double arith_sub_f64(double a, double b, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    double d = fp_pin_f64(fp_pin_f64(a) - fp_pin_f64(b));
-    fp_scope_leave(s);
-    return f64_canonical(d);
-}
-
-double arith_mul_f64(double a, double b, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    double d = fp_pin_f64(fp_pin_f64(a) * fp_pin_f64(b));
-    fp_scope_leave(s);
-    return f64_canonical(d);
-}
-
-double arith_fma_f64(double a, double b, double c, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    double d = fp_pin_f64(fma(fp_pin_f64(a), fp_pin_f64(b), fp_pin_f64(c)));
-    fp_scope_leave(s);
-    return f64_canonical(d);
-}
-
-double arith_div_f64(double a, double b, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    double d = fp_pin_f64(fp_pin_f64(a) / fp_pin_f64(b));
-    fp_scope_leave(s);
-    return f64_canonical(d);
-}
-
-double arith_sqrt_f64(double a, enum arith_rounding r)
-{
-    struct fp_scope s = fp_scope_enter(r);
-    double d = fp_pin_f64(sqrt(fp_pin_f64(a)));
-    fp_scope_leave(s);
-    return f64_canonical(d);
-}
-
-double arith_rcp_f64(double a, enum arith_rounding r)
-{
-    return arith_div_f64(1.0, a, r);
-}
-
-static double f64_nan_operand_rule(double a, double b)
-{
-    if (f64_bits_are_nan(f64_bits(a)))
-        return f64_bits_are_nan(f64_bits(b)) ? f64_from_bits(F64_CANONICAL_NAN) : b;
-    return a;
-}
-
-double arith_min_f64(double a, double b)
-{
-    uint64_t ua = f64_bits(a), ub = f64_bits(b);
-    if (f64_bits_are_nan(ua) || f64_bits_are_nan(ub))
-        return f64_nan_operand_rule(a, b);
-    return f64_order(ua) <= f64_order(ub) ? a : b;
-}
-
-double arith_max_f64(double a, double b)
-{
-    uint64_t ua = f64_bits(a), ub = f64_bits(b);
-    if (f64_bits_are_nan(ua) || f64_bits_are_nan(ub))
-        return f64_nan_operand_rule(a, b);
-    return f64_order(ua) >= f64_order(ub) ? a : b;
-}
-
 /* Exact 1/a, with subnormal inputs (giving ±Inf) and outputs (|a| > 2^1022)
  * flushed to zeros of their sign. */
 double arith_rcp_approx_ftz_f64(double a)
 {
     struct fp_scope s = fp_scope_enter(ARITH_RN);
-    double d = fp_pin_f64(1.0 / fp_pin_f64(f64_flush(a)));
+    double d = fp_pin_f64(1.0 / fp_pin_f64(arith_ftz_f64(a)));
     fp_scope_leave(s);
-    return f64_canonical(f64_flush(d));
+    return f64_canonical(arith_ftz_f64(d));
 }
 
 double arith_rsqrt_approx_f64(double a)
 {
-    struct fp_scope s = fp_scope_enter(ARITH_RN);
-    double d = fp_pin_f64(1.0 / sqrt(fp_pin_f64(a)));
-    fp_scope_leave(s);
-    return f64_canonical(d);
+    RETURN_ROUNDED(double, f64, ARITH_RN, 1.0 / sqrt(fp_pin_f64(a)));
 }
 
 /* -------------------------------------------------- rounding by hand */
@@ -832,13 +707,19 @@ float arith_f16_to_f32(uint16_t h)
     return f32_from_bits(sign | (lead + 127 - 24) << 23 | significand);
 }
 
-uint16_t arith_f32_to_f16(float f, enum arith_rounding r)
+/* f rounded into a 16-bit format, in the default environment. */
+static uint16_t f32_narrow(float f, const struct float_format *format, enum arith_rounding r)
 {
     struct fp_scope s = fp_scope_enter(ARITH_RN);
-    uint32_t bits = format_encode((double)fp_pin_f32(f), &F16_FORMAT, r);
+    uint32_t bits = format_encode((double)fp_pin_f32(f), format, r);
     bits = (uint32_t)fp_pin_u64(bits);
     fp_scope_leave(s);
     return (uint16_t)bits;
+}
+
+uint16_t arith_f32_to_f16(float f, enum arith_rounding r)
+{
+    return f32_narrow(f, &F16_FORMAT, r);
 }
 
 float arith_bf16_to_f32(uint16_t h)
@@ -849,9 +730,5 @@ float arith_bf16_to_f32(uint16_t h)
 
 uint16_t arith_f32_to_bf16(float f, enum arith_rounding r)
 {
-    struct fp_scope s = fp_scope_enter(ARITH_RN);
-    uint32_t bits = format_encode((double)fp_pin_f32(f), &BF16_FORMAT, r);
-    bits = (uint32_t)fp_pin_u64(bits);
-    fp_scope_leave(s);
-    return (uint16_t)bits;
+    return f32_narrow(f, &BF16_FORMAT, r);
 }

@@ -21,27 +21,14 @@
 #define DEVICE_ENV         "KGEMU_DEVICE"
 #define DEVICE_DEFAULT_KEY "h100"
 
-/* What every modeled part shares: CUDA's architectural limits since Volta. */
-#define WARP_SIZE                32
-#define MAX_THREADS_PER_BLOCK    1024
-#define MAX_REGS_PER_THREAD      255
-#define REGS_64K                 65536
-#define SHARED_DEFAULT_PER_BLOCK (48 * KIB)
-#define BLOCK_DIMS                                                                                 \
-    {                                                                                              \
-        1024, 1024, 64                                                                             \
-    }
-#define GRID_DIMS                                                                                  \
-    {                                                                                              \
-        2147483647, 65535, 65535                                                                   \
-    }
-#define CONST_MEMORY (64 * KIB)
-
-/* Hopper's figures, shared by the H100 and the H200. */
-#define HOPPER_SM_COUNT      132
-#define HOPPER_SHARED_PER_SM (228 * KIB)
-#define HOPPER_SHARED_OPTIN  ((size_t)232448) /* 227 KB */
-#define HOPPER_CLOCK_KHZ     1980000
+/* What every modeled part shares: CUDA's architectural limits since Volta
+ * (four schedulers per SM, 64K registers, 48 KiB of shared memory without
+ * opting in, 64 KiB of constant memory). */
+#define COMMON_LIMITS                                                                              \
+    .schedulers_per_sm = 4, .warp_size = 32, .max_threads_per_block = 1024, .regs_per_sm = 65536,  \
+    .regs_per_block = 65536, .max_regs_per_thread = 255, .shared_per_block = 48 * KIB,             \
+    .max_block_dim = {1024, 1024, 64}, .max_grid_dim = {2147483647, 65535, 65535},                 \
+    .const_memory_bytes = 64 * KIB
 
 /* Timing figures (emulator/README.md, "The timing model"). Per SM per
  * clock: Hopper and Ampere SMs have 128 FP32 lanes, 64 INT32, 16 SFU and
@@ -60,63 +47,43 @@
         .same_address_atomics_per_second = 1.0e9, SM_LATENCIES                                     \
     }
 
+/* Hopper's chip, shared by the H100 and the H200: they differ in memory
+ * and L2 only. 232448 bytes are 227 KB. */
+#define HOPPER_CHIP                                                                                \
+    .cc_major = 9, .cc_minor = 0, .sm_count = 132, .max_threads_per_sm = 2048,                     \
+    .max_blocks_per_sm = 32, .shared_per_sm = 228 * KIB, .shared_per_block_optin = 232448,         \
+    .shared_reserved_per_block = 1 * KIB, .clock_khz = 1980000, .timing = HOPPER_TIMING
+
 static const struct emu_device_model models[] = {
     {
         .key = "h100",
         .name = "kgrade virtual H100 (emulated)",
-        .cc_major = 9,
-        .cc_minor = 0,
-        .sm_count = HOPPER_SM_COUNT,
-        .schedulers_per_sm = 4,
-        .warp_size = WARP_SIZE,
-        .max_threads_per_block = MAX_THREADS_PER_BLOCK,
-        .max_threads_per_sm = 2048,
-        .max_blocks_per_sm = 32,
-        .regs_per_sm = REGS_64K,
-        .regs_per_block = REGS_64K,
-        .max_regs_per_thread = MAX_REGS_PER_THREAD,
-        .shared_per_sm = HOPPER_SHARED_PER_SM,
-        .shared_per_block = SHARED_DEFAULT_PER_BLOCK,
-        .shared_per_block_optin = HOPPER_SHARED_OPTIN,
-        .shared_reserved_per_block = 1 * KIB,
+        COMMON_LIMITS,
+        HOPPER_CHIP,
         .l2_bytes = 50 * MIB,
         .total_memory = 80 * GIB,
         .dram_bytes_per_second = 3.35e12,
-        .clock_khz = HOPPER_CLOCK_KHZ,
         .memory_clock_khz = 2619000,
         .memory_bus_bits = 5120,
-        .max_block_dim = BLOCK_DIMS,
-        .max_grid_dim = GRID_DIMS,
-        .const_memory_bytes = CONST_MEMORY,
-        .timing = HOPPER_TIMING,
     },
     {
         .key = "a100",
         .name = "kgrade virtual A100 (emulated)",
+        COMMON_LIMITS,
         .cc_major = 8,
         .cc_minor = 0,
         .sm_count = 108,
-        .schedulers_per_sm = 4,
-        .warp_size = WARP_SIZE,
-        .max_threads_per_block = MAX_THREADS_PER_BLOCK,
         .max_threads_per_sm = 2048,
         .max_blocks_per_sm = 32,
-        .regs_per_sm = REGS_64K,
-        .regs_per_block = REGS_64K,
-        .max_regs_per_thread = MAX_REGS_PER_THREAD,
         .shared_per_sm = 164 * KIB,
-        .shared_per_block = SHARED_DEFAULT_PER_BLOCK,
         .shared_per_block_optin = 166912, /* 163 KB */
         .shared_reserved_per_block = 1 * KIB,
+        .clock_khz = 1410000,
         .l2_bytes = 40 * MIB,
         .total_memory = 80 * GIB,
         .dram_bytes_per_second = 2.039e12,
-        .clock_khz = 1410000,
         .memory_clock_khz = 1593000,
         .memory_bus_bits = 5120,
-        .max_block_dim = BLOCK_DIMS,
-        .max_grid_dim = GRID_DIMS,
-        .const_memory_bytes = CONST_MEMORY,
         .timing = {.fp32_lanes = 64,
                    .fp64_lanes = 32,
                    .int_lanes = 64,
@@ -134,59 +101,32 @@ static const struct emu_device_model models[] = {
         /* An H100 with HBM3e: more, faster memory and a larger L2. */
         .key = "h200",
         .name = "kgrade virtual H200 (emulated)",
-        .cc_major = 9,
-        .cc_minor = 0,
-        .sm_count = HOPPER_SM_COUNT,
-        .schedulers_per_sm = 4,
-        .warp_size = WARP_SIZE,
-        .max_threads_per_block = MAX_THREADS_PER_BLOCK,
-        .max_threads_per_sm = 2048,
-        .max_blocks_per_sm = 32,
-        .regs_per_sm = REGS_64K,
-        .regs_per_block = REGS_64K,
-        .max_regs_per_thread = MAX_REGS_PER_THREAD,
-        .shared_per_sm = HOPPER_SHARED_PER_SM,
-        .shared_per_block = SHARED_DEFAULT_PER_BLOCK,
-        .shared_per_block_optin = HOPPER_SHARED_OPTIN,
-        .shared_reserved_per_block = 1 * KIB,
+        COMMON_LIMITS,
+        HOPPER_CHIP,
         .l2_bytes = 60 * MIB,
         .total_memory = 141 * GIB,
         .dram_bytes_per_second = 4.8e12,
-        .clock_khz = HOPPER_CLOCK_KHZ,
         .memory_clock_khz = 3201000,
         .memory_bus_bits = 6144,
-        .max_block_dim = BLOCK_DIMS,
-        .max_grid_dim = GRID_DIMS,
-        .const_memory_bytes = CONST_MEMORY,
-        .timing = HOPPER_TIMING,
     },
     {
         .key = "t4",
         .name = "kgrade virtual T4 (emulated)",
+        COMMON_LIMITS,
         .cc_major = 7,
         .cc_minor = 5,
         .sm_count = 40,
-        .schedulers_per_sm = 4,
-        .warp_size = WARP_SIZE,
-        .max_threads_per_block = MAX_THREADS_PER_BLOCK,
         .max_threads_per_sm = 1024,
         .max_blocks_per_sm = 16,
-        .regs_per_sm = REGS_64K,
-        .regs_per_block = REGS_64K,
-        .max_regs_per_thread = MAX_REGS_PER_THREAD,
         .shared_per_sm = 64 * KIB,
-        .shared_per_block = SHARED_DEFAULT_PER_BLOCK,
         .shared_per_block_optin = 64 * KIB,
         .shared_reserved_per_block = 0, /* Turing reserves none */
+        .clock_khz = 1590000,
         .l2_bytes = 4 * MIB,
         .total_memory = 16 * GIB,
         .dram_bytes_per_second = 3.2e11,
-        .clock_khz = 1590000,
         .memory_clock_khz = 5001000,
         .memory_bus_bits = 256,
-        .max_block_dim = BLOCK_DIMS,
-        .max_grid_dim = GRID_DIMS,
-        .const_memory_bytes = CONST_MEMORY,
         .timing = {.fp32_lanes = 64,
                    .fp64_lanes = 2,
                    .int_lanes = 64,

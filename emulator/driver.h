@@ -136,6 +136,9 @@ void driver_handle_add(enum driver_kind kind, struct driver_handle *handle,
                        struct CUctx_st *context);
 void driver_handle_remove(enum driver_kind kind, struct driver_handle *handle);
 bool driver_handle_live(enum driver_kind kind, const void *handle);
+/* CUDA_ERROR_INVALID_HANDLE unless `handle` is a live handle of `kind` that
+ * `ctx` owns (a module, function, stream or event of that context). */
+CUresult driver_handle_check(enum driver_kind kind, const void *handle, const struct CUctx_st *ctx);
 /* Removes every live handle of `kind` that `match` accepts and passes it to `release`. */
 void driver_handle_remove_if(enum driver_kind kind,
                              bool (*match)(const struct driver_handle *, const void *key),
@@ -153,8 +156,6 @@ void driver_streams_events_release(struct CUctx_st *ctx);
 /* A stream of `ctx`, or one of the default streams (NULL, CU_STREAM_LEGACY,
  * CU_STREAM_PER_THREAD); CUDA_ERROR_INVALID_HANDLE otherwise. */
 CUresult driver_stream_check(struct CUctx_st *ctx, CUstream stream);
-/* CUDA_ERROR_INVALID_HANDLE unless `function` is live and belongs to `ctx`. */
-CUresult driver_function_check(struct CUctx_st *ctx, CUfunction function);
 /* The most threads a block of `function` may have: its .maxntid
  * (__launch_bounds__) or the device's limit. */
 int driver_function_max_threads(const struct CUfunc_st *function,

@@ -120,13 +120,22 @@ EMU_EXPORT CUresult cuDeviceGetCount(int *count)
     return driver_leave(rc);
 }
 
-EMU_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
+/* Begins a query of device `dev`: takes the lock like driver_begin() (the
+ * caller ends with driver_leave) and fails unless the caller's other
+ * arguments are `valid` and `dev` is an ordinal of ours. */
+static CUresult device_query_begin(bool valid, CUdevice dev)
 {
     CUresult rc = driver_begin();
-    if (rc == CUDA_SUCCESS && device == NULL)
+    if (rc == CUDA_SUCCESS && !valid)
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS)
-        rc = driver_device_check(ordinal);
+        rc = driver_device_check(dev);
+    return rc;
+}
+
+EMU_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
+{
+    CUresult rc = device_query_begin(device != NULL, ordinal);
     if (rc == CUDA_SUCCESS)
         *device = ordinal;
     return driver_leave(rc);
@@ -135,11 +144,7 @@ EMU_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
 /* The name is cut to fit `len` bytes, terminator included, as CUDA does. */
 EMU_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
-    CUresult rc = driver_begin();
-    if (rc == CUDA_SUCCESS && (name == NULL || len <= 0))
-        rc = CUDA_ERROR_INVALID_VALUE;
-    if (rc == CUDA_SUCCESS)
-        rc = driver_device_check(dev);
+    CUresult rc = device_query_begin(name != NULL && len > 0, dev);
     if (rc == CUDA_SUCCESS)
         snprintf(name, (size_t)len, "%s", driver.device->name);
     return driver_leave(rc);
@@ -147,11 +152,7 @@ EMU_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 
 EMU_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
-    CUresult rc = driver_begin();
-    if (rc == CUDA_SUCCESS && pi == NULL)
-        rc = CUDA_ERROR_INVALID_VALUE;
-    if (rc == CUDA_SUCCESS)
-        rc = driver_device_check(dev);
+    CUresult rc = device_query_begin(pi != NULL, dev);
     if (rc == CUDA_SUCCESS && !device_attribute(driver.device, attrib, pi))
         rc = CUDA_ERROR_INVALID_VALUE;
     return driver_leave(rc);
@@ -159,11 +160,7 @@ EMU_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUd
 
 EMU_EXPORT CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev)
 {
-    CUresult rc = driver_begin();
-    if (rc == CUDA_SUCCESS && bytes == NULL)
-        rc = CUDA_ERROR_INVALID_VALUE;
-    if (rc == CUDA_SUCCESS)
-        rc = driver_device_check(dev);
+    CUresult rc = device_query_begin(bytes != NULL, dev);
     if (rc == CUDA_SUCCESS)
         *bytes = driver.device->total_memory;
     return driver_leave(rc);
@@ -172,11 +169,7 @@ EMU_EXPORT CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev)
 /* A fixed UUID per model: the bytes of "kgvirtual-" and the model's key. */
 EMU_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
-    CUresult rc = driver_begin();
-    if (rc == CUDA_SUCCESS && uuid == NULL)
-        rc = CUDA_ERROR_INVALID_VALUE;
-    if (rc == CUDA_SUCCESS)
-        rc = driver_device_check(dev);
+    CUresult rc = device_query_begin(uuid != NULL, dev);
     if (rc == CUDA_SUCCESS) {
         char text[sizeof uuid->bytes + 1] = {0};
         snprintf(text, sizeof text, "kgvirtual-%s", driver.device->key);

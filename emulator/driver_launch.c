@@ -255,7 +255,7 @@ EMU_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned
     struct CUctx_st *ctx;
     CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
     if (rc == CUDA_SUCCESS)
-        rc = driver_function_check(ctx, f);
+        rc = driver_handle_check(DRIVER_FUNCTION, f, ctx);
     if (rc == CUDA_SUCCESS)
         rc = driver_stream_check(ctx, hStream);
     if (rc != CUDA_SUCCESS)

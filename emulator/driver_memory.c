@@ -140,40 +140,47 @@ static CUresult memory_set_check(struct CUctx_st *ctx, CUdeviceptr dst, size_t c
     return memory_range_check(ctx, dst, count * width);
 }
 
-EMU_EXPORT CUresult cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+/* Fills `bytes` at `dst` with copies of the `width`-byte `element`: with
+ * memset when the element is one byte repeated (every byte equals the
+ * next: cuMemsetD8, and zeroing), which is the fastest; otherwise by
+ * copying what is filled onto what follows, doubling it each time. */
+static void memory_fill(unsigned char *dst, const unsigned char *element, size_t width,
+                        size_t bytes)
+{
+    if (memcmp(element, element + 1, width - 1) == 0) {
+        memset(dst, element[0], bytes);
+        return;
+    }
+    memcpy(dst, element, width);
+    for (size_t filled = width; filled < bytes; filled *= 2)
+        memcpy(dst + filled, dst, filled < bytes - filled ? filled : bytes - filled);
+}
+
+/* cuMemsetD8/D16/D32: `count` elements of `width` bytes at `dst`, each
+ * `element`. */
+static CUresult memory_set(CUdeviceptr dst, const void *element, size_t width, size_t count)
 {
     struct CUctx_st *ctx;
     CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc != CUDA_SUCCESS || N == 0)
+    if (rc != CUDA_SUCCESS || count == 0)
         return driver_leave(rc);
-    rc = memory_set_check(ctx, dstDevice, N, sizeof uc);
+    rc = memory_set_check(ctx, dst, count, width);
     if (rc == CUDA_SUCCESS)
-        memset(memory_host(dstDevice), uc, N);
+        memory_fill(memory_host(dst), element, width, count * width);
     return driver_leave(rc);
+}
+
+EMU_EXPORT CUresult cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{
+    return memory_set(dstDevice, &uc, sizeof uc, N);
 }
 
 EMU_EXPORT CUresult cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
-    struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc != CUDA_SUCCESS || N == 0)
-        return driver_leave(rc);
-    rc = memory_set_check(ctx, dstDevice, N, sizeof us);
-    unsigned short *p = memory_host(dstDevice);
-    for (size_t i = 0; rc == CUDA_SUCCESS && i < N; i++)
-        p[i] = us;
-    return driver_leave(rc);
+    return memory_set(dstDevice, &us, sizeof us, N);
 }
 
 EMU_EXPORT CUresult cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
-    struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc != CUDA_SUCCESS || N == 0)
-        return driver_leave(rc);
-    rc = memory_set_check(ctx, dstDevice, N, sizeof ui);
-    unsigned int *p = memory_host(dstDevice);
-    for (size_t i = 0; rc == CUDA_SUCCESS && i < N; i++)
-        p[i] = ui;
-    return driver_leave(rc);
+    return memory_set(dstDevice, &ui, sizeof ui, N);
 }

@@ -155,19 +155,12 @@ EMU_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
     return cuModuleLoadDataEx(module, image, 0, NULL, NULL);
 }
 
-static CUresult module_check(struct CUctx_st *ctx, CUmodule module)
-{
-    return driver_handle_live(DRIVER_MODULE, module) && module->handle.context == ctx
-               ? CUDA_SUCCESS
-               : CUDA_ERROR_INVALID_HANDLE;
-}
-
 EMU_EXPORT CUresult cuModuleUnload(CUmodule hmod)
 {
     struct CUctx_st *ctx;
     CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
     if (rc == CUDA_SUCCESS)
-        rc = module_check(ctx, hmod);
+        rc = driver_handle_check(DRIVER_MODULE, hmod, ctx);
     if (rc == CUDA_SUCCESS) {
         driver_handle_remove(DRIVER_MODULE, &hmod->handle);
         module_release(&hmod->handle);
@@ -183,7 +176,7 @@ EMU_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule
     if (rc == CUDA_SUCCESS && name == NULL)
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS)
-        rc = module_check(ctx, hmod);
+        rc = driver_handle_check(DRIVER_MODULE, hmod, ctx);
     uint64_t address = 0;
     size_t size = 0;
     if (rc == CUDA_SUCCESS)
@@ -196,13 +189,6 @@ EMU_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule
 }
 
 /* ------------------------------------------------------------ functions */
-
-CUresult driver_function_check(struct CUctx_st *ctx, CUfunction function)
-{
-    return driver_handle_live(DRIVER_FUNCTION, function) && function->handle.context == ctx
-               ? CUDA_SUCCESS
-               : CUDA_ERROR_INVALID_HANDLE;
-}
 
 /* Registers limit the block as on a GPU only when the count is ptxas's
  * (kgemu_set_registers): the estimate from the PTX's virtual registers is
@@ -260,7 +246,7 @@ EMU_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const 
     if (rc == CUDA_SUCCESS && (hfunc == NULL || name == NULL))
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS)
-        rc = module_check(ctx, hmod);
+        rc = driver_handle_check(DRIVER_MODULE, hmod, ctx);
     struct emu_function *function = NULL;
     if (rc == CUDA_SUCCESS && (function = emu_module_function(hmod->module, name)) == NULL)
         rc = CUDA_ERROR_NOT_FOUND;

@@ -65,6 +65,14 @@ bool driver_handle_live(enum driver_kind kind, const void *handle)
     return false;
 }
 
+CUresult driver_handle_check(enum driver_kind kind, const void *handle, const struct CUctx_st *ctx)
+{
+    if (!driver_handle_live(kind, handle))
+        return CUDA_ERROR_INVALID_HANDLE;
+    const struct driver_handle *live = handle;
+    return live->context == ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
 void driver_handle_remove_if(enum driver_kind kind,
                              bool (*match)(const struct driver_handle *, const void *key),
                              const void *key, void (*release)(struct driver_handle *))

@@ -9,6 +9,7 @@
  * two events it is exactly 0.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "driver.h"
 
@@ -30,51 +31,66 @@ void driver_streams_events_release(struct CUctx_st *ctx)
     driver_handle_remove_if(DRIVER_EVENT, owned_by, ctx, handle_free);
 }
 
-/* ---------------------------------------------------------------- streams */
+/* ------------------------------------------------------------- handles */
 
-/* A stream that was created, not a default one. */
-static CUresult stream_created_check(struct CUctx_st *ctx, CUstream stream)
+/* cuStreamCreate and cuEventCreate: `*created` gets a copy of `initial`
+ * (`size` bytes that begin with a driver_handle) owned by the current
+ * context, once `flags_valid` says the caller's flags are. `created` is the
+ * caller's CUstream * or CUevent * (object pointers share one
+ * representation, and the build has -fno-strict-aliasing). */
+static CUresult handle_create(enum driver_kind kind, const void *initial, size_t size,
+                              bool flags_valid, void **created)
 {
-    return driver_handle_live(DRIVER_STREAM, stream) && stream->handle.context == ctx
-               ? CUDA_SUCCESS
-               : CUDA_ERROR_INVALID_HANDLE;
+    struct CUctx_st *ctx;
+    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    if (rc == CUDA_SUCCESS && (created == NULL || !flags_valid))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    struct driver_handle *handle = NULL;
+    if (rc == CUDA_SUCCESS && (handle = malloc(size)) == NULL)
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    if (rc == CUDA_SUCCESS) {
+        memcpy(handle, initial, size);
+        driver_handle_add(kind, handle, ctx);
+        *created = handle;
+    }
+    return driver_leave(rc);
 }
+
+/* cuStreamDestroy and cuEventDestroy: `handle` must be a stream or an event
+ * of the current context. */
+static CUresult handle_destroy(enum driver_kind kind, void *handle)
+{
+    struct CUctx_st *ctx;
+    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    if (rc == CUDA_SUCCESS)
+        rc = driver_handle_check(kind, handle, ctx);
+    if (rc == CUDA_SUCCESS) {
+        driver_handle_remove(kind, handle);
+        free(handle);
+    }
+    return driver_leave(rc);
+}
+
+/* ---------------------------------------------------------------- streams */
 
 CUresult driver_stream_check(struct CUctx_st *ctx, CUstream stream)
 {
     if (stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD)
         return CUDA_SUCCESS;
-    return stream_created_check(ctx, stream);
+    return driver_handle_check(DRIVER_STREAM, stream, ctx);
 }
 
 EMU_EXPORT CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
-    struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc == CUDA_SUCCESS && (phStream == NULL || (Flags & ~CU_STREAM_NON_BLOCKING) != 0))
-        rc = CUDA_ERROR_INVALID_VALUE;
-    struct CUstream_st *stream = NULL;
-    if (rc == CUDA_SUCCESS && (stream = calloc(1, sizeof *stream)) == NULL)
-        rc = CUDA_ERROR_OUT_OF_MEMORY;
-    if (rc == CUDA_SUCCESS) {
-        stream->flags = Flags;
-        driver_handle_add(DRIVER_STREAM, &stream->handle, ctx);
-        *phStream = stream;
-    }
-    return driver_leave(rc);
+    struct CUstream_st initial = {.flags = Flags};
+    bool flags_valid = (Flags & ~CU_STREAM_NON_BLOCKING) == 0;
+    return handle_create(DRIVER_STREAM, &initial, sizeof initial, flags_valid, (void **)phStream);
 }
 
+/* Only a stream that was created, not a default one. */
 EMU_EXPORT CUresult cuStreamDestroy(CUstream hStream)
 {
-    struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc == CUDA_SUCCESS)
-        rc = stream_created_check(ctx, hStream);
-    if (rc == CUDA_SUCCESS) {
-        driver_handle_remove(DRIVER_STREAM, &hStream->handle);
-        free(hStream);
-    }
-    return driver_leave(rc);
+    return handle_destroy(DRIVER_STREAM, hStream);
 }
 
 EMU_EXPORT CUresult cuStreamSynchronize(CUstream hStream)
@@ -91,13 +107,6 @@ EMU_EXPORT CUresult cuStreamQuery(CUstream hStream)
     return cuStreamSynchronize(hStream);
 }
 
-static CUresult event_check(struct CUctx_st *ctx, CUevent event)
-{
-    return driver_handle_live(DRIVER_EVENT, event) && event->handle.context == ctx
-               ? CUDA_SUCCESS
-               : CUDA_ERROR_INVALID_HANDLE;
-}
-
 /* The event has happened already, so there is nothing to wait for. */
 EMU_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
@@ -106,7 +115,7 @@ EMU_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned
     if (rc == CUDA_SUCCESS)
         rc = driver_stream_check(ctx, hStream);
     if (rc == CUDA_SUCCESS)
-        rc = event_check(ctx, hEvent);
+        rc = driver_handle_check(DRIVER_EVENT, hEvent, ctx);
     if (rc == CUDA_SUCCESS && (Flags & ~CU_EVENT_WAIT_EXTERNAL) != 0)
         rc = CUDA_ERROR_INVALID_VALUE;
     return driver_leave(rc);
@@ -114,38 +123,24 @@ EMU_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned
 
 /* ----------------------------------------------------------------- events */
 
+/* Known flags only, and an interprocess event must not time (cuda.h). */
+static bool event_flags_valid(unsigned flags)
+{
+    if ((flags & ~EVENT_FLAGS) != 0)
+        return false;
+    return (flags & CU_EVENT_INTERPROCESS) == 0 || (flags & CU_EVENT_DISABLE_TIMING) != 0;
+}
+
 EMU_EXPORT CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
-    struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc == CUDA_SUCCESS && (phEvent == NULL || (Flags & ~EVENT_FLAGS) != 0))
-        rc = CUDA_ERROR_INVALID_VALUE;
-    /* An interprocess event must not time (cuda.h). */
-    if (rc == CUDA_SUCCESS && (Flags & CU_EVENT_INTERPROCESS) != 0 &&
-        (Flags & CU_EVENT_DISABLE_TIMING) == 0)
-        rc = CUDA_ERROR_INVALID_VALUE;
-    struct CUevent_st *event = NULL;
-    if (rc == CUDA_SUCCESS && (event = calloc(1, sizeof *event)) == NULL)
-        rc = CUDA_ERROR_OUT_OF_MEMORY;
-    if (rc == CUDA_SUCCESS) {
-        event->flags = Flags;
-        driver_handle_add(DRIVER_EVENT, &event->handle, ctx);
-        *phEvent = event;
-    }
-    return driver_leave(rc);
+    struct CUevent_st initial = {.flags = Flags};
+    return handle_create(DRIVER_EVENT, &initial, sizeof initial, event_flags_valid(Flags),
+                         (void **)phEvent);
 }
 
 EMU_EXPORT CUresult cuEventDestroy(CUevent hEvent)
 {
-    struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc == CUDA_SUCCESS)
-        rc = event_check(ctx, hEvent);
-    if (rc == CUDA_SUCCESS) {
-        driver_handle_remove(DRIVER_EVENT, &hEvent->handle);
-        free(hEvent);
-    }
-    return driver_leave(rc);
+    return handle_destroy(DRIVER_EVENT, hEvent);
 }
 
 EMU_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
@@ -153,7 +148,7 @@ EMU_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
     struct CUctx_st *ctx;
     CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
     if (rc == CUDA_SUCCESS)
-        rc = event_check(ctx, hEvent);
+        rc = driver_handle_check(DRIVER_EVENT, hEvent, ctx);
     if (rc == CUDA_SUCCESS)
         rc = driver_stream_check(ctx, hStream);
     if (rc == CUDA_SUCCESS) {
@@ -169,7 +164,7 @@ EMU_EXPORT CUresult cuEventQuery(CUevent hEvent)
     struct CUctx_st *ctx;
     CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
     if (rc == CUDA_SUCCESS)
-        rc = event_check(ctx, hEvent);
+        rc = driver_handle_check(DRIVER_EVENT, hEvent, ctx);
     return driver_leave(rc);
 }
 
@@ -182,7 +177,7 @@ EMU_EXPORT CUresult cuEventSynchronize(CUevent hEvent)
  * recorded or was created with CU_EVENT_DISABLE_TIMING. */
 static CUresult event_timing_check(struct CUctx_st *ctx, CUevent event)
 {
-    CUresult rc = event_check(ctx, event);
+    CUresult rc = driver_handle_check(DRIVER_EVENT, event, ctx);
     if (rc == CUDA_SUCCESS && (!event->recorded || (event->flags & CU_EVENT_DISABLE_TIMING)))
         rc = CUDA_ERROR_INVALID_HANDLE;
     return rc;

@@ -29,7 +29,7 @@ EMU_EXPORT int kgemu_set_registers(void *function, int registers)
     struct CUctx_st *ctx;
     CUresult r = driver_enter(&ctx, DRIVER_IGNORE_STICKY);
     if (r == CUDA_SUCCESS)
-        r = driver_function_check(ctx, (CUfunction)function);
+        r = driver_handle_check(DRIVER_FUNCTION, function, ctx);
     if (r == CUDA_SUCCESS && (registers < 1 || registers > 255))
         r = CUDA_ERROR_INVALID_VALUE;
     if (r == CUDA_SUCCESS)

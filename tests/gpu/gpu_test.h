@@ -22,6 +22,12 @@
  * launch fails, gpu_test_run() prints the virtual GPU's account of the
  * fault (kgemu_last_fault from kgemu.h, looked up with dlsym as a grader
  * does; nothing on another driver).
+ *
+ * Two shapes of test have their whole loop here: tables of expressions of
+ * one float type, one kernel computing them all (gpu_test_table_run, for
+ * test_float.c and test_double.c), and blocks of C that are both a
+ * kernel's body and the host's reference (gpu_test_bodies_run, for
+ * test_divergence.c and test_local.c).
  */
 #ifndef KGRADE_TESTS_GPU_TEST_H
 #define KGRADE_TESTS_GPU_TEST_H
@@ -103,7 +109,6 @@ static inline int gpu_test_long(long long got, long long want, const char *what,
 #define CHECK_EQ(got, want)                                                                        \
     gpu_test_long((long long)(got), (long long)(want), #got, __FILE__, __LINE__)
 
-/* Prints the summary line; returns the exit status. */
 /* The tests' data generator (xorshift64): the same numbers on every run. */
 static uint64_t gpu_test_rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -121,12 +126,31 @@ static inline double gpu_test_uniform(double lo, double hi)
     return lo + (hi - lo) * (double)(gpu_test_rng() >> 11) / 9007199254740992.0;
 }
 
+/* The bits of a float or a double, and back: gpu_test_float_bits(f),
+ * gpu_test_float_of(u), gpu_test_double_bits(d), gpu_test_double_of(u). */
+#define GPU_TEST_BIT_VIEWS(T, U)                                                                   \
+    static inline U gpu_test_##T##_bits(T x)                                                       \
+    {                                                                                              \
+        U u;                                                                                       \
+        memcpy(&u, &x, sizeof u);                                                                  \
+        return u;                                                                                  \
+    }                                                                                              \
+    static inline T gpu_test_##T##_of(U u)                                                         \
+    {                                                                                              \
+        T x;                                                                                       \
+        memcpy(&x, &u, sizeof x);                                                                  \
+        return x;                                                                                  \
+    }
+GPU_TEST_BIT_VIEWS(float, uint32_t)
+GPU_TEST_BIT_VIEWS(double, uint64_t)
+
 /* 1 when the driver is kgrade's virtual GPU (it exports kgemu_is_virtual). */
 static inline int gpu_test_is_virtual(void)
 {
     return dlsym(RTLD_DEFAULT, "kgemu_is_virtual") != NULL;
 }
 
+/* Prints the summary line; returns the exit status. */
 static inline int gpu_test_summary(void)
 {
     printf("%d passed, %d failed\n", gpu_test.passed, gpu_test.failed);
@@ -185,35 +209,30 @@ static inline char *gpu_test_compile(const char *source, const char *name)
     return gpu_test_compile_options(source, name, 0, NULL);
 }
 
+/* Loads PTX text; `error_log` (of `size` bytes) gets what the loader says. */
+static inline CUresult gpu_test_load_ptx_log(CUmodule *module, const char *ptx, char *error_log,
+                                             size_t size)
+{
+    char info_log[GPU_TEST_LOG_BYTES] = "";
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {error_log, (void *)(uintptr_t)size, info_log,
+                      (void *)(uintptr_t)sizeof info_log};
+    return cuModuleLoadDataEx(module, ptx, 4, options, values);
+}
+
 /* Loads PTX text, printing the loader's error log when it fails. */
 static inline CUresult gpu_test_load_ptx(CUmodule *module, const char *ptx, const char *name)
 {
     char error_log[GPU_TEST_LOG_BYTES] = "";
-    char info_log[GPU_TEST_LOG_BYTES] = "";
-    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                              CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {error_log, (void *)(uintptr_t)sizeof error_log, info_log,
-                      (void *)(uintptr_t)sizeof info_log};
-    CUresult rc = cuModuleLoadDataEx(module, ptx, 4, options, values);
+    CUresult rc = gpu_test_load_ptx_log(module, ptx, error_log, sizeof error_log);
     if (rc != CUDA_SUCCESS)
         fprintf(stderr, "cuModuleLoadDataEx(%s): %s\n%s\n", name, gpu_test_error_name(rc),
                 error_log);
     return rc;
 }
 
-/* Compiles CUDA C with NVRTC and loads the PTX into the current context.
- * CUDA_ERROR_INVALID_SOURCE when NVRTC refused it. */
-static inline CUresult gpu_test_load_source(CUmodule *module, const char *source, const char *name)
-{
-    char *ptx = gpu_test_compile(source, name);
-    if (ptx == NULL)
-        return CUDA_ERROR_INVALID_SOURCE;
-    CUresult rc = gpu_test_load_ptx(module, ptx, name);
-    free(ptx);
-    return rc;
-}
-
-/* gpu_test_load_source with extra NVRTC options. */
+/* gpu_test_load_source with the `n_extra` NVRTC options of `extra`. */
 static inline CUresult gpu_test_load_source_options(CUmodule *module, const char *source,
                                                     const char *name, int n_extra,
                                                     const char *const *extra)
@@ -224,6 +243,13 @@ static inline CUresult gpu_test_load_source_options(CUmodule *module, const char
     CUresult rc = gpu_test_load_ptx(module, ptx, name);
     free(ptx);
     return rc;
+}
+
+/* Compiles CUDA C with NVRTC and loads the PTX into the current context.
+ * CUDA_ERROR_INVALID_SOURCE when NVRTC refused it. */
+static inline CUresult gpu_test_load_source(CUmodule *module, const char *source, const char *name)
+{
+    return gpu_test_load_source_options(module, source, name, 0, NULL);
 }
 
 /* ------------------------------------------- running and checking kernels */
@@ -322,5 +348,236 @@ static inline int gpu_test_same(const void *got, const void *want, size_t n, siz
 
 #define CHECK_SAME(got, want, n)                                                                   \
     gpu_test_same((got), (want), (n), sizeof *(got), #got, __FILE__, __LINE__)
+
+/* ------------------------------------------------ tables of expressions */
+
+/* A table test: one kernel computes, for each of `count` CUDA expressions
+ * of x, y and z (of the element type), out[k * n + i] = expression_k(a[i],
+ * b[i], c[i]) for the n inputs; `inputs` fills a, b and c (at most
+ * `capacity` each) and returns n, and `check` compares every result with
+ * the host's reference. GPU_TEST_TABLE() makes one from an array of
+ * operations that have a member `expression`. */
+#define GPU_TEST_TABLE_THREADS      128
+#define GPU_TEST_TABLE_SOURCE_BYTES 65536
+
+struct gpu_test_table {
+    const char *name;              /* the kernel's */
+    const char *type;              /* the element type: "float" or "double" */
+    size_t size;                   /* of an element */
+    const char *const *expression; /* the first of `count`, each `stride` bytes after the last */
+    size_t stride;
+    int count;
+    int capacity;
+    int (*inputs)(const struct gpu_test_table *t);
+    void (*check)(const struct gpu_test_table *t, int n);
+    int n_options; /* NVRTC options besides ours */
+    const char *const *options;
+    void *a, *b, *c; /* the inputs, while gpu_test_table_run runs */
+    void *out;       /* the results, expression after expression */
+};
+
+#define GPU_TEST_TABLE(kernel, element, ops, max_inputs, fill, compare)                            \
+    ((struct gpu_test_table){.name = (kernel),                                                     \
+                             .type = #element,                                                     \
+                             .size = sizeof(element),                                              \
+                             .expression = &(ops)[0].expression,                                   \
+                             .stride = sizeof(ops)[0],                                             \
+                             .count = (int)(sizeof(ops) / sizeof(ops)[0]),                         \
+                             .capacity = (max_inputs),                                             \
+                             .inputs = (fill),                                                     \
+                             .check = (compare)})
+
+/* The table's kernel in CUDA C (malloc'ed; the caller frees it), or NULL. */
+static inline char *gpu_test_table_source(const struct gpu_test_table *t)
+{
+    const size_t limit = GPU_TEST_TABLE_SOURCE_BYTES;
+    const char *type = t->type;
+    char *s = malloc(limit);
+    if (s == NULL)
+        return NULL;
+    int used = snprintf(s, limit,
+                        "extern \"C\" __global__ void %s(const %s *a, const %s *b,\n"
+                        "    const %s *c, %s *out, int n)\n"
+                        "{\n"
+                        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                        "    if (i >= n) return;\n"
+                        "    %s x = a[i], y = b[i], z = c[i];\n"
+                        "    (void)x; (void)y; (void)z;\n",
+                        t->name, type, type, type, type, type);
+    for (int k = 0; k < t->count; k++) {
+        const char *at = (const char *)t->expression + (size_t)k * t->stride;
+        used += snprintf(s + used, limit - (size_t)used, "    out[(size_t)%d * n + i] = %s;\n", k,
+                         *(const char *const *)at);
+    }
+    snprintf(s + used, limit - (size_t)used, "}\n");
+    return s;
+}
+
+/* Compiles `source` and runs its kernel on the first n inputs; 0 after
+ * counting a failure. */
+static inline int gpu_test_table_kernel(const struct gpu_test_table *t, const char *source, int n)
+{
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK_CU(gpu_test_load_source_options(&module, source, t->name, t->n_options, t->options)))
+        return 0;
+    int ok = CHECK_CU(cuModuleGetFunction(&f, module, t->name));
+    size_t bytes = (size_t)n * t->size, out_bytes = bytes * (size_t)t->count;
+    CUdeviceptr da = gpu_test_upload(t->a, bytes), db = gpu_test_upload(t->b, bytes);
+    CUdeviceptr dc = gpu_test_upload(t->c, bytes), dout = gpu_test_upload(NULL, out_bytes);
+    ok = ok && da && db && dc && dout;
+    void *args[] = {&da, &db, &dc, &dout, &n};
+    unsigned blocks = (unsigned)((n + GPU_TEST_TABLE_THREADS - 1) / GPU_TEST_TABLE_THREADS);
+    ok = ok && gpu_test_run(f, blocks, GPU_TEST_TABLE_THREADS, args);
+    ok = gpu_test_download(t->out, dout, out_bytes) && ok;
+    cuMemFree(da);
+    cuMemFree(db);
+    cuMemFree(dc);
+    CHECK_CU(cuModuleUnload(module));
+    return ok;
+}
+
+/* Fills the first count² inputs with every pair of the `count` special
+ * values `specials` (the bits of elements of the table's type) as x and
+ * y, and another one as z; returns count². */
+static inline int gpu_test_table_special_pairs(const struct gpu_test_table *t, const void *specials,
+                                               size_t count)
+{
+    const unsigned char *special = specials;
+    unsigned char *a = t->a, *b = t->b, *c = t->c;
+    size_t n = 0, size = t->size;
+    for (size_t i = 0; i < count; i++)
+        for (size_t j = 0; j < count; j++, n++) {
+            memcpy(a + n * size, special + i * size, size);
+            memcpy(b + n * size, special + j * size, size);
+            memcpy(c + n * size, special + (i * 7 + j * 3) % count * size, size);
+        }
+    return (int)n;
+}
+
+/* The whole table test: inputs, the kernel, the host's check. */
+static inline void gpu_test_table_run(struct gpu_test_table t)
+{
+    size_t bytes = (size_t)t.capacity * t.size;
+    t.a = malloc(bytes);
+    t.b = malloc(bytes);
+    t.c = malloc(bytes);
+    t.out = malloc(bytes * (size_t)t.count);
+    char *source = gpu_test_table_source(&t);
+    if (CHECK(t.a && t.b && t.c && t.out && source)) {
+        int n = t.inputs(&t);
+        if (gpu_test_table_kernel(&t, source, n))
+            t.check(&t, n);
+    }
+    free(source);
+    free(t.a);
+    free(t.b);
+    free(t.c);
+    free(t.out);
+}
+
+/* ------------------------------------ kernels whose body is host code too */
+
+/* A body test: C that is both the body of a kernel and the body of the
+ * host's reference, so the two cannot drift. It reads v = in[i] and writes
+ * out[i] (and may return early). GPU_TEST_HOST_BODY(name, ...) defines the
+ * reference host_NAME; GPU_TEST_BODY(name, ...) is the test's entry in a
+ * table of struct gpu_test_body. */
+struct gpu_test_body {
+    const char *name;
+    const char *body; /* the C, as text */
+    void (*host)(const int *in, int *out, int i);
+};
+
+#define GPU_TEST_HOST_BODY(name, ...)                                                              \
+    static void host_##name(const int *in, int *out, int i)                                        \
+    {                                                                                              \
+        int v = in[i];                                                                             \
+        __VA_ARGS__                                                                                \
+    }
+#define GPU_TEST_BODY(name, ...) {#name, #__VA_ARGS__, host_##name},
+
+#define GPU_TEST_BODY_SHOW 5 /* mismatching elements printed per test */
+
+/* Prints the elements where `got` differs from `want`, the first few one
+ * by one; one check. */
+static inline void gpu_test_body_compare(const struct gpu_test_body *t, const int *in,
+                                         const int *got, const int *want, int n)
+{
+    int wrong = 0;
+    for (int i = 0; i < n; i++)
+        if (got[i] != want[i] && wrong++ < GPU_TEST_BODY_SHOW)
+            fprintf(stderr, "  %s: in[%d] = %d gave %d, expected %d\n", t->name, i, in[i], got[i],
+                    want[i]);
+    if (wrong)
+        fprintf(stderr, "  %s: %d of %d wrong\n", t->name, wrong, n);
+    CHECK(wrong == 0);
+}
+
+/* Runs the kernel t->name of `source` (which may be NULL: a failure) over
+ * the n inputs `in`, blocks of `threads`, and compares every out[i] with
+ * the host's. out starts as the same pattern on both sides, so a path that
+ * writes nothing must leave it. */
+static inline void gpu_test_body_run(const struct gpu_test_body *t, const char *source,
+                                     const int *in, int n, unsigned threads)
+{
+    size_t bytes = (size_t)n * sizeof(int);
+    int *out = malloc(bytes), *want = malloc(bytes);
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK(source != NULL && out != NULL && want != NULL) ||
+        !CHECK_CU(gpu_test_load_source(&module, source, t->name))) {
+        free(out);
+        free(want);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        want[i] = out[i] = i * -3 + 17;
+    for (int i = 0; i < n; i++)
+        t->host(in, want, i);
+    CUdeviceptr din = gpu_test_upload(in, bytes), dout = gpu_test_upload(out, bytes);
+    void *args[] = {&din, &dout, &n};
+    if (CHECK_CU(cuModuleGetFunction(&f, module, t->name)) &&
+        gpu_test_run(f, ((unsigned)n + threads - 1) / threads, threads, args) &&
+        gpu_test_download(out, dout, bytes))
+        gpu_test_body_compare(t, in, out, want, n);
+    cuMemFree(din);
+    CHECK_CU(cuModuleUnload(module));
+    free(out);
+    free(want);
+}
+
+/* The kernel of body test `t` in CUDA C (malloc'ed; the caller frees it),
+ * or NULL: `prelude` (what the bodies call; may be empty), then the body
+ * in a kernel NAME(const int *in, int *out, int count). */
+static inline char *gpu_test_body_source(const struct gpu_test_body *t, const char *prelude)
+{
+    size_t size = strlen(prelude) + strlen(t->body) + 512;
+    char *s = malloc(size);
+    if (s != NULL)
+        snprintf(s, size,
+                 "%s"
+                 "extern \"C\" __global__ void %s(const int *in, int *out, int count)\n"
+                 "{\n"
+                 "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "    if (i >= count) return;\n"
+                 "    int v = in[i];\n"
+                 "    %s\n"
+                 "}\n",
+                 prelude, t->name, t->body);
+    return s;
+}
+
+/* Runs each of the `count` tests over the n inputs `in`, with `prelude`
+ * before each kernel (gpu_test_body_source). */
+static inline void gpu_test_bodies_run(const struct gpu_test_body *tests, int count,
+                                       const char *prelude, const int *in, int n, unsigned threads)
+{
+    for (int k = 0; k < count; k++) {
+        char *source = gpu_test_body_source(&tests[k], prelude);
+        gpu_test_body_run(&tests[k], source, in, n, threads);
+        free(source);
+    }
+}
 
 #endif

@@ -29,34 +29,6 @@
 #define N_RANDOM 8192
 #define SHOW     4
 
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static uint64_t dbits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static float float_of(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static double double_of(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 enum mode { RN, RZ, RD, RU };
 static const int fe_modes[] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD};
 enum int_kind { S32, U32, S64, U64 };
@@ -103,7 +75,7 @@ static uint64_t to_float(long double v, enum mode m)
     fesetround(fe_modes[m]);
     volatile float r = (float)vv;
     fesetround(FE_TONEAREST);
-    return fbits(r);
+    return gpu_test_float_bits(r);
 }
 
 static uint64_t to_double(long double v, enum mode m)
@@ -112,7 +84,7 @@ static uint64_t to_double(long double v, enum mode m)
     fesetround(fe_modes[m]);
     volatile double r = (double)vv;
     fesetround(FE_TONEAREST);
-    return dbits(r);
+    return gpu_test_double_bits(r);
 }
 
 /* float to a format with `mant` fraction bits, exponent bias `bias` and
@@ -312,12 +284,12 @@ static uint64_t reference(const struct op *op, float x, double X, long long L)
         case U64_:
             return to_float(UL, op->mode);
         default: /* HALF */
-            return fbits(half_to_float((uint16_t)L));
+            return gpu_test_float_bits(half_to_float((uint16_t)L));
         }
     case R_F64:
         switch (op->from) {
         case F32:
-            return dbits((double)x);
+            return gpu_test_double_bits((double)x);
         case I32:
             return to_double(I, op->mode);
         case U32_:
@@ -334,9 +306,9 @@ static uint64_t reference(const struct op *op, float x, double X, long long L)
     default: /* R_OTHER: told apart by mode */
         switch (op->mode) {
         case RN:
-            return (uint32_t)(dbits(X) >> 32);
+            return (uint32_t)(gpu_test_double_bits(X) >> 32);
         case RZ:
-            return (uint32_t)dbits(X);
+            return (uint32_t)gpu_test_double_bits(X);
         case RD:
             return (uint64_t)(uint32_t)I << 32 | (uint32_t)(L >> 32);
         default:
@@ -361,11 +333,11 @@ static int same(const struct op *op, uint64_t got, uint64_t want)
                    ? (got & 0x7f80) == 0x7f80 && (got & 0x7f) && got < 0x10000
                    : got == want;
     if (op->to == R_F32)
-        return isnan(float_of((uint32_t)want))
-                   ? got < (1ull << 32) && isnan(float_of((uint32_t)got))
+        return isnan(gpu_test_float_of((uint32_t)want))
+                   ? got < (1ull << 32) && isnan(gpu_test_float_of((uint32_t)got))
                    : got == want;
     if (op->to == R_F64)
-        return isnan(double_of(want)) ? isnan(double_of(got)) : got == want;
+        return isnan(gpu_test_double_of(want)) ? isnan(gpu_test_double_of(got)) : got == want;
     return got == want;
 }
 
@@ -563,8 +535,8 @@ static int make_inputs(float *xf, double *xd, long long *xl)
     for (int i = 0; i < N_RANDOM; i++, n++) {
         switch (i % 4) {
         case 0:
-            xf[n] = float_of((uint32_t)gpu_test_rng());
-            xd[n] = double_of(gpu_test_rng());
+            xf[n] = gpu_test_float_of((uint32_t)gpu_test_rng());
+            xd[n] = gpu_test_double_of(gpu_test_rng());
             xl[n] = (long long)gpu_test_rng();
             break;
         case 1: /* halfway cases and their neighbours */
@@ -589,7 +561,7 @@ static int make_inputs(float *xf, double *xd, long long *xl)
             xf[n] = ldexpf((float)(gpu_test_rng() % 16777216) / 16777216.0f,
                            (int)(gpu_test_rng() % 50) - 26) *
                     (gpu_test_rng() & 1 ? 1.0f : -1.0f);
-            xd[n] = (double)float_of((uint32_t)gpu_test_rng()) *
+            xd[n] = (double)gpu_test_float_of((uint32_t)gpu_test_rng()) *
                     (1.0 + ldexp((double)(gpu_test_rng() % 4), -25));
             xl[n] = (long long)(gpu_test_rng() % 65536);
             break;
@@ -638,8 +610,8 @@ int main(void)
                         fprintf(stderr,
                                 "  %s with x=%a (0x%08x) X=%a L=%lld (0x%llx)\n    gave 0x%llx, "
                                 "expected 0x%llx\n",
-                                ops[k].expression, (double)xf[i], fbits(xf[i]), xd[i], xl[i],
-                                (unsigned long long)xl[i], (unsigned long long)got,
+                                ops[k].expression, (double)xf[i], gpu_test_float_bits(xf[i]), xd[i],
+                                xl[i], (unsigned long long)xl[i], (unsigned long long)got,
                                 (unsigned long long)want);
                 }
                 if (wrong)

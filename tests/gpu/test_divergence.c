@@ -15,7 +15,6 @@
 
 #define N       20000
 #define THREADS 128
-#define SHOW    5
 
 /* clang-format off */
 #define TEST_IF_ELSE(X) X(if_else,                                                                 \
@@ -190,22 +189,8 @@
     TEST_TERNARY(X)
 
 /* The host references: host_NAME(in, out, i) runs the body for element i. */
-#define HOST_FUNCTION(name, ...)                                                                   \
-    static void host_##name(const int *in, int *out, int i)                                        \
-    {                                                                                              \
-        int v = in[i];                                                                             \
-        __VA_ARGS__                                                                                \
-    }
-ALL_TESTS(HOST_FUNCTION)
-
-struct test {
-    const char *name;
-    const char *body;
-    void (*host)(const int *in, int *out, int i);
-};
-
-#define TEST_ENTRY(name, ...) {#name, #__VA_ARGS__, host_##name},
-static const struct test tests[] = {ALL_TESTS(TEST_ENTRY)};
+ALL_TESTS(GPU_TEST_HOST_BODY)
+static const struct gpu_test_body tests[] = {ALL_TESTS(GPU_TEST_BODY)};
 #define N_TESTS ((int)(sizeof tests / sizeof tests[0]))
 
 static void make_inputs(int *in)
@@ -228,58 +213,6 @@ static void make_inputs(int *in)
     }
 }
 
-static char *kernel_text(const struct test *t)
-{
-    size_t size = strlen(t->body) + 512;
-    char *s = malloc(size);
-    if (s != NULL)
-        snprintf(s, size,
-                 "extern \"C\" __global__ void %s(const int *in, int *out, int n)\n"
-                 "{\n"
-                 "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                 "    if (i >= n) return;\n"
-                 "    int v = in[i];\n"
-                 "    %s\n"
-                 "}\n",
-                 t->name, t->body);
-    return s;
-}
-
-static void run_test(const struct test *t, const int *in)
-{
-    static int out[N], want[N];
-    char *source = kernel_text(t);
-    CUmodule module;
-    CUfunction f;
-    if (!CHECK(source != NULL) || !CHECK_CU(gpu_test_load_source(&module, source, t->name))) {
-        free(source);
-        return;
-    }
-    free(source);
-    /* out starts as a pattern: paths that write nothing must leave it. */
-    for (int i = 0; i < N; i++)
-        want[i] = out[i] = i * -3 + 17;
-    for (int i = 0; i < N; i++)
-        t->host(in, want, i);
-    int n = N;
-    CUdeviceptr din = gpu_test_upload(in, sizeof out), dout = gpu_test_upload(out, sizeof out);
-    void *args[] = {&din, &dout, &n};
-    if (CHECK_CU(cuModuleGetFunction(&f, module, t->name)) &&
-        gpu_test_run(f, (N + THREADS - 1) / THREADS, THREADS, args) &&
-        gpu_test_download(out, dout, sizeof out)) {
-        int wrong = 0;
-        for (int i = 0; i < N; i++)
-            if (out[i] != want[i] && wrong++ < SHOW)
-                fprintf(stderr, "  %s: in[%d] = %d gave %d, expected %d\n", t->name, i, in[i],
-                        out[i], want[i]);
-        if (wrong)
-            fprintf(stderr, "  %s: %d of %d wrong\n", t->name, wrong, N);
-        CHECK(wrong == 0);
-    }
-    cuMemFree(din);
-    CHECK_CU(cuModuleUnload(module));
-}
-
 int main(void)
 {
     static int in[N];
@@ -287,8 +220,7 @@ int main(void)
     if (!gpu_test_start(&context))
         return gpu_test_summary();
     make_inputs(in);
-    for (int k = 0; k < N_TESTS; k++)
-        run_test(&tests[k], in);
+    gpu_test_bodies_run(tests, N_TESTS, "", in, N, THREADS);
     CHECK_CU(cuCtxDestroy(context));
     return gpu_test_summary();
 }

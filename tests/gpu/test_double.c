@@ -27,35 +27,19 @@
 
 #include "gpu_test.h"
 
-#define THREADS       128
 #define N_RANDOM_BITS 4096
 #define N_CLOSE       2048
 #define N_TINY        2048
 #define N_FMA_RESIDUE 2048
 #define N_MATH        8192
 #define SHOW          4
-#define SOURCE_BYTES  65536
 
 /* ------------------------------------------------------------- helpers */
-
-static uint64_t bits_of(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double double_of(uint64_t u)
-{
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
 
 static double random_finite(void)
 {
     for (;;) {
-        double d = double_of(gpu_test_rng());
+        double d = gpu_test_double_of(gpu_test_rng());
         if (isfinite(d))
             return d;
     }
@@ -84,57 +68,14 @@ static const uint64_t special_bits[] = {
 
 static int64_t double_order(double d)
 {
-    uint64_t u = bits_of(d);
+    uint64_t u = gpu_test_double_bits(d);
     return u >> 63 ? -(int64_t)(u & ~(1ull << 63)) - 1 : (int64_t)u;
 }
 
 static const char *hexd(double d, char *buf)
 {
-    snprintf(buf, 64, "%a (0x%016llx)", d, (unsigned long long)bits_of(d));
+    snprintf(buf, 64, "%a (0x%016llx)", d, (unsigned long long)gpu_test_double_bits(d));
     return buf;
-}
-
-static char *kernel_source(const char *name, const char *const *expressions, int count)
-{
-    char *s = malloc(SOURCE_BYTES);
-    if (s == NULL)
-        return NULL;
-    int used = snprintf(s, SOURCE_BYTES,
-                        "extern \"C\" __global__ void %s(const double *a, const double *b,\n"
-                        "    const double *c, double *out, int n)\n"
-                        "{\n"
-                        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                        "    if (i >= n) return;\n"
-                        "    double x = a[i], y = b[i], z = c[i];\n"
-                        "    (void)x; (void)y; (void)z;\n",
-                        name);
-    for (int k = 0; k < count; k++)
-        used += snprintf(s + used, SOURCE_BYTES - (size_t)used,
-                         "    out[(size_t)%d * n + i] = %s;\n", k, expressions[k]);
-    snprintf(s + used, SOURCE_BYTES - (size_t)used, "}\n");
-    return s;
-}
-
-static int run_table(const char *source, const char *name, const double *a, const double *b,
-                     const double *c, int n, int count, double *out)
-{
-    CUmodule module;
-    CUfunction f;
-    if (!CHECK_CU(gpu_test_load_source(&module, source, name)))
-        return 0;
-    int ok = CHECK_CU(cuModuleGetFunction(&f, module, name));
-    size_t bytes = (size_t)n * sizeof(double);
-    CUdeviceptr da = gpu_test_upload(a, bytes), db = gpu_test_upload(b, bytes);
-    CUdeviceptr dc = gpu_test_upload(c, bytes), dout = gpu_test_upload(NULL, bytes * count);
-    ok = ok && da && db && dc && dout;
-    void *args[] = {&da, &db, &dc, &dout, &n};
-    ok = ok && gpu_test_run(f, (unsigned)((n + THREADS - 1) / THREADS), THREADS, args);
-    ok = gpu_test_download(out, dout, bytes * count) && ok;
-    cuMemFree(da);
-    cuMemFree(db);
-    cuMemFree(dc);
-    CHECK_CU(cuModuleUnload(module));
-    return ok;
 }
 
 /* ------------------------------------------ exactly rounded operations */
@@ -284,8 +225,9 @@ static double exact_reference(const struct exact_op *op, double x, double y, dou
     return vr;
 }
 
-static void check_exact(const double *a, const double *b, const double *c, int n, const double *out)
+static void check_exact(const struct gpu_test_table *t, int n)
 {
+    const double *a = t->a, *b = t->b, *c = t->c, *out = t->out;
     for (int k = 0; k < N_EXACT; k++) {
         const struct exact_op *op = &exact_ops[k];
         struct exact_op nearest = *op;
@@ -294,9 +236,10 @@ static void check_exact(const double *a, const double *b, const double *c, int n
         for (int i = 0; i < n; i++) {
             double want = exact_reference(op, a[i], b[i], c[i]);
             double got = out[(size_t)k * n + i];
-            directed += bits_of(want) != bits_of(exact_reference(&nearest, a[i], b[i], c[i]));
+            directed += gpu_test_double_bits(want) !=
+                        gpu_test_double_bits(exact_reference(&nearest, a[i], b[i], c[i]));
             /* NaN payloads of doubles are not specified */
-            if (isnan(want) ? isnan(got) : bits_of(got) == bits_of(want))
+            if (isnan(want) ? isnan(got) : gpu_test_double_bits(got) == gpu_test_double_bits(want))
                 continue;
             if (wrong++ < SHOW) {
                 char s[5][64];
@@ -313,32 +256,31 @@ static void check_exact(const double *a, const double *b, const double *c, int n
     }
 }
 
-static int exact_inputs(double *a, double *b, double *c)
+/* The exact group's inputs: the special pairs and the random groups. */
+#define N_EXACT_IN ((int)(N_SPECIAL * N_SPECIAL) + N_RANDOM_BITS + N_CLOSE + N_TINY + N_FMA_RESIDUE)
+
+static int exact_inputs(const struct gpu_test_table *t)
 {
-    int n = 0;
-    for (size_t i = 0; i < N_SPECIAL; i++)
-        for (size_t j = 0; j < N_SPECIAL; j++, n++) {
-            a[n] = double_of(special_bits[i]);
-            b[n] = double_of(special_bits[j]);
-            c[n] = double_of(special_bits[(i * 7 + j * 3) % N_SPECIAL]);
-        }
+    double *a = t->a, *b = t->b, *c = t->c;
+    int n = gpu_test_table_special_pairs(t, special_bits, N_SPECIAL);
     for (int i = 0; i < N_RANDOM_BITS; i++, n++) {
-        a[n] = double_of(gpu_test_rng());
-        b[n] = double_of(gpu_test_rng());
-        c[n] = double_of(gpu_test_rng());
+        a[n] = gpu_test_double_of(gpu_test_rng());
+        b[n] = gpu_test_double_of(gpu_test_rng());
+        c[n] = gpu_test_double_of(gpu_test_rng());
     }
     for (int i = 0; i < N_CLOSE; i++, n++) {
         a[n] = ldexp(gpu_test_uniform(1.0, 2.0), (int)(gpu_test_rng() % 16) - 8);
         uint64_t delta = gpu_test_rng() % 64;
-        b[n] = double_of(bits_of(a[n]) + (gpu_test_rng() & 1 ? delta : -delta)) *
-               (gpu_test_rng() & 1 ? 1.0 : -1.0);
+        b[n] =
+            gpu_test_double_of(gpu_test_double_bits(a[n]) + (gpu_test_rng() & 1 ? delta : -delta)) *
+            (gpu_test_rng() & 1 ? 1.0 : -1.0);
         c[n] = -a[n];
     }
     for (int i = 0; i < N_TINY; i++, n++) {
-        a[n] =
-            double_of((gpu_test_rng() % 0x0030000000000000ull) | (gpu_test_rng() & (1ull << 63)));
+        a[n] = gpu_test_double_of((gpu_test_rng() % 0x0030000000000000ull) |
+                                  (gpu_test_rng() & (1ull << 63)));
         b[n] = ldexp(gpu_test_uniform(0.5, 2.0), (int)(gpu_test_rng() % 120) - 60);
-        c[n] = double_of(gpu_test_rng() % 0x0010000000000000ull);
+        c[n] = gpu_test_double_of(gpu_test_rng() % 0x0010000000000000ull);
     }
     for (int i = 0; i < N_FMA_RESIDUE; i++, n++) {
         a[n] = ldexp(gpu_test_uniform(1.0, 2.0), (int)(gpu_test_rng() % 200) - 100);
@@ -346,28 +288,6 @@ static int exact_inputs(double *a, double *b, double *c)
         c[n] = -(a[n] * b[n]);
     }
     return n;
-}
-
-static void test_exact(void)
-{
-    int cap = (int)(N_SPECIAL * N_SPECIAL) + N_RANDOM_BITS + N_CLOSE + N_TINY + N_FMA_RESIDUE;
-    double *a = malloc(cap * sizeof(double)), *b = malloc(cap * sizeof(double));
-    double *c = malloc(cap * sizeof(double));
-    double *out = malloc((size_t)cap * N_EXACT * sizeof(double));
-    const char *expressions[N_EXACT];
-    for (int k = 0; k < N_EXACT; k++)
-        expressions[k] = exact_ops[k].expression;
-    char *source = kernel_source("exact_ops", expressions, N_EXACT);
-    if (CHECK(a && b && c && out && source)) {
-        int n = exact_inputs(a, b, c);
-        if (run_table(source, "exact_ops", a, b, c, n, N_EXACT, out))
-            check_exact(a, b, c, n, out);
-    }
-    free(source);
-    free(a);
-    free(b);
-    free(c);
-    free(out);
 }
 
 /* ---------------------------------------------- the math library, in ulp */
@@ -394,8 +314,8 @@ static int within_ulp(double got, long double exact, double bound)
     if (isnan(got))
         return 0;
     if (isinf(exact) || exact == 0)
-        return bits_of(got) == bits_of((double)exact);
-    if (isinf((double)exact) && bits_of(got) == bits_of((double)exact))
+        return gpu_test_double_bits(got) == gpu_test_double_bits((double)exact);
+    if (isinf((double)exact) && gpu_test_double_bits(got) == gpu_test_double_bits((double)exact))
         return 1; /* past DBL_MAX: Inf is the correctly rounded result */
     return ulp_error(got, exact) <= (long double)bound + 0.5L + REFERENCE_SLACK;
 }
@@ -433,14 +353,13 @@ static const struct math_op math_ops[] = {
 };
 #define N_MATH_OPS ((int)(sizeof math_ops / sizeof math_ops[0]))
 
-static int math_inputs(double *a, double *b, double *c)
+/* The math group's inputs at most: the special pairs, pow's bases × powers, random. */
+#define N_MATH_IN ((int)(N_SPECIAL * N_SPECIAL) + 64 + N_MATH)
+
+static int math_inputs(const struct gpu_test_table *t)
 {
-    int n = 0;
-    for (size_t i = 0; i < N_SPECIAL; i++)
-        for (size_t j = 0; j < N_SPECIAL; j++, n++) {
-            a[n] = double_of(special_bits[i]);
-            b[n] = double_of(special_bits[j]);
-        }
+    double *a = t->a, *b = t->b, *c = t->c;
+    int n = gpu_test_table_special_pairs(t, special_bits, N_SPECIAL); /* z: 0, below */
     static const double bases[] = {-8.0, -2.0, -1.0, -0.5, 0.5, 1.0, 10.0};
     static const double powers[] = {-3.0, -2.0, -1.0, 0.5, 1.0, 3.0, 1.0 / 3.0, 1023.0};
     for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++)
@@ -474,8 +393,9 @@ static int math_inputs(double *a, double *b, double *c)
     return n;
 }
 
-static void check_math(const double *a, const double *b, int n, const double *out)
+static void check_math(const struct gpu_test_table *t, int n)
 {
+    const double *a = t->a, *b = t->b, *out = t->out;
     for (int k = 0; k < N_MATH_OPS; k++) {
         const struct math_op *op = &math_ops[k];
         int wrong = 0;
@@ -503,35 +423,15 @@ static void check_math(const double *a, const double *b, int n, const double *ou
     }
 }
 
-static void test_math(void)
-{
-    int cap = (int)(N_SPECIAL * N_SPECIAL) + 64 + N_MATH;
-    double *a = malloc(cap * sizeof(double)), *b = malloc(cap * sizeof(double));
-    double *c = malloc(cap * sizeof(double));
-    double *out = malloc((size_t)cap * N_MATH_OPS * sizeof(double));
-    const char *expressions[N_MATH_OPS];
-    for (int k = 0; k < N_MATH_OPS; k++)
-        expressions[k] = math_ops[k].expression;
-    char *source = kernel_source("math_ops", expressions, N_MATH_OPS);
-    if (CHECK(a && b && c && out && source)) {
-        int n = math_inputs(a, b, c);
-        if (run_table(source, "math_ops", a, b, c, n, N_MATH_OPS, out))
-            check_math(a, b, n, out);
-    }
-    free(source);
-    free(a);
-    free(b);
-    free(c);
-    free(out);
-}
-
 int main(void)
 {
     CUcontext context;
     if (!gpu_test_start(&context))
         return gpu_test_summary();
-    test_exact();
-    test_math();
+    gpu_test_table_run(
+        GPU_TEST_TABLE("exact_ops", double, exact_ops, N_EXACT_IN, exact_inputs, check_exact));
+    gpu_test_table_run(
+        GPU_TEST_TABLE("math_ops", double, math_ops, N_MATH_IN, math_inputs, check_math));
     CHECK_CU(cuCtxDestroy(context));
     return gpu_test_summary();
 }

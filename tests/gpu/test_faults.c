@@ -166,6 +166,12 @@ static int start(CUcontext *context)
            CHECK_CU(gpu_test_load_source(&module, source, "faults.cu"));
 }
 
+/* start(), and a new device buffer of `bytes`. */
+static int start_with(CUcontext *context, CUdeviceptr *buffer, size_t bytes)
+{
+    return start(context) && CHECK_CU(cuMemAlloc(buffer, bytes));
+}
+
 /* The fault record says `code`, names `kernel_name`, and, when thread is
  * not NULL, that block and thread; source_line when not 0. Skipped when
  * the driver is not the virtual GPU. */
@@ -231,6 +237,27 @@ static int launch_expect(CUfunction f, unsigned blocks, unsigned threads, unsign
     return CHECK_CU_IS(rc, code) && launched;
 }
 
+/* Launches `name` (which must succeed) on `blocks` of `threads` and returns
+ * what the sync says. */
+static CUresult launch_and_sync(const char *name, unsigned blocks, unsigned threads, void **args)
+{
+    CUresult rc = CUDA_SUCCESS;
+    if (CHECK_CU(cuLaunchKernel(kernel(name), blocks, 1, 1, threads, 1, 1, 0, NULL, args, NULL)))
+        rc = cuCtxSynchronize();
+    return rc;
+}
+
+/* A kernel that cannot finish: any error, and on the virtual GPU `code`
+ * with a fault record naming `name`. */
+static void check_launch_failed(CUresult rc, CUresult code, const char *name)
+{
+    CHECK(rc != CUDA_SUCCESS);
+    if (is_virtual != NULL) {
+        CHECK_CU_IS(rc, code);
+        check_record(rc, name, NULL, NULL, 0);
+    }
+}
+
 /* Runs `body` in a child with an alarm (and `env` set, when not NULL, as
  * "NAME=value"), adds its pass and fail counts to ours. */
 static void run_case(const char *name, void (*body)(void), const char *env)
@@ -279,7 +306,7 @@ static void case_one_past(void)
 {
     CUcontext context;
     CUdeviceptr p;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&p, N * sizeof(int))))
+    if (!start_with(&context, &p, N * sizeof(int)))
         return;
     int n = N;
     void *args[] = {&p, &n};
@@ -361,7 +388,7 @@ static void case_read_null(void)
 {
     CUcontext context;
     CUdeviceptr out;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&out, 16)))
+    if (!start_with(&context, &out, 16))
         return;
     CUdeviceptr null = 0;
     void *args[] = {&null, &out};
@@ -379,7 +406,7 @@ static void case_use_after_free(void)
 {
     CUcontext context;
     CUdeviceptr p;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&p, N * sizeof(int))))
+    if (!start_with(&context, &p, N * sizeof(int)))
         return;
     CHECK_CU(cuMemFree(p));
     int n = 10;
@@ -393,7 +420,7 @@ static void case_misaligned(void)
 {
     CUcontext context;
     CUdeviceptr p, out;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&p, 4096)) || !CHECK_CU(cuMemAlloc(&out, 4096)))
+    if (!start_with(&context, &p, 4096) || !CHECK_CU(cuMemAlloc(&out, 4096)))
         return;
     int offset = 0;
     void *args[] = {&p, &out, &offset};
@@ -405,7 +432,7 @@ static void case_misaligned(void)
         check_record(CUDA_ERROR_MISALIGNED_ADDRESS, "misaligned", block, thread, 14);
     }
     check_recovery(context);
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&p, 4096)) || !CHECK_CU(cuMemAlloc(&out, 4096)))
+    if (!start_with(&context, &p, 4096) || !CHECK_CU(cuMemAlloc(&out, 4096)))
         return;
     void *args64[] = {&p, &out};
     if (launch_expect(kernel("misaligned64"), 1, 1, 0, args64, CUDA_ERROR_MISALIGNED_ADDRESS))
@@ -417,7 +444,7 @@ static void case_shared_oob(void)
 {
     CUcontext context;
     CUdeviceptr out;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&out, 4096)))
+    if (!start_with(&context, &out, 4096))
         return;
     int index = 0;
     void *args[] = {&out, &index};
@@ -433,7 +460,7 @@ static void case_local_oob(void)
 {
     CUcontext context;
     CUdeviceptr out;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&out, 4096)))
+    if (!start_with(&context, &out, 4096))
         return;
     int index = 1 << 24;
     void *args[] = {&out, &index};
@@ -446,21 +473,15 @@ static void case_named_barriers(void)
 {
     CUcontext context;
     CUdeviceptr out;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&out, 4096)))
+    if (!start_with(&context, &out, 4096))
         return;
     void *args[] = {&out};
-    CUresult rc = CUDA_SUCCESS;
-    if (CHECK_CU(cuLaunchKernel(kernel("named_barriers"), 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL)))
-        rc = cuCtxSynchronize();
     /* a deadlock: an error, whichever (the virtual GPU says LAUNCH_FAILED) */
-    CHECK(rc != CUDA_SUCCESS);
-    if (is_virtual != NULL) {
-        CHECK_CU_IS(rc, CUDA_ERROR_LAUNCH_FAILED);
-        check_record(rc, "named_barriers", NULL, NULL, 0);
-        struct kgemu_fault f;
-        if (last_fault(&f) == 1)
-            CHECK(strstr(f.message, "barrier") != NULL);
-    }
+    check_launch_failed(launch_and_sync("named_barriers", 1, 64, args), CUDA_ERROR_LAUNCH_FAILED,
+                        "named_barriers");
+    struct kgemu_fault f;
+    if (is_virtual != NULL && last_fault(&f) == 1)
+        CHECK(strstr(f.message, "barrier") != NULL);
     check_recovery(context);
 }
 
@@ -468,14 +489,12 @@ static void case_spin_at_barrier(void)
 {
     CUcontext context;
     CUdeviceptr flag, out;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&flag, 4)) || !CHECK_CU(cuMemsetD32(flag, 0, 1)) ||
+    if (!start_with(&context, &flag, 4) || !CHECK_CU(cuMemsetD32(flag, 0, 1)) ||
         !CHECK_CU(cuMemAlloc(&out, 4096)))
         return;
     void *args[] = {&flag, &out};
     time_t t0 = time(NULL);
-    CUresult rc = CUDA_SUCCESS;
-    if (CHECK_CU(cuLaunchKernel(kernel("spin_at_barrier"), 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL)))
-        rc = cuCtxSynchronize();
+    CUresult rc = launch_and_sync("spin_at_barrier", 1, 64, args);
     /* warp 1 waits for a flag warp 0 sets after a barrier warp 1 never
      * reaches: it cannot finish; under the small budget it must end soon */
     CHECK(rc == CUDA_ERROR_LAUNCH_TIMEOUT || rc == CUDA_ERROR_LAUNCH_FAILED);
@@ -487,7 +506,7 @@ static void case_runaway(void)
 {
     CUcontext context;
     CUdeviceptr flag, out;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&flag, 4)) || !CHECK_CU(cuMemsetD32(flag, 0, 1)) ||
+    if (!start_with(&context, &flag, 4) || !CHECK_CU(cuMemsetD32(flag, 0, 1)) ||
         !CHECK_CU(cuMemAlloc(&out, 1 << 16)))
         return;
     void *args[] = {&flag, &out};
@@ -504,7 +523,7 @@ static void case_assert(void)
 {
     CUcontext context;
     CUdeviceptr out;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&out, N * sizeof(int))))
+    if (!start_with(&context, &out, N * sizeof(int)))
         return;
     int bad = 777;
     void *args[] = {&out, &bad};
@@ -520,12 +539,10 @@ static void case_trap(void)
 {
     CUcontext context;
     CUdeviceptr out;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&out, 4096)))
+    if (!start_with(&context, &out, 4096))
         return;
     void *args[] = {&out};
-    CUresult rc = CUDA_SUCCESS;
-    if (CHECK_CU(cuLaunchKernel(kernel("traps"), 2, 1, 1, 32, 1, 1, 0, NULL, args, NULL)))
-        rc = cuCtxSynchronize();
+    CUresult rc = launch_and_sync("traps", 2, 32, args);
     CHECK_CU_EITHER(rc, CUDA_ERROR_LAUNCH_FAILED, CUDA_ERROR_ILLEGAL_INSTRUCTION);
     check_record(rc, "traps", NULL, NULL, 0);
     check_recovery(context);
@@ -535,19 +552,12 @@ static void case_stack_overflow(void)
 {
     CUcontext context;
     CUdeviceptr out;
-    if (!start(&context) || !CHECK_CU(cuMemAlloc(&out, 4096)) ||
-        !CHECK_CU(cuMemsetD8(out, 0, 4096)))
+    if (!start_with(&context, &out, 4096) || !CHECK_CU(cuMemsetD8(out, 0, 4096)))
         return;
     void *args[] = {&out};
-    CUresult rc = CUDA_SUCCESS;
-    if (CHECK_CU(cuLaunchKernel(kernel("recurse"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL)))
-        rc = cuCtxSynchronize();
     /* an error, not a crash; the virtual GPU says HARDWARE_STACK_ERROR */
-    CHECK(rc != CUDA_SUCCESS);
-    if (is_virtual != NULL) {
-        CHECK_CU_IS(rc, CUDA_ERROR_HARDWARE_STACK_ERROR);
-        check_record(rc, "recurse", NULL, NULL, 0);
-    }
+    check_launch_failed(launch_and_sync("recurse", 1, 32, args), CUDA_ERROR_HARDWARE_STACK_ERROR,
+                        "recurse");
     check_recovery(context);
 }
 
@@ -643,13 +653,10 @@ static void case_malloc(void)
 /* Hand-written PTX the loader must refuse, and the line it must name. */
 static void refuse_ptx(const char *ptx, int line, const char *what)
 {
-    char error_log[4096] = "", info_log[4096] = "";
-    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                              CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {error_log, (void *)(uintptr_t)sizeof error_log, info_log,
-                      (void *)(uintptr_t)sizeof info_log};
+    char error_log[4096] = "";
     CUmodule m = NULL;
-    CHECK_CU_IS(cuModuleLoadDataEx(&m, ptx, 4, options, values), CUDA_ERROR_INVALID_PTX);
+    CHECK_CU_IS(gpu_test_load_ptx_log(&m, ptx, error_log, sizeof error_log),
+                CUDA_ERROR_INVALID_PTX);
     char needle[32];
     snprintf(needle, sizeof needle, "line %d", line);
     printf("    %s: %s\n", what, error_log);

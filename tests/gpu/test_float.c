@@ -29,7 +29,6 @@
 
 #include "gpu_test.h"
 
-#define THREADS       128
 #define N_RANDOM_BITS 4096
 #define N_CLOSE       3072
 #define N_TINY        2048
@@ -37,29 +36,14 @@
 #define N_MATH        12288
 #define SHOW          4 /* mismatches printed per operation */
 #define CANONICAL_NAN 0x7fffffffu
-#define SOURCE_BYTES  65536
 
 /* ------------------------------------------------------------- helpers */
-
-static uint32_t bits_of(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float float_of(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 
 /* A random finite float with any exponent (NaN/Inf patterns redrawn). */
 static float random_finite(void)
 {
     for (;;) {
-        float f = float_of((uint32_t)gpu_test_rng());
+        float f = gpu_test_float_of((uint32_t)gpu_test_rng());
         if (isfinite(f))
             return f;
     }
@@ -92,61 +76,14 @@ static const uint32_t special_bits[] = {
  * (-0.0 just below +0.0, +Inf just above FLT_MAX). */
 static int64_t float_order(float f)
 {
-    uint32_t u = bits_of(f);
+    uint32_t u = gpu_test_float_bits(f);
     return u & 0x80000000u ? -(int64_t)(u & 0x7fffffffu) - 1 : (int64_t)u;
 }
 
 static const char *hexf(float f, char *buf)
 {
-    snprintf(buf, 48, "%a (0x%08x)", (double)f, bits_of(f));
+    snprintf(buf, 48, "%a (0x%08x)", (double)f, gpu_test_float_bits(f));
     return buf;
-}
-
-/* Builds a kernel out[k * n + i] = expression_k(x, y, z) for the table. */
-static char *kernel_source(const char *name, const char *const *expressions, int count)
-{
-    char *s = malloc(SOURCE_BYTES);
-    if (s == NULL)
-        return NULL;
-    int used = snprintf(s, SOURCE_BYTES,
-                        "extern \"C\" __global__ void %s(const float *a, const float *b,\n"
-                        "    const float *c, float *out, int n)\n"
-                        "{\n"
-                        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                        "    if (i >= n) return;\n"
-                        "    float x = a[i], y = b[i], z = c[i];\n"
-                        "    (void)x; (void)y; (void)z;\n",
-                        name);
-    for (int k = 0; k < count; k++)
-        used += snprintf(s + used, SOURCE_BYTES - (size_t)used,
-                         "    out[(size_t)%d * n + i] = %s;\n", k, expressions[k]);
-    snprintf(s + used, SOURCE_BYTES - (size_t)used, "}\n");
-    return s;
-}
-
-/* Compiles `source` (with extra NVRTC options) and runs its kernel `name`
- * on n inputs; `out` gets count × n results. */
-static int run_table(const char *source, const char *name, int n_options,
-                     const char *const *options, const float *a, const float *b, const float *c,
-                     int n, int count, float *out)
-{
-    CUmodule module;
-    CUfunction f;
-    if (!CHECK_CU(gpu_test_load_source_options(&module, source, name, n_options, options)))
-        return 0;
-    int ok = CHECK_CU(cuModuleGetFunction(&f, module, name));
-    size_t bytes = (size_t)n * sizeof(float);
-    CUdeviceptr da = gpu_test_upload(a, bytes), db = gpu_test_upload(b, bytes);
-    CUdeviceptr dc = gpu_test_upload(c, bytes), dout = gpu_test_upload(NULL, bytes * count);
-    ok = ok && da && db && dc && dout;
-    void *args[] = {&da, &db, &dc, &dout, &n};
-    ok = ok && gpu_test_run(f, (unsigned)((n + THREADS - 1) / THREADS), THREADS, args);
-    ok = gpu_test_download(out, dout, bytes * count) && ok;
-    cuMemFree(da);
-    cuMemFree(db);
-    cuMemFree(dc);
-    CHECK_CU(cuModuleUnload(module));
-    return ok;
 }
 
 /* ------------------------------------------ exactly rounded operations */
@@ -225,7 +162,7 @@ static const struct exact_op exact_ops[] = {
 static float ptx_min(float x, float y, int want_max)
 {
     if (isnan(x))
-        return isnan(y) ? float_of(CANONICAL_NAN) : y;
+        return isnan(y) ? gpu_test_float_of(CANONICAL_NAN) : y;
     if (isnan(y))
         return x;
     int x_first = float_order(x) < float_order(y);
@@ -333,16 +270,18 @@ static int nan_must_be_canonical(const struct exact_op *op, float x, float y, fl
 static int same_result(const struct exact_op *op, float x, float y, float z, float got, float want)
 {
     if (isnan(want))
-        return nan_must_be_canonical(op, x, y, z) ? bits_of(got) == CANONICAL_NAN : isnan(got);
+        return nan_must_be_canonical(op, x, y, z) ? gpu_test_float_bits(got) == CANONICAL_NAN
+                                                  : isnan(got);
     /* __saturatef(-0.0): the guide says "clamped to [0.0, 1.0]" and leaves
      * the sign of a zero result unstated. */
     if (op->kind == SATURATE && x == 0.0f)
         return got == 0.0f;
-    return bits_of(got) == bits_of(want);
+    return gpu_test_float_bits(got) == gpu_test_float_bits(want);
 }
 
-static void check_exact(const float *a, const float *b, const float *c, int n, const float *out)
+static void check_exact(const struct gpu_test_table *t, int n)
 {
+    const float *a = t->a, *b = t->b, *c = t->c, *out = t->out;
     for (int k = 0; k < N_EXACT; k++) {
         const struct exact_op *op = &exact_ops[k];
         struct exact_op nearest = *op;
@@ -350,12 +289,13 @@ static void check_exact(const float *a, const float *b, const float *c, int n, c
         int wrong = 0, directed = 0;
         for (int i = 0; i < n; i++) {
             float want = exact_reference(op, a[i], b[i], c[i]);
-            directed += bits_of(want) != bits_of(exact_reference(&nearest, a[i], b[i], c[i]));
+            directed += gpu_test_float_bits(want) !=
+                        gpu_test_float_bits(exact_reference(&nearest, a[i], b[i], c[i]));
             float got = out[(size_t)k * n + i];
             if (same_result(op, a[i], b[i], c[i], got, want))
                 continue;
             if (isnan(want) && nan_must_be_canonical(op, a[i], b[i], c[i]))
-                want = float_of(CANONICAL_NAN);
+                want = gpu_test_float_of(CANONICAL_NAN);
             if (wrong++ < SHOW) {
                 char s[5][48];
                 fprintf(stderr, "  %s with x=%s y=%s z=%s\n    gave %s, expected %s\n",
@@ -371,35 +311,34 @@ static void check_exact(const float *a, const float *b, const float *c, int n, c
     }
 }
 
+/* The exact group's inputs: the special pairs and the random groups. */
+#define N_EXACT_IN ((int)(N_SPECIAL * N_SPECIAL) + N_RANDOM_BITS + N_CLOSE + N_TINY + N_FMA_RESIDUE)
+
 /* The inputs of the exact group: special pairs, then random groups. */
-static int exact_inputs(float *a, float *b, float *c)
+static int exact_inputs(const struct gpu_test_table *t)
 {
-    int n = 0;
-    for (size_t i = 0; i < N_SPECIAL; i++)
-        for (size_t j = 0; j < N_SPECIAL; j++, n++) {
-            a[n] = float_of(special_bits[i]);
-            b[n] = float_of(special_bits[j]);
-            c[n] = float_of(special_bits[(i * 7 + j * 3) % N_SPECIAL]);
-        }
+    float *a = t->a, *b = t->b, *c = t->c;
+    int n = gpu_test_table_special_pairs(t, special_bits, N_SPECIAL);
     for (int i = 0; i < N_RANDOM_BITS; i++, n++) {
-        a[n] = float_of((uint32_t)gpu_test_rng());
-        b[n] = float_of((uint32_t)gpu_test_rng());
-        c[n] = float_of((uint32_t)gpu_test_rng());
+        a[n] = gpu_test_float_of((uint32_t)gpu_test_rng());
+        b[n] = gpu_test_float_of((uint32_t)gpu_test_rng());
+        c[n] = gpu_test_float_of((uint32_t)gpu_test_rng());
     }
     /* Close values: cancellation in x - y, quotients near 1. */
     for (int i = 0; i < N_CLOSE; i++, n++) {
         a[n] = (float)ldexp(gpu_test_uniform(1.0, 2.0), (int)(gpu_test_rng() % 16) - 8);
         uint32_t delta = (uint32_t)(gpu_test_rng() % 64);
-        b[n] = float_of(bits_of(a[n]) + (gpu_test_rng() & 1 ? delta : -delta)) *
-               (gpu_test_rng() & 1 ? 1.0f : -1.0f);
+        b[n] =
+            gpu_test_float_of(gpu_test_float_bits(a[n]) + (gpu_test_rng() & 1 ? delta : -delta)) *
+            (gpu_test_rng() & 1 ? 1.0f : -1.0f);
         c[n] = -a[n];
     }
     /* Subnormal and near-underflow operands and results. */
     for (int i = 0; i < N_TINY; i++, n++) {
-        a[n] = float_of((uint32_t)(gpu_test_rng() % 0x01800000u) |
-                        (uint32_t)(gpu_test_rng() & 0x80000000u));
+        a[n] = gpu_test_float_of((uint32_t)(gpu_test_rng() % 0x01800000u) |
+                                 (uint32_t)(gpu_test_rng() & 0x80000000u));
         b[n] = (float)ldexp(gpu_test_uniform(0.5, 2.0), (int)(gpu_test_rng() % 40) - 20);
-        c[n] = float_of((uint32_t)(gpu_test_rng() % 0x00800000u));
+        c[n] = gpu_test_float_of((uint32_t)(gpu_test_rng() % 0x00800000u));
     }
     /* fma residues: z = -(x*y rounded), so fma(x, y, z) is the rounding error. */
     for (int i = 0; i < N_FMA_RESIDUE; i++, n++) {
@@ -408,28 +347,6 @@ static int exact_inputs(float *a, float *b, float *c)
         c[n] = -(a[n] * b[n]);
     }
     return n;
-}
-
-static void test_exact(void)
-{
-    int cap = (int)(N_SPECIAL * N_SPECIAL) + N_RANDOM_BITS + N_CLOSE + N_TINY + N_FMA_RESIDUE;
-    float *a = malloc(cap * sizeof(float)), *b = malloc(cap * sizeof(float));
-    float *c = malloc(cap * sizeof(float));
-    float *out = malloc((size_t)cap * N_EXACT * sizeof(float));
-    const char *expressions[N_EXACT];
-    for (int k = 0; k < N_EXACT; k++)
-        expressions[k] = exact_ops[k].expression;
-    char *source = kernel_source("exact_ops", expressions, N_EXACT);
-    if (CHECK(a && b && c && out && source)) {
-        int n = exact_inputs(a, b, c);
-        if (run_table(source, "exact_ops", 0, NULL, a, b, c, n, N_EXACT, out))
-            check_exact(a, b, c, n, out);
-    }
-    free(source);
-    free(a);
-    free(b);
-    free(c);
-    free(out);
 }
 
 /* ---------------------------------------------- the math library, in ulp */
@@ -452,7 +369,7 @@ static int within_ulp(float got, double exact, double bound)
     if (isnan(got))
         return 0;
     if (isinf(exact) || exact == 0.0)
-        return bits_of(got) == bits_of((float)exact);
+        return gpu_test_float_bits(got) == gpu_test_float_bits((float)exact);
     return ulp_error(got, exact) <= bound;
 }
 
@@ -489,14 +406,13 @@ static const struct math_op math_ops[] = {
 };
 #define N_MATH_OPS ((int)(sizeof math_ops / sizeof math_ops[0]))
 
-static int math_inputs(float *a, float *b, float *c)
+/* The math group's inputs at most: the special pairs, pow's bases × powers, random. */
+#define N_MATH_IN ((int)(N_SPECIAL * N_SPECIAL) + 64 + N_MATH)
+
+static int math_inputs(const struct gpu_test_table *t)
 {
-    int n = 0;
-    for (size_t i = 0; i < N_SPECIAL; i++)
-        for (size_t j = 0; j < N_SPECIAL; j++, n++) {
-            a[n] = float_of(special_bits[i]);
-            b[n] = float_of(special_bits[j]);
-        }
+    float *a = t->a, *b = t->b, *c = t->c;
+    int n = gpu_test_table_special_pairs(t, special_bits, N_SPECIAL); /* z: 0, below */
     /* pow's special cases: negative bases with integral exponents, 1 and -1. */
     static const float bases[] = {-8.0f, -2.0f, -1.0f, -0.5f, 0.5f, 1.0f, 10.0f};
     static const float powers[] = {-3.0f, -2.0f, -1.0f, 0.5f, 1.0f, 3.0f, 1.0f / 3.0f, 127.0f};
@@ -531,8 +447,9 @@ static int math_inputs(float *a, float *b, float *c)
     return n;
 }
 
-static void check_math(const float *a, const float *b, int n, const float *out)
+static void check_math(const struct gpu_test_table *t, int n)
 {
+    const float *a = t->a, *b = t->b, *out = t->out;
     for (int k = 0; k < N_MATH_OPS; k++) {
         const struct math_op *op = &math_ops[k];
         int wrong = 0;
@@ -558,28 +475,6 @@ static void check_math(const float *a, const float *b, int n, const float *out)
             printf("  %-14s worst %.3f ulp\n", op->expression, worst);
         CHECK(wrong == 0);
     }
-}
-
-static void test_math(void)
-{
-    int cap = (int)(N_SPECIAL * N_SPECIAL) + 64 + N_MATH;
-    float *a = malloc(cap * sizeof(float)), *b = malloc(cap * sizeof(float));
-    float *c = malloc(cap * sizeof(float));
-    float *out = malloc((size_t)cap * N_MATH_OPS * sizeof(float));
-    const char *expressions[N_MATH_OPS];
-    for (int k = 0; k < N_MATH_OPS; k++)
-        expressions[k] = math_ops[k].expression;
-    char *source = kernel_source("math_ops", expressions, N_MATH_OPS);
-    if (CHECK(a && b && c && out && source)) {
-        int n = math_inputs(a, b, c);
-        if (run_table(source, "math_ops", 0, NULL, a, b, c, n, N_MATH_OPS, out))
-            check_math(a, b, n, out);
-    }
-    free(source);
-    free(a);
-    free(b);
-    free(c);
-    free(out);
 }
 
 /* ------------------------------------------------ the fast intrinsics */
@@ -615,9 +510,10 @@ static const struct fast_op fast_ops[] = {
 
 /* Inputs: x in its kind's domain is chosen per element from the thread
  * index's kind, so every op sees inputs of its own domain in its own slice. */
-static void fast_inputs(float *a, float *b, float *c, int n)
+static int fast_inputs(const struct gpu_test_table *t)
 {
-    for (int i = 0; i < n; i++) {
+    float *a = t->a, *b = t->b, *c = t->c;
+    for (int i = 0; i < N_FAST; i++) {
         switch (i % 5) {
         case 0: /* __expf domain with normal results */
             a[i] = (float)gpu_test_uniform(-87.0, 88.0);
@@ -640,6 +536,7 @@ static void fast_inputs(float *a, float *b, float *c, int n)
                (gpu_test_rng() & 1 ? 1 : -1);
         c[i] = 0.0f;
     }
+    return N_FAST;
 }
 
 static int fast_applies(enum fast_kind kind, int i)
@@ -709,8 +606,9 @@ static int fast_ok(enum fast_kind kind, float x, float y, float got, double *err
     return *error <= ulp_bound;
 }
 
-static void check_fast(const float *a, const float *b, int n, const float *out)
+static void check_fast(const struct gpu_test_table *t, int n)
 {
+    const float *a = t->a, *b = t->b, *out = t->out;
     for (int k = 0; k < N_FAST_OPS; k++) {
         const struct fast_op *op = &fast_ops[k];
         int wrong = 0, checked = 0;
@@ -757,37 +655,14 @@ static void test_fdividef_large_divisor(void)
     CUdeviceptr dout = gpu_test_upload(NULL, sizeof out);
     void *args[] = {&da, &db, &dout};
     if (gpu_test_run(f, 1, 4, args) && gpu_test_download(out, dout, sizeof out)) {
-        CHECK_EQ(bits_of(out[0]), 0x00000000u);
-        CHECK_EQ(bits_of(out[1]), 0x80000000u);
-        CHECK_EQ(bits_of(out[2]), 0x80000000u);
+        CHECK_EQ(gpu_test_float_bits(out[0]), 0x00000000u);
+        CHECK_EQ(gpu_test_float_bits(out[1]), 0x80000000u);
+        CHECK_EQ(gpu_test_float_bits(out[2]), 0x80000000u);
         CHECK(isnan(out[3]));
     }
     cuMemFree(da);
     cuMemFree(db);
     CHECK_CU(cuModuleUnload(module));
-}
-
-static void test_fast(void)
-{
-    int n = N_FAST;
-    float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
-    float *c = malloc(n * sizeof(float));
-    float *out = malloc((size_t)n * N_FAST_OPS * sizeof(float));
-    const char *expressions[N_FAST_OPS];
-    for (int k = 0; k < N_FAST_OPS; k++)
-        expressions[k] = fast_ops[k].expression;
-    char *source = kernel_source("fast_ops", expressions, N_FAST_OPS);
-    if (CHECK(a && b && c && out && source)) {
-        fast_inputs(a, b, c, n);
-        if (run_table(source, "fast_ops", 0, NULL, a, b, c, n, N_FAST_OPS, out))
-            check_fast(a, b, n, out);
-    }
-    free(source);
-    free(a);
-    free(b);
-    free(c);
-    free(out);
-    test_fdividef_large_divisor();
 }
 
 /* ------------------------------------------------------ --use_fast_math */
@@ -796,15 +671,20 @@ static void test_fast(void)
  * takes square roots approximately and maps expf/sinf/logf to the
  * intrinsics. The kernel's own PTX must say so (.ftz, .approx), and the
  * results must be what those instructions give. */
-static const char *const fast_math_expressions[] = {
-    "x * y",    /* 0: mul.ftz: subnormal inputs and results flush to signed zero */
-    "x + y",    /* 1: add.ftz */
-    "x / y",    /* 2: approximate, 2 ulp */
-    "sqrtf(x)", /* 3: sqrt.approx */
-    "expf(x)",  /* 4: __expf */
-    "sinf(x)",  /* 5: __sinf */
+struct fast_math_op {
+    const char *expression;
 };
-#define N_FAST_MATH 6
+
+static const struct fast_math_op fast_math_ops[] = {
+    {"x * y"},    /* 0: mul.ftz: subnormal inputs and results flush to signed zero */
+    {"x + y"},    /* 1: add.ftz */
+    {"x / y"},    /* 2: approximate, 2 ulp */
+    {"sqrtf(x)"}, /* 3: sqrt.approx */
+    {"expf(x)"},  /* 4: __expf */
+    {"sinf(x)"},  /* 5: __sinf */
+};
+#define N_FAST_MATH    ((int)(sizeof fast_math_ops / sizeof fast_math_ops[0]))
+#define N_FAST_MATH_IN 4096
 
 static int fast_math_ptx_says(const char *ptx, const char *what)
 {
@@ -814,32 +694,32 @@ static int fast_math_ptx_says(const char *ptx, const char *what)
     return 0;
 }
 
-static float ftz(float x)
+/* The table's PTX has the flushing and approximate instructions; 0 when
+ * it could not be compiled. */
+static int fast_math_ptx_check(const struct gpu_test_table *t)
 {
-    return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x;
-}
-
-static void test_use_fast_math(void)
-{
-    enum { N = 4096 };
-    static float a[N], b[N], c[N], out[N * N_FAST_MATH];
-    const char *options[] = {"--use_fast_math"};
-    char *source = kernel_source("fast_math", fast_math_expressions, N_FAST_MATH);
-    char *ptx = source ? gpu_test_compile_options(source, "fast_math.cu", 1, options) : NULL;
-    if (!CHECK(ptx != NULL)) {
-        free(source);
-        return;
-    }
+    char *source = gpu_test_table_source(t);
+    char *ptx =
+        source ? gpu_test_compile_options(source, "fast_math.cu", t->n_options, t->options) : NULL;
+    free(source);
+    if (!CHECK(ptx != NULL))
+        return 0;
     CHECK(fast_math_ptx_says(ptx, "mul.ftz.f32") && fast_math_ptx_says(ptx, "add.ftz.f32"));
     CHECK(fast_math_ptx_says(ptx, "sqrt.approx.ftz.f32"));
     CHECK(fast_math_ptx_says(ptx, "ex2.approx.ftz.f32"));
     CHECK(fast_math_ptx_says(ptx, "sin.approx.ftz.f32"));
     free(ptx);
-    for (int i = 0; i < N; i++) {
+    return 1;
+}
+
+static int fast_math_inputs(const struct gpu_test_table *t)
+{
+    float *a = t->a, *b = t->b, *c = t->c;
+    for (int i = 0; i < N_FAST_MATH_IN; i++) {
         switch (i % 4) {
         case 0: /* subnormal operands: flushed before the operation */
-            a[i] = float_of((uint32_t)(gpu_test_rng() % 0x00800000u) |
-                            (uint32_t)(gpu_test_rng() & 0x80000000u));
+            a[i] = gpu_test_float_of((uint32_t)(gpu_test_rng() % 0x00800000u) |
+                                     (uint32_t)(gpu_test_rng() & 0x80000000u));
             b[i] = (float)gpu_test_uniform(1.0, 4.0);
             break;
         case 1: /* products deep in the subnormal range: flushed after */
@@ -857,44 +737,62 @@ static void test_use_fast_math(void)
         }
         c[i] = 0.0f;
     }
-    if (!run_table(source, "fast_math", 1, options, a, b, c, N, N_FAST_MATH, out)) {
-        free(source);
-        return;
-    }
-    free(source);
+    return N_FAST_MATH_IN;
+}
+
+static float ftz(float x)
+{
+    return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x;
+}
+
+static void check_fast_math(const struct gpu_test_table *t, int n)
+{
+    const float *a = t->a, *b = t->b, *out = t->out;
     int wrong[N_FAST_MATH] = {0};
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < n; i++) {
         float x = a[i], y = b[i], xf = ftz(x), yf = ftz(y);
         const float *r = out + i;
         char s[3][48];
-        if (bits_of(r[0]) != bits_of(ftz(xf * yf)) && wrong[0]++ < SHOW)
+        if (gpu_test_float_bits(r[0]) != gpu_test_float_bits(ftz(xf * yf)) && wrong[0]++ < SHOW)
             fprintf(stderr, "  fast x * y with x=%s y=%s gave %s\n", hexf(x, s[0]), hexf(y, s[1]),
                     hexf(r[0], s[2]));
-        if (bits_of(r[N]) != bits_of(ftz(xf + yf)) && wrong[1]++ < SHOW)
+        if (gpu_test_float_bits(r[n]) != gpu_test_float_bits(ftz(xf + yf)) && wrong[1]++ < SHOW)
             fprintf(stderr, "  fast x + y with x=%s y=%s gave %s\n", hexf(x, s[0]), hexf(y, s[1]),
-                    hexf(r[N], s[2]));
+                    hexf(r[n], s[2]));
         if (i % 4 >= 2) { /* normal operands and results */
             double e;
-            if (ulp_error(r[2 * N], (double)x / y) > 2 && wrong[2]++ < SHOW)
+            if (ulp_error(r[2 * n], (double)x / y) > 2 && wrong[2]++ < SHOW)
                 fprintf(stderr, "  fast x / y with x=%s y=%s gave %s\n", hexf(x, s[0]),
-                        hexf(y, s[1]), hexf(r[2 * N], s[2]));
+                        hexf(y, s[1]), hexf(r[2 * n], s[2]));
             /* sqrt.approx.f32: relative error 2^-23 (PTX ISA), ~1 ulp */
-            e = fabs(r[3 * N] - sqrt(x)) / sqrt(x);
+            e = fabs(r[3 * n] - sqrt(x)) / sqrt(x);
             if (x > 0 && e > 0x1p-23 && wrong[3]++ < SHOW)
-                fprintf(stderr, "  fast sqrtf(%s) gave %s\n", hexf(x, s[0]), hexf(r[3 * N], s[1]));
-            if (i % 4 == 2 && ulp_error(r[4 * N], exp(x)) > 2 + floor(fabs(1.173 * x)) &&
+                fprintf(stderr, "  fast sqrtf(%s) gave %s\n", hexf(x, s[0]), hexf(r[3 * n], s[1]));
+            if (i % 4 == 2 && ulp_error(r[4 * n], exp(x)) > 2 + floor(fabs(1.173 * x)) &&
                 wrong[4]++ < SHOW)
-                fprintf(stderr, "  fast expf(%s) gave %s\n", hexf(x, s[0]), hexf(r[4 * N], s[1]));
-            if (i % 4 == 3 && fabsf(x) <= (float)M_PI && fabs(r[5 * N] - sin(x)) > exp2(-21.41) &&
+                fprintf(stderr, "  fast expf(%s) gave %s\n", hexf(x, s[0]), hexf(r[4 * n], s[1]));
+            if (i % 4 == 3 && fabsf(x) <= (float)M_PI && fabs(r[5 * n] - sin(x)) > exp2(-21.41) &&
                 wrong[5]++ < SHOW)
-                fprintf(stderr, "  fast sinf(%s) gave %s\n", hexf(x, s[0]), hexf(r[5 * N], s[1]));
+                fprintf(stderr, "  fast sinf(%s) gave %s\n", hexf(x, s[0]), hexf(r[5 * n], s[1]));
         }
     }
     for (int k = 0; k < N_FAST_MATH; k++) {
         if (wrong[k])
-            fprintf(stderr, "  --use_fast_math %s: %d wrong\n", fast_math_expressions[k], wrong[k]);
+            fprintf(stderr, "  --use_fast_math %s: %d wrong\n", fast_math_ops[k].expression,
+                    wrong[k]);
         CHECK(wrong[k] == 0);
     }
+}
+
+static void test_use_fast_math(void)
+{
+    static const char *const options[] = {"--use_fast_math"};
+    struct gpu_test_table t = GPU_TEST_TABLE("fast_math", float, fast_math_ops, N_FAST_MATH_IN,
+                                             fast_math_inputs, check_fast_math);
+    t.n_options = 1;
+    t.options = options;
+    if (fast_math_ptx_check(&t))
+        gpu_test_table_run(t);
 }
 
 int main(void)
@@ -902,9 +800,13 @@ int main(void)
     CUcontext context;
     if (!gpu_test_start(&context))
         return gpu_test_summary();
-    test_exact();
-    test_math();
-    test_fast();
+    gpu_test_table_run(
+        GPU_TEST_TABLE("exact_ops", float, exact_ops, N_EXACT_IN, exact_inputs, check_exact));
+    gpu_test_table_run(
+        GPU_TEST_TABLE("math_ops", float, math_ops, N_MATH_IN, math_inputs, check_math));
+    gpu_test_table_run(
+        GPU_TEST_TABLE("fast_ops", float, fast_ops, N_FAST, fast_inputs, check_fast));
+    test_fdividef_large_divisor();
     test_use_fast_math();
     CHECK_CU(cuCtxDestroy(context));
     return gpu_test_summary();

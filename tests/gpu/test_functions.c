@@ -334,11 +334,9 @@ static void expect_pointers_refused(const char *kernels, const char *name)
     const char *options[] = {"--fmad=false"};
     char *ptx = source ? gpu_test_compile_options(source, name, 1, options) : NULL;
     char log[GPU_TEST_LOG_BYTES] = "";
-    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {log, (void *)(uintptr_t)sizeof log};
     CUmodule module;
     if (CHECK(ptx != NULL)) {
-        CHECK_CU_IS(cuModuleLoadDataEx(&module, ptx, 2, keys, values), CUDA_ERROR_INVALID_PTX);
+        CHECK_CU_IS(gpu_test_load_ptx_log(&module, ptx, log, sizeof log), CUDA_ERROR_INVALID_PTX);
         CHECK(strstr(log, "function pointers are not supported") != NULL);
     }
     free(ptx);

@@ -14,7 +14,6 @@
 
 #define N       4096
 #define THREADS 128
-#define SHOW    5
 
 /* clang-format off */
 #define FUNCTIONS(X) X(                                                                            \
@@ -139,80 +138,18 @@ NOINLINE unsigned weigh(const int *p, int n, int skip)                          
 FUNCTIONS(AS_CODE)
 #undef NOINLINE
 
-#define HOST_FUNCTION(name, ...)                                                                   \
-    static void host_##name(const int *in, int *out, int i)                                        \
-    {                                                                                              \
-        int v = in[i];                                                                             \
-        __VA_ARGS__                                                                                \
-    }
-ALL_TESTS(HOST_FUNCTION)
-
-struct test {
-    const char *name;
-    const char *body;
-    void (*host)(const int *in, int *out, int i);
-};
-
-#define TEST_ENTRY(name, ...) {#name, #__VA_ARGS__, host_##name},
-static const struct test tests[] = {ALL_TESTS(TEST_ENTRY)};
+ALL_TESTS(GPU_TEST_HOST_BODY)
+static const struct gpu_test_body tests[] = {ALL_TESTS(GPU_TEST_BODY)};
 #define N_TESTS ((int)(sizeof tests / sizeof tests[0]))
 
-static char *kernel_text(const struct test *t)
-{
-    static const char functions[] = FUNCTIONS(AS_TEXT);
-    size_t size = strlen(t->body) + sizeof functions + 512;
-    char *s = malloc(size);
-    if (s != NULL)
-        snprintf(s, size,
-                 "#define NOINLINE __device__ __noinline__\n"
-                 "%s\n"
-                 "extern \"C\" __global__ void %s(const int *in, int *out, int count)\n"
-                 "{\n"
-                 "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                 "    if (i >= count) return;\n"
-                 "    int v = in[i];\n"
-                 "    %s\n"
-                 "}\n",
-                 functions, t->name, t->body);
-    return s;
-}
-
-static void run_test(const struct test *t, const int *in)
-{
-    static int out[N], want[N];
-    char *source = kernel_text(t);
-    CUmodule module;
-    CUfunction f;
-    if (!CHECK(source != NULL) || !CHECK_CU(gpu_test_load_source(&module, source, t->name))) {
-        free(source);
-        return;
-    }
-    free(source);
-    for (int i = 0; i < N; i++)
-        t->host(in, want, i);
-    int n = N;
-    CUdeviceptr din = gpu_test_upload(in, sizeof out), dout = gpu_test_upload(NULL, sizeof out);
-    void *args[] = {&din, &dout, &n};
-    if (CHECK_CU(cuModuleGetFunction(&f, module, t->name)) &&
-        gpu_test_run(f, N / THREADS, THREADS, args) && gpu_test_download(out, dout, sizeof out)) {
-        int wrong = 0;
-        for (int i = 0; i < N; i++)
-            if (out[i] != want[i] && wrong++ < SHOW)
-                fprintf(stderr, "  %s: in[%d] = %d gave %d, expected %d\n", t->name, i, in[i],
-                        out[i], want[i]);
-        if (wrong)
-            fprintf(stderr, "  %s: %d of %d wrong\n", t->name, wrong, N);
-        CHECK(wrong == 0);
-    }
-    cuMemFree(din);
-    CHECK_CU(cuModuleUnload(module));
-}
+/* What the kernels call: the device functions. */
+static const char prelude[] = "#define NOINLINE __device__ __noinline__\n" FUNCTIONS(AS_TEXT) "\n";
 
 /* The kernels really use local memory: their PTX declares a .local depot
  * and loads and stores through it. */
 static void check_uses_local(void)
 {
-    char *source = kernel_text(&tests[0]);
+    char *source = gpu_test_body_source(&tests[0], prelude);
     char *ptx = source != NULL ? gpu_test_compile(source, "swaps.cu") : NULL;
     CHECK(ptx != NULL && strstr(ptx, ".local") != NULL && strstr(ptx, "st.local") != NULL &&
           strstr(ptx, "ld.local") != NULL);
@@ -229,8 +166,7 @@ int main(void)
     for (int i = 0; i < N; i++)
         in[i] = i < 16 ? i - 8 : (int)(uint32_t)gpu_test_rng();
     check_uses_local();
-    for (int k = 0; k < N_TESTS; k++)
-        run_test(&tests[k], in);
+    gpu_test_bodies_run(tests, N_TESTS, prelude, in, N, THREADS);
     CHECK_CU(cuCtxDestroy(context));
     return gpu_test_summary();
 }
