@@ -32,9 +32,10 @@ Q := @
 endif
 
 # Modules linked into build/kgrade, in dependency order.
-GRADER_SRC := $(sort $(wildcard grader/*.c))
-SERVER_SRC := $(sort $(filter-out server/main.c,$(wildcard server/*.c)))
-LIB_SRC    := $(GRADER_SRC) $(SERVER_SRC)
+GRADER_SRC  := $(sort $(wildcard grader/*.c))
+SANDBOX_SRC := $(sort $(wildcard sandbox/*.c))
+SERVER_SRC  := $(sort $(filter-out server/main.c,$(wildcard server/*.c)))
+LIB_SRC     := $(GRADER_SRC) $(SANDBOX_SRC) $(SERVER_SRC)
 
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
@@ -46,7 +47,7 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CFLAGS   := -std=c11 $(WARNINGS) -O2 -g -fno-strict-aliasing -MMD -MP
 NVRTC_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 # libstdc++ provides the C++ demangler (__cxa_demangle) for kernel names.
-LDLIBS   := $(NVRTC_LIBS) $(JANSSON_LIBS) -lstdc++ -lm -lpthread
+LDLIBS   := $(NVRTC_LIBS) $(JANSSON_LIBS) -lseccomp -lstdc++ -lm -lpthread
 
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -78,6 +79,8 @@ FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 BENCH_SRC  := $(sort $(wildcard tests/bench/bench_*.c))
 BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+# The job the sandbox's tests run inside it (a plain program).
+SANDBOX_JOB := $(BUILD)/tests/sandbox/job
 
 .PHONY: FORCE all deps deps-check test test-unit test-asan test-integration test-gpu test-fuzz run \
         bench \
@@ -159,6 +162,11 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h)
 	@echo "  CC GPU  $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda $(NVRTC_LIBS) -lm
 
+$(SANDBOX_JOB): tests/sandbox/job.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
+
 # Fuzz targets: libFuzzer with clang, sources compiled fresh with coverage.
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -185,12 +193,12 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 test: deps $(BUILD)/kgrade $(EMU_LIB) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
-      $(GPU_BIN) $(FUZZ_BIN) fmt-check
+      $(SANDBOX_JOB) $(GPU_BIN) $(FUZZ_BIN) fmt-check
 	@tests/run-tests.sh $(BUILD)
 
-test-unit: $(UNIT_BIN) $(EMU_UNIT_BIN)
+test-unit: $(UNIT_BIN) $(EMU_UNIT_BIN) $(SANDBOX_JOB)
 	@tests/run-tests.sh $(BUILD) unit
-test-asan: $(UNIT_ASAN) $(EMU_UNIT_ASAN)
+test-asan: $(UNIT_ASAN) $(EMU_UNIT_ASAN) $(SANDBOX_JOB)
 	@tests/run-tests.sh $(BUILD) asan
 test-integration: $(BUILD)/kgrade
 	@tests/run-tests.sh $(BUILD) integration
@@ -205,7 +213,7 @@ test-fuzz: $(FUZZ_BIN)
 RUN_EXAMPLE := exercises/vector-add/solutions/passed__guarded_index.cu
 run: deps $(BUILD)/kgrade $(EMU_LIB)
 	$(BUILD)/kgrade compile $(RUN_EXAMPLE)
-	$(BUILD)/kgrade grade --no-sandbox --exercise vector-add $(RUN_EXAMPLE)
+	$(BUILD)/kgrade grade --exercise vector-add $(RUN_EXAMPLE)
 
 bench: $(BENCH_BIN) $(EMU_LIB)
 	@for b in $(BENCH_BIN); do echo "== $$b"; LD_LIBRARY_PATH=$(BUILD)/emulator $$b || exit 1; done

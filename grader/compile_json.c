@@ -59,17 +59,40 @@ static json_t *kernel_to_json(const struct grader_kernel *k)
                      k->registers >= 0 ? json_integer(k->registers) : json_null());
 }
 
+/* The log, cut at GRADER_COMPILE_LOG_MAX bytes with a note saying so (a
+ * template bomb's log runs to megabytes). */
+static json_t *log_json(const char *log)
+{
+    static const char note[] = "\n[kgrade: compile log truncated]\n";
+    size_t n = strlen(log);
+    if (n <= GRADER_COMPILE_LOG_MAX)
+        return json_text(log);
+    size_t keep = GRADER_COMPILE_LOG_MAX - (sizeof note - 1);
+    while (keep > 0 && ((unsigned char)log[keep] & 0xC0) == 0x80)
+        keep--; /* not inside a UTF-8 character */
+    char *cut = malloc(keep + sizeof note);
+    if (!cut)
+        return json_string(note);
+    memcpy(cut, log, keep);
+    memcpy(cut + keep, note, sizeof note);
+    json_t *j = json_text(cut);
+    free(cut);
+    return j;
+}
+
 json_t *grader_compile_result_to_json(const struct grader_compile_result *result)
 {
     json_t *diagnostics = json_array();
     json_t *kernels = json_array();
-    for (size_t i = 0; diagnostics && i < result->n_diagnostics; i++)
+    size_t shown = result->n_diagnostics < GRADER_DIAGNOSTICS_SHOWN ? result->n_diagnostics
+                                                                    : GRADER_DIAGNOSTICS_SHOWN;
+    for (size_t i = 0; diagnostics && i < shown; i++)
         json_array_append_new(diagnostics, diagnostic_to_json(&result->diagnostics[i]));
     for (size_t i = 0; kernels && i < result->n_kernels; i++)
         json_array_append_new(kernels, kernel_to_json(&result->kernels[i]));
     /* "o" steals the references, including on failure. */
     return json_pack("{s:b, s:s, s:o, s:o, s:o, s:o}", "ok", result->status == GRADER_COMPILE_OK,
                      "status", status_name(result->status), "message", json_text(result->message),
-                     "log", json_text(result->log ? result->log : ""), "diagnostics", diagnostics,
+                     "log", log_json(result->log ? result->log : ""), "diagnostics", diagnostics,
                      "kernels", kernels);
 }

@@ -550,7 +550,7 @@ static bool parse_header(struct loader *ld, json_t *root, struct exercise *e)
 {
     static const char *const keys[] = {
         "id",      "title",   "course",  "assessment", "sizes", "correctness", "assessed",
-        "buffers", "scalars", "kernels", "launches",   "speed", NULL};
+        "buffers", "scalars", "kernels", "launches",   "speed", "limits",      NULL};
     if (!json_is_object(root))
         return fail(ld, "(top)", "an exercise is a JSON object");
     if (!only_keys(ld, root, "(top)", keys) ||
@@ -580,6 +580,33 @@ static bool parse_speed(struct loader *ld, json_t *root, struct exercise *e)
                : fail(ld, "speed", "'max_ratio' is at least 1 (the reference's pace)");
 }
 
+/* One optional limit in (low, high]. */
+static bool get_limit(struct loader *ld, json_t *limits, const char *key, double low, double high,
+                      double *out)
+{
+    if (!get_number(ld, limits, key, "limits", out, false))
+        return false;
+    if (*out != 0 && (*out <= low || *out > high))
+        return fail(ld, "limits", "'%s' must be more than %g and at most %g", key, low, high);
+    return true;
+}
+
+/* "limits": the sandbox's limits for this exercise's jobs, each optional. */
+static bool parse_limits(struct loader *ld, json_t *root, struct exercise *e)
+{
+    static const char *const keys[] = {"compile_seconds", "run_seconds", "memory_mb", NULL};
+    json_t *limits = json_object_get(root, "limits");
+    if (!limits)
+        return true;
+    if (!json_is_object(limits) || !only_keys(ld, limits, "limits", keys))
+        return ld->failed ? false
+                          : fail(ld, "limits",
+                                 "must be {\"compile_seconds\", \"run_seconds\", \"memory_mb\"}");
+    return get_limit(ld, limits, "compile_seconds", 0, 600, &e->limits.compile_seconds) &&
+           get_limit(ld, limits, "run_seconds", 0, 3600, &e->limits.run_seconds) &&
+           get_limit(ld, limits, "memory_mb", 63, 1024 * 1024, &e->limits.memory_mb);
+}
+
 bool exercise_parse(const char *text, size_t length, const char *file, struct exercise *e,
                     char *error, size_t error_size)
 {
@@ -592,10 +619,10 @@ bool exercise_parse(const char *text, size_t length, const char *file, struct ex
                  jerror.text);
         return false;
     }
-    bool ok = parse_header(&ld, root, e) && parse_sizes(&ld, root, e) &&
-              parse_cases(&ld, root, e) && parse_buffers(&ld, root, e) &&
-              parse_scalars(&ld, root, e) && parse_kernels(&ld, root, e) &&
-              parse_launches(&ld, root, e) && parse_speed(&ld, root, e);
+    bool ok =
+        parse_header(&ld, root, e) && parse_sizes(&ld, root, e) && parse_cases(&ld, root, e) &&
+        parse_buffers(&ld, root, e) && parse_scalars(&ld, root, e) && parse_kernels(&ld, root, e) &&
+        parse_launches(&ld, root, e) && parse_speed(&ld, root, e) && parse_limits(&ld, root, e);
     json_decref(root);
     return ok;
 }

@@ -102,6 +102,9 @@ struct exercise {
     int n_launches;
     struct exercise_launch launches[EXERCISE_LAUNCHES_MAX];
     double max_ratio; /* the speed bar: student time / reference time */
+    struct {
+        double compile_seconds, run_seconds, memory_mb; /* 0: the sandbox's default */
+    } limits;
 };
 
 /* Loads <folder>/exercise.json. On failure writes "FILE: FIELD: what is

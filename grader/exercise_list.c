@@ -74,3 +74,20 @@ json_t *grader_exercises(const char *folder, char *error, size_t error_size)
     free(e);
     return list;
 }
+
+bool grader_exercise_limits(const char *exercises, const char *id, struct grader_limits *limits,
+                            char *error, size_t error_size)
+{
+    char folder[1200];
+    struct exercise *e = malloc(sizeof *e);
+    snprintf(folder, sizeof folder, "%s/%s", exercises, id);
+    bool ok = e && exercise_load(folder, e, error, error_size);
+    memset(limits, 0, sizeof *limits);
+    if (ok) {
+        limits->compile_seconds = e->limits.compile_seconds;
+        limits->run_seconds = e->limits.run_seconds;
+        limits->memory_bytes = (uint64_t)(e->limits.memory_mb * 1024 * 1024);
+    }
+    free(e);
+    return ok;
+}

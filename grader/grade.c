@@ -45,7 +45,7 @@ void grade_phase(struct grading *g, enum grader_phase phase)
                              phase == GRADER_PHASE_COMPILE ? -1 : g->case_index, g->n_cases);
 }
 
-static uint64_t fresh_seed(void)
+uint64_t grader_fresh_seed(void)
 {
     uint64_t seed = 0;
     int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
@@ -271,7 +271,7 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
         return NULL;
     }
     g->request = request;
-    g->seed = request->seed_given ? request->seed : fresh_seed();
+    g->seed = request->seed_given ? request->seed : grader_fresh_seed();
     g->assessment = request->n <= 0;
     g->diagnostics = json_array();
     output_capture_init(&g->output);
@@ -299,4 +299,38 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
     release(g);
     free(g);
     return result;
+}
+
+json_t *grader_verdict_json(const struct grader_request *request, enum grader_verdict verdict,
+                            const char *message, bool compiled)
+{
+    struct grading *g = calloc(1, sizeof *g);
+    char folder[1200], ignored[GRADER_MESSAGE_MAX];
+    if (!g)
+        return NULL;
+    g->request = request;
+    g->seed = request->seed;
+    g->assessment = request->n <= 0;
+    g->diagnostics = json_array();
+    output_capture_init(&g->output);
+    snprintf(folder, sizeof folder, "%s/%s", request->exercises, request->exercise);
+    if (!exercise_load(folder, &g->exercise, ignored, sizeof ignored))
+        snprintf(g->exercise.id, sizeof g->exercise.id, "%s", request->exercise);
+    snprintf(g->api.device_name, sizeof g->api.device_name,
+             "unknown (the job ended before it reported)");
+    g->compiled[1].status = compiled                                  ? GRADER_COMPILE_OK
+                            : verdict == GRADER_VERDICT_COMPILE_ERROR ? GRADER_COMPILE_ERROR
+                                                                      : GRADER_COMPILE_INTERNAL;
+    snprintf(g->compiled[1].message, sizeof g->compiled[1].message, "%s",
+             compiled ? "compiled" : message);
+    json_t *cases = json_array();
+    json_t *result = grade_json(g, verdict, message, cases, compiled);
+    release(g);
+    free(g);
+    return result;
+}
+
+bool grader_emulator_path(char *path, size_t size)
+{
+    return cuda_api_emulator_path(path, size);
 }

@@ -30,6 +30,11 @@
 /* Room for the one-sentence messages the grader writes. */
 #define GRADER_MESSAGE_MAX 512
 
+/* The compile log in the JSON is cut here, with a note; at most this many
+ * diagnostics are listed (the count in the message stays exact). */
+#define GRADER_COMPILE_LOG_MAX   (64 * 1024)
+#define GRADER_DIAGNOSTICS_SHOWN 100
+
 /* The architecture kgrade compiles for when none is named: the modeled H100. */
 #define GRADER_DEFAULT_ARCH "sm_90"
 /* The name NVRTC gives the source in its log when the caller names none. */
@@ -202,6 +207,34 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
  * sizes (at the assessment), kernels}], a broken one as {id, error}. NULL
  * with a sentence in `error` when the folder cannot be read. */
 json_t *grader_exercises(const char *folder, char *error, size_t error_size);
+
+/* The grade JSON of a verdict decided outside the grader, such as a job
+ * the sandbox killed (compile_error for a compile over its limits, timeout,
+ * runtime_error for a run over its memory, internal_error): every field of
+ * the contract, with what is known of the request. `compiled`: the source
+ * had compiled. The caller owns the result. */
+json_t *grader_verdict_json(const struct grader_request *request, enum grader_verdict verdict,
+                            const char *message, bool compiled);
+
+/* The sandbox limits an exercise sets for its jobs ("limits" in
+ * exercise.json); 0 for each it leaves to the caller's defaults. */
+struct grader_limits {
+    double compile_seconds, run_seconds;
+    uint64_t memory_bytes;
+};
+
+/* Reads <exercises>/<id>'s limits. False with a sentence in `error` when
+ * the exercise cannot be loaded. */
+bool grader_exercise_limits(const char *exercises, const char *id, struct grader_limits *limits,
+                            char *error, size_t error_size);
+
+/* A seed from the system's random source, for a run that names none. */
+uint64_t grader_fresh_seed(void);
+
+/* The virtual GPU installed beside the running binary
+ * (<its folder>/emulator/libcuda.so.1); false when that path cannot be
+ * made. */
+bool grader_emulator_path(char *path, size_t size);
 
 /* "compile", "inputs", "reference", "student", "check", "timing". */
 const char *grader_phase_name(enum grader_phase phase);

@@ -122,6 +122,8 @@ uint64_t cli_u64(const struct cli_args *args, enum cli_option_id id, uint64_t fa
 int cmd_compile(const struct cli_args *args);
 int cmd_grade(const struct cli_args *args);
 int cmd_exercises(const struct cli_args *args);
+int cmd_worker(const struct cli_args *args);
+int cmd_sandbox_check(const struct cli_args *args);
 
 /* The exercise folder: --exercises, else exercises/ beside the binary's folder. */
 void cli_exercises_folder(const struct cli_args *args, char *out, size_t size);

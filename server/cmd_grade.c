@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "grader/grader.h"
+#include "grading_job.h"
 #include "source_file.h"
 
 #include <libgen.h>
@@ -148,6 +149,20 @@ static int exit_code_of(enum grader_verdict v)
     return v == GRADER_VERDICT_INTERNAL_ERROR ? CLI_EXIT_INTERNAL : CLI_EXIT_FAILED;
 }
 
+/* In the sandbox (a `kgrade worker`), or here with --no-sandbox. */
+static json_t *grade_request(const struct grader_request *request, bool sandboxed,
+                             enum grader_verdict *verdict, char *error, size_t error_size)
+{
+    if (!sandboxed)
+        return grader_grade(request, verdict, error, error_size);
+    struct grading_job job = {.request = request};
+#ifdef __SANITIZE_ADDRESS__
+    job.relaxed_for_sanitizers = true; /* the worker is this same sanitized binary */
+#endif
+    grading_default_limits(&job.limits);
+    return grading_job_run(&job, verdict, error, error_size);
+}
+
 int cmd_grade(const struct cli_args *args)
 {
     const char *path = args->positional[0];
@@ -157,8 +172,6 @@ int cmd_grade(const struct cli_args *args)
         fprintf(stderr, "kgrade grade: %s\n", why);
         return CLI_EXIT_USAGE;
     }
-    if (cli_given(args, OPT_NO_SANDBOX) == false)
-        fprintf(stderr, "kgrade grade: the sandbox is not built yet; grading without it\n");
     cli_exercises_folder(args, exercises, sizeof exercises);
     char *path_copy = strdup(path);
     struct grader_request request = {
@@ -167,14 +180,15 @@ int cmd_grade(const struct cli_args *args)
         .source = file.data,
         .size = file.size,
         .file_name = path_copy ? basename(path_copy) : NULL,
-        .seed_given = cli_given(args, OPT_SEED),
-        .seed = cli_u64(args, OPT_SEED, 0),
+        .seed_given = true, /* drawn here, so a job the sandbox stops still has it */
+        .seed = cli_given(args, OPT_SEED) ? cli_u64(args, OPT_SEED, 0) : grader_fresh_seed(),
         .n = (int64_t)cli_u64(args, OPT_N, 0),
         .device = device_of(args),
         .timing = timing_of(args),
     };
-    enum grader_verdict verdict;
-    json_t *result = grader_grade(&request, &verdict, why, sizeof why);
+    enum grader_verdict verdict = GRADER_VERDICT_INTERNAL_ERROR;
+    json_t *result =
+        grade_request(&request, !cli_given(args, OPT_NO_SANDBOX), &verdict, why, sizeof why);
     int code = CLI_EXIT_USAGE;
     if (!result) {
         fprintf(stderr, "kgrade grade: %s\n", why);

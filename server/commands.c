@@ -92,11 +92,12 @@ static const struct cli_command commands[] = {
     {"worker", NULL, 0, 0, 0, 0, 0, "internal: run one sandboxed grading job",
      "Reads one grading job from its input pipe and writes progress and the verdict to its "
      "output pipe. Started by the sandbox; not for people.",
-     NULL, "the sandbox (issue 6)"},
+     cmd_worker, NULL},
     {"sandbox-check", NULL, 0, 0, 0, 0, 0, "show which sandbox protections work on this machine",
      "Tries each protection of the sandbox (namespaces, Landlock, seccomp, limits) and reports "
-     "which are active.",
-     NULL, "the sandbox (issue 6)"},
+     "which are active. Exits 0 when seccomp, the resource limits and the timeout work, 1 when "
+     "not.",
+     cmd_sandbox_check, NULL},
     {"cert verify", "FILE.json", 1, 1, CLI_BIT(OPT_PUBLIC_KEY) | CLI_BIT(OPT_SERVER), 0,
      CLI_BIT(OPT_PUBLIC_KEY) | CLI_BIT(OPT_SERVER), "verify a kgrade certificate",
      "Checks the Ed25519 signature of a certificate against a public key, or against the key "

@@ -8,7 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 
-grade() { "$KGRADE" grade --no-sandbox "$@" 2>/dev/null; }
+grade() { "$KGRADE" grade "$@" 2>/dev/null; }
 
 # A size for --n that is no multiple of a block or a tile, so edge threads
 # exist: 20001 elements, or 1001 × 1001 when two sizes grow together.
@@ -43,7 +43,7 @@ at_assessment hidden-layer passed__fused.cu too_slow__one_block.cu
 at_assessment histogram passed__shared_privatized.cu too_slow__every_bin_loop.cu
 at_assessment transpose passed__padded_tile.cu too_slow__bank_conflicts.cu
 expect "one thread doing everything is stopped by the budget" 1 "^vector-add: too_slow: stopped once" -- \
-    timeout 120 "$KGRADE" grade --no-sandbox --exercise vector-add \
+    timeout 120 "$KGRADE" grade --exercise vector-add \
     exercises/vector-add/solutions/too_slow__one_thread.cu
 
 # The grade JSON.
@@ -147,7 +147,7 @@ printf '__global__ void vector_add(double *a, double *b, double *c, int n) {}\n'
 expect "a wrong signature is rejected with the expected one" 1 "rejected: the kernel vector_add\(double\*, double\*, double\*, int\)" -- \
     grade --exercise vector-add --n 100 "$TMP/sig.cu"
 expect "an unknown exercise is a configuration error" 2 "exercises/nope/exercise.json: cannot be read" -- \
-    "$KGRADE" grade --no-sandbox --exercise nope "$good"
+    "$KGRADE" grade --exercise nope "$good"
 expect "--device cuda without a GPU is a configuration error" 2 "no CUDA GPU is usable here" -- \
-    "$KGRADE" grade --no-sandbox --device cuda --exercise vector-add "$good"
+    "$KGRADE" grade --device cuda --exercise vector-add "$good"
 finish

@@ -339,6 +339,34 @@ static void result_converts_to_the_compile_json(void **state)
     grader_compile_result_free(&r);
 }
 
+/* A compile of many warnings (unused variables with long names; NVRTC
+ * stops at 100 errors, not warnings): the JSON keeps the first 64 KB of the log with
+ * a note, and the first GRADER_DIAGNOSTICS_SHOWN diagnostics. */
+static void a_huge_log_is_cut_with_a_note(void **state)
+{
+    (void)state;
+    size_t size = 0, cap = 64 * 1024;
+    char *source = malloc(cap), name[401];
+    memset(name, 'v', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    size += (size_t)snprintf(source, cap, "__global__ void k(float *a)\n{\n");
+    for (int i = 0; i < 120; i++) /* each warning echoes its long name and line */
+        size += (size_t)snprintf(source + size, cap - size, "    int %s%d;\n", name, i);
+    size += (size_t)snprintf(source + size, cap - size, "}\n");
+    struct grader_compile_result r;
+    compile_text(source, NULL, &r);
+    assert_true(strlen(r.log) > GRADER_COMPILE_LOG_MAX);
+    assert_true(r.n_diagnostics > GRADER_DIAGNOSTICS_SHOWN);
+    json_t *j = grader_compile_result_to_json(&r);
+    const char *log = json_string_value(json_object_get(j, "log"));
+    assert_true(strlen(log) <= GRADER_COMPILE_LOG_MAX);
+    assert_non_null(strstr(log, "[kgrade: compile log truncated]"));
+    assert_int_equal(json_array_size(json_object_get(j, "diagnostics")), GRADER_DIAGNOSTICS_SHOWN);
+    json_decref(j);
+    grader_compile_result_free(&r);
+    free(source);
+}
+
 static void kernels_are_found_by_name_whatever_their_linkage(void **state)
 {
     (void)state;
@@ -415,6 +443,7 @@ int main(void)
         cmocka_unit_test(result_converts_to_the_compile_json),
         cmocka_unit_test(kernels_are_found_by_name_whatever_their_linkage),
         cmocka_unit_test(a_missing_kernel_rejects_the_source_by_name),
+        cmocka_unit_test(a_huge_log_is_cut_with_a_note),
         cmocka_unit_test(architectures_are_checked),
         cmocka_unit_test(nvrtc_reports_its_version),
     };

@@ -1,0 +1,298 @@
+/*
+ * The job's view of the filesystem: a small tmpfs root holding, read-only,
+ * only the paths the job names, the system's library folders, and the
+ * device nodes it names (read-write), plus a fresh tmpfs at /tmp, the only
+ * writable place. No /proc, no /sys, no home.
+ *
+ * The parent checks every host path and formats every target. The child,
+ * in its own mount namespace (made private first: nothing it mounts
+ * reaches the host), opens every host path before it mounts the new root
+ * over VIEW_ROOT (which may hide some of them), then binds each through
+ * "/proc/self/fd/N" (a bind must come from a mount of its own namespace,
+ * so the parent's descriptors would not do).
+ */
+#include "sandbox_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The system's shared libraries and the dynamic loader's cache. */
+static const char *const system_paths[] = {"/lib",       "/lib64",           "/usr/lib",
+                                           "/usr/lib64", "/etc/ld.so.cache", NULL};
+/* The device nodes every job has. */
+static const char *const standard_devices[] = {"/dev/null", "/dev/zero", "/dev/urandom", NULL};
+
+/* ----------------------------------------------------------- the parent */
+
+static unsigned long mount_flags_of(const char *path)
+{
+    struct statvfs s;
+    unsigned long flags = 0;
+    if (statvfs(path, &s) != 0)
+        return 0;
+    if (s.f_flag & ST_NOSUID)
+        flags |= MS_NOSUID;
+    if (s.f_flag & ST_NODEV)
+        flags |= MS_NODEV;
+    if (s.f_flag & ST_NOEXEC)
+        flags |= MS_NOEXEC;
+    if (s.f_flag & ST_NOATIME)
+        flags |= MS_NOATIME;
+    if (s.f_flag & ST_NODIRATIME)
+        flags |= MS_NODIRATIME;
+    if (s.f_flag & ST_RELATIME)
+        flags |= MS_RELATIME;
+    return flags;
+}
+
+/* True when `path` is `dir` or inside it. */
+static bool inside(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Already visible through an earlier folder of the view (or the same path). */
+static bool covered(const struct view_plan *plan, const char *path)
+{
+    for (int i = 0; i < plan->n_entries; i++) {
+        const struct view_entry *e = &plan->entries[i];
+        if ((e->kind == VIEW_DIR || e->kind == VIEW_SYMLINK) && inside(path, e->host))
+            return true;
+        if (strcmp(e->host, path) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Adds a host path. `optional`: a system path, skipped when missing, kept
+ * as a link when it is one, and executable (the loader, the libraries);
+ * `executable` also marks the job's program. */
+static bool add_entry(struct view_plan *plan, const char *path, bool device, bool optional,
+                      bool executable, char *error, size_t error_size)
+{
+    if (path[0] != '/') {
+        snprintf(error, error_size, "the sandbox needs absolute paths, not '%s'", path);
+        return false;
+    }
+    if (covered(plan, path))
+        return true;
+    if (plan->n_entries == VIEW_ENTRIES_MAX) {
+        snprintf(error, error_size, "more than %d paths for the sandbox", VIEW_ENTRIES_MAX);
+        return false;
+    }
+    struct view_entry *e = &plan->entries[plan->n_entries];
+    memset(e, 0, sizeof *e);
+    e->fd = -1;
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (optional)
+            return true;
+        snprintf(error, error_size, "'%s' cannot be shown to the job: %s", path, strerror(errno));
+        return false;
+    }
+    snprintf(e->target, sizeof e->target, "%s%s", VIEW_ROOT, path);
+    snprintf(e->host, sizeof e->host, "%s", path);
+    if (S_ISLNK(st.st_mode) && optional) { /* a system folder: keep the link as it is */
+        ssize_t n = readlink(path, e->link, sizeof e->link - 1);
+        if (n <= 0)
+            return true;
+        e->link[n] = '\0';
+        e->kind = VIEW_SYMLINK;
+        plan->n_entries++;
+        return true;
+    }
+    e->fd = open(path, O_PATH | O_CLOEXEC);
+    if (e->fd < 0 || fstat(e->fd, &st) != 0) {
+        snprintf(error, error_size, "'%s' cannot be opened for the job: %s", path, strerror(errno));
+        return false;
+    }
+    int high = fcntl(e->fd, F_DUPFD_CLOEXEC, 10); /* above the descriptors the child moves */
+    if (high >= 0) {
+        close(e->fd);
+        e->fd = high;
+    }
+    e->kind = device ? VIEW_DEVICE : S_ISDIR(st.st_mode) ? VIEW_DIR : VIEW_FILE;
+    e->keep_flags = mount_flags_of(path);
+    e->executable = executable || optional;
+    plan->n_entries++;
+    return true;
+}
+
+bool view_prepare(struct view_plan *plan, const struct sandbox_job *job, char *error,
+                  size_t error_size)
+{
+    memset(plan, 0, sizeof *plan);
+    snprintf(plan->tmpfs_options, sizeof plan->tmpfs_options, "size=%llu,mode=1777",
+             (unsigned long long)job->limits.tmpfs_bytes);
+    plan->proc = job->relaxed_for_sanitizers;
+    bool ok = true;
+    for (int i = 0; ok && system_paths[i]; i++)
+        ok = add_entry(plan, system_paths[i], false, true, true, error, error_size);
+    ok = ok && add_entry(plan, job->argv[0], false, false, true, error, error_size);
+    for (int i = 0; ok && job->read_paths && job->read_paths[i]; i++) {
+        /* at its own path and, through links, where it really is (a library
+         * loaded by its real path looks for its companions there) */
+        char real[PATH_MAX];
+        ok = add_entry(plan, job->read_paths[i], false, false, false, error, error_size);
+        if (ok && realpath(job->read_paths[i], real) && strcmp(real, job->read_paths[i]) != 0)
+            ok = add_entry(plan, real, false, false, false, error, error_size);
+    }
+    for (int i = 0; ok && standard_devices[i]; i++)
+        ok = add_entry(plan, standard_devices[i], true, false, false, error, error_size);
+    for (int i = 0; ok && job->device_paths && job->device_paths[i]; i++)
+        ok = add_entry(plan, job->device_paths[i], true, false, false, error, error_size);
+    if (!ok)
+        view_release(plan);
+    return ok;
+}
+
+void view_release(struct view_plan *plan)
+{
+    for (int i = 0; i < plan->n_entries; i++)
+        if (plan->entries[i].fd >= 0)
+            close(plan->entries[i].fd);
+    plan->n_entries = 0;
+}
+
+/* ------------------------------------------------------------ the child */
+
+/* mkdir -p of the folders above `path` (async-signal-safe). */
+static int make_parents(const char *path)
+{
+    char partial[PATH_MAX];
+    size_t n = strlen(path);
+    if (n >= sizeof partial)
+        return ENAMETOOLONG;
+    for (size_t i = strlen(VIEW_ROOT) + 1; i < n; i++) {
+        if (path[i] != '/')
+            continue;
+        memcpy(partial, path, i);
+        partial[i] = '\0';
+        if (mkdir(partial, 0755) != 0 && errno != EEXIST)
+            return errno;
+    }
+    return 0;
+}
+
+static int make_mount_point(const struct view_entry *e)
+{
+    int rc = make_parents(e->target);
+    if (rc != 0)
+        return rc;
+    if (e->kind == VIEW_SYMLINK)
+        return symlink(e->link, e->target) == 0 || errno == EEXIST ? 0 : errno;
+    if (e->kind == VIEW_DIR)
+        return mkdir(e->target, 0755) == 0 || errno == EEXIST ? 0 : errno;
+    int fd = open(e->target, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return errno;
+    close(fd);
+    return 0;
+}
+
+/* "/proc/self/fd/N" (async-signal-safe). */
+static void fd_path(int fd, char path[32])
+{
+    static const char prefix[] = "/proc/self/fd/";
+    char digits[12];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + fd % 10);
+        fd /= 10;
+    } while (fd > 0 && n < 11);
+    memcpy(path, prefix, sizeof prefix - 1);
+    for (int i = 0; i < n; i++)
+        path[sizeof prefix - 1 + (size_t)i] = digits[n - 1 - i];
+    path[sizeof prefix - 1 + (size_t)n] = '\0';
+}
+
+static int bind_entry(const struct view_entry *e, int fd)
+{
+    char source[32];
+    if (e->kind == VIEW_SYMLINK)
+        return 0;
+    fd_path(fd, source);
+    if (mount(source, e->target, NULL, MS_BIND | MS_REC, NULL) != 0)
+        return errno;
+    unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | e->keep_flags;
+    if (e->kind != VIEW_DEVICE)
+        flags |= MS_RDONLY | MS_NODEV;
+    return mount(NULL, e->target, NULL, flags, NULL) == 0 ? 0 : errno;
+}
+
+/* Moves into the new root and drops the host's (runc's pivot_root(".", ".")). */
+static int pivot(void)
+{
+    int old_root = open("/", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+    int new_root = open(VIEW_ROOT, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+    int rc = 0;
+    if (old_root < 0 || new_root < 0 || fchdir(new_root) != 0 ||
+        syscall(SYS_pivot_root, ".", ".") != 0 || fchdir(old_root) != 0 ||
+        umount2(".", MNT_DETACH) != 0 || chdir("/") != 0)
+        rc = errno ? errno : EINVAL;
+    if (old_root >= 0)
+        close(old_root);
+    if (new_root >= 0)
+        close(new_root);
+    return rc;
+}
+
+int view_enter(const struct view_plan *plan, const char **step, const char **path)
+{
+    *path = "";
+    *step = "making the mounts private";
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return errno;
+    int fds[VIEW_ENTRIES_MAX];
+    for (int i = 0; i < plan->n_entries; i++) {
+        const struct view_entry *e = &plan->entries[i];
+        *step = "opening a path of the view";
+        *path = e->host;
+        fds[i] = e->kind == VIEW_SYMLINK ? -1 : open(e->host, O_PATH | O_CLOEXEC);
+        if (e->kind != VIEW_SYMLINK && fds[i] < 0)
+            return errno;
+    }
+    *path = "";
+    *step = "mounting the new root";
+    if (mount("tmpfs", VIEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") != 0)
+        return errno;
+    for (int i = 0; i < plan->n_entries; i++) {
+        *step = "binding a path into the view";
+        *path = plan->entries[i].host;
+        int rc = make_mount_point(&plan->entries[i]);
+        if (rc == 0)
+            rc = bind_entry(&plan->entries[i], fds[i]);
+        if (fds[i] >= 0)
+            close(fds[i]);
+        if (rc != 0)
+            return rc;
+    }
+    *path = "";
+    *step = "mounting /tmp";
+    if (mkdir(VIEW_ROOT "/tmp", 01777) != 0 ||
+        mount("tmpfs", VIEW_ROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              plan->tmpfs_options) != 0)
+        return errno;
+    *step = "mounting the job's own /proc";
+    if (plan->proc &&
+        (mkdir(VIEW_ROOT "/proc", 0555) != 0 ||
+         mount("proc", VIEW_ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0))
+        return errno;
+    *step = "pivoting into the new root";
+    int rc = pivot();
+    if (rc != 0)
+        return rc;
+    *step = "making the root read-only";
+    if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) != 0)
+        return errno;
+    return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * Internal to server/: one grading job through the sandbox, as `kgrade
+ * grade` and the service's workers both run it: a `kgrade worker` process
+ * in the sandbox, its progress followed, its end turned into a verdict.
+ */
+#ifndef KGRADE_SERVER_GRADING_JOB_H
+#define KGRADE_SERVER_GRADING_JOB_H
+
+#include "grader/grader.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The limits of a grading job (DESIGN.md, issue 6). */
+#define GRADING_COMPILE_SECONDS 20.0
+#define GRADING_RUN_SECONDS     120.0
+
+struct grading_limits {
+    double compile_seconds; /* from the start until the first run */
+    double run_seconds;     /* from the first run to the verdict */
+    uint64_t memory_bytes;
+};
+
+void grading_default_limits(struct grading_limits *limits);
+
+/* Told each phase as the worker reports it: "compiling", "running",
+ * "checking", "timing" (the line itself holds case and cases). */
+typedef void grading_progress_fn(void *context, const char *phase, const json_t *line);
+
+struct grading_job {
+    const struct grader_request *request; /* seed_given: the caller draws the seed */
+    struct grading_limits limits;
+    bool relaxed_for_sanitizers;
+    grading_progress_fn *progress; /* may be NULL */
+    void *context;
+};
+
+/* Grades in the sandbox. Returns the grade JSON and its verdict; a job the
+ * sandbox stopped gets its verdict here (compile_error for a compile over
+ * its limits, timeout, runtime_error for memory, internal_error for
+ * anything that is kgrade's fault, with the reason). NULL with a sentence
+ * in `error` for a request the grader refused (an unknown exercise): a
+ * configuration error. */
+json_t *grading_job_run(const struct grading_job *job, enum grader_verdict *verdict, char *error,
+                        size_t error_size);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * Fuzz target (libFuzzer): the worker's input (server/job_protocol.c), a
+ * JSON header line and the source's bytes. Any input must decode or be
+ * refused with a sentence, without a crash, undefined behaviour or a read
+ * past its end; a decoded request must point inside the input, and
+ * encoding it again must give back the same bytes' meaning.
+ */
+#include "fuzz_input.h"
+#include "server/job_protocol.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check_roundtrip(const struct grader_request *r)
+{
+    size_t size;
+    char *again = job_encode(r, &size);
+    if (!again)
+        return; /* out of memory */
+    struct grader_request back;
+    json_t *holder = NULL;
+    char error[256];
+    if (!job_decode(again, size, &back, &holder, error, sizeof error))
+        abort();
+    if (back.size != r->size || memcmp(back.source, r->source, r->size) != 0 ||
+        back.seed != r->seed || back.n != r->n || back.device != r->device ||
+        back.timing != r->timing || strcmp(back.exercise, r->exercise) != 0)
+        abort();
+    json_decref(holder);
+    free(again);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *input = fuzz_exact_copy(data, size);
+    if (!input)
+        return 0;
+    struct grader_request r;
+    json_t *holder = NULL;
+    char error[256] = "";
+    if (job_decode(input, size, &r, &holder, error, sizeof error)) {
+        if (r.source < input || r.source + r.size != input + size)
+            abort();
+        check_roundtrip(&r);
+    } else if (error[0] == '\0') {
+        abort();
+    }
+    json_decref(holder);
+    free(input);
+    return 0;
+}

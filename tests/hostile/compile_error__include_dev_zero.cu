@@ -1,0 +1,2 @@
+// An endless include, unless the compiler refuses a device.
+#include "/dev/zero"

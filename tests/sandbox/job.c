@@ -1,0 +1,203 @@
+/*
+ * A job for the sandbox's tests (tests/unit/test_sandbox.c): does one thing
+ * its first argument names and reports on fd 3, so the tests can check what
+ * the sandbox allows, forbids and limits.
+ *
+ *   true                 exit 0
+ *   echo                 copy fd 0 to fd 3
+ *   lines N              write N lines "line K" to fd 3, and "noise" to fd 1
+ *   log N                write N bytes to fd 2
+ *   flood N              write N bytes to fd 3
+ *   env                  the environment on fd 3, one variable a line
+ *   read PATH            "read ok" or "read failed: ERRNO" on fd 3
+ *   write PATH           "write ok" or "write failed: ERRNO"
+ *   file-size N          write N bytes to /tmp/big: "written: 0" or "write failed: ERRNO"
+ *   spin                 loop forever
+ *   line-then-spin       write "started" to fd 3, then loop forever
+ *   alloc MB             touch MB megabytes, then "alloc ok"
+ *   threads N            start N threads that live together, join them, then
+ *                        "threads ok" or "threads failed at K"
+ *   files N              open N files, then "files ok" or "files failed at K"
+ *   fork | socket-inet | socket-unix | ptrace | mount | unshare | keyctl | bpf |
+ *   io_uring | perf | exec
+ *                        try the system call (the sandbox should kill the job)
+ *   pid                  getpid() on fd 3
+ *   hostname             the host name on fd 3
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static FILE *result;
+
+static volatile int released; /* the threads wait for it, so they all live at once */
+
+static void *idle(void *arg)
+{
+    while (!released)
+        usleep(1000);
+    return arg;
+}
+
+static int try_open(const char *path, int flags, const char *what)
+{
+    int fd = open(path, flags, 0644);
+    if (fd < 0) {
+        fprintf(result, "%s failed: %d\n", what, errno);
+        return 1;
+    }
+    if (flags != O_RDONLY && write(fd, "x", 1) != 1) {
+        fprintf(result, "%s failed: %d\n", what, errno);
+        return 1;
+    }
+    fprintf(result, "%s ok\n", what);
+    close(fd);
+    return 0;
+}
+
+static int fill(int fd, long bytes)
+{
+    static char block[65536];
+    memset(block, 'x', sizeof block);
+    for (long done = 0; done < bytes;) {
+        size_t n = (size_t)(bytes - done) < sizeof block ? (size_t)(bytes - done) : sizeof block;
+        ssize_t w = write(fd, block, n);
+        if (w <= 0)
+            return 1;
+        done += w;
+    }
+    return 0;
+}
+
+static int forbidden(const char *what)
+{
+    if (strcmp(what, "fork") == 0)
+        return (int)syscall(SYS_fork);
+    if (strcmp(what, "socket-inet") == 0)
+        return socket(AF_INET, SOCK_STREAM, 0);
+    if (strcmp(what, "socket-unix") == 0)
+        return socket(AF_UNIX, SOCK_STREAM, 0);
+    if (strcmp(what, "ptrace") == 0)
+        return (int)ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+    if (strcmp(what, "mount") == 0)
+        return mount("none", "/tmp", "tmpfs", 0, NULL);
+    if (strcmp(what, "unshare") == 0)
+        return unshare(CLONE_NEWNS);
+    if (strcmp(what, "keyctl") == 0)
+        return (int)syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3, 0);
+    if (strcmp(what, "bpf") == 0)
+        return (int)syscall(SYS_bpf, 0, NULL, 0);
+    if (strcmp(what, "io_uring") == 0)
+        return (int)syscall(SYS_io_uring_setup, 1, NULL);
+    if (strcmp(what, "perf") == 0)
+        return (int)syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0);
+    char *argv[] = {"true", NULL};
+    return execve("/usr/bin/true", argv, environ);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "true";
+    const char *arg = argc > 2 ? argv[2] : "0";
+    result = fdopen(3, "w");
+    if (!result)
+        return 100;
+    setvbuf(result, NULL, _IOLBF, 0);
+    if (strcmp(mode, "true") == 0)
+        return 0;
+    if (strcmp(mode, "echo") == 0) {
+        char buf[4096];
+        ssize_t n;
+        while ((n = read(0, buf, sizeof buf)) > 0)
+            fwrite(buf, 1, (size_t)n, result);
+        return 0;
+    }
+    if (strcmp(mode, "lines") == 0) {
+        for (int i = 1; i <= atoi(arg); i++) {
+            fprintf(result, "line %d\n", i);
+            printf("noise\n");
+        }
+        return 0;
+    }
+    if (strcmp(mode, "log") == 0)
+        return fill(2, atol(arg));
+    if (strcmp(mode, "flood") == 0)
+        return fill(3, atol(arg));
+    if (strcmp(mode, "env") == 0) {
+        for (char **e = environ; *e; e++)
+            fprintf(result, "%s\n", *e);
+        return 0;
+    }
+    if (strcmp(mode, "read") == 0)
+        return try_open(arg, O_RDONLY, "read") * 0; /* the line says how it went */
+    if (strcmp(mode, "write") == 0)
+        return try_open(arg, O_WRONLY | O_CREAT | O_TRUNC, "write") * 0;
+    if (strcmp(mode, "file-size") == 0) {
+        int fd = open("/tmp/big", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int failed = fd < 0 ? 2 : fill(fd, atol(arg));
+        fprintf(result, "%s: %d\n", failed ? "write failed" : "written", failed ? errno : 0);
+        return 0;
+    }
+    if (strcmp(mode, "line-then-spin") == 0)
+        fprintf(result, "started\n");
+    if (strcmp(mode, "spin") == 0 || strcmp(mode, "line-then-spin") == 0)
+        for (volatile unsigned long i = 0;; i++)
+            ;
+    if (strcmp(mode, "alloc") == 0) {
+        size_t bytes = (size_t)atol(arg) << 20;
+        char *p = malloc(bytes);
+        for (size_t i = 0; p && i < bytes; i += 4096)
+            p[i] = 1;
+        fprintf(result, "alloc %s\n", p ? "ok" : "failed");
+        return 0;
+    }
+    if (strcmp(mode, "threads") == 0) {
+        pthread_t t[64];
+        int n = atoi(arg) < 64 ? atoi(arg) : 64;
+        int started = 0;
+        while (started < n && pthread_create(&t[started], NULL, idle, NULL) == 0)
+            started++;
+        released = 1;
+        for (int i = 0; i < started; i++)
+            pthread_join(t[i], NULL);
+        if (started < n) {
+            fprintf(result, "threads failed at %d\n", started);
+            return 0;
+        }
+        fprintf(result, "threads ok\n");
+        return 0;
+    }
+    if (strcmp(mode, "files") == 0) {
+        for (int i = 0; i < atoi(arg); i++)
+            if (open("/tmp", O_RDONLY | O_DIRECTORY) < 0) {
+                fprintf(result, "files failed at %d\n", i);
+                return 0;
+            }
+        fprintf(result, "files ok\n");
+        return 0;
+    }
+    if (strcmp(mode, "pid") == 0) {
+        fprintf(result, "%d\n", (int)getpid());
+        return 0;
+    }
+    if (strcmp(mode, "hostname") == 0) {
+        char name[256] = "";
+        gethostname(name, sizeof name);
+        fprintf(result, "%s\n", name);
+        return 0;
+    }
+    int rc = forbidden(mode);
+    fprintf(result, "%s returned %d (errno %d)\n", mode, rc, errno);
+    return 0;
+}

@@ -1,0 +1,369 @@
+/*
+ * Tests of the sandbox with a real job (tests/sandbox/job.c, built beside
+ * this test as build/tests/sandbox/job): what reaches the caller (fd 3 line
+ * by line, fd 2 as a log, fd 1 nowhere, all capped), what the job sees (its
+ * environment only, its paths only, no /proc, a writable /tmp, PID 1, its
+ * own host name), what kills it (forbidden system calls, the wall-clock,
+ * CPU, memory and file-size limits), and a set-up that fails.
+ *
+ * The limits here are small so the tests are quick; the bounds on how long
+ * a killed job takes are generous: they prove the kill works, they do not
+ * measure speed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sandbox/sandbox.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char job_path[PATH_MAX];
+static char here[PATH_MAX]; /* this test's folder, shown to jobs that read it */
+
+struct lines {
+    int count;
+    char last[128];
+    double extend; /* returned from every line */
+};
+
+static double count_line(void *context, const char *line, size_t length)
+{
+    struct lines *l = context;
+    l->count++;
+    snprintf(l->last, sizeof l->last, "%.*s", (int)length, line);
+    return l->extend;
+}
+
+/* Runs the job with `mode` and `arg`, with `limits` changed by the caller. */
+static void run(const char *mode, const char *arg, const struct sandbox_limits *limits,
+                struct sandbox_outcome *out, struct lines *lines)
+{
+    const char *argv[] = {job_path, mode, arg, NULL};
+    const char *env[] = {"KGRADE_TEST=1", NULL};
+    const char *paths[] = {here, NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .read_paths = paths};
+    job.limits = *limits;
+    job.on_line = lines ? count_line : NULL;
+    job.context = lines;
+    sandbox_run(&job, out);
+}
+
+static struct sandbox_limits quick_limits(void)
+{
+    struct sandbox_limits l;
+    sandbox_default_limits(&l);
+    l.wall_seconds = 20;
+    l.cpu_seconds = 20;
+    l.memory_bytes = 256ull << 20;
+    return l;
+}
+
+static void expect_exit(const char *mode, const char *arg, const char *output)
+{
+    struct sandbox_limits l = quick_limits();
+    struct sandbox_outcome o;
+    run(mode, arg, &l, &o, NULL);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_int_equal(o.exit_code, 0);
+    assert_string_equal(o.output, output);
+    sandbox_outcome_free(&o);
+}
+
+static void expect_killed_by_seccomp(const char *mode)
+{
+    struct sandbox_limits l = quick_limits();
+    struct sandbox_outcome o;
+    run(mode, NULL, &l, &o, NULL);
+    assert_int_equal(o.end, SANDBOX_SIGNALED);
+    assert_int_equal(o.signal, SIGSYS);
+    assert_non_null(strstr(o.reason, "seccomp"));
+    sandbox_outcome_free(&o);
+}
+
+/* ---- what reaches the caller */
+
+static void test_true_runs_with_protections(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    struct sandbox_outcome o;
+    run("true", NULL, &l, &o, NULL);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_int_equal(o.exit_code, 0);
+    assert_true(o.active.seccomp && o.active.rlimits && o.active.timeout && o.active.no_new_privs);
+    assert_null(sandbox_missing_minimum(&o.active));
+    sandbox_outcome_free(&o);
+}
+
+static void test_result_lines_reach_the_caller_but_stdout_does_not(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    struct sandbox_outcome o;
+    struct lines lines = {0};
+    run("lines", "3", &l, &o, &lines);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_string_equal(o.output, "line 1\nline 2\nline 3\n");
+    assert_int_equal(lines.count, 3);
+    assert_string_equal(lines.last, "line 3");
+    assert_null(strstr(o.output, "noise"));
+    assert_null(strstr(o.log, "noise"));
+    sandbox_outcome_free(&o);
+}
+
+static void test_input_reaches_the_job(void **state)
+{
+    (void)state;
+    enum { SIZE = 300 * 1000 }; /* more than a pipe holds */
+    char *input = malloc(SIZE + 1);
+    for (int i = 0; i < SIZE; i++)
+        input[i] = (char)('a' + i % 26);
+    input[SIZE] = '\0';
+    const char *argv[] = {job_path, "echo", NULL}, *env[] = {NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .input = input, .input_size = SIZE};
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_int_equal(o.output_size, SIZE);
+    assert_memory_equal(o.output, input, SIZE);
+    sandbox_outcome_free(&o);
+    free(input);
+}
+
+static void test_output_and_log_are_capped(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    l.output_bytes = 1000;
+    l.log_bytes = 500;
+    struct sandbox_outcome o;
+    run("flood", "10000000", &l, &o, NULL);
+    assert_int_equal(o.end, SANDBOX_EXITED); /* read to the end, not blocked */
+    assert_int_equal(o.output_size, 1000);
+    assert_true(o.output_truncated);
+    sandbox_outcome_free(&o);
+    run("log", "100000", &l, &o, NULL);
+    assert_int_equal(o.log_size, 500);
+    assert_true(o.log_truncated);
+    sandbox_outcome_free(&o);
+}
+
+/* ---- what the job sees */
+
+static void test_environment_is_only_what_was_given(void **state)
+{
+    (void)state;
+    setenv("KGRADE_CANARY", "secret-canary", 1);
+    expect_exit("env", NULL, "KGRADE_TEST=1\n");
+    unsetenv("KGRADE_CANARY");
+}
+
+static void test_host_files_are_out_of_sight(void **state)
+{
+    (void)state;
+    expect_exit("read", "/etc/passwd", "read failed: 2\n");
+    expect_exit("read", "/proc/self/environ", "read failed: 2\n");
+    expect_exit("read", job_path, "read ok\n");
+}
+
+static void test_relaxed_for_sanitizers_shows_its_own_proc(void **state)
+{
+    (void)state;
+    const char *argv[] = {job_path, "read", "/proc/self/maps", NULL}, *env[] = {NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .relaxed_for_sanitizers = true};
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    assert_string_equal(o.output, "read ok\n");
+    sandbox_outcome_free(&o);
+    expect_exit("read", "/proc/self/maps", "read failed: 2\n"); /* not relaxed: no /proc */
+}
+
+static void test_only_tmp_is_writable(void **state)
+{
+    (void)state;
+    expect_exit("write", "/tmp/scratch", "write ok\n");
+    char inside[PATH_MAX + 16];
+    snprintf(inside, sizeof inside, "%s/planted", here);
+    expect_exit("write", inside, "write failed: 30\n"); /* EROFS */
+    assert_int_equal(access(inside, F_OK), -1);
+}
+
+static void test_the_job_is_alone(void **state)
+{
+    (void)state;
+    expect_exit("pid", NULL, "1\n");
+    expect_exit("hostname", NULL, "kgrade-job\n");
+    expect_exit("threads", "8", "threads ok\n");
+}
+
+/* ---- what kills it */
+
+static void test_forbidden_calls_kill(void **state)
+{
+    (void)state;
+    const char *modes[] = {"fork",    "socket-inet", "socket-unix", "ptrace",   "mount",
+                           "unshare", "keyctl",      "bpf",         "io_uring", "perf"};
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+        expect_killed_by_seccomp(modes[i]);
+}
+
+static void test_exec_is_allowed_once_by_the_sandbox(void **state)
+{
+    (void)state;
+    /* The job itself started by exec; its own exec of a program outside its
+     * view fails (ENOENT), never reaching the host's. */
+    expect_exit("exec", NULL, "exec returned -1 (errno 2)\n");
+}
+
+static void test_wall_clock_limit_kills_the_tree(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    l.wall_seconds = 1;
+    struct sandbox_outcome o;
+    run("spin", NULL, &l, &o, NULL);
+    assert_int_equal(o.end, SANDBOX_TIMED_OUT);
+    assert_true(o.wall_seconds >= 1 && o.wall_seconds < 20);
+    sandbox_outcome_free(&o);
+}
+
+static void test_a_line_can_move_the_deadline(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    l.wall_seconds = 60;
+    struct sandbox_outcome o;
+    struct lines lines = {.extend = 1}; /* its line leaves it 1 s more */
+    run("line-then-spin", NULL, &l, &o, &lines);
+    assert_int_equal(o.end, SANDBOX_TIMED_OUT);
+    assert_int_equal(lines.count, 1);
+    assert_true(o.wall_seconds < 30);
+    sandbox_outcome_free(&o);
+}
+
+static void test_cpu_limit(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    l.cpu_seconds = 1;
+    struct sandbox_outcome o;
+    run("spin", NULL, &l, &o, NULL);
+    assert_int_equal(o.end, SANDBOX_CPU_LIMIT);
+    sandbox_outcome_free(&o);
+}
+
+static void test_memory_limit(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    l.memory_bytes = 64ull << 20;
+    struct sandbox_outcome o;
+    run("alloc", "512", &l, &o, NULL);
+    if (o.active.memory == SANDBOX_MEMORY_RLIMIT_DATA) /* malloc fails instead */
+        assert_string_equal(o.output, "alloc failed\n");
+    else
+        assert_int_equal(o.end, SANDBOX_OUT_OF_MEMORY);
+    sandbox_outcome_free(&o);
+    expect_exit("alloc", "16", "alloc ok\n");
+}
+
+static void test_file_size_limit(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    l.file_bytes = 1 << 20;
+    struct sandbox_outcome o;
+    /* PID 1 of its namespace ignores SIGXFSZ: the write fails with EFBIG */
+    run("file-size", "4000000", &l, &o, NULL);
+    assert_string_equal(o.output, "write failed: 27\n");
+    sandbox_outcome_free(&o);
+    run("file-size", "100000", &l, &o, NULL);
+    assert_string_equal(o.output, "written: 0\n");
+    sandbox_outcome_free(&o);
+}
+
+static void test_task_and_file_limits(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    l.tasks = 8;
+    l.open_files = 16;
+    struct sandbox_outcome o;
+    run("threads", "20", &l, &o, NULL);
+    assert_non_null(strstr(o.output, "threads failed at "));
+    sandbox_outcome_free(&o);
+    run("files", "50", &l, &o, NULL);
+    assert_string_equal(o.output, "files failed at 12\n"); /* 0-3 are taken */
+    sandbox_outcome_free(&o);
+    run("files", "10", &l, &o, NULL);
+    assert_string_equal(o.output, "files ok\n");
+    sandbox_outcome_free(&o);
+}
+
+static void test_setup_failure_says_why(void **state)
+{
+    (void)state;
+    const char *argv[] = {job_path, "true", NULL}, *env[] = {NULL};
+    const char *paths[] = {"/nonexistent/kgrade", NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .read_paths = paths};
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    assert_false(sandbox_run(&job, &o));
+    assert_int_equal(o.end, SANDBOX_SETUP_FAILED);
+    assert_non_null(strstr(o.reason, "/nonexistent/kgrade"));
+    sandbox_outcome_free(&o);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return 1;
+    self[n] = '\0';
+    snprintf(here, sizeof here, "%s", dirname(self));
+    /* build/tests/unit/test_sandbox or build/asan/tests/unit/test_sandbox */
+    snprintf(job_path, sizeof job_path, "%.3000s/../sandbox/job", here);
+    if (access(job_path, X_OK) != 0)
+        snprintf(job_path, sizeof job_path, "%.3000s/../../../tests/sandbox/job", here);
+    char real[PATH_MAX];
+    if (!realpath(job_path, real)) {
+        fprintf(stderr, "%s: the test job is not built (%s)\n", argv[0], job_path);
+        return 1;
+    }
+    snprintf(job_path, sizeof job_path, "%s", real);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_true_runs_with_protections),
+        cmocka_unit_test(test_result_lines_reach_the_caller_but_stdout_does_not),
+        cmocka_unit_test(test_input_reaches_the_job),
+        cmocka_unit_test(test_output_and_log_are_capped),
+        cmocka_unit_test(test_environment_is_only_what_was_given),
+        cmocka_unit_test(test_host_files_are_out_of_sight),
+        cmocka_unit_test(test_only_tmp_is_writable),
+        cmocka_unit_test(test_relaxed_for_sanitizers_shows_its_own_proc),
+        cmocka_unit_test(test_the_job_is_alone),
+        cmocka_unit_test(test_forbidden_calls_kill),
+        cmocka_unit_test(test_exec_is_allowed_once_by_the_sandbox),
+        cmocka_unit_test(test_wall_clock_limit_kills_the_tree),
+        cmocka_unit_test(test_a_line_can_move_the_deadline),
+        cmocka_unit_test(test_cpu_limit),
+        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_file_size_limit),
+        cmocka_unit_test(test_task_and_file_limits),
+        cmocka_unit_test(test_setup_failure_says_why),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
