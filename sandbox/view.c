@@ -265,6 +265,12 @@ int view_enter(const struct view_plan *plan, const char **step, const char **pat
     *step = "mounting the new root";
     if (mount("tmpfs", VIEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") != 0)
         return errno;
+    /* /tmp first: a path of the view may live under it (a checkout in /tmp) */
+    *step = "mounting /tmp";
+    if (mkdir(VIEW_ROOT "/tmp", 01777) != 0 ||
+        mount("tmpfs", VIEW_ROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              plan->tmpfs_options) != 0)
+        return errno;
     for (int i = 0; i < plan->n_entries; i++) {
         *step = "binding a path into the view";
         *path = plan->entries[i].host;
@@ -277,11 +283,6 @@ int view_enter(const struct view_plan *plan, const char **step, const char **pat
             return rc;
     }
     *path = "";
-    *step = "mounting /tmp";
-    if (mkdir(VIEW_ROOT "/tmp", 01777) != 0 ||
-        mount("tmpfs", VIEW_ROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-              plan->tmpfs_options) != 0)
-        return errno;
     *step = "mounting the job's own /proc";
     if (plan->proc &&
         (mkdir(VIEW_ROOT "/proc", 0555) != 0 ||

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char job_path[PATH_MAX];
@@ -175,6 +176,31 @@ static void test_host_files_are_out_of_sight(void **state)
     expect_exit("read", "/etc/passwd", "read failed: 2\n");
     expect_exit("read", "/proc/self/environ", "read failed: 2\n");
     expect_exit("read", job_path, "read ok\n");
+}
+
+/* A checkout in /tmp (as CI's) must stay visible under the job's own /tmp. */
+static void test_paths_under_tmp_are_visible(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/kgrade-view-XXXXXX", file[64];
+    assert_non_null(mkdtemp(dir));
+    chmod(dir, 0755);
+    snprintf(file, sizeof file, "%s/visible", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs("x", f);
+    fclose(f);
+    chmod(file, 0644);
+    const char *argv[] = {job_path, "read", file, NULL}, *env[] = {NULL};
+    const char *paths[] = {dir, NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .read_paths = paths};
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    assert_string_equal(o.output, "read ok\n");
+    sandbox_outcome_free(&o);
+    unlink(file);
+    rmdir(dir);
 }
 
 static void test_relaxed_for_sanitizers_shows_its_own_proc(void **state)
@@ -354,6 +380,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_host_files_are_out_of_sight),
         cmocka_unit_test(test_only_tmp_is_writable),
         cmocka_unit_test(test_relaxed_for_sanitizers_shows_its_own_proc),
+        cmocka_unit_test(test_paths_under_tmp_are_visible),
         cmocka_unit_test(test_the_job_is_alone),
         cmocka_unit_test(test_forbidden_calls_kill),
         cmocka_unit_test(test_exec_is_allowed_once_by_the_sandbox),
