@@ -34,8 +34,11 @@ endif
 # Modules linked into build/kgrade, in dependency order.
 GRADER_SRC  := $(sort $(wildcard grader/*.c))
 SANDBOX_SRC := $(sort $(wildcard sandbox/*.c))
+# The migrations travel inside the binary: a generated C file.
+DB_GEN      := $(BUILD)/gen/db_migrations.c
+DB_SRC      := $(sort $(wildcard db/*.c))
 SERVER_SRC  := $(sort $(filter-out server/main.c,$(wildcard server/*.c)))
-LIB_SRC     := $(GRADER_SRC) $(SANDBOX_SRC) $(SERVER_SRC)
+LIB_SRC     := $(GRADER_SRC) $(SANDBOX_SRC) $(DB_SRC) $(SERVER_SRC)
 
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
@@ -47,13 +50,13 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CFLAGS   := -std=c11 $(WARNINGS) -O2 -g -fno-strict-aliasing -MMD -MP
 NVRTC_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 # libstdc++ provides the C++ demangler (__cxa_demangle) for kernel names.
-LDLIBS   := $(NVRTC_LIBS) $(JANSSON_LIBS) -lseccomp -lstdc++ -lm -lpthread
+LDLIBS   := $(NVRTC_LIBS) $(JANSSON_LIBS) -lmicrohttpd -lseccomp -lsqlite3 -lsodium -lstdc++ -lm -lpthread
 
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # Build variants: plain objects in build/obj, sanitized ones in build/asan.
-OBJ      := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-ASAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/asan/%.o)
+OBJ      := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/db_migrations.o
+ASAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/asan/gen/db_migrations.o
 
 # The virtual GPU: build/emulator/libcuda.so.1, a CUDA driver of its own. It
 # uses libc, libm and pthreads only; only what cuda.h and kgemu.h declare is
@@ -106,6 +109,21 @@ $(BUILD)/obj/server/cli_main.o $(BUILD)/asan/server/cli_main.o $(BUILD)/obj/grad
 $(BUILD)/version.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(KGRADE_VERSION)' | cmp -s - $@ || echo '$(KGRADE_VERSION)' > $@
+
+$(DB_GEN): db/embed-migrations.sh $(sort $(wildcard db/migrations/*.sql))
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)db/embed-migrations.sh $@ $(sort $(wildcard db/migrations/*.sql))
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/asan/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC ASAN $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) -c -o $@ $<
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -168,11 +186,11 @@ $(SANDBOX_JOB): tests/sandbox/job.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
 
 # Fuzz targets: libFuzzer with clang, sources compiled fresh with coverage.
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard */*.h)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(DB_GEN) $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
 	$(Q)$(CLANG) $(CPPFLAGS) -std=c11 $(WARNINGS) -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -o $@ $< $(LIB_SRC) $(LDLIBS)
+	    -o $@ $< $(LIB_SRC) $(DB_GEN) $(LDLIBS)
 
 # Fuzz targets of the virtual GPU's parsers build with its sources instead.
 $(BUILD)/fuzz/fuzz_emu_%: tests/fuzz/fuzz_emu_%.c $(EMU_SRC) $(wildcard emulator/*.h)
@@ -207,13 +225,11 @@ test-gpu: $(EMU_LIB) $(GPU_BIN)
 test-fuzz: $(FUZZ_BIN)
 	@tests/run-tests.sh $(BUILD) fuzz
 
-# The main job. For now: compile the bundled example kernel with NVRTC, show
-# what the compiler said and the kernels it found, and grade it (on the
-# virtual GPU when there is no GPU) at the assessment size.
-RUN_EXAMPLE := exercises/vector-add/solutions/passed__guarded_index.cu
+# The main job: the grading service on http://127.0.0.1:8080/ with its
+# database in var/ and the bundled exercises; a new database prints the
+# admin's one-time password.
 run: deps $(BUILD)/kgrade $(EMU_LIB)
-	$(BUILD)/kgrade compile $(RUN_EXAMPLE)
-	$(BUILD)/kgrade grade --exercise vector-add $(RUN_EXAMPLE)
+	$(BUILD)/kgrade serve --port 8080 --data var
 
 bench: $(BENCH_BIN) $(EMU_LIB)
 	@for b in $(BENCH_BIN); do echo "== $$b"; LD_LIBRARY_PATH=$(BUILD)/emulator $$b || exit 1; done

@@ -1,18 +1,176 @@
 /*
  * db — kgrade's SQLite store: schema, migrations and queries.
  *
- * What the module promises (DESIGN.md, and the service work that builds it):
+ * What the module promises:
  * - one database file in WAL mode, with foreign keys and a busy timeout;
- * - numbered migrations in db/migrations/, applied at start in a transaction
- *   and recorded with the schema version;
- * - prepared statements only, never SQL built from input;
- * - users, sessions, API tokens (hashes only), submissions, results,
- *   scoreboards and certificates, with nothing submitted ever lost.
- * It uses SQLite only; never HTTP or the grader.
- *
- * Nothing is declared yet: the store is not built.
+ * - numbered migrations (db/migrations/, embedded in the binary), applied
+ *   at open in one transaction each and recorded with the schema version;
+ * - prepared statements only, prepared once per connection; never SQL
+ *   built from input;
+ * - users, sessions and API tokens (hashes only), submissions with their
+ *   results (a regrade adds a result, never replaces one), the queue,
+ *   scoreboards and the audit log; nothing submitted is ever lost: a
+ *   submission is committed before it is acknowledged, and one left
+ *   running by a crash goes back to the queue.
+ * A `struct db` is one connection, for one thread at a time; open one per
+ * thread. It uses SQLite and jansson only; never HTTP or the grader.
  */
 #ifndef KGRADE_DB_H
 #define KGRADE_DB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DB_NAME_MAX    64  /* login names */
+#define DB_DISPLAY_MAX 128 /* display names */
+#define DB_HASH_BYTES  32  /* BLAKE2b of a token or a session cookie */
+#define DB_BUSY_MS     5000
+
+struct db;
+
+/* Opens (creating when missing) the database at `path` and brings its
+ * schema up to date. NULL with a sentence in `error`. */
+struct db *db_open(const char *path, char *error, size_t error_size);
+void db_close(struct db *db);
+
+/* The newest migration applied. */
+int db_schema_version(struct db *db);
+
+/* The last error of the connection, as a sentence. */
+const char *db_error(struct db *db);
+
+/* Milliseconds since the epoch (what the store records). */
+int64_t db_now_ms(void);
+
+/* ------------------------------------------------------------- users */
+
+enum db_role { DB_ROLE_STUDENT, DB_ROLE_INSTRUCTOR, DB_ROLE_ADMIN };
+
+struct db_user {
+    int64_t id;
+    char name[DB_NAME_MAX];
+    char display_name[DB_DISPLAY_MAX];
+    enum db_role role;
+};
+
+const char *db_role_name(enum db_role role);
+/* False for a name that is no role. */
+bool db_role_parse(const char *name, enum db_role *role);
+
+enum db_outcome { DB_OK, DB_EXISTS, DB_NOT_FOUND, DB_FAILED };
+
+/* Adds an account; `password_hash` may be NULL (no password login). */
+enum db_outcome db_user_add(struct db *db, const char *name, const char *display_name,
+                            enum db_role role, const char *password_hash, int64_t *id);
+/* The account `name`, and its password hash (empty when none) when `hash`
+ * is not NULL. */
+enum db_outcome db_user_by_name(struct db *db, const char *name, struct db_user *user, char *hash,
+                                size_t hash_size);
+enum db_outcome db_user_by_id(struct db *db, int64_t id, struct db_user *user);
+enum db_outcome db_user_set_password(struct db *db, int64_t id, const char *password_hash);
+/* Every account: [{name, display_name, role, created_at}], by name. */
+json_t *db_users_list(struct db *db);
+int64_t db_user_count(struct db *db);
+
+/* ------------------------------------------------ tokens and sessions */
+
+enum db_outcome db_token_add(struct db *db, int64_t user_id, const char *name,
+                             const unsigned char hash[DB_HASH_BYTES], int64_t *id);
+/* The owner of a live (not revoked) token; records its use. */
+enum db_outcome db_token_user(struct db *db, const unsigned char hash[DB_HASH_BYTES],
+                              struct db_user *user);
+/* [{id, name, created_at, last_used_at, revoked}] of a user, newest first. */
+json_t *db_tokens_list(struct db *db, int64_t user_id);
+enum db_outcome db_token_revoke(struct db *db, int64_t user_id, int64_t token_id);
+
+enum db_outcome db_session_add(struct db *db, int64_t user_id,
+                               const unsigned char hash[DB_HASH_BYTES], const char *csrf,
+                               int64_t expires_at);
+/* The user of a session not expired at `now`, and its CSRF token (csrf
+ * holds 65 bytes). */
+enum db_outcome db_session_user(struct db *db, const unsigned char hash[DB_HASH_BYTES], int64_t now,
+                                struct db_user *user, char *csrf);
+enum db_outcome db_session_delete(struct db *db, const unsigned char hash[DB_HASH_BYTES]);
+
+/* ------------------------------------------------------ submissions */
+
+enum db_enqueue {
+    DB_ENQUEUED,   /* a new submission, committed */
+    DB_DUPLICATE,  /* the same Idempotency-Key again: the earlier one's id */
+    DB_QUEUE_FULL, /* `queue_max` submissions already wait */
+    DB_ENQUEUE_FAILED,
+};
+
+enum db_enqueue db_submission_add(struct db *db, int64_t user_id, const char *exercise,
+                                  const char *source, size_t size, const char *idempotency_key,
+                                  int64_t queue_max, int64_t *id);
+
+/* A submission a worker took. */
+struct db_job {
+    int64_t id, user_id;
+    char exercise[DB_NAME_MAX];
+    char *source; /* malloc'ed, `size` bytes and a NUL */
+    size_t size;
+};
+
+/* Takes the oldest queued submission (queued -> running, by `worker`).
+ * DB_NOT_FOUND when the queue is empty. */
+enum db_outcome db_submission_claim(struct db *db, const char *worker, struct db_job *job);
+void db_job_free(struct db_job *job);
+
+/* A result for a graded submission (running -> done), kept beside any
+ * earlier one. */
+struct db_result {
+    const char *verdict;
+    const char *result_json;
+    double student_ms, ratio; /* < 0: none */
+    bool assessment;
+    const char *exercise_version;
+};
+enum db_outcome db_submission_finish(struct db *db, int64_t id, const struct db_result *result);
+
+/* Puts submissions left running (by a crash) back in the queue; their
+ * number. */
+int64_t db_submissions_requeue_running(struct db *db);
+/* Puts a done submission back in the queue (a regrade). */
+enum db_outcome db_submission_requeue(struct db *db, int64_t id);
+/* Every submission of an exercise back in the queue; their number. */
+int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise);
+
+/* {id, user, exercise, status, queue_position, created_at, started_at,
+ *  finished_at, verdict, result, results: [{verdict, created_at}...]}; NULL
+ * when not found. `with_source` adds "source". */
+json_t *db_submission_json(struct db *db, int64_t id, bool with_source);
+/* Who submitted it (for access checks). */
+enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id);
+/* A user's submissions, newest first (without sources or results):
+ * [{id, exercise, status, created_at, verdict, student_ms, ratio}]. */
+json_t *db_submissions_of(struct db *db, int64_t user_id, int limit);
+/* 1-based place in the queue of a queued submission; 0 when not queued. */
+int64_t db_queue_position(struct db *db, int64_t id);
+int64_t db_queue_length(struct db *db);
+enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden);
+
+/* ------------------------------------------------------- scoreboards */
+
+/* Each user's best passing, not hidden, assessment-size submission of an
+ * exercise, by student time (ties by submission time):
+ * [{rank, user (display name), name (login, when `real_names`),
+ *   submission, student_ms, ratio, submitted_at}]. */
+json_t *db_scoreboard(struct db *db, const char *exercise, bool real_names, int limit);
+/* Per user: the exercises among `exercises` they passed at the
+ * assessment size: [{user, name?, passed: [ids], count}], most first. */
+json_t *db_course_scoreboard(struct db *db, const char *const *exercises, int n_exercises,
+                             bool real_names);
+/* Per user and exercise: {user, exercise, status: passed|failed, best_ratio} */
+json_t *db_progress(struct db *db);
+
+/* ------------------------------------------------------------- audit */
+
+enum db_outcome db_audit(struct db *db, int64_t actor_id, const char *action, const char *target,
+                         const char *detail);
+json_t *db_audit_list(struct db *db, int limit);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * The job's process from clone to exec. It only makes system calls (no
- * malloc, no stdio: it may be the child of a multithreaded server): waits
+ * malloc, no stdio, no C library call that coordinates threads: it may be
+ * the child of a multithreaded server, whose other threads it lacks): waits
  * for the parent to map its ids and place it in its cgroups, takes its ids,
  * builds its filesystem view, limits itself, sets no_new_privs, enters
  * Landlock, moves its pipes to fds 0-3 and closes everything else, installs
@@ -11,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
@@ -55,21 +55,26 @@ static __attribute__((noreturn)) void fail(const struct child_plan *p, const cha
     fail_at(p, step, "", err);
 }
 
+/* The ids of this one thread, by system call: the C library's setresuid()
+ * and setgroups() signal every thread of the process it thinks it has, and
+ * the threads of a multithreaded parent do not exist in the child: it
+ * would wait for them forever. */
+static bool set_ids(uid_t uid, gid_t gid, bool groups)
+{
+    return (!groups || syscall(SYS_setgroups, 0, NULL) == 0) &&
+           syscall(SYS_setresgid, gid, gid, gid) == 0 && syscall(SYS_setresuid, uid, uid, uid) == 0;
+}
+
 static void take_ids(const struct child_plan *p)
 {
-    if (p->set_ids) {
-        if (p->drop_groups && setgroups(0, NULL) != 0)
-            fail(p, "dropping supplementary groups", errno);
-        if (setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0)
-            fail(p, "taking the user namespace's ids", errno);
-    }
+    if (p->set_ids && !set_ids(0, 0, p->drop_groups))
+        fail(p, "taking the user namespace's ids", errno);
 }
 
 /* Root without a user namespace: the job runs as nobody. */
 static void become_nobody(const struct child_plan *p)
 {
-    if (p->become_nobody && (setgroups(0, NULL) != 0 || setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
-                             setresuid(NOBODY, NOBODY, NOBODY) != 0))
+    if (p->become_nobody && !set_ids(NOBODY, NOBODY, true))
         fail(p, "dropping root's rights", errno);
 }
 
@@ -101,6 +106,8 @@ int child_main(void *arg)
     if (read(p->sync_fd, &go, 1) != 1) /* the parent died or gave up */
         _exit(127);
     take_ids(p);
+    /* after the ids change, which clears it: the job dies with its parent */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (p->view) {
         const char *step = "", *path = "";
         int rc = view_enter(p->plan, &step, &path);
@@ -110,6 +117,7 @@ int child_main(void *arg)
     if ((p->clone_flags & CLONE_NEWUTS) && sethostname("kgrade-job", 10) != 0)
         fail(p, "naming the host", errno);
     become_nobody(p);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* set again: the ids changed */
     set_limits(p);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         fail(p, "setting no_new_privs", errno);

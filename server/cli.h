@@ -127,5 +127,13 @@ int cmd_sandbox_check(const struct cli_args *args);
 
 /* The exercise folder: --exercises, else exercises/ beside the binary's folder. */
 void cli_exercises_folder(const struct cli_args *args, char *out, size_t size);
+/* The data folder: --data, else var/. */
+void cli_data_folder(const struct cli_args *args, char *out, size_t size);
+/* The database: --db, else kgrade.db in the data folder. */
+void cli_db_path(const struct cli_args *args, char *out, size_t size);
+
+int cmd_serve(const struct cli_args *args);
+int cmd_user_add(const struct cli_args *args);
+int cmd_token_create(const struct cli_args *args);
 
 #endif

@@ -18,24 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXERCISES_BESIDE_BINARY "../exercises" /* build/kgrade → exercises/ */
-
-void cli_exercises_folder(const struct cli_args *args, char *out, size_t size)
-{
-    if (cli_given(args, OPT_EXERCISES)) {
-        snprintf(out, size, "%s", args->value[OPT_EXERCISES]);
-        return;
-    }
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        snprintf(out, size, "exercises");
-        return;
-    }
-    self[n] = '\0';
-    snprintf(out, size, "%s/%s", dirname(self), EXERCISES_BESIDE_BINARY);
-}
-
 /* The position of a CLI_CHOICE option's value among `names` (the enum's
  * order); 0, the default, when it was not given. */
 static int choice_of(const struct cli_args *args, int option, const char *const names[], int count)

@@ -38,11 +38,23 @@ expect "a broken exercise is listed with its error" 0 "^broken +BROKEN: .*'title
     "$KGRADE" exercises --exercises "$TMP/set"
 expect "an unreadable exercise folder is a usage error" 2 "cannot read the exercise folder" -- \
     "$KGRADE" exercises --exercises "$TMP/none"
-expect "serve is not built yet" 2 "arrives with the service" -- "$KGRADE" serve --port 8080
 expect "submit is not built yet" 2 "not built yet" -- \
     "$KGRADE" submit --server http://127.0.0.1:8080 --token t --exercise x k.cu
-expect "user add is not built yet" 2 "not built yet" -- "$KGRADE" --db "$TMP/db" user add a --role admin
-expect "token create is not built yet" 2 "not built yet" -- "$KGRADE" token create a --db "$TMP/db"
+expect "user add prints a generated password" 0 "^[A-Za-z0-9]{16}$" -- \
+    "$KGRADE" --db "$TMP/db" user add ana --role instructor
+expect "user add refuses a second ana" 1 "already a user 'ana'" -- \
+    "$KGRADE" --db "$TMP/db" user add ana --role student
+expect "user add refuses an unknown role" 2 "--role" -- \
+    "$KGRADE" --db "$TMP/db" user add bo --role root
+expect "user add takes a password on stdin" 0 "^$" -- \
+    bash -c "echo 'a long password' | '$KGRADE' --db '$TMP/db' user add bo --role student --password-stdin"
+expect "user add refuses a short password" 2 "8 to" -- \
+    bash -c "echo short | '$KGRADE' --db '$TMP/db' user add cy --role student --password-stdin"
+expect "token create prints only the token" 0 "^kg_[A-Za-z0-9_-]{43}$" -- \
+    "$KGRADE" token create ana --db "$TMP/db" --name ci
+expect "token create for nobody fails" 1 "no user 'zed'" -- "$KGRADE" token create zed --db "$TMP/db"
+expect "a database in a missing folder is a usage error" 2 "cannot be opened" -- \
+    "$KGRADE" --db /nonexistent/x.db token create ana
 expect "worker outside the sandbox says so" 2 "no result pipe on fd 3 \(started outside the sandbox\?\)" -- \
     "$KGRADE" worker
 expect "sandbox-check reports the protections" 0 "^  seccomp +active" -- "$KGRADE" sandbox-check

@@ -21,6 +21,7 @@
 
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +339,31 @@ static void test_task_and_file_limits(void **state)
     sandbox_outcome_free(&o);
 }
 
+static void *sleeper(void *arg)
+{
+    (void)arg;
+    pause();
+    return NULL;
+}
+
+/* The service calls the sandbox from a multithreaded process: the child,
+ * which has only the calling thread, must not wait for the others (the C
+ * library's setresuid() would: a regression). */
+static void test_a_multithreaded_parent(void **state)
+{
+    (void)state;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, sleeper, NULL), 0);
+    struct sandbox_limits l = quick_limits();
+    l.wall_seconds = 5;
+    struct sandbox_outcome o;
+    run("true", NULL, &l, &o, NULL);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    sandbox_outcome_free(&o);
+    pthread_cancel(t);
+    pthread_join(t, NULL);
+}
+
 static void test_setup_failure_says_why(void **state)
 {
     (void)state;
@@ -390,6 +416,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_memory_limit),
         cmocka_unit_test(test_file_size_limit),
         cmocka_unit_test(test_task_and_file_limits),
+        cmocka_unit_test(test_a_multithreaded_parent),
         cmocka_unit_test(test_setup_failure_says_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,46 @@
+/*
+ * Internal to db/: the connection and its cache of prepared statements.
+ */
+#ifndef KGRADE_DB_INTERNAL_H
+#define KGRADE_DB_INTERNAL_H
+
+#include "db.h"
+
+#include <sqlite3.h>
+
+#define DB_STATEMENTS_MAX 96
+
+struct db {
+    sqlite3 *sql;
+    struct {
+        const char *text; /* the SQL, a string literal: its address is the key */
+        sqlite3_stmt *stmt;
+    } cache[DB_STATEMENTS_MAX];
+    int n_cached;
+    char error[256];
+};
+
+/* The statement for `sql` (a string literal), prepared once, reset and
+ * with its bindings cleared; NULL when it cannot be prepared (db_error). */
+sqlite3_stmt *db_statement(struct db *db, const char *sql);
+
+/* Steps a statement to its end (no rows wanted). */
+bool db_run(struct db *db, sqlite3_stmt *stmt);
+
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
+bool db_begin(struct db *db);
+bool db_commit(struct db *db);
+void db_rollback(struct db *db);
+
+/* Column helpers: a text column as a JSON string or null; an integer
+ * column as a JSON integer or null; a real column as a JSON real or null. */
+json_t *db_column_text(sqlite3_stmt *stmt, int column);
+json_t *db_column_integer(sqlite3_stmt *stmt, int column);
+json_t *db_column_real(sqlite3_stmt *stmt, int column);
+/* A millisecond time column as an ISO-8601 UTC string, or null. */
+json_t *db_column_time(sqlite3_stmt *stmt, int column);
+
+/* Copies a text column into a buffer (truncating). */
+void db_copy_text(sqlite3_stmt *stmt, int column, char *out, size_t size);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * Scoreboards and class progress: each user's best passing result at the
+ * assessment size per exercise (hidden submissions left out), ranked by
+ * the student's time, ties by submission time.
+ */
+#include "db_internal.h"
+
+#include <string.h>
+
+json_t *db_scoreboard(struct db *db, const char *exercise, bool real_names, int limit)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "WITH best AS (SELECT s.user_id, s.id, s.created_at, r.student_ms, r.ratio, "
+            "row_number() OVER (PARTITION BY s.user_id ORDER BY r.student_ms, s.created_at, "
+            "s.id) AS n FROM submissions s JOIN results r ON r.id = s.result_id WHERE "
+            "s.exercise = ? AND s.hidden = 0 AND r.verdict = 'passed' AND r.assessment = 1) "
+            "SELECT u.display_name, u.name, b.id, b.student_ms, b.ratio, b.created_at FROM "
+            "best b JOIN users u ON u.id = b.user_id WHERE b.n = 1 ORDER BY b.student_ms, "
+            "b.created_at, b.id LIMIT ?");
+    json_t *list = json_array();
+    if (s) {
+        sqlite3_bind_text(s, 1, exercise, -1, SQLITE_STATIC);
+        sqlite3_bind_int(s, 2, limit);
+    }
+    for (int rank = 1; s && sqlite3_step(s) == SQLITE_ROW; rank++) {
+        json_t *row =
+            json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "rank", rank, "user", db_column_text(s, 0),
+                      "submission", db_column_integer(s, 2), "student_ms", db_column_real(s, 3),
+                      "ratio", db_column_real(s, 4), "submitted_at", db_column_time(s, 5));
+        if (real_names)
+            json_object_set_new(row, "name", db_column_text(s, 1));
+        json_array_append_new(list, row);
+    }
+    if (s)
+        sqlite3_reset(s);
+    return list;
+}
+
+/* True when `id` is among the course's exercises. */
+static bool among(const char *id, const char *const *exercises, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(id, exercises[i]) == 0)
+            return true;
+    return false;
+}
+
+json_t *db_course_scoreboard(struct db *db, const char *const *exercises, int n_exercises,
+                             bool real_names)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT DISTINCT u.id, u.display_name, u.name, s.exercise FROM submissions s JOIN "
+            "results r ON r.id = s.result_id JOIN users u ON u.id = s.user_id WHERE "
+            "r.verdict = 'passed' AND r.assessment = 1 AND s.hidden = 0 ORDER BY u.id, "
+            "s.exercise");
+    json_t *list = json_array(), *row = NULL;
+    int64_t current = -1;
+    while (s && sqlite3_step(s) == SQLITE_ROW) {
+        const char *exercise = (const char *)sqlite3_column_text(s, 3);
+        if (!exercise || !among(exercise, exercises, n_exercises))
+            continue;
+        if (sqlite3_column_int64(s, 0) != current) {
+            current = sqlite3_column_int64(s, 0);
+            row = json_pack("{s:o, s:[], s:i}", "user", db_column_text(s, 1), "passed", "count", 0);
+            if (real_names)
+                json_object_set_new(row, "name", db_column_text(s, 2));
+            json_array_append_new(list, row);
+        }
+        json_array_append_new(json_object_get(row, "passed"), json_string(exercise));
+        json_object_set_new(
+            row, "count",
+            json_integer((json_int_t)json_array_size(json_object_get(row, "passed"))));
+    }
+    if (s)
+        sqlite3_reset(s);
+    return list;
+}
+
+json_t *db_progress(struct db *db)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT u.name, u.display_name, s.exercise, max(r.verdict = 'passed' AND "
+            "r.assessment = 1), min(CASE WHEN r.verdict = 'passed' THEN r.ratio END), count(*) "
+            "FROM submissions s JOIN users u ON u.id = s.user_id LEFT JOIN results r ON r.id = "
+            "s.result_id GROUP BY u.id, s.exercise ORDER BY u.name, s.exercise");
+    json_t *list = json_array();
+    while (s && sqlite3_step(s) == SQLITE_ROW)
+        json_array_append_new(
+            list, json_pack("{s:o, s:o, s:o, s:s, s:o, s:o}", "name", db_column_text(s, 0),
+                            "display_name", db_column_text(s, 1), "exercise", db_column_text(s, 2),
+                            "status", sqlite3_column_int(s, 3) ? "passed" : "failed", "best_ratio",
+                            db_column_real(s, 4), "submissions", db_column_integer(s, 5)));
+    if (s)
+        sqlite3_reset(s);
+    return list;
+}

@@ -1,0 +1,315 @@
+/*
+ * Submissions and their results: the queue (committed before it is
+ * acknowledged, taken oldest first, requeued after a crash), the results
+ * (a regrade adds one, the newest is the submission's), and the JSON the
+ * API shows.
+ */
+#include "db_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The earlier submission with this user's Idempotency-Key, or 0. */
+static int64_t earlier_with_key(struct db *db, int64_t user_id, const char *key)
+{
+    sqlite3_stmt *s =
+        db_statement(db, "SELECT id FROM submissions WHERE user_id = ? AND idempotency_key = ?");
+    if (!s)
+        return 0;
+    sqlite3_bind_int64(s, 1, user_id);
+    sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
+    int64_t id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return id;
+}
+
+int64_t db_queue_length(struct db *db)
+{
+    sqlite3_stmt *s = db_statement(db, "SELECT count(*) FROM submissions WHERE status = 'queued'");
+    int64_t n = s && sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    if (s)
+        sqlite3_reset(s);
+    return n;
+}
+
+static bool insert_submission(struct db *db, int64_t user_id, const char *exercise,
+                              const char *source, size_t size, const char *key, int64_t *id)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "INSERT INTO submissions (user_id, exercise, source, status, idempotency_key, "
+            "created_at, queued_at) VALUES (?, ?, ?, 'queued', ?, ?, ?)");
+    if (!s)
+        return false;
+    int64_t now = db_now_ms();
+    sqlite3_bind_int64(s, 1, user_id);
+    sqlite3_bind_text(s, 2, exercise, -1, SQLITE_STATIC);
+    sqlite3_bind_blob64(s, 3, source, size, SQLITE_STATIC);
+    if (key)
+        sqlite3_bind_text(s, 4, key, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 5, now);
+    sqlite3_bind_int64(s, 6, now);
+    if (!db_run(db, s))
+        return false;
+    *id = sqlite3_last_insert_rowid(db->sql);
+    return true;
+}
+
+enum db_enqueue db_submission_add(struct db *db, int64_t user_id, const char *exercise,
+                                  const char *source, size_t size, const char *idempotency_key,
+                                  int64_t queue_max, int64_t *id)
+{
+    if (!db_begin(db))
+        return DB_ENQUEUE_FAILED;
+    enum db_enqueue outcome = DB_ENQUEUED;
+    if (idempotency_key && (*id = earlier_with_key(db, user_id, idempotency_key)) > 0)
+        outcome = DB_DUPLICATE;
+    else if (queue_max > 0 && db_queue_length(db) >= queue_max)
+        outcome = DB_QUEUE_FULL;
+    else if (!insert_submission(db, user_id, exercise, source, size, idempotency_key, id))
+        outcome = DB_ENQUEUE_FAILED;
+    if (outcome == DB_ENQUEUE_FAILED || !db_commit(db)) {
+        db_rollback(db);
+        return DB_ENQUEUE_FAILED;
+    }
+    return outcome;
+}
+
+enum db_outcome db_submission_claim(struct db *db, const char *worker, struct db_job *job)
+{
+    memset(job, 0, sizeof *job);
+    if (!db_begin(db))
+        return DB_FAILED;
+    sqlite3_stmt *s = db_statement(db, "SELECT id, user_id, exercise, source FROM submissions "
+                                       "WHERE status = 'queued' ORDER BY queued_at, id LIMIT 1");
+    int rc = s ? sqlite3_step(s) : SQLITE_ERROR;
+    if (rc == SQLITE_ROW) {
+        job->id = sqlite3_column_int64(s, 0);
+        job->user_id = sqlite3_column_int64(s, 1);
+        db_copy_text(s, 2, job->exercise, sizeof job->exercise);
+        job->size = (size_t)sqlite3_column_bytes(s, 3);
+        job->source = malloc(job->size + 1);
+        if (job->source) {
+            memcpy(job->source, sqlite3_column_blob(s, 3), job->size);
+            job->source[job->size] = '\0';
+        }
+    }
+    if (s)
+        sqlite3_reset(s);
+    sqlite3_stmt *take =
+        rc == SQLITE_ROW && job->source
+            ? db_statement(db, "UPDATE submissions SET status = 'running', started_at = ?, "
+                               "worker = ? WHERE id = ?")
+            : NULL;
+    if (take) {
+        sqlite3_bind_int64(take, 1, db_now_ms());
+        sqlite3_bind_text(take, 2, worker, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(take, 3, job->id);
+    }
+    if (!take || !db_run(db, take) || !db_commit(db)) {
+        db_rollback(db);
+        db_job_free(job);
+        return rc == SQLITE_DONE ? DB_NOT_FOUND : DB_FAILED;
+    }
+    return DB_OK;
+}
+
+void db_job_free(struct db_job *job)
+{
+    free(job->source);
+    job->source = NULL;
+}
+
+static bool insert_result(struct db *db, int64_t id, const struct db_result *r)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "INSERT INTO results (submission_id, verdict, result_json, student_ms, ratio, "
+            "assessment, exercise_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_text(s, 2, r->verdict, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, r->result_json, -1, SQLITE_STATIC);
+    if (r->student_ms >= 0)
+        sqlite3_bind_double(s, 4, r->student_ms);
+    if (r->ratio >= 0)
+        sqlite3_bind_double(s, 5, r->ratio);
+    sqlite3_bind_int(s, 6, r->assessment);
+    sqlite3_bind_text(s, 7, r->exercise_version, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 8, db_now_ms());
+    return db_run(db, s);
+}
+
+enum db_outcome db_submission_finish(struct db *db, int64_t id, const struct db_result *r)
+{
+    if (!db_begin(db))
+        return DB_FAILED;
+    bool ok = insert_result(db, id, r);
+    int64_t result_id = sqlite3_last_insert_rowid(db->sql);
+    sqlite3_stmt *s = ok ? db_statement(db, "UPDATE submissions SET status = 'done', "
+                                            "finished_at = ?, result_id = ? WHERE id = ?")
+                         : NULL;
+    if (s) {
+        sqlite3_bind_int64(s, 1, db_now_ms());
+        sqlite3_bind_int64(s, 2, result_id);
+        sqlite3_bind_int64(s, 3, id);
+    }
+    if (!s || !db_run(db, s) || sqlite3_changes(db->sql) == 0 || !db_commit(db)) {
+        db_rollback(db);
+        return DB_FAILED;
+    }
+    return DB_OK;
+}
+
+int64_t db_submissions_requeue_running(struct db *db)
+{
+    sqlite3_stmt *s = db_statement(db, "UPDATE submissions SET status = 'queued', started_at = "
+                                       "NULL, worker = NULL WHERE status = 'running'");
+    return s && db_run(db, s) ? sqlite3_changes64(db->sql) : -1;
+}
+
+enum db_outcome db_submission_requeue(struct db *db, int64_t id)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "UPDATE submissions SET status = 'queued', queued_at = ?, started_at = NULL, "
+            "finished_at = NULL, worker = NULL WHERE id = ? AND status = 'done'");
+    if (!s)
+        return DB_FAILED;
+    sqlite3_bind_int64(s, 1, db_now_ms());
+    sqlite3_bind_int64(s, 2, id);
+    if (!db_run(db, s))
+        return DB_FAILED;
+    return sqlite3_changes(db->sql) ? DB_OK : DB_NOT_FOUND;
+}
+
+int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "UPDATE submissions SET status = 'queued', queued_at = ?, started_at = NULL, "
+            "finished_at = NULL, worker = NULL WHERE exercise = ? AND status = 'done'");
+    if (!s)
+        return -1;
+    sqlite3_bind_int64(s, 1, db_now_ms());
+    sqlite3_bind_text(s, 2, exercise, -1, SQLITE_STATIC);
+    return db_run(db, s) ? sqlite3_changes64(db->sql) : -1;
+}
+
+int64_t db_queue_position(struct db *db, int64_t id)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT count(*) FROM submissions q, submissions me WHERE me.id = ? AND "
+            "me.status = 'queued' AND q.status = 'queued' AND (q.queued_at < me.queued_at OR "
+            "(q.queued_at = me.queued_at AND q.id <= me.id))");
+    if (!s)
+        return 0;
+    sqlite3_bind_int64(s, 1, id);
+    int64_t n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return n;
+}
+
+enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id)
+{
+    sqlite3_stmt *s = db_statement(db, "SELECT user_id FROM submissions WHERE id = ?");
+    if (!s)
+        return DB_FAILED;
+    sqlite3_bind_int64(s, 1, id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *user_id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW ? DB_OK : rc == SQLITE_DONE ? DB_NOT_FOUND : DB_FAILED;
+}
+
+enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden)
+{
+    sqlite3_stmt *s = db_statement(db, "UPDATE submissions SET hidden = ? WHERE id = ?");
+    if (!s)
+        return DB_FAILED;
+    sqlite3_bind_int(s, 1, hidden);
+    sqlite3_bind_int64(s, 2, id);
+    if (!db_run(db, s))
+        return DB_FAILED;
+    return sqlite3_changes(db->sql) ? DB_OK : DB_NOT_FOUND;
+}
+
+/* --------------------------------------------------------------- JSON */
+
+/* Every result of a submission, oldest first: [{verdict, created_at,
+ * exercise_version}]. */
+static json_t *history(struct db *db, int64_t id)
+{
+    sqlite3_stmt *s = db_statement(db, "SELECT verdict, created_at, exercise_version FROM "
+                                       "results WHERE submission_id = ? ORDER BY id");
+    json_t *list = json_array();
+    if (s)
+        sqlite3_bind_int64(s, 1, id);
+    while (s && sqlite3_step(s) == SQLITE_ROW)
+        json_array_append_new(list, json_pack("{s:o, s:o, s:o}", "verdict", db_column_text(s, 0),
+                                              "created_at", db_column_time(s, 1),
+                                              "exercise_version", db_column_text(s, 2)));
+    if (s)
+        sqlite3_reset(s);
+    return list;
+}
+
+static json_t *result_object(sqlite3_stmt *s, int column)
+{
+    const char *text = (const char *)sqlite3_column_text(s, column);
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    return j ? j : json_null();
+}
+
+json_t *db_submission_json(struct db *db, int64_t id, bool with_source)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT s.id, u.name, s.exercise, s.status, s.created_at, s.started_at, "
+            "s.finished_at, r.verdict, r.result_json, s.hidden, s.source FROM submissions s "
+            "JOIN users u ON u.id = s.user_id LEFT JOIN results r ON r.id = s.result_id "
+            "WHERE s.id = ?");
+    if (!s)
+        return NULL;
+    sqlite3_bind_int64(s, 1, id);
+    json_t *j = NULL;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "id",
+                      db_column_integer(s, 0), "user", db_column_text(s, 1), "exercise",
+                      db_column_text(s, 2), "status", db_column_text(s, 3), "created_at",
+                      db_column_time(s, 4), "started_at", db_column_time(s, 5), "finished_at",
+                      db_column_time(s, 6), "verdict", db_column_text(s, 7), "result",
+                      result_object(s, 8), "hidden", sqlite3_column_int(s, 9) != 0);
+        if (with_source)
+            json_object_set_new(j, "source",
+                                json_stringn((const char *)sqlite3_column_blob(s, 10),
+                                             (size_t)sqlite3_column_bytes(s, 10)));
+    }
+    sqlite3_reset(s);
+    if (j) {
+        int64_t position = db_queue_position(db, id);
+        json_object_set_new(j, "queue_position",
+                            position > 0 ? json_integer(position) : json_null());
+        json_object_set_new(j, "results", history(db, id));
+    }
+    return j;
+}
+
+json_t *db_submissions_of(struct db *db, int64_t user_id, int limit)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT s.id, s.exercise, s.status, s.created_at, r.verdict, r.student_ms, r.ratio "
+            "FROM submissions s LEFT JOIN results r ON r.id = s.result_id WHERE s.user_id = ? "
+            "ORDER BY s.id DESC LIMIT ?");
+    json_t *list = json_array();
+    if (s) {
+        sqlite3_bind_int64(s, 1, user_id);
+        sqlite3_bind_int(s, 2, limit);
+    }
+    while (s && sqlite3_step(s) == SQLITE_ROW)
+        json_array_append_new(
+            list, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", db_column_integer(s, 0),
+                            "exercise", db_column_text(s, 1), "status", db_column_text(s, 2),
+                            "created_at", db_column_time(s, 3), "verdict", db_column_text(s, 4),
+                            "student_ms", db_column_real(s, 5), "ratio", db_column_real(s, 6)));
+    if (s)
+        sqlite3_reset(s);
+    return list;
+}

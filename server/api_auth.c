@@ -1,0 +1,147 @@
+/*
+ * Logging in and out (a session cookie and its CSRF token), and API
+ * tokens (created shown once, listed, revoked). Login attempts are limited
+ * per user and per address.
+ */
+#include "api.h"
+#include "credentials.h"
+#include "rate_limit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOGINS_PER_WINDOW   10
+#define LOGIN_WINDOW_S      300
+#define TOKEN_NAME_MAX      64
+#define SESSION_COOKIE_NAME "kgrade_session"
+
+static bool login_allowed(struct http_request *req, struct http_response *res, const char *name)
+{
+    char key[128];
+    int wait_user = 0, wait_address = 0;
+    snprintf(key, sizeof key, "login-user:%.64s", name);
+    bool user_ok =
+        rate_allow(req->service->rates, key, LOGINS_PER_WINDOW, LOGIN_WINDOW_S, &wait_user);
+    snprintf(key, sizeof key, "login-address:%.64s", req->client);
+    bool address_ok =
+        rate_allow(req->service->rates, key, LOGINS_PER_WINDOW * 3, LOGIN_WINDOW_S, &wait_address);
+    if (user_ok && address_ok)
+        return true;
+    char retry[16];
+    snprintf(retry, sizeof retry, "%d", wait_user > wait_address ? wait_user : wait_address);
+    http_header(res, "Retry-After", retry);
+    http_error(res, 429, "too_many_logins", "too many login attempts: wait %s s", retry);
+    return false;
+}
+
+static bool start_session(struct http_request *req, struct http_response *res,
+                          const struct db_user *user, char csrf[CREDENTIAL_TEXT_MAX])
+{
+    char cookie[CREDENTIAL_TEXT_MAX], header[256];
+    unsigned char hash[DB_HASH_BYTES], ignored[DB_HASH_BYTES];
+    struct db *db = service_db(req->service);
+    if (!credential_new("", cookie, hash) || !credential_new("", csrf, ignored) || !db ||
+        db_session_add(db, user->id, hash, csrf,
+                       db_now_ms() + (int64_t)SERVICE_SESSION_SECONDS * 1000) != DB_OK)
+        return false;
+    bool tls = http_header_of(req, "X-Forwarded-Proto") &&
+               strcmp(http_header_of(req, "X-Forwarded-Proto"), "https") == 0;
+    snprintf(header, sizeof header, "%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d%s",
+             SESSION_COOKIE_NAME, cookie, SERVICE_SESSION_SECONDS, tls ? "; Secure" : "");
+    http_header(res, "Set-Cookie", header);
+    return true;
+}
+
+void api_login(struct http_request *req, struct http_response *res)
+{
+    json_t *body = http_json_body(req, res);
+    const char *name = NULL, *password = NULL;
+    if (!body)
+        return;
+    if (json_unpack(body, "{s:s, s:s}", "name", &name, "password", &password) != 0) {
+        http_error(res, 422, "invalid", "send {\"name\": \"...\", \"password\": \"...\"}");
+        json_decref(body);
+        return;
+    }
+    struct db_user user;
+    char hash[PASSWORD_HASH_MAX], csrf[CREDENTIAL_TEXT_MAX];
+    struct db *db = service_db(req->service);
+    if (login_allowed(req, res, name)) {
+        bool known = db && db_user_by_name(db, name, &user, hash, sizeof hash) == DB_OK;
+        if (!known || strlen(password) > PASSWORD_MAX_LENGTH || !password_verify(hash, password))
+            http_error(res, 401, "bad_credentials", "wrong name or password");
+        else if (!start_session(req, res, &user, csrf))
+            http_error(res, 500, "internal", "the session could not be started");
+        else
+            http_json(res, 200,
+                      json_pack("{s:s, s:s, s:s, s:s}", "name", user.name, "display_name",
+                                user.display_name, "role", db_role_name(user.role), "csrf_token",
+                                csrf));
+    }
+    json_decref(body);
+}
+
+void api_logout(struct http_request *req, struct http_response *res)
+{
+    const char *cookie =
+        MHD_lookup_connection_value(req->connection, MHD_COOKIE_KIND, SESSION_COOKIE_NAME);
+    struct db *db = service_db(req->service);
+    if (cookie && db) {
+        unsigned char hash[DB_HASH_BYTES];
+        credential_hash(cookie, hash);
+        db_session_delete(db, hash);
+    }
+    http_header(res, "Set-Cookie",
+                SESSION_COOKIE_NAME "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+    http_json(res, 200, json_pack("{s:b}", "logged_out", true));
+}
+
+void api_tokens_list(struct http_request *req, struct http_response *res)
+{
+    struct db *db = service_db(req->service);
+    if (!db)
+        http_error(res, 503, "unavailable", "the database cannot be reached");
+    else
+        http_json(res, 200, json_pack("{s:o}", "tokens", db_tokens_list(db, req->user.id)));
+}
+
+void api_token_create(struct http_request *req, struct http_response *res)
+{
+    json_t *body = http_json_body(req, res);
+    const char *name = "token";
+    if (!body)
+        return;
+    if (json_unpack(body, "{s?s}", "name", &name) != 0 || !name[0] ||
+        strlen(name) > TOKEN_NAME_MAX) {
+        http_error(res, 422, "invalid", "send {\"name\": \"a label of 1 to %d characters\"}",
+                   TOKEN_NAME_MAX);
+        json_decref(body);
+        return;
+    }
+    char token[CREDENTIAL_TEXT_MAX];
+    unsigned char hash[DB_HASH_BYTES];
+    int64_t id = 0;
+    struct db *db = service_db(req->service);
+    if (!db || !credential_new("kg_", token, hash) ||
+        db_token_add(db, req->user.id, name, hash, &id) != DB_OK)
+        http_error(res, 500, "internal", "the token could not be created");
+    else
+        http_json(res, 201,
+                  json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)id, "name", name, "token",
+                            token, "note", "shown once: keep it now"));
+    json_decref(body);
+}
+
+void api_token_revoke(struct http_request *req, struct http_response *res)
+{
+    struct db *db = service_db(req->service);
+    enum db_outcome o = db ? db_token_revoke(db, req->user.id, req->path_id) : DB_FAILED;
+    if (o == DB_OK)
+        http_json(res, 200,
+                  json_pack("{s:I, s:b}", "id", (json_int_t)req->path_id, "revoked", true));
+    else if (o == DB_NOT_FOUND)
+        http_error(res, 404, "not_found", "you have no live token %lld", (long long)req->path_id);
+    else
+        http_error(res, 500, "internal", "the token could not be revoked");
+}

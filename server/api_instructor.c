@@ -1,0 +1,214 @@
+/*
+ * The instructors' routes: class progress, accounts (list, add, reset a
+ * password), hiding a submission from the scoreboard, regrading (one
+ * submission, or every submission of its exercise; old results are kept),
+ * and the grades as CSV. Every change goes to the audit log.
+ */
+#include "api.h"
+#include "credentials.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GENERATED_PASSWORD_LENGTH 16
+
+static struct db *database(struct http_request *req, struct http_response *res)
+{
+    struct db *db = service_db(req->service);
+    if (!db)
+        http_error(res, 503, "unavailable", "the database cannot be reached");
+    return db;
+}
+
+static void audit(struct http_request *req, struct db *db, const char *action, const char *target)
+{
+    db_audit(db, req->user.id, action, target, NULL);
+}
+
+void api_progress(struct http_request *req, struct http_response *res)
+{
+    struct db *db = database(req, res);
+    if (db)
+        http_json(res, 200, json_pack("{s:o}", "progress", db_progress(db)));
+}
+
+void api_users_list(struct http_request *req, struct http_response *res)
+{
+    struct db *db = database(req, res);
+    if (db)
+        http_json(res, 200, json_pack("{s:o}", "users", db_users_list(db)));
+}
+
+/* A login name: 1 to 63 of [a-z0-9._-]. */
+static bool name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n >= DB_NAME_MAX)
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+              *p == '-'))
+            return false;
+    return true;
+}
+
+void api_user_create(struct http_request *req, struct http_response *res)
+{
+    json_t *body = http_json_body(req, res);
+    const char *name = NULL, *display = NULL, *role_name = "student", *password = NULL;
+    enum db_role role;
+    char generated[GENERATED_PASSWORD_LENGTH + 1], hash[PASSWORD_HASH_MAX];
+    struct db *db = body ? database(req, res) : NULL;
+    if (!db) {
+        json_decref(body);
+        return;
+    }
+    if (json_unpack(body, "{s:s, s?s, s?s, s?s}", "name", &name, "display_name", &display, "role",
+                    &role_name, "password", &password) != 0 ||
+        !name_ok(name) || !db_role_parse(role_name, &role) ||
+        (password && strlen(password) < PASSWORD_MIN_LENGTH)) {
+        http_error(res, 422, "invalid",
+                   "send {\"name\": [a-z0-9._-]{1,63}, \"role\": student|instructor|admin, "
+                   "\"display_name\"?, \"password\"? (8 characters or more)}");
+    } else if (role == DB_ROLE_ADMIN && req->user.role != DB_ROLE_ADMIN) {
+        http_error(res, 403, "forbidden", "only an admin may add an admin");
+    } else {
+        if (!password) {
+            password_random(generated, GENERATED_PASSWORD_LENGTH);
+            password = generated;
+        }
+        enum db_outcome o = password_hash(password, hash)
+                                ? db_user_add(db, name, display ? display : name, role, hash, NULL)
+                                : DB_FAILED;
+        if (o == DB_EXISTS)
+            http_error(res, 409, "exists", "there is already a user '%s'", name);
+        else if (o != DB_OK)
+            http_error(res, 500, "internal", "the account could not be created");
+        else {
+            audit(req, db, "user add", name);
+            http_json(res, 201,
+                      json_pack("{s:s, s:s, s:s}", "name", name, "role", role_name, "password",
+                                password));
+        }
+    }
+    json_decref(body);
+}
+
+void api_user_password(struct http_request *req, struct http_response *res)
+{
+    struct db *db = database(req, res);
+    struct db_user user;
+    char generated[GENERATED_PASSWORD_LENGTH + 1], hash[PASSWORD_HASH_MAX];
+    if (!db)
+        return;
+    if (db_user_by_name(db, req->path_name, &user, NULL, 0) != DB_OK) {
+        http_error(res, 404, "not_found", "no user '%s'", req->path_name);
+        return;
+    }
+    if (user.role == DB_ROLE_ADMIN && req->user.role != DB_ROLE_ADMIN) {
+        http_error(res, 403, "forbidden", "only an admin may reset an admin's password");
+        return;
+    }
+    password_random(generated, GENERATED_PASSWORD_LENGTH);
+    if (!password_hash(generated, hash) || db_user_set_password(db, user.id, hash) != DB_OK) {
+        http_error(res, 500, "internal", "the password could not be set");
+        return;
+    }
+    audit(req, db, "password reset", user.name);
+    http_json(res, 200, json_pack("{s:s, s:s}", "name", user.name, "password", generated));
+}
+
+void api_submission_hide(struct http_request *req, struct http_response *res)
+{
+    struct db *db = database(req, res);
+    char target[64];
+    if (!db)
+        return;
+    snprintf(target, sizeof target, "submission %lld", (long long)req->path_id);
+    if (db_submission_hide(db, req->path_id, true) != DB_OK) {
+        http_error(res, 404, "not_found", "no %s", target);
+        return;
+    }
+    audit(req, db, "hide", target);
+    http_json(res, 200, json_pack("{s:I, s:b}", "id", (json_int_t)req->path_id, "hidden", true));
+}
+
+void api_submission_regrade(struct http_request *req, struct http_response *res)
+{
+    struct db *db = database(req, res);
+    json_t *body = req->body_size ? json_loadb(req->body, req->body_size, 0, NULL) : NULL;
+    bool whole_exercise = json_is_true(json_object_get(body, "all_of_exercise"));
+    json_decref(body);
+    char target[64];
+    if (!db)
+        return;
+    json_t *sub = db_submission_json(db, req->path_id, false);
+    if (!sub) {
+        http_error(res, 404, "not_found", "no submission %lld", (long long)req->path_id);
+        return;
+    }
+    const char *exercise = json_string_value(json_object_get(sub, "exercise"));
+    int64_t n = whole_exercise ? db_submissions_requeue_exercise(db, exercise)
+                               : db_submission_requeue(db, req->path_id) == DB_OK;
+    if (whole_exercise)
+        snprintf(target, sizeof target, "exercise %.40s", exercise);
+    else
+        snprintf(target, sizeof target, "submission %lld", (long long)req->path_id);
+    if (n > 0) {
+        audit(req, db, "regrade", target);
+        service_wake_workers(req->service);
+        http_json(res, 202, json_pack("{s:I}", "requeued", (json_int_t)n));
+    } else {
+        http_error(res, 409, "not_done",
+                   "nothing to regrade: the submission is still queued or running");
+    }
+    json_decref(sub);
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_field(FILE *out, const char *text, bool last)
+{
+    if (text && strpbrk(text, ",\"\r\n")) {
+        fputc('"', out);
+        for (const char *p = text; *p; p++) {
+            if (*p == '"')
+                fputc('"', out);
+            fputc(*p, out);
+        }
+        fputc('"', out);
+    } else {
+        fputs(text ? text : "", out);
+    }
+    fputc(last ? '\n' : ',', out);
+}
+
+void api_export_grades(struct http_request *req, struct http_response *res)
+{
+    struct db *db = database(req, res);
+    char *text = NULL, number[32];
+    size_t size = 0;
+    if (!db)
+        return;
+    json_t *rows = db_progress(db), *row;
+    FILE *out = open_memstream(&text, &size);
+    size_t i;
+    fputs("name,display_name,exercise,status,best_ratio,submissions\n", out);
+    json_array_foreach(rows, i, row)
+    {
+        csv_field(out, json_string_value(json_object_get(row, "name")), false);
+        csv_field(out, json_string_value(json_object_get(row, "display_name")), false);
+        csv_field(out, json_string_value(json_object_get(row, "exercise")), false);
+        csv_field(out, json_string_value(json_object_get(row, "status")), false);
+        json_t *ratio = json_object_get(row, "best_ratio");
+        snprintf(number, sizeof number, "%.3f", json_number_value(ratio));
+        csv_field(out, json_is_number(ratio) ? number : "", false);
+        snprintf(number, sizeof number, "%lld",
+                 (long long)json_integer_value(json_object_get(row, "submissions")));
+        csv_field(out, number, true);
+    }
+    fclose(out);
+    json_decref(rows);
+    http_header(res, "Content-Disposition", "attachment; filename=\"grades.csv\"");
+    http_text(res, 200, "text/csv; charset=utf-8", text, size);
+}

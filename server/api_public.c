@@ -1,0 +1,131 @@
+/*
+ * The public routes: health, the exercises, the scoreboards, the metrics.
+ */
+#include "api.h"
+#include "exercise_cache.h"
+#include "metrics.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCOREBOARD_ROWS 100
+#define FILE_MAX        (256 * 1024)
+
+void api_health(struct http_request *req, struct http_response *res)
+{
+    struct db *db = service_db(req->service);
+    http_json(res, db ? 200 : 503,
+              json_pack("{s:s, s:i, s:i, s:b}", "status", db ? "ok" : "no database", "workers",
+                        req->service->n_workers, "busy_workers",
+                        atomic_load(&req->service->busy_workers), "sandbox",
+                        req->service->protections.seccomp));
+}
+
+void api_exercises(struct http_request *req, struct http_response *res)
+{
+    size_t size;
+    char *text = exercise_cache_text(req->service->config.exercises, &size);
+    if (!text)
+        http_error(res, 500, "internal", "the exercise folder cannot be read");
+    else
+        http_text(res, 200, "application/json", text, size);
+}
+
+/* A file of an exercise's folder as a JSON string, or null. */
+static json_t *exercise_file(const char *folder, const char *id, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s/%s", folder, id, name);
+    FILE *f = fopen(path, "rb");
+    char *text = f ? malloc(FILE_MAX + 1) : NULL;
+    size_t n = text ? fread(text, 1, FILE_MAX, f) : 0;
+    if (f)
+        fclose(f);
+    json_t *j = text ? json_stringn(text, n) : NULL;
+    free(text);
+    return j ? j : json_null();
+}
+
+void api_exercise(struct http_request *req, struct http_response *res)
+{
+    const char *folder = req->service->config.exercises;
+    json_t *e = exercise_cache_find(folder, req->path_name);
+    if (!e) {
+        http_error(res, 404, "not_found", "no exercise '%s'", req->path_name);
+        return;
+    }
+    json_t *copy = json_deep_copy(e);
+    json_decref(e);
+    json_object_set_new(copy, "statement", exercise_file(folder, req->path_name, "statement.md"));
+    json_object_set_new(copy, "starter", exercise_file(folder, req->path_name, "starter.cu"));
+    http_json(res, 200, copy);
+}
+
+static bool sees_real_names(const struct http_request *req)
+{
+    return req->signed_in && req->user.role != DB_ROLE_STUDENT;
+}
+
+void api_scoreboard(struct http_request *req, struct http_response *res)
+{
+    json_t *e = exercise_cache_find(req->service->config.exercises, req->path_name);
+    struct db *db = service_db(req->service);
+    if (!e) {
+        http_error(res, 404, "not_found", "no exercise '%s'", req->path_name);
+        return;
+    }
+    json_decref(e);
+    if (!db) {
+        http_error(res, 503, "unavailable", "the database cannot be reached");
+        return;
+    }
+    json_t *rows = db_scoreboard(db, req->path_name, sees_real_names(req), SCOREBOARD_ROWS);
+    http_json(res, 200, json_pack("{s:s, s:o}", "exercise", req->path_name, "rows", rows));
+}
+
+void api_course_scoreboard(struct http_request *req, struct http_response *res)
+{
+    char error[256];
+    json_t *list = exercise_cache_list(req->service->config.exercises, error, sizeof error), *e;
+    const char *assessments[64];
+    int n = 0;
+    size_t i;
+    json_array_foreach(list, i, e)
+    {
+        const char *course = json_string_value(json_object_get(e, "course"));
+        if (n < 64 && course && strcmp(course, req->path_name) == 0 &&
+            json_is_true(json_object_get(e, "assessment")))
+            assessments[n++] = json_string_value(json_object_get(e, "id"));
+    }
+    struct db *db = service_db(req->service);
+    if (n == 0 || !db) {
+        if (n == 0)
+            http_error(res, 404, "not_found", "no course '%s' with assessments", req->path_name);
+        else
+            http_error(res, 503, "unavailable", "the database cannot be reached");
+        json_decref(list);
+        return;
+    }
+    json_t *names = json_array();
+    for (int k = 0; k < n; k++)
+        json_array_append_new(names, json_string(assessments[k]));
+    json_t *rows = db_course_scoreboard(db, assessments, n, sees_real_names(req));
+    json_decref(list); /* `assessments` pointed into it */
+    http_json(
+        res, 200,
+        json_pack("{s:s, s:o, s:o}", "course", req->path_name, "assessments", names, "rows", rows));
+}
+
+void api_metrics(struct http_request *req, struct http_response *res)
+{
+    struct db *db = service_db(req->service);
+    size_t size = 0;
+    char *text =
+        metrics_text(req->service->metrics, db ? db_queue_length(db) : -1,
+                     atomic_load(&req->service->busy_workers), req->service->n_workers, &size);
+    if (!text)
+        http_error(res, 500, "internal", "out of memory");
+    else
+        http_text(res, 200, "text/plain; version=0.0.4", text, size);
+}

@@ -1,0 +1,165 @@
+/*
+ * Submissions: POST one (committed to the queue before 202 is answered;
+ * the same Idempotency-Key gives the same submission back; a full queue
+ * 503, a user over the rate limit 429, both with Retry-After), read one's
+ * state and result, list one's own, and follow one's grading as events.
+ * Students see only their own submissions; instructors all.
+ */
+#include "api.h"
+#include "events.h"
+#include "exercise_cache.h"
+#include "grader/grader.h"
+#include "rate_limit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define IDEMPOTENCY_KEY_MAX 128
+#define LIST_LIMIT          200
+#define RETRY_FULL_QUEUE_S  30
+
+/* The exercise and source of a submission, checked; NULL after answering. */
+static json_t *submission_body(struct http_request *req, struct http_response *res,
+                               const char **exercise, const char **source, size_t *size)
+{
+    json_t *body = http_json_body(req, res);
+    if (!body)
+        return NULL;
+    json_t *s = json_object_get(body, "source");
+    if (json_unpack(body, "{s:s, s:s}", "exercise", exercise, "source", source) != 0) {
+        http_error(res, 422, "invalid",
+                   "send {\"exercise\": \"an id\", \"source\": \"the kernel\"}");
+    } else if ((*size = json_string_length(s)) == 0) {
+        http_error(res, 422, "empty_source", "the source is empty");
+    } else if (*size > GRADER_SOURCE_MAX_BYTES) {
+        http_error(res, 413, "source_too_large",
+                   "the source is %zu bytes, over %d: submit only your kernel", *size,
+                   GRADER_SOURCE_MAX_BYTES);
+    } else {
+        json_t *e = exercise_cache_find(req->service->config.exercises, *exercise);
+        if (e) {
+            json_decref(e);
+            return body;
+        }
+        http_error(res, 422, "unknown_exercise", "no exercise '%.64s': see GET /api/v1/exercises",
+                   *exercise);
+    }
+    json_decref(body);
+    return NULL;
+}
+
+static bool under_rate(struct http_request *req, struct http_response *res)
+{
+    char key[64], retry[16];
+    int wait = 0;
+    snprintf(key, sizeof key, "submit:%lld", (long long)req->user.id);
+    if (rate_allow(req->service->rates, key, req->service->config.rate_per_minute, 60, &wait))
+        return true;
+    snprintf(retry, sizeof retry, "%d", wait);
+    http_header(res, "Retry-After", retry);
+    http_error(res, 429, "rate_limited", "more than %d submissions a minute: wait %d s",
+               req->service->config.rate_per_minute, wait);
+    return false;
+}
+
+static void accepted(struct http_response *res, struct db *db, int64_t id)
+{
+    char url[64];
+    snprintf(url, sizeof url, "/api/v1/submissions/%lld", (long long)id);
+    json_t *sub = db_submission_json(db, id, false);
+    http_header(res, "Location", url);
+    http_json(res, 202,
+              json_pack("{s:I, s:O, s:s, s:O}", "id", (json_int_t)id, "status",
+                        json_object_get(sub, "status"), "url", url, "queue_position",
+                        json_object_get(sub, "queue_position")));
+    json_decref(sub);
+}
+
+void api_submit(struct http_request *req, struct http_response *res)
+{
+    const char *exercise = NULL, *source = NULL;
+    size_t size = 0;
+    const char *key = http_header_of(req, "Idempotency-Key");
+    if (key && (!key[0] || strlen(key) > IDEMPOTENCY_KEY_MAX)) {
+        http_error(res, 400, "bad_idempotency_key", "an Idempotency-Key has 1 to %d characters",
+                   IDEMPOTENCY_KEY_MAX);
+        return;
+    }
+    json_t *body = submission_body(req, res, &exercise, &source, &size);
+    struct db *db = service_db(req->service);
+    if (!body)
+        return;
+    int64_t id = 0;
+    enum db_enqueue e = DB_ENQUEUE_FAILED;
+    if (!db)
+        http_error(res, 503, "unavailable", "the database cannot be reached");
+    else if (under_rate(req, res))
+        e = db_submission_add(db, req->user.id, exercise, source, size, key,
+                              req->service->config.queue_max, &id);
+    if (e == DB_ENQUEUED || e == DB_DUPLICATE) {
+        accepted(res, db, id);
+        if (e == DB_ENQUEUED)
+            service_wake_workers(req->service);
+    } else if (e == DB_QUEUE_FULL) {
+        char retry[16];
+        snprintf(retry, sizeof retry, "%d", RETRY_FULL_QUEUE_S);
+        http_header(res, "Retry-After", retry);
+        http_error(res, 503, "queue_full", "the queue is full: try again in %d s",
+                   RETRY_FULL_QUEUE_S);
+    } else if (db && res->status != 429) {
+        http_error(res, 500, "internal", "the submission could not be stored: %s", db_error(db));
+    }
+    json_decref(body);
+}
+
+void api_submissions_list(struct http_request *req, struct http_response *res)
+{
+    struct db *db = service_db(req->service);
+    if (!db)
+        http_error(res, 503, "unavailable", "the database cannot be reached");
+    else
+        http_json(
+            res, 200,
+            json_pack("{s:o}", "submissions", db_submissions_of(db, req->user.id, LIST_LIMIT)));
+}
+
+/* The submission of the route, when the caller may see it; else 404. */
+static bool visible(struct http_request *req, struct http_response *res, struct db **db)
+{
+    int64_t owner = 0;
+    *db = service_db(req->service);
+    if (!*db) {
+        http_error(res, 503, "unavailable", "the database cannot be reached");
+        return false;
+    }
+    if (db_submission_owner(*db, req->path_id, &owner) != DB_OK ||
+        (owner != req->user.id && req->user.role == DB_ROLE_STUDENT)) {
+        http_error(res, 404, "not_found", "no submission %lld of yours", (long long)req->path_id);
+        return false;
+    }
+    return true;
+}
+
+void api_submission(struct http_request *req, struct http_response *res)
+{
+    struct db *db;
+    if (!visible(req, res, &db))
+        return;
+    json_t *sub = db_submission_json(db, req->path_id, true);
+    if (sub)
+        http_json(res, 200, sub);
+    else
+        http_error(res, 500, "internal", "the submission could not be read");
+}
+
+void api_submission_events(struct http_request *req, struct http_response *res)
+{
+    struct db *db;
+    if (!visible(req, res, &db))
+        return;
+    res->stream = events_stream(req->service->events, req, req->path_id);
+    if (res->stream)
+        res->status = 200;
+    else
+        http_error(res, 500, "internal", "the event stream could not be opened");
+}

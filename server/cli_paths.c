@@ -1,0 +1,47 @@
+/*
+ * Where the command line's files are: the exercise folder, the data
+ * folder and the database.
+ */
+#include "cli.h"
+
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_DATA "var"
+#define DB_FILE      "kgrade.db"
+
+#define EXERCISES_BESIDE_BINARY "../exercises" /* build/kgrade → exercises/ */
+
+void cli_exercises_folder(const struct cli_args *args, char *out, size_t size)
+{
+    if (cli_given(args, OPT_EXERCISES)) {
+        snprintf(out, size, "%s", args->value[OPT_EXERCISES]);
+        return;
+    }
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        snprintf(out, size, "exercises");
+        return;
+    }
+    self[n] = '\0';
+    snprintf(out, size, "%s/%s", dirname(self), EXERCISES_BESIDE_BINARY);
+}
+
+void cli_data_folder(const struct cli_args *args, char *out, size_t size)
+{
+    snprintf(out, size, "%s", cli_given(args, OPT_DATA) ? args->value[OPT_DATA] : DEFAULT_DATA);
+}
+
+void cli_db_path(const struct cli_args *args, char *out, size_t size)
+{
+    char data[2048];
+    if (cli_given(args, OPT_DB)) {
+        snprintf(out, size, "%s", args->value[OPT_DB]);
+        return;
+    }
+    cli_data_folder(args, data, sizeof data);
+    snprintf(out, size, "%s/%s", data, DB_FILE);
+}

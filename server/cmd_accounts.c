@@ -1,0 +1,97 @@
+/*
+ * kgrade user add and kgrade token create: accounts and API tokens from
+ * the command line, straight into the database.
+ */
+#include "cli.h"
+#include "credentials.h"
+#include "db/db.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define PASSWORD_LINE_MAX 1100
+
+static struct db *open_db(const struct cli_args *args, const char *command)
+{
+    char path[2048], error[512];
+    cli_db_path(args, path, sizeof path);
+    struct db *db = credentials_init() ? db_open(path, error, sizeof error) : NULL;
+    if (!db)
+        fprintf(stderr, "kgrade %s: %s\n", command, credentials_init() ? error : "no libsodium");
+    return db;
+}
+
+/* The password from standard input (one line), or a generated one. */
+static bool read_password(const struct cli_args *args, char *password, size_t size, bool *generated)
+{
+    *generated = !cli_given(args, OPT_PASSWORD_STDIN);
+    if (*generated) {
+        password_random(password, 16);
+        return true;
+    }
+    if (!fgets(password, (int)size, stdin))
+        return false;
+    password[strcspn(password, "\r\n")] = '\0';
+    return strlen(password) >= PASSWORD_MIN_LENGTH && strlen(password) <= PASSWORD_MAX_LENGTH;
+}
+
+int cmd_user_add(const struct cli_args *args)
+{
+    const char *name = args->positional[0];
+    enum db_role role;
+    char password[PASSWORD_LINE_MAX], hash[PASSWORD_HASH_MAX];
+    bool generated;
+    if (!db_role_parse(args->value[OPT_ROLE], &role)) {
+        fprintf(stderr, "kgrade user add: --role is student, instructor or admin\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (!read_password(args, password, sizeof password, &generated)) {
+        fprintf(stderr, "kgrade user add: give a password of %d to %d characters on one line\n",
+                PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH);
+        return CLI_EXIT_USAGE;
+    }
+    struct db *db = open_db(args, "user add");
+    if (!db)
+        return CLI_EXIT_USAGE;
+    enum db_outcome o =
+        password_hash(password, hash) ? db_user_add(db, name, name, role, hash, NULL) : DB_FAILED;
+    db_close(db);
+    if (o == DB_EXISTS) {
+        fprintf(stderr, "kgrade user add: there is already a user '%s'\n", name);
+        return CLI_EXIT_FAILED;
+    }
+    if (o != DB_OK) {
+        fprintf(stderr, "kgrade user add: the account could not be created\n");
+        return CLI_EXIT_INTERNAL;
+    }
+    if (generated)
+        printf("%s\n", password);
+    return CLI_EXIT_OK;
+}
+
+int cmd_token_create(const struct cli_args *args)
+{
+    const char *name = args->positional[0];
+    const char *label = cli_given(args, OPT_NAME) ? args->value[OPT_NAME] : "cli";
+    struct db *db = open_db(args, "token create");
+    struct db_user user;
+    char token[CREDENTIAL_TEXT_MAX];
+    unsigned char hash[DB_HASH_BYTES];
+    if (!db)
+        return CLI_EXIT_USAGE;
+    enum db_outcome o = db_user_by_name(db, name, &user, NULL, 0);
+    if (o == DB_OK)
+        o = credential_new("kg_", token, hash) ? db_token_add(db, user.id, label, hash, NULL)
+                                               : DB_FAILED;
+    db_close(db);
+    if (o == DB_NOT_FOUND) {
+        fprintf(stderr, "kgrade token create: no user '%s'\n", name);
+        return CLI_EXIT_FAILED;
+    }
+    if (o != DB_OK) {
+        fprintf(stderr, "kgrade token create: the token could not be created\n");
+        return CLI_EXIT_INTERNAL;
+    }
+    printf("%s\n", token);
+    return CLI_EXIT_OK;
+}

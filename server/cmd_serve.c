@@ -1,0 +1,189 @@
+/*
+ * kgrade serve: the grading service. Opens the database (migrating it,
+ * putting back in the queue what a crash left running), creates the first
+ * admin account of a new database (its one-time password printed once),
+ * checks the sandbox (refusing to grade without seccomp, limits and the
+ * timeout), starts the workers and the HTTP daemon, and on SIGINT or
+ * SIGTERM drains: stops accepting, lets the workers finish their jobs,
+ * exits.
+ */
+#include "cli.h"
+#include "credentials.h"
+#include "events.h"
+#include "http_daemon.h"
+#include "metrics.h"
+#include "rate_limit.h"
+#include "service_config.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_PORT       8080
+#define DEFAULT_BIND       "127.0.0.1"
+#define HTTP_THREADS       4
+#define ADMIN_NAME         "admin"
+#define ADMIN_PASSWORD_LEN 16
+
+/* One per GPU; on the virtual GPU, one per 2 cores. */
+static int default_workers(void)
+{
+    glob_t g;
+    int gpus = 0;
+    if (glob("/dev/nvidia[0-9]*", 0, NULL, &g) == 0)
+        gpus = (int)g.gl_pathc;
+    globfree(&g);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int half = (int)(cores / 2);
+    return gpus > 0 ? gpus : half > 0 ? half : 1;
+}
+
+static bool first_admin(struct db *db)
+{
+    if (db_user_count(db) != 0)
+        return true;
+    char password[ADMIN_PASSWORD_LEN + 1], hash[PASSWORD_HASH_MAX];
+    password_random(password, ADMIN_PASSWORD_LEN);
+    if (!password_hash(password, hash) ||
+        db_user_add(db, ADMIN_NAME, "Administrator", DB_ROLE_ADMIN, hash, NULL) != DB_OK)
+        return false;
+    printf("A new database: created the account '%s' with the one-time password\n\n    %s\n\n"
+           "(shown only now; change it, or add accounts with kgrade user add).\n",
+           ADMIN_NAME, password);
+    return true;
+}
+
+static bool open_store(struct service *s, char *error, size_t size)
+{
+    struct stat st;
+    if (stat(s->config.data, &st) != 0 && mkdir(s->config.data, 0700) != 0) {
+        snprintf(error, size, "the data folder %s cannot be made: %s", s->config.data,
+                 strerror(errno));
+        return false;
+    }
+    struct db *db = service_db(s);
+    if (!db) {
+        snprintf(error, size, "the database %s cannot be opened", s->config.db_path);
+        return false;
+    }
+    int64_t back = db_submissions_requeue_running(db);
+    if (back > 0)
+        printf("%lld submissions left running by the last run are queued again\n", (long long)back);
+    if (!first_admin(db)) {
+        snprintf(error, size, "the first admin account cannot be created: %s", db_error(db));
+        return false;
+    }
+    return true;
+}
+
+static bool check_sandbox(struct service *s, char *error, size_t size)
+{
+    char why[512];
+    if (!sandbox_probe(&s->protections, why, sizeof why)) {
+        snprintf(error, size, "the sandbox does not work here (%s): no job will be graded", why);
+        return false;
+    }
+    printf("sandbox protections:\n");
+    sandbox_print_protections(&s->protections, stdout);
+    const char *missing = sandbox_missing_minimum(&s->protections);
+    if (missing) {
+        snprintf(error, size, "refusing to grade untrusted kernels: %s", missing);
+        return false;
+    }
+    return true;
+}
+
+static void configure(const struct cli_args *args, struct service *s, char *data, char *db,
+                      char *exercises)
+{
+    cli_data_folder(args, data, 2048);
+    cli_db_path(args, db, 2048);
+    cli_exercises_folder(args, exercises, 2048);
+    s->config = (struct service_config){
+        .bind = cli_given(args, OPT_BIND) ? args->value[OPT_BIND] : DEFAULT_BIND,
+        .port = (int)cli_u64(args, OPT_PORT, DEFAULT_PORT),
+        .data = data,
+        .db_path = db,
+        .exercises = exercises,
+        .workers = (int)cli_u64(args, OPT_WORKERS, (uint64_t)default_workers()),
+        .queue_max = SERVICE_QUEUE_MAX,
+        .rate_per_minute = SERVICE_RATE_PER_MINUTE,
+        .http_threads = HTTP_THREADS,
+    };
+    grading_default_limits(&s->config.limits);
+    if (s->config.workers > SERVICE_WORKERS_MAX)
+        s->config.workers = SERVICE_WORKERS_MAX;
+}
+
+/* Waits for SIGINT or SIGTERM (blocked in every thread). */
+static int wait_for_stop(const sigset_t *stop)
+{
+    int signal_number = 0;
+    sigwait(stop, &signal_number);
+    return signal_number;
+}
+
+static int serve(struct service *s, const sigset_t *stop)
+{
+    char error[1024];
+    if (!service_config_load(&s->config, error, sizeof error) ||
+        !open_store(s, error, sizeof error) || !check_sandbox(s, error, sizeof error) ||
+        !workers_start(s, error, sizeof error)) {
+        fprintf(stderr, "kgrade serve: %s\n", error);
+        workers_stop(s);
+        return CLI_EXIT_USAGE;
+    }
+    struct MHD_Daemon *daemon = http_daemon_start(s, error, sizeof error);
+    if (!daemon) {
+        fprintf(stderr, "kgrade serve: %s\n", error);
+        workers_stop(s);
+        return CLI_EXIT_USAGE;
+    }
+    printf("kgrade serving on http://%s:%d/ with %d workers (database %s, exercises %s)\n",
+           s->config.bind, s->config.port, s->n_workers, s->config.db_path, s->config.exercises);
+    fflush(stdout);
+    int signal_number = wait_for_stop(stop);
+    fprintf(stderr, "kgrade serve: %s: draining (the running jobs finish)\n",
+            strsignal(signal_number));
+    http_daemon_quiesce(daemon);
+    workers_stop(s);
+    http_daemon_stop(daemon);
+    return CLI_EXIT_OK;
+}
+
+int cmd_serve(const struct cli_args *args)
+{
+    static struct service s;
+    char data[2048], db[2048], exercises[2048];
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL); /* before any thread starts */
+    signal(SIGPIPE, SIG_IGN);
+    setvbuf(stderr, NULL, _IOLBF, 0);
+    if (!credentials_init()) {
+        fprintf(stderr, "kgrade serve: libsodium cannot start\n");
+        return CLI_EXIT_INTERNAL;
+    }
+    configure(args, &s, data, db, exercises);
+    pthread_mutex_init(&s.queue_lock, NULL);
+    pthread_cond_init(&s.queue_ready, NULL);
+    s.metrics = metrics_new(http_route_count());
+    s.rates = rate_limiter_new();
+    s.events = events_new(&s);
+    if (!s.metrics || !s.rates || !s.events) {
+        fprintf(stderr, "kgrade serve: out of memory\n");
+        return CLI_EXIT_INTERNAL;
+    }
+    int code = serve(&s, &stop);
+    events_free(s.events);
+    rate_limiter_free(s.rates);
+    metrics_free(s.metrics);
+    return code;
+}

@@ -1,0 +1,31 @@
+/*
+ * Internal to server/: the progress of gradings as Server-Sent Events.
+ *
+ * Workers publish each phase of a submission's grading; a client's
+ * GET /api/v1/submissions/{id}/events gets them as a stream (queued with
+ * its position, position when the queue moves, compiling, running,
+ * checking, timing, done with the verdict). An idle stream is a suspended
+ * connection (libmicrohttpd's suspend and resume): no thread and no busy
+ * loop per stream; a keep-alive comment goes out every 15 s.
+ */
+#ifndef KGRADE_SERVER_EVENTS_H
+#define KGRADE_SERVER_EVENTS_H
+
+#include "http.h"
+
+#define EVENTS_KEEPALIVE_SECONDS 15
+
+struct event_hub *events_new(struct service *service);
+void events_free(struct event_hub *hub);
+
+/* A grading of submission `id` begins: its earlier events are dropped. */
+void events_begin(struct event_hub *hub, int64_t id);
+/* An event of submission `id` (name, and its data, which is not stolen). */
+void events_publish(struct event_hub *hub, int64_t id, const char *name, const json_t *data);
+/* The queue moved: queued streams recompute their position. */
+void events_queue_moved(struct event_hub *hub);
+
+/* The streaming response for submission `id` (its access checked). */
+struct MHD_Response *events_stream(struct event_hub *hub, struct http_request *req, int64_t id);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * Internal to server/: one HTTP request as the API handlers see it, the
+ * response they fill, and the route table that joins them.
+ */
+#ifndef KGRADE_SERVER_HTTP_H
+#define KGRADE_SERVER_HTTP_H
+
+#include "service.h"
+
+#include <jansson.h>
+#include <microhttpd.h>
+
+#define HTTP_HEADERS_MAX 6
+
+struct http_request {
+    struct service *service;
+    struct MHD_Connection *connection;
+    const char *method;
+    const char *url;
+    const char *body; /* NUL-terminated, body_size bytes */
+    size_t body_size;
+    char client[64];    /* the peer's address */
+    int64_t path_id;    /* the {id} of the route, when it has one */
+    char path_name[65]; /* the {name} of the route, when it has one */
+    /* who is asking (auth.c) */
+    bool signed_in;
+    bool by_session; /* a cookie, not a token: state changes need the CSRF token */
+    struct db_user user;
+    char csrf[65]; /* the session's CSRF token */
+};
+
+struct http_response {
+    int status;
+    const char *content_type;
+    char *body; /* malloc'ed */
+    size_t size;
+    char *headers[HTTP_HEADERS_MAX][2]; /* malloc'ed name, value */
+    int n_headers;
+    /* a streaming response (the event stream) instead of a body */
+    struct MHD_Response *stream;
+};
+
+/* ---- responses (http_response.c) */
+void http_json(struct http_response *res, int status, json_t *body); /* steals body */
+void http_error(struct http_response *res, int status, const char *code, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
+void http_text(struct http_response *res, int status, const char *content_type, char *body,
+               size_t size); /* takes body */
+void http_header(struct http_response *res, const char *name, const char *value);
+void http_response_release(struct http_response *res);
+
+/* The request's body as a JSON object; on failure answers 400 or 415 and
+ * returns NULL. */
+json_t *http_json_body(struct http_request *req, struct http_response *res);
+/* A header of the request, or NULL. */
+const char *http_header_of(struct http_request *req, const char *name);
+/* A query argument, or NULL. */
+const char *http_query(struct http_request *req, const char *name);
+
+/* ---- routes (routes.c) */
+enum http_access { HTTP_PUBLIC, HTTP_SIGNED_IN, HTTP_INSTRUCTOR };
+
+typedef void http_handler(struct http_request *req, struct http_response *res);
+
+struct http_route {
+    const char *method;
+    const char *pattern; /* "/api/v1/submissions/{id}": {id} a number, {name} a word */
+    enum http_access access;
+    http_handler *handler;
+};
+
+/* The route of a method and path: its index, with {id}/{name} in `req`;
+ * -1 when no route has the path (404), -2 when the path exists for other
+ * methods only (405). */
+int http_route_find(const char *method, const char *path, struct http_request *req);
+const struct http_route *http_route(int index);
+int http_route_count(void);
+
+/* ---- who is asking (auth.c) */
+
+/* Fills req->user from a bearer token or a session cookie. False with the
+ * response set (401) when a credential is given but bad. */
+bool auth_identify(struct http_request *req, struct http_response *res);
+/* For a state change by session: the X-CSRF-Token header must match. */
+bool auth_csrf_ok(struct http_request *req);
+
+#endif

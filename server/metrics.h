@@ -1,0 +1,28 @@
+/*
+ * Internal to server/: the service's counters, shown at GET /metrics in
+ * Prometheus's text format: HTTP requests by route and status, graded
+ * submissions by verdict, a histogram of grading times, the queue's depth
+ * and the busy workers.
+ */
+#ifndef KGRADE_SERVER_METRICS_H
+#define KGRADE_SERVER_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct metrics;
+
+struct metrics *metrics_new(int routes);
+void metrics_free(struct metrics *m);
+
+/* A request answered: its route (negative: none) and status. */
+void metrics_request(struct metrics *m, int route, int status, double ms);
+/* A submission graded: its verdict's name and the seconds it took. */
+void metrics_graded(struct metrics *m, const char *verdict, double seconds);
+
+/* The text of GET /metrics (malloc'ed). */
+char *metrics_text(struct metrics *m, int64_t queue_depth, int busy_workers, int workers,
+                   size_t *size);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * Internal to server/: the grading service's state, shared by the HTTP
+ * handlers, the workers and the event streams.
+ */
+#ifndef KGRADE_SERVER_SERVICE_H
+#define KGRADE_SERVER_SERVICE_H
+
+#include "db/db.h"
+#include "grading_job.h"
+#include "sandbox/sandbox.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SERVICE_BODY_MAX        (256 * 1024)
+#define SERVICE_QUEUE_MAX       1000 /* queued submissions; beyond: 503 */
+#define SERVICE_RATE_PER_MINUTE 30   /* submissions per user; beyond: 429 */
+#define SERVICE_SESSION_SECONDS (12 * 3600)
+#define SERVICE_WORKERS_MAX     64
+
+struct service_config {
+    const char *bind;
+    int port;
+    const char *data;      /* the data folder */
+    const char *db_path;   /* the database */
+    const char *exercises; /* the exercise folder */
+    int workers;
+    int64_t queue_max;
+    int rate_per_minute;
+    struct grading_limits limits;
+    int http_threads;
+};
+
+struct event_hub;
+struct metrics;
+struct rate_limiter;
+
+struct service {
+    struct service_config config;
+    struct sandbox_protections protections;
+    struct event_hub *events;
+    struct metrics *metrics;
+    struct rate_limiter *rates;
+    pthread_mutex_t queue_lock;
+    pthread_cond_t queue_ready; /* a submission was queued, or stopping */
+    atomic_bool stopping;
+    atomic_int busy_workers;
+    pthread_t workers[SERVICE_WORKERS_MAX];
+    int n_workers;
+};
+
+/* The calling thread's own connection to the database (opened on first
+ * use, closed when the thread ends); NULL when it cannot be opened. */
+struct db *service_db(struct service *service);
+
+/* Wakes a worker: a submission was queued. */
+void service_wake_workers(struct service *service);
+
+/* Starts and stops the worker pool (workers.c). */
+bool workers_start(struct service *service, char *error, size_t error_size);
+void workers_stop(struct service *service);
+
+#endif

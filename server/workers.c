@@ -1,0 +1,162 @@
+/*
+ * The worker pool: each worker takes the oldest queued submission, grades
+ * it in the sandbox (grading_job.c), publishes its progress as events and
+ * stores its result. A worker that finds the queue empty waits until a
+ * submission is queued (or a second passes, so a submission queued by
+ * another process is found too). Stopping lets each worker finish the job
+ * it has.
+ */
+#include "events.h"
+#include "metrics.h"
+#include "service.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define IDLE_WAIT_SECONDS 1
+
+struct worker {
+    struct service *service;
+    char name[32];
+    int64_t submission; /* the one being graded, for progress */
+};
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void on_progress(void *context, const char *phase, const json_t *line)
+{
+    struct worker *w = context;
+    json_t *data = json_deep_copy(line);
+    json_object_del(data, "phase");
+    json_object_set_new(data, "id", json_integer((json_int_t)w->submission));
+    events_publish(w->service->events, w->submission, phase, data);
+    json_decref(data);
+}
+
+/* The result to store: the grade JSON's verdict, times and version. */
+static void store(struct worker *w, struct db *db, const struct db_job *job, json_t *result,
+                  const char *verdict)
+{
+    json_t *perf = json_object_get(result, "performance");
+    json_t *ms = json_object_get(perf, "student_ms"), *ratio = json_object_get(perf, "ratio");
+    char *text = json_dumps(result, JSON_COMPACT);
+    struct db_result r = {
+        .verdict = verdict,
+        .result_json = text ? text : "{}",
+        .student_ms = json_is_number(ms) ? json_number_value(ms) : -1,
+        .ratio = json_is_number(ratio) ? json_number_value(ratio) : -1,
+        .assessment = json_is_true(json_object_get(result, "assessment")),
+        .exercise_version = json_string_value(json_object_get(result, "exercise_version")),
+    };
+    if (!r.exercise_version)
+        r.exercise_version = "";
+    if (db_submission_finish(db, job->id, &r) != DB_OK)
+        fprintf(stderr, "%s: the result of submission %lld could not be stored: %s\n", w->name,
+                (long long)job->id, db_error(db));
+    free(text);
+}
+
+static void grade(struct worker *w, struct db *db, struct db_job *job)
+{
+    struct service *s = w->service;
+    w->submission = job->id;
+    events_begin(s->events, job->id);
+    struct grader_request request = {
+        .exercises = s->config.exercises,
+        .exercise = job->exercise,
+        .source = job->source,
+        .size = job->size,
+        .file_name = "kernel.cu",
+        .seed_given = true,
+        .seed = grader_fresh_seed(),
+    };
+    struct grading_job g = {
+        .request = &request, .limits = s->config.limits, .progress = on_progress, .context = w};
+    enum grader_verdict verdict = GRADER_VERDICT_INTERNAL_ERROR;
+    char error[512];
+    double started = now_seconds();
+    json_t *result = grading_job_run(&g, &verdict, error, sizeof error);
+    if (!result)
+        result = grader_verdict_json(&request, GRADER_VERDICT_INTERNAL_ERROR, error, false);
+    const char *name = grader_verdict_name(verdict);
+    store(w, db, job, result, name);
+    double seconds = now_seconds() - started;
+    metrics_graded(s->metrics, name, seconds);
+    fprintf(stderr, "job %lld %s by user %lld: %s in %.1f s (%s)\n", (long long)job->id,
+            job->exercise, (long long)job->user_id, name, seconds, w->name);
+    json_t *done = json_pack("{s:I, s:s}", "id", (json_int_t)job->id, "verdict", name);
+    events_publish(s->events, job->id, "done", done);
+    json_decref(done);
+    json_decref(result);
+}
+
+static void wait_for_work(struct service *s)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += IDLE_WAIT_SECONDS;
+    pthread_mutex_lock(&s->queue_lock);
+    if (!atomic_load(&s->stopping))
+        pthread_cond_timedwait(&s->queue_ready, &s->queue_lock, &until);
+    pthread_mutex_unlock(&s->queue_lock);
+}
+
+static void *work(void *arg)
+{
+    struct worker *w = arg;
+    struct service *s = w->service;
+    struct db *db = service_db(s);
+    while (db && !atomic_load(&s->stopping)) {
+        struct db_job job;
+        enum db_outcome taken = db_submission_claim(db, w->name, &job);
+        if (taken != DB_OK) {
+            wait_for_work(s);
+            continue;
+        }
+        atomic_fetch_add(&s->busy_workers, 1);
+        events_queue_moved(s->events);
+        grade(w, db, &job);
+        db_job_free(&job);
+        atomic_fetch_sub(&s->busy_workers, 1);
+    }
+    free(w);
+    return NULL;
+}
+
+bool workers_start(struct service *s, char *error, size_t error_size)
+{
+    for (int i = 0; i < s->config.workers && i < SERVICE_WORKERS_MAX; i++) {
+        struct worker *w = calloc(1, sizeof *w);
+        if (!w) {
+            snprintf(error, error_size, "out of memory");
+            return false;
+        }
+        w->service = s;
+        snprintf(w->name, sizeof w->name, "worker-%d", i + 1);
+        if (pthread_create(&s->workers[i], NULL, work, w) != 0) {
+            free(w);
+            snprintf(error, error_size, "cannot start worker %d", i + 1);
+            return false;
+        }
+        s->n_workers++;
+    }
+    return true;
+}
+
+void workers_stop(struct service *s)
+{
+    atomic_store(&s->stopping, true);
+    pthread_mutex_lock(&s->queue_lock);
+    pthread_cond_broadcast(&s->queue_ready);
+    pthread_mutex_unlock(&s->queue_lock);
+    for (int i = 0; i < s->n_workers; i++)
+        pthread_join(s->workers[i], NULL);
+    s->n_workers = 0;
+}

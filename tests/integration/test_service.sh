@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Integration tests of `kgrade serve`: the real daemon on a loopback port,
+# with a temporary data folder and a small exercise set
+# (tests/service/exercises), driven with curl: the whole journey (accounts,
+# login, a token, a good and a bad kernel, the event stream, results,
+# scoreboards, CSV), every error status, an idempotent retry, the rate
+# limit and a full queue, a kill -9 with queued and running submissions and
+# a restart (each graded exactly once), 50 concurrent submissions, and a
+# SIGTERM that drains.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+EXERCISES=tests/service/exercises
+KERNELS=tests/service/kernels
+PORT=$((20000 + RANDOM % 20000))
+BASE="http://127.0.0.1:$PORT"
+DATA="$TMP/data"
+SERVER_PID=
+trap 'kill -9 $SERVER_PID 2>/dev/null; rm -rf "$TMP"' EXIT
+
+start_server() {
+    "$KGRADE" serve --port "$PORT" --data "$DATA" --exercises "$EXERCISES" --workers 1 \
+        >>"$TMP/server.out" 2>>"$TMP/server.log" &
+    SERVER_PID=$!
+    for _ in $(seq 100); do
+        curl -sf "$BASE/api/v1/health" >/dev/null && return 0
+        sleep 0.1
+    done
+    echo "the server did not start:"; tail -20 "$TMP/server.log"; return 1
+}
+
+# api METHOD PATH [curl args...]: the body; the status in $TMP/status.
+api() {
+    local method=$1 path=$2
+    shift 2
+    curl -s -o "$TMP/body" -w '%{http_code}' -X "$method" "$@" "$BASE$path" >"$TMP/status"
+    cat "$TMP/body"
+}
+status() { cat "$TMP/status"; }
+json() { printf -- '-H\nContent-Type: application/json\n--data-binary\n%s' "$1"; }
+source_of() { jq -Rs . <"$1"; }
+
+# submit TOKEN FILE [extra curl args]: prints the submission's id
+submit() {
+    local token=$1 file=$2
+    shift 2
+    api POST /api/v1/submissions -H "Authorization: Bearer $token" \
+        -H 'Content-Type: application/json' "$@" \
+        --data-binary "{\"exercise\": \"tiny-add\", \"source\": $(source_of "$file")}" | jq -r .id
+}
+
+# wait_done TOKEN ID: waits until the submission is done; prints its verdict
+wait_done() {
+    for _ in $(seq 600); do
+        local s
+        s=$(api GET "/api/v1/submissions/$2" -H "Authorization: Bearer $1")
+        [[ $(jq -r .status <<<"$s") == done ]] && { jq -r .verdict <<<"$s"; return 0; }
+        sleep 0.1
+    done
+    echo "not done"
+}
+
+start_server || exit 1
+ADMIN_PASSWORD=$(grep -A2 'one-time password' "$TMP/server.out" | tail -1 | tr -d ' ')
+expect "a new database gets an admin with a one-time password" 0 "^[A-Za-z0-9]{16}$" -- \
+    echo "$ADMIN_PASSWORD"
+expect "serve prints the sandbox's protections" 0 "seccomp +active" -- cat "$TMP/server.out"
+
+# ---- accounts, sessions, tokens
+login() { # login NAME PASSWORD JAR: prints the CSRF token
+    api POST /api/v1/login -c "$3" -H 'Content-Type: application/json' \
+        --data-binary "{\"name\": \"$1\", \"password\": \"$2\"}" | jq -r .csrf_token
+}
+ADMIN_CSRF=$(login admin "$ADMIN_PASSWORD" "$TMP/admin.jar")
+expect "the admin logs in" 0 "^200$" -- status
+expect "the session cookie is HttpOnly and SameSite=Strict" 0 "HttpOnly.*SameSite=Strict|#HttpOnly" -- \
+    grep -i kgrade_session "$TMP/admin.jar"
+api POST /api/v1/users -b "$TMP/admin.jar" -H "X-CSRF-Token: $ADMIN_CSRF" \
+    -H 'Content-Type: application/json' \
+    --data-binary '{"name": "sam", "display_name": "Sam <script>", "role": "student", "password": "sam-password"}' >/dev/null
+expect "an instructor adds a student" 0 "^201$" -- status
+api POST /api/v1/users -b "$TMP/admin.jar" -H 'Content-Type: application/json' \
+    --data-binary '{"name": "eve", "role": "student"}' >/dev/null
+expect "a session's state change without its CSRF token is 403" 0 "^403$" -- status
+api POST /api/v1/users -b "$TMP/admin.jar" -H "X-CSRF-Token: $ADMIN_CSRF" \
+    -H 'Content-Type: application/json' --data-binary '{"name": "sam", "role": "student"}' >/dev/null
+expect "a second sam is 409" 0 "^409$" -- status
+for u in tom una; do
+    api POST /api/v1/users -b "$TMP/admin.jar" -H "X-CSRF-Token: $ADMIN_CSRF" \
+        -H 'Content-Type: application/json' \
+        --data-binary "{\"name\": \"$u\", \"role\": \"student\", \"password\": \"$u-password\"}" >/dev/null
+done
+api POST /api/v1/login -H 'Content-Type: application/json' \
+    --data-binary '{"name": "sam", "password": "wrong-password"}' >/dev/null
+expect "a wrong password is 401" 0 "^401$" -- status
+SAM_CSRF=$(login sam sam-password "$TMP/sam.jar")
+SAM=$(api POST /api/v1/tokens -b "$TMP/sam.jar" -H "X-CSRF-Token: $SAM_CSRF" \
+    -H 'Content-Type: application/json' --data-binary '{"name": "ci"}' | jq -r .token)
+expect "a student creates an API token, shown once" 0 "^kg_" -- echo "$SAM"
+TOM=$("$KGRADE" --db "$DATA/kgrade.db" token create tom)
+UNA=$("$KGRADE" --db "$DATA/kgrade.db" token create una)
+expect "the token list never shows a token" 0 "^true$" -- bash -c \
+    "curl -s -H 'Authorization: Bearer $SAM' $BASE/api/v1/tokens | jq -e '(.tokens | length) == 1 and (tostring | contains(\"kg_\") | not)'"
+
+# ---- the journey: a good and a bad kernel
+good=$(submit "$SAM" "$KERNELS/good.cu")
+expect "a submission is accepted with 202" 0 "^202$" -- status
+expect "its event stream ends with done and the verdict" 0 '^data: \{"id":[0-9]+,"verdict":"passed"\}$' -- \
+    timeout 60 curl -s -N -H "Authorization: Bearer $SAM" "$BASE/api/v1/submissions/$good/events"
+expect "the event stream tells the phases" 0 "^event: compiling$" -- \
+    timeout 60 curl -s -N -H "Authorization: Bearer $SAM" "$BASE/api/v1/submissions/$good/events"
+expect "the good kernel passes" 0 "^passed$" -- wait_done "$SAM" "$good"
+expect "its result is the grade JSON" 0 "^true$" -- jq -e \
+    '.result.verdict == "passed" and .result.exercise == "tiny-add" and .user == "sam" and (.source | length) > 0' "$TMP/body"
+wrong=$(submit "$SAM" "$KERNELS/wrong.cu")
+expect "the wrong kernel is wrong_answer" 0 "^wrong_answer$" -- wait_done "$SAM" "$wrong"
+expect "a student lists their submissions" 0 "^2$" -- \
+    bash -c "curl -s -H 'Authorization: Bearer $SAM' $BASE/api/v1/submissions | jq '.submissions | length'"
+tom_good=$(submit "$TOM" "$KERNELS/good.cu")
+wait_done "$TOM" "$tom_good" >/dev/null
+api GET "/api/v1/submissions/$good" -H "Authorization: Bearer $TOM" >/dev/null
+expect "another student's submission is 404" 0 "^404$" -- status
+expect "the scoreboard ranks passing users by display name" 0 "^2 Sam <script>$" -- \
+    bash -c "curl -s $BASE/api/v1/scoreboard/tiny-add | jq -r '\"\(.rows | length) \(.rows[0].user // .rows[1].user)\"'"
+expect "the course scoreboard counts assessments" 0 "^true$" -- bash -c \
+    "curl -s $BASE/api/v1/scoreboard/course/test-course | jq -e '.assessments == [\"tiny-add\"] and (.rows | length) == 2'"
+expect "the grades export as CSV" 0 "^sam,Sam <script>,tiny-add,passed," -- \
+    curl -s -b "$TMP/admin.jar" "$BASE/api/v1/export/grades.csv"
+expect "the metrics count the verdicts" 0 '^kgrade_submissions_total\{verdict="passed"\} 2$' -- \
+    curl -s "$BASE/metrics"
+
+# ---- errors: each with its status and the error body
+errors() { # NAME STATUS METHOD PATH [curl args]
+    local name=$1 want=$2 method=$3 path=$4
+    shift 4
+    api "$method" "$path" "$@" >/dev/null
+    expect "$name is $want" 0 "^$want \{\"error\":\{\"code\":\"[a-z_]+\",\"message\":\".+\"\}\}$" -- \
+        bash -c "echo \"\$(cat $TMP/status) \$(cat $TMP/body)\""
+}
+auth=(-H "Authorization: Bearer $SAM")
+errors "an unknown route" 404 GET /api/v1/nothing
+errors "a wrong method" 405 DELETE /api/v1/health
+errors "a submission without a credential" 401 POST /api/v1/submissions
+errors "a bad token" 401 GET /api/v1/submissions -H "Authorization: Bearer kg_nope"
+errors "a student on an instructor route" 403 GET /api/v1/progress "${auth[@]}"
+errors "a body that is not JSON" 415 POST /api/v1/submissions "${auth[@]}" -H 'Content-Type: text/plain' --data-binary x
+errors "malformed JSON" 400 POST /api/v1/submissions "${auth[@]}" -H 'Content-Type: application/json' --data-binary '{"exercise":'
+errors "a missing field" 422 POST /api/v1/submissions "${auth[@]}" -H 'Content-Type: application/json' --data-binary '{"exercise": "tiny-add"}'
+errors "a wrong type" 422 POST /api/v1/submissions "${auth[@]}" -H 'Content-Type: application/json' --data-binary '{"exercise": "tiny-add", "source": 5}'
+errors "an unknown exercise" 422 POST /api/v1/submissions "${auth[@]}" -H 'Content-Type: application/json' --data-binary '{"exercise": "nope", "source": "x"}'
+errors "an empty source" 422 POST /api/v1/submissions "${auth[@]}" -H 'Content-Type: application/json' --data-binary '{"exercise": "tiny-add", "source": ""}'
+printf '{"exercise": "tiny-add", "source": "%s"}' "$(head -c 70000 /dev/zero | tr '\0' x)" >"$TMP/big.json"
+errors "a source over 64 KB" 413 POST /api/v1/submissions "${auth[@]}" -H 'Content-Type: application/json' --data-binary "@$TMP/big.json"
+printf '{"exercise": "tiny-add", "source": "%s"}' "$(head -c 300000 /dev/zero | tr '\0' x)" >"$TMP/huge.json"
+errors "a body over 256 KB" 413 POST /api/v1/submissions "${auth[@]}" -H 'Content-Type: application/json' --data-binary "@$TMP/huge.json"
+printf '{"exercise": "tiny-add", "source": "caf\xe9"}' >"$TMP/latin1.json"
+errors "a source that is not UTF-8" 400 POST /api/v1/submissions "${auth[@]}" -H 'Content-Type: application/json' --data-binary "@$TMP/latin1.json"
+errors "an expired or forged session" 401 GET /api/v1/submissions -b "kgrade_session=forged"
+expect "the server still answers after all that" 0 '"status":"ok"' -- curl -s "$BASE/api/v1/health"
+
+# ---- an idempotent retry
+first=$(submit "$UNA" "$KERNELS/good.cu" -H 'Idempotency-Key: retry-1')
+again=$(submit "$UNA" "$KERNELS/good.cu" -H 'Idempotency-Key: retry-1')
+expect "a retry with the same Idempotency-Key gets the same submission" 0 "^$first$" -- echo "$again"
+wait_done "$UNA" "$first" >/dev/null
+
+# ---- kill -9 with running and queued submissions, then a restart
+running=$(submit "$UNA" "$KERNELS/slow.cu")
+queued=$(submit "$UNA" "$KERNELS/good.cu")
+for _ in $(seq 100); do
+    [[ $(api GET "/api/v1/submissions/$running" -H "Authorization: Bearer $UNA" | jq -r .status) == running ]] && break
+    sleep 0.1
+done
+kill -9 "$SERVER_PID"
+wait "$SERVER_PID" 2>/dev/null
+start_server
+expect "a restart puts the running one back in the queue" 0 "queued again" -- cat "$TMP/server.out"
+expect "the running one is graded after the restart" 0 "^too_slow$" -- wait_done "$UNA" "$running"
+expect "the queued one is graded after the restart" 0 "^passed$" -- wait_done "$UNA" "$queued"
+expect "each was graded exactly once" 0 "^1 1$" -- bash -c "echo \$(curl -s -H 'Authorization: Bearer $UNA' $BASE/api/v1/submissions/$running | jq '.results | length') \$(curl -s -H 'Authorization: Bearer $UNA' $BASE/api/v1/submissions/$queued | jq '.results | length')"
+
+# ---- 50 concurrent submissions (two users, under their rate limit)
+ADMIN=$("$KGRADE" --db "$DATA/kgrade.db" token create admin)
+post_quietly() { # TOKEN OUT: one submission by its own curl, the id into OUT
+    curl -s -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
+        --data-binary "{\"exercise\": \"tiny-add\", \"source\": $(source_of "$KERNELS/good.cu")}" \
+        "$BASE/api/v1/submissions" | jq -r .id >"$2"
+}
+clients=()
+for i in $(seq 25); do
+    post_quietly "$TOM" "$TMP/id-tom.$i" &
+    clients+=($!)
+    post_quietly "$SAM" "$TMP/id-sam.$i" &
+    clients+=($!)
+done
+wait "${clients[@]}" # not the server
+ids=$(cat "$TMP"/id-* | sort -n | uniq)
+expect "50 concurrent submissions get 50 ids" 0 "^50$" -- bash -c "echo '$ids' | grep -c '^[0-9]'"
+for id in $ids; do wait_done "$ADMIN" "$id" >/dev/null; done
+graded=$(for id in $ids; do
+    curl -s -H "Authorization: Bearer $ADMIN" "$BASE/api/v1/submissions/$id" | jq '.results | length'
+done | sort | uniq -c | tr -s ' ')
+expect "all 50 were graded, each once" 0 "^ ?50 1$" -- echo "$graded"
+
+# ---- rate limit, then a full queue (limits from the data folder's config.json)
+for i in $(seq 5); do submit "$SAM" "$KERNELS/good.cu" >/dev/null; done
+api POST /api/v1/submissions -H "Authorization: Bearer $SAM" -H 'Content-Type: application/json' \
+    --data-binary "{\"exercise\": \"tiny-add\", \"source\": $(source_of "$KERNELS/good.cu")}" -D "$TMP/headers" >/dev/null
+expect "a user over the rate limit gets 429" 0 "^429$" -- status
+expect "with Retry-After" 0 "^Retry-After: [0-9]+" -- tr -d '\r' <"$TMP/headers"
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID"
+drained=$?
+expect "SIGTERM drains and exits 0" 0 "" -- test "$drained" -eq 0
+expect "a drain lets the running job finish" 0 "draining" -- cat "$TMP/server.log"
+echo '{"queue_max": 1, "rate_per_minute": 1000}' >"$DATA/config.json"
+start_server
+for i in $(seq 4); do submit "$UNA" "$KERNELS/slow.cu" >/dev/null; done
+submit "$UNA" "$KERNELS/good.cu" -D "$TMP/headers" >/dev/null
+expect "a full queue gets 503" 0 "^503$" -- status
+expect "with Retry-After" 0 "^Retry-After: [0-9]+" -- tr -d '\r' <"$TMP/headers"
+echo '{"queue_max": "many"}' >"$DATA/config.json"
+kill -9 "$SERVER_PID"
+wait "$SERVER_PID" 2>/dev/null
+expect "a bad config.json is refused, naming the key" 2 "config.json: 'queue_max' must be a number" -- \
+    "$KGRADE" serve --port "$PORT" --data "$DATA" --exercises "$EXERCISES"
+finish

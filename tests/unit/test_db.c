@@ -1,0 +1,268 @@
+/*
+ * Unit tests of the store (db/): migrations applied once, accounts,
+ * tokens and sessions by hash, the queue (committed, idempotent, capped,
+ * oldest first, requeued after a crash), results kept across regrades,
+ * queue positions, scoreboards (best passing assessment result per user,
+ * hidden ones left out), class progress and the audit log.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "db/db.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fixture {
+    char path[64];
+    struct db *db;
+    int64_t alice, bob;
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    char error[256];
+    snprintf(f->path, sizeof f->path, "/tmp/kgrade-test-db-XXXXXX");
+    int fd = mkstemp(f->path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    f->db = db_open(f->path, error, sizeof error);
+    if (!f->db ||
+        db_user_add(f->db, "alice", "Alice A.", DB_ROLE_STUDENT, NULL, &f->alice) != DB_OK ||
+        db_user_add(f->db, "bob", "Bob B.", DB_ROLE_STUDENT, NULL, &f->bob) != DB_OK)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    char wal[80];
+    db_close(f->db);
+    unlink(f->path);
+    snprintf(wal, sizeof wal, "%s-wal", f->path);
+    unlink(wal);
+    snprintf(wal, sizeof wal, "%s-shm", f->path);
+    unlink(wal);
+    free(f);
+    return 0;
+}
+
+static int64_t submit(struct fixture *f, int64_t user, const char *exercise, const char *key)
+{
+    int64_t id = 0;
+    assert_int_equal(db_submission_add(f->db, user, exercise, "src", 3, key, 0, &id), DB_ENQUEUED);
+    return id;
+}
+
+static void grade(struct fixture *f, const char *verdict, double ms, bool assessment)
+{
+    struct db_job job;
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    struct db_result r = {verdict, "{\"verdict\": \"x\"}", ms, ms / 2, assessment, "v1"};
+    assert_int_equal(db_submission_finish(f->db, job.id, &r), DB_OK);
+    db_job_free(&job);
+}
+
+static void test_migrations_apply_once(void **state)
+{
+    struct fixture *f = *state;
+    char error[256];
+    assert_int_equal(db_schema_version(f->db), 1);
+    struct db *again = db_open(f->path, error, sizeof error);
+    assert_non_null(again);
+    assert_int_equal(db_schema_version(again), 1);
+    assert_int_equal(db_user_count(again), 2); /* the data survived */
+    db_close(again);
+}
+
+static void test_a_bad_path_says_why(void **state)
+{
+    (void)state;
+    char error[256];
+    assert_null(db_open("/nonexistent/folder/k.db", error, sizeof error));
+    assert_non_null(strstr(error, "/nonexistent/folder/k.db"));
+}
+
+static void test_users(void **state)
+{
+    struct fixture *f = *state;
+    struct db_user u;
+    char hash[128];
+    assert_int_equal(db_user_add(f->db, "alice", "Other", DB_ROLE_ADMIN, NULL, NULL), DB_EXISTS);
+    assert_int_equal(db_user_add(f->db, "carol", "Carol", DB_ROLE_INSTRUCTOR, "$argon2id$x", NULL),
+                     DB_OK);
+    assert_int_equal(db_user_by_name(f->db, "carol", &u, hash, sizeof hash), DB_OK);
+    assert_string_equal(u.display_name, "Carol");
+    assert_int_equal(u.role, DB_ROLE_INSTRUCTOR);
+    assert_string_equal(hash, "$argon2id$x");
+    assert_int_equal(db_user_by_name(f->db, "nobody", &u, NULL, 0), DB_NOT_FOUND);
+    assert_int_equal(db_user_set_password(f->db, u.id, "$argon2id$y"), DB_OK);
+    assert_int_equal(db_user_by_id(f->db, f->alice, &u), DB_OK);
+    assert_string_equal(u.name, "alice");
+    json_t *all = db_users_list(f->db);
+    assert_int_equal(json_array_size(all), 3);
+    json_decref(all);
+    enum db_role role;
+    assert_true(db_role_parse("admin", &role) && role == DB_ROLE_ADMIN);
+    assert_false(db_role_parse("root", &role));
+}
+
+static void test_tokens_and_sessions(void **state)
+{
+    struct fixture *f = *state;
+    unsigned char hash[DB_HASH_BYTES] = {1, 2, 3}, other[DB_HASH_BYTES] = {9};
+    int64_t token;
+    struct db_user u;
+    char csrf[65];
+    assert_int_equal(db_token_add(f->db, f->alice, "ci", hash, &token), DB_OK);
+    assert_int_equal(db_token_user(f->db, hash, &u), DB_OK);
+    assert_int_equal(u.id, f->alice);
+    assert_int_equal(db_token_user(f->db, other, &u), DB_NOT_FOUND);
+    assert_int_equal(db_token_revoke(f->db, f->bob, token), DB_NOT_FOUND); /* not bob's */
+    assert_int_equal(db_token_revoke(f->db, f->alice, token), DB_OK);
+    assert_int_equal(db_token_user(f->db, hash, &u), DB_NOT_FOUND);
+    json_t *list = db_tokens_list(f->db, f->alice);
+    assert_true(json_is_true(json_object_get(json_array_get(list, 0), "revoked")));
+    assert_false(json_is_null(json_object_get(json_array_get(list, 0), "last_used_at")));
+    json_decref(list);
+
+    int64_t now = db_now_ms();
+    assert_int_equal(db_session_add(f->db, f->bob, other, "csrf-token", now + 1000), DB_OK);
+    assert_int_equal(db_session_user(f->db, other, now, &u, csrf), DB_OK);
+    assert_string_equal(csrf, "csrf-token");
+    assert_int_equal(u.id, f->bob);
+    assert_int_equal(db_session_user(f->db, other, now + 2000, &u, csrf),
+                     DB_NOT_FOUND); /* expired */
+    assert_int_equal(db_session_delete(f->db, other), DB_OK);
+    assert_int_equal(db_session_user(f->db, other, now, &u, csrf), DB_NOT_FOUND);
+}
+
+static void test_queue(void **state)
+{
+    struct fixture *f = *state;
+    int64_t first = submit(f, f->alice, "vector-add", "key-1"), again = 0;
+    assert_int_equal(db_submission_add(f->db, f->alice, "vector-add", "x", 1, "key-1", 0, &again),
+                     DB_DUPLICATE);
+    assert_int_equal(again, first);
+    int64_t second = submit(f, f->bob, "vector-add", "key-1"); /* another user's key */
+    int64_t third = 0;
+    assert_int_equal(db_submission_add(f->db, f->bob, "vector-add", "x", 1, NULL, 2, &third),
+                     DB_QUEUE_FULL);
+    assert_int_equal(db_queue_length(f->db), 2);
+    assert_int_equal(db_queue_position(f->db, first), 1);
+    assert_int_equal(db_queue_position(f->db, second), 2);
+
+    struct db_job job;
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_int_equal(job.id, first); /* oldest first */
+    assert_string_equal(job.source, "src");
+    db_job_free(&job);
+    assert_int_equal(db_queue_position(f->db, second), 1);
+    /* a crash: the running one goes back, ahead of the later one */
+    assert_int_equal(db_submissions_requeue_running(f->db), 1);
+    assert_int_equal(db_submission_claim(f->db, "w2", &job), DB_OK);
+    assert_int_equal(job.id, first);
+    db_job_free(&job);
+    assert_int_equal(db_submission_claim(f->db, "w2", &job), DB_OK);
+    assert_int_equal(job.id, second);
+    db_job_free(&job);
+    assert_int_equal(db_submission_claim(f->db, "w2", &job), DB_NOT_FOUND);
+}
+
+static void test_results_survive_a_regrade(void **state)
+{
+    struct fixture *f = *state;
+    int64_t id = submit(f, f->alice, "vector-add", NULL);
+    grade(f, "wrong_answer", 1.0, true);
+    assert_int_equal(db_submission_requeue(f->db, id), DB_OK);
+    assert_int_equal(db_submission_requeue(f->db, id), DB_NOT_FOUND); /* queued already */
+    grade(f, "passed", 1.0, true);
+    json_t *j = db_submission_json(f->db, id, true);
+    assert_string_equal(json_string_value(json_object_get(j, "verdict")), "passed");
+    assert_string_equal(json_string_value(json_object_get(j, "status")), "done");
+    assert_string_equal(json_string_value(json_object_get(j, "source")), "src");
+    assert_string_equal(json_string_value(json_object_get(j, "user")), "alice");
+    json_t *results = json_object_get(j, "results");
+    assert_int_equal(json_array_size(results), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(results, 0), "verdict")),
+                        "wrong_answer");
+    assert_true(json_is_null(json_object_get(j, "queue_position")));
+    json_decref(j);
+    assert_null(db_submission_json(f->db, 999, false));
+    int64_t owner;
+    assert_int_equal(db_submission_owner(f->db, id, &owner), DB_OK);
+    assert_int_equal(owner, f->alice);
+    assert_int_equal(db_submissions_requeue_exercise(f->db, "vector-add"), 1);
+}
+
+static void test_scoreboard(void **state)
+{
+    struct fixture *f = *state;
+    submit(f, f->alice, "transpose", NULL);
+    grade(f, "passed", 2.0, true);
+    int64_t best = submit(f, f->alice, "transpose", NULL);
+    grade(f, "passed", 1.0, true);
+    submit(f, f->bob, "transpose", NULL);
+    grade(f, "passed", 1.5, true);
+    int64_t quick = submit(f, f->bob, "transpose", NULL); /* not an assessment run */
+    grade(f, "passed", 0.1, false);
+    int64_t slow = submit(f, f->bob, "transpose", NULL);
+    grade(f, "too_slow", 0.05, true);
+    (void)quick;
+    (void)slow;
+    json_t *board = db_scoreboard(f->db, "transpose", false, 100);
+    assert_int_equal(json_array_size(board), 2);
+    json_t *top = json_array_get(board, 0);
+    assert_string_equal(json_string_value(json_object_get(top, "user")), "Alice A.");
+    assert_int_equal(json_integer_value(json_object_get(top, "submission")), best);
+    assert_null(json_object_get(top, "name")); /* real names for instructors only */
+    json_decref(board);
+    assert_int_equal(db_submission_hide(f->db, best, true), DB_OK);
+    board = db_scoreboard(f->db, "transpose", true, 100);
+    top = json_array_get(board, 0);
+    assert_string_equal(json_string_value(json_object_get(top, "name")), "bob");
+    json_decref(board);
+
+    const char *course[] = {"transpose", "histogram"};
+    json_t *c = db_course_scoreboard(f->db, course, 2, false);
+    assert_int_equal(json_array_size(c), 2);
+    json_decref(c);
+    json_t *p = db_progress(f->db);
+    assert_int_equal(json_array_size(p), 2);
+    json_decref(p);
+}
+
+static void test_audit(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(db_audit(f->db, f->alice, "hide", "submission 3", "spam"), DB_OK);
+    json_t *log = db_audit_list(f->db, 10);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(log, 0), "actor")),
+                        "alice");
+    json_decref(log);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_migrations_apply_once, setup, teardown),
+        cmocka_unit_test(test_a_bad_path_says_why),
+        cmocka_unit_test_setup_teardown(test_users, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tokens_and_sessions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_results_survive_a_regrade, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scoreboard, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
