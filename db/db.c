@@ -50,6 +50,15 @@ sqlite3_stmt *db_statement(struct db *db, const char *sql)
     return stmt;
 }
 
+int64_t db_scalar(sqlite3_stmt *stmt, int64_t fallback)
+{
+    if (!stmt)
+        return fallback;
+    int64_t value = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : fallback;
+    sqlite3_reset(stmt);
+    return value;
+}
+
 bool db_run(struct db *db, sqlite3_stmt *stmt)
 {
     int rc;
@@ -91,11 +100,8 @@ void db_rollback(struct db *db)
 
 int db_schema_version(struct db *db)
 {
-    sqlite3_stmt *s = db_statement(db, "SELECT coalesce(max(version), 0) FROM schema_migrations");
-    int version = s && sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
-    if (s)
-        sqlite3_reset(s);
-    return version;
+    return (int)db_scalar(
+        db_statement(db, "SELECT coalesce(max(version), 0) FROM schema_migrations"), 0);
 }
 
 static bool apply(struct db *db, const struct db_migration *m)

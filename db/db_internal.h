@@ -24,6 +24,11 @@ struct db {
  * with its bindings cleared; NULL when it cannot be prepared (db_error). */
 sqlite3_stmt *db_statement(struct db *db, const char *sql);
 
+/* The first column of the first row of a prepared and bound statement (a
+ * count, an id), or `fallback` when there is no row; the statement is
+ * reset. */
+int64_t db_scalar(sqlite3_stmt *stmt, int64_t fallback);
+
 /* Steps a statement to its end (no rows wanted). */
 bool db_run(struct db *db, sqlite3_stmt *stmt);
 

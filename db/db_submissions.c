@@ -18,18 +18,13 @@ static int64_t earlier_with_key(struct db *db, int64_t user_id, const char *key)
         return 0;
     sqlite3_bind_int64(s, 1, user_id);
     sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
-    int64_t id = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    sqlite3_reset(s);
-    return id;
+    return db_scalar(s, 0);
 }
 
 int64_t db_queue_length(struct db *db)
 {
-    sqlite3_stmt *s = db_statement(db, "SELECT count(*) FROM submissions WHERE status = 'queued'");
-    int64_t n = s && sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    if (s)
-        sqlite3_reset(s);
-    return n;
+    return db_scalar(db_statement(db, "SELECT count(*) FROM submissions WHERE status = 'queued'"),
+                     0);
 }
 
 static bool insert_submission(struct db *db, int64_t user_id, const char *exercise,
@@ -202,9 +197,7 @@ int64_t db_queue_position(struct db *db, int64_t id)
     if (!s)
         return 0;
     sqlite3_bind_int64(s, 1, id);
-    int64_t n = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    sqlite3_reset(s);
-    return n;
+    return db_scalar(s, 0);
 }
 
 enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id)

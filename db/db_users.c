@@ -129,11 +129,7 @@ json_t *db_users_list(struct db *db)
 
 int64_t db_user_count(struct db *db)
 {
-    sqlite3_stmt *s = db_statement(db, "SELECT count(*) FROM users");
-    int64_t n = s && sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
-    if (s)
-        sqlite3_reset(s);
-    return n;
+    return db_scalar(db_statement(db, "SELECT count(*) FROM users"), -1);
 }
 
 /* ------------------------------------------------------------ tokens */

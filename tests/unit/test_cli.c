@@ -135,6 +135,9 @@ static void help_everywhere(void **state)
     assert_null(strstr(r.out, "Not built yet"));
     release(&r);
     r = parse_line("serve --help");
+    assert_null(strstr(r.out, "Not built yet"));
+    release(&r);
+    r = parse_line("submit --help");
     assert_non_null(strstr(r.out, "Not built yet: it arrives with the service"));
     release(&r);
     r = parse_line("cert verify --help");
