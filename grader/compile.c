@@ -206,6 +206,22 @@ static bool only_missing_names(const struct grader_compile_result *result)
     return missing > 0;
 }
 
+/* When the source has errors of its own, the name-map errors are their
+ * echo (or a second problem the next compile will name): they are dropped
+ * so the student reads only errors at their own lines. */
+static void drop_name_map_errors(struct grader_compile_result *result)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < result->n_diagnostics; i++) {
+        struct grader_diagnostic *d = &result->diagnostics[i];
+        if (strncmp(d->message, NAME_MAP_FILE, strlen(NAME_MAP_FILE)) == 0)
+            free(d->message);
+        else
+            result->diagnostics[kept++] = *d;
+    }
+    result->n_diagnostics = kept;
+}
+
 /* The kernel names the source does not define, as "'a', 'b'": NVRTC says
  * `identifier "a" is undefined` for each (and cannot be asked afterwards). */
 static void missing_names(const struct grader_compile_result *result, char *out, size_t size)
@@ -279,6 +295,9 @@ static enum grader_compile_status run_nvrtc(const char *text, const char *file_n
                         "the source defines no kernel named %s: write a __global__ function of "
                         "that name",
                         names);
+    } else if (status == GRADER_COMPILE_ERROR) {
+        drop_name_map_errors(result);
+        status = finish_failed(result);
     } else if (status == GRADER_COMPILE_OK && !fetch_lowered_names(program, options, result)) {
         status = finish(result, GRADER_COMPILE_INTERNAL, "out of memory reading kernel names");
     }

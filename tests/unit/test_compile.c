@@ -398,6 +398,23 @@ static void a_missing_kernel_rejects_the_source_by_name(void **state)
     grader_compile_result_free(&r);
 }
 
+/* Regression: a compile error beside a missing kernel listed NVRTC's
+ * "__nv_name_map(2): ..." errors too, lines the student never wrote. */
+static void a_compile_error_hides_the_name_map_echo(void **state)
+{
+    (void)state;
+    const char *names[] = {"vector_add"};
+    struct grader_compile_options options = {.kernel_names = names, .n_kernel_names = 1};
+    struct grader_compile_result r;
+    const char *broken = "extern \"C\" __global__ void add(int x) { y; }\n";
+    assert_int_equal(grader_compile(broken, strlen(broken), &options, &r), GRADER_COMPILE_ERROR);
+    assert_int_equal(r.n_diagnostics, 1);
+    assert_int_equal(r.diagnostics[0].line, 1);
+    assert_null(strstr(r.diagnostics[0].message, "__nv_name_map"));
+    assert_non_null(strstr(r.message, "1 compile error; the first, at line 1"));
+    grader_compile_result_free(&r);
+}
+
 static void architectures_are_checked(void **state)
 {
     (void)state;
@@ -443,6 +460,7 @@ int main(void)
         cmocka_unit_test(result_converts_to_the_compile_json),
         cmocka_unit_test(kernels_are_found_by_name_whatever_their_linkage),
         cmocka_unit_test(a_missing_kernel_rejects_the_source_by_name),
+        cmocka_unit_test(a_compile_error_hides_the_name_map_echo),
         cmocka_unit_test(a_huge_log_is_cut_with_a_note),
         cmocka_unit_test(architectures_are_checked),
         cmocka_unit_test(nvrtc_reports_its_version),
