@@ -42,6 +42,7 @@ LIB_SRC     := $(GRADER_SRC) $(SANDBOX_SRC) $(DB_SRC) $(SERVER_SRC)
 
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+CURL_LIBS      := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 
 CPPFLAGS := -I. -I$(CUDA_HOME)/include -DKGRADE_CUDA_HOME=\"$(CUDA_HOME)\" $(JANSSON_CFLAGS) -D_GNU_SOURCE \
             -DKGRADE_VERSION='"$(KGRADE_VERSION)"'
@@ -50,7 +51,7 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CFLAGS   := -std=c11 $(WARNINGS) -O2 -g -fno-strict-aliasing -MMD -MP
 NVRTC_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 # libstdc++ provides the C++ demangler (__cxa_demangle) for kernel names.
-LDLIBS   := $(NVRTC_LIBS) $(JANSSON_LIBS) -lmicrohttpd -lseccomp -lsqlite3 -lsodium -lstdc++ -lm -lpthread
+LDLIBS   := $(NVRTC_LIBS) $(JANSSON_LIBS) $(CURL_LIBS) -lmicrohttpd -lseccomp -lsqlite3 -lsodium -lstdc++ -lm -lpthread
 
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

@@ -23,10 +23,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_NAME_MAX    64  /* login names */
-#define DB_DISPLAY_MAX 128 /* display names */
-#define DB_HASH_BYTES  32  /* BLAKE2b of a token or a session cookie */
-#define DB_BUSY_MS     5000
+#define DB_NAME_MAX                64  /* login names */
+#define DB_DISPLAY_MAX             128 /* display names */
+#define DB_HASH_BYTES              32  /* BLAKE2b of a token or a session cookie */
+#define DB_BUSY_MS                 5000
+#define DB_TOKEN_USE_RESOLUTION_MS 60000 /* a token's last use is recorded to the minute */
 
 struct db;
 
@@ -164,6 +165,11 @@ json_t *db_scoreboard(struct db *db, const char *exercise, bool real_names, int 
  * assessment size: [{user, name?, passed: [ids], count}], most first. */
 json_t *db_course_scoreboard(struct db *db, const char *const *exercises, int n_exercises,
                              bool real_names);
+/* A number that changes, in the same transaction, whenever anything a
+ * scoreboard shows may have changed (results, hidden flags, names): a
+ * scoreboard rendered under one version is true while it stays. -1 when
+ * it cannot be read. */
+int64_t db_scoreboard_version(struct db *db);
 /* Per user and exercise: {user, exercise, status: passed|failed, best_ratio} */
 json_t *db_progress(struct db *db);
 

@@ -17,6 +17,7 @@ struct db {
         sqlite3_stmt *stmt;
     } cache[DB_STATEMENTS_MAX];
     int n_cached;
+    int64_t busy_since_us; /* when the current wait for the write lock began */
     char error[256];
 };
 

@@ -94,3 +94,8 @@ json_t *db_progress(struct db *db)
         sqlite3_reset(s);
     return list;
 }
+
+int64_t db_scoreboard_version(struct db *db)
+{
+    return db_scalar(db_statement(db, "SELECT n FROM scoreboard_version"), -1);
+}

@@ -164,11 +164,13 @@ enum db_outcome db_token_user(struct db *db, const unsigned char hash[DB_HASH_BY
     enum db_outcome found = one_user(s, user, NULL, 0);
     sqlite3_stmt *used =
         found == DB_OK
-            ? db_statement(db, "UPDATE api_tokens SET last_used_at = ? WHERE token_hash = ?")
+            ? db_statement(db, "UPDATE api_tokens SET last_used_at = ?1 WHERE token_hash = ?2 AND "
+                               "(last_used_at IS NULL OR last_used_at < ?1 - ?3)")
             : NULL;
-    if (used) {
+    if (used) { /* a write at most once a minute per token: checks stay reads */
         sqlite3_bind_int64(used, 1, db_now_ms());
         sqlite3_bind_blob(used, 2, hash, DB_HASH_BYTES, SQLITE_STATIC);
+        sqlite3_bind_int64(used, 3, DB_TOKEN_USE_RESOLUTION_MS);
         db_run(db, used);
     }
     return found;

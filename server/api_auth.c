@@ -137,10 +137,13 @@ void api_token_revoke(struct http_request *req, struct http_response *res)
 {
     struct db *db = service_db(req->service);
     enum db_outcome o = db ? db_token_revoke(db, req->user.id, req->path_id) : DB_FAILED;
-    if (o == DB_OK)
+    if (o == DB_OK) {
+        char target[64];
+        snprintf(target, sizeof target, "token %lld", (long long)req->path_id);
+        db_audit(db, req->user.id, "token revoke", target, NULL);
         http_json(res, 200,
                   json_pack("{s:I, s:b}", "id", (json_int_t)req->path_id, "revoked", true));
-    else if (o == DB_NOT_FOUND)
+    } else if (o == DB_NOT_FOUND)
         http_error(res, 404, "not_found", "you have no live token %lld", (long long)req->path_id);
     else
         http_error(res, 500, "internal", "the token could not be revoked");

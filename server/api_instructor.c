@@ -2,7 +2,8 @@
  * The instructors' routes: class progress, accounts (list, add, reset a
  * password), hiding a submission from the scoreboard, regrading (one
  * submission, or every submission of its exercise; old results are kept),
- * and the grades as CSV. Every change goes to the audit log.
+ * and the grades as CSV. Every change goes to the audit log, which they
+ * can read.
  */
 #include "api.h"
 #include "credentials.h"
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #define GENERATED_PASSWORD_LENGTH 16
+#define AUDIT_ROWS                1000 /* the newest entries shown */
 
 static struct db *database(struct http_request *req, struct http_response *res)
 {
@@ -119,19 +121,24 @@ void api_user_password(struct http_request *req, struct http_response *res)
     http_json(res, 200, json_pack("{s:s, s:s}", "name", user.name, "password", generated));
 }
 
+/* Hides a submission from the scoreboards (kept, for audit), or shows it
+ * again with {"hidden": false}. */
 void api_submission_hide(struct http_request *req, struct http_response *res)
 {
     struct db *db = database(req, res);
+    json_t *body = req->body_size ? json_loadb(req->body, req->body_size, 0, NULL) : NULL;
+    bool hidden = !json_is_false(json_object_get(body, "hidden"));
+    json_decref(body);
     char target[64];
     if (!db)
         return;
     snprintf(target, sizeof target, "submission %lld", (long long)req->path_id);
-    if (db_submission_hide(db, req->path_id, true) != DB_OK) {
+    if (db_submission_hide(db, req->path_id, hidden) != DB_OK) {
         http_error(res, 404, "not_found", "no %s", target);
         return;
     }
-    audit(req, db, "hide", target);
-    http_json(res, 200, json_pack("{s:I, s:b}", "id", (json_int_t)req->path_id, "hidden", true));
+    audit(req, db, hidden ? "hide" : "show", target);
+    http_json(res, 200, json_pack("{s:I, s:b}", "id", (json_int_t)req->path_id, "hidden", hidden));
 }
 
 void api_submission_regrade(struct http_request *req, struct http_response *res)
@@ -164,6 +171,14 @@ void api_submission_regrade(struct http_request *req, struct http_response *res)
                    "nothing to regrade: the submission is still queued or running");
     }
     json_decref(sub);
+}
+
+/* The audit log, newest first: who did what to whom, and when. */
+void api_audit(struct http_request *req, struct http_response *res)
+{
+    struct db *db = database(req, res);
+    if (db)
+        http_json(res, 200, json_pack("{s:o}", "entries", db_audit_list(db, AUDIT_ROWS)));
 }
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break. */

@@ -4,6 +4,7 @@
 #include "api.h"
 #include "exercise_cache.h"
 #include "metrics.h"
+#include "response_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,29 @@ static bool sees_real_names(const struct http_request *req)
     return req->signed_in && req->user.role != DB_ROLE_STUDENT;
 }
 
+/* The scoreboard kept under `key`, when nothing it shows has changed since
+ * it was rendered (`version`, the database's scoreboard version); true
+ * when it was served. */
+static bool serve_kept(struct http_request *req, struct http_response *res, const char *key,
+                       int64_t version)
+{
+    size_t size;
+    char *text =
+        version >= 0 ? response_cache_get(req->service->answers, key, version, &size) : NULL;
+    if (text)
+        http_text(res, 200, "application/json", text, size);
+    return text != NULL;
+}
+
+/* Serves a freshly rendered scoreboard (stolen) and keeps it. */
+static void serve_and_keep(struct http_request *req, struct http_response *res, const char *key,
+                           int64_t version, json_t *body)
+{
+    http_json(res, 200, body);
+    if (version >= 0 && res->status == 200 && res->body)
+        response_cache_put(req->service->answers, key, version, res->body, res->size);
+}
+
 void api_scoreboard(struct http_request *req, struct http_response *res)
 {
     json_t *e = exercise_cache_find(req->service->config.exercises, req->path_name);
@@ -80,8 +104,14 @@ void api_scoreboard(struct http_request *req, struct http_response *res)
         http_error(res, 503, "unavailable", "the database cannot be reached");
         return;
     }
+    char key[RESPONSE_CACHE_KEY_MAX];
+    snprintf(key, sizeof key, "exercise/%s/%d", req->path_name, sees_real_names(req));
+    int64_t version = db_scoreboard_version(db);
+    if (serve_kept(req, res, key, version))
+        return;
     json_t *rows = db_scoreboard(db, req->path_name, sees_real_names(req), SCOREBOARD_ROWS);
-    http_json(res, 200, json_pack("{s:s, s:o}", "exercise", req->path_name, "rows", rows));
+    serve_and_keep(req, res, key, version,
+                   json_pack("{s:s, s:o}", "exercise", req->path_name, "rows", rows));
 }
 
 void api_course_scoreboard(struct http_request *req, struct http_response *res)
@@ -107,13 +137,20 @@ void api_course_scoreboard(struct http_request *req, struct http_response *res)
         json_decref(list);
         return;
     }
+    char key[RESPONSE_CACHE_KEY_MAX];
+    snprintf(key, sizeof key, "course/%s/%d", req->path_name, sees_real_names(req));
+    int64_t version = db_scoreboard_version(db);
+    if (serve_kept(req, res, key, version)) {
+        json_decref(list);
+        return;
+    }
     json_t *names = json_array();
     for (int k = 0; k < n; k++)
         json_array_append_new(names, json_string(assessments[k]));
     json_t *rows = db_course_scoreboard(db, assessments, n, sees_real_names(req));
     json_decref(list); /* `assessments` pointed into it */
-    http_json(
-        res, 200,
+    serve_and_keep(
+        req, res, key, version,
         json_pack("{s:s, s:o, s:o}", "course", req->path_name, "assessments", names, "rows", rows));
 }
 

@@ -7,6 +7,7 @@
  * error (an unknown exercise, --device cuda without a GPU); 3 internal_error.
  */
 #include "cli.h"
+#include "grade_report.h"
 #include "grader/grader.h"
 #include "grading_job.h"
 #include "source_file.h"
@@ -47,88 +48,6 @@ static enum grader_timing timing_of(const struct cli_args *args)
         [GRADER_TIMING_REPEATED] = "repeated",
     };
     return (enum grader_timing)choice_of(args, OPT_TIMING, names, 3);
-}
-
-static void print_diagnostics(const json_t *result, const char *file,
-                              const struct source_file *source)
-{
-    size_t i;
-    json_t *d;
-    json_t *compile = json_object_get(result, "compile");
-    json_array_foreach(json_object_get(compile, "diagnostics"), i, d)
-    {
-        json_t *line = json_object_get(d, "line"), *col = json_object_get(d, "column");
-        if (json_is_integer(line))
-            printf("  %s:%lld:%lld: ", file, (long long)json_integer_value(line),
-                   json_is_integer(col) ? (long long)json_integer_value(col) : 0LL);
-        else
-            printf("  ");
-        printf("%s: %s\n", json_string_value(json_object_get(d, "severity")),
-               json_string_value(json_object_get(d, "message")));
-        source_file_print_line(source, (long)json_integer_value(line),
-                               (long)json_integer_value(col), stdout);
-    }
-    json_array_foreach(json_object_get(result, "diagnostics"), i, d)
-    {
-        json_t *line = json_object_get(d, "line");
-        if (!json_is_integer(line)) /* the message is the verdict's: just the place */
-            continue;
-        printf("  at %s:%lld\n", file, (long long)json_integer_value(line));
-        source_file_print_line(source, (long)json_integer_value(line), 0, stdout);
-    }
-}
-
-/* The first lines of the kernels' printf output, set off from ours. */
-static void print_kernel_output(const json_t *r)
-{
-    enum { SHOWN_LINES = 20 };
-    const char *text = json_string_value(json_object_get(r, "output"));
-    if (text == NULL || *text == '\0')
-        return;
-    printf("  the kernel printed:\n");
-    int line = 0;
-    for (; line < SHOWN_LINES && *text; line++) {
-        size_t n = strcspn(text, "\n");
-        printf("  | %.*s\n", (int)n, text);
-        text += n + (text[n] == '\n');
-    }
-    if (*text != '\0')
-        printf("  | ... (the rest is in --json's \"output\")\n");
-}
-
-static void print_human(const json_t *r, const char *file, const struct source_file *source)
-{
-    json_t *perf = json_object_get(r, "performance");
-    printf("%s: %s: %s\n", json_string_value(json_object_get(r, "exercise")),
-           json_string_value(json_object_get(r, "verdict")),
-           json_string_value(json_object_get(r, "message")));
-    print_diagnostics(r, file, source);
-    if (json_is_number(json_object_get(perf, "student_ms"))) {
-        bool bound = json_is_true(json_object_get(perf, "lower_bound"));
-        json_int_t runs =
-            json_integer_value(json_object_get(json_object_get(perf, "timing"), "runs"));
-        char how[64] = "";
-        if (runs > 1)
-            snprintf(how, sizeof how, ", medians of %lld runs", (long long)runs);
-        printf("  time: %s%.4f ms, reference %.4f ms: ratio %s%.2f (bar %.2f)%s%s\n",
-               bound ? "at least " : "", json_number_value(json_object_get(perf, "student_ms")),
-               json_number_value(json_object_get(perf, "reference_ms")), bound ? "> " : "",
-               json_number_value(json_object_get(perf, "ratio")),
-               json_number_value(json_object_get(perf, "max_ratio")), how,
-               json_is_true(json_object_get(perf, "estimated")) ? ", modeled" : "");
-    }
-    json_t *device = json_object_get(r, "device");
-    printf("  on %s; seed %s%s\n", json_string_value(json_object_get(device, "name")),
-           json_string_value(json_object_get(r, "seed")),
-           json_is_true(json_object_get(r, "assessment")) ? "" : "; not an assessment run (--n)");
-    print_kernel_output(r);
-}
-
-static int exit_code_of(enum grader_verdict v)
-{
-    if (v == GRADER_VERDICT_PASSED)
-        return CLI_EXIT_OK;
-    return v == GRADER_VERDICT_INTERNAL_ERROR ? CLI_EXIT_INTERNAL : CLI_EXIT_FAILED;
 }
 
 /* In the sandbox (a `kgrade worker`), or here with --no-sandbox. */
@@ -175,13 +94,9 @@ int cmd_grade(const struct cli_args *args)
     if (!result) {
         fprintf(stderr, "kgrade grade: %s\n", why);
     } else {
-        if (cli_given(args, OPT_JSON)) {
-            json_dumpf(result, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-            putchar('\n');
-        } else {
-            print_human(result, request.file_name ? request.file_name : path, &file);
-        }
-        code = exit_code_of(verdict);
+        grade_report_print(result, request.file_name ? request.file_name : path, &file,
+                           cli_given(args, OPT_JSON));
+        code = grade_report_exit_code(grader_verdict_name(verdict));
         json_decref(result);
     }
     free(path_copy);

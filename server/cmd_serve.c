@@ -13,6 +13,7 @@
 #include "http_daemon.h"
 #include "metrics.h"
 #include "rate_limit.h"
+#include "response_cache.h"
 #include "service_config.h"
 
 #include <errno.h>
@@ -114,6 +115,7 @@ static void configure(const struct cli_args *args, struct service *s, char *data
         .queue_max = SERVICE_QUEUE_MAX,
         .rate_per_minute = SERVICE_RATE_PER_MINUTE,
         .http_threads = HTTP_THREADS,
+        .client_timeout_seconds = SERVICE_CLIENT_TIMEOUT,
     };
     grading_default_limits(&s->config.limits);
     if (s->config.workers > SERVICE_WORKERS_MAX)
@@ -177,12 +179,14 @@ int cmd_serve(const struct cli_args *args)
     s.metrics = metrics_new(http_route_count());
     s.rates = rate_limiter_new();
     s.events = events_new(&s);
-    if (!s.metrics || !s.rates || !s.events) {
+    s.answers = response_cache_new();
+    if (!s.metrics || !s.rates || !s.events || !s.answers) {
         fprintf(stderr, "kgrade serve: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     int code = serve(&s, &stop);
     events_free(s.events);
+    response_cache_free(s.answers);
     rate_limiter_free(s.rates);
     metrics_free(s.metrics);
     return code;

@@ -81,7 +81,7 @@ static const struct cli_command commands[] = {
      "Submits FILE.cu to the server, shows the grading progress, prints the result like "
      "`kgrade grade` and exits with the same codes (4 when the server is unreachable or "
      "refuses the token).",
-     NULL, "the service (issue 7)"},
+     cmd_submit, NULL},
     {"user add", "NAME", 1, 1, CLI_BIT(OPT_ROLE) | CLI_BIT(OPT_PASSWORD_STDIN) | CLI_BIT(OPT_DB),
      CLI_BIT(OPT_ROLE), 0, "create an account",
      "Creates the account NAME in the database, with the password read from standard input "

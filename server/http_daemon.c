@@ -20,7 +20,6 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#define CONNECTION_TIMEOUT_S    30
 #define CONNECTIONS_MAX         1000
 #define CONNECTIONS_PER_CLIENT  64
 #define CONNECTION_MEMORY_BYTES (64 * 1024) /* headers and URL */
@@ -196,10 +195,11 @@ struct MHD_Daemon *http_daemon_start(struct service *service, char *error, size_
         flags, (uint16_t)service->config.port, NULL, NULL, on_request, service,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)service->config.http_threads, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTIONS_MAX,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CONNECTIONS_PER_CLIENT,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY_BYTES,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
+        (unsigned)service->config.client_timeout_seconds, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)CONNECTIONS_MAX, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)CONNECTIONS_PER_CLIENT, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)CONNECTION_MEMORY_BYTES, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_END);
     if (!d)
         snprintf(error, error_size, "cannot listen on %s:%d (in use, or not allowed)",
                  service->config.bind, service->config.port);

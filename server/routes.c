@@ -34,6 +34,7 @@ static const struct http_route routes[] = {
     {"POST", "/api/v1/submissions/{id}/hide", HTTP_INSTRUCTOR, api_submission_hide},
     {"POST", "/api/v1/submissions/{id}/regrade", HTTP_INSTRUCTOR, api_submission_regrade},
     {"GET", "/api/v1/export/grades.csv", HTTP_INSTRUCTOR, api_export_grades},
+    {"GET", "/api/v1/audit", HTTP_INSTRUCTOR, api_audit},
 };
 
 #define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))

@@ -19,6 +19,7 @@
 #define SERVICE_RATE_PER_MINUTE 30   /* submissions per user; beyond: 429 */
 #define SERVICE_SESSION_SECONDS (12 * 3600)
 #define SERVICE_WORKERS_MAX     64
+#define SERVICE_CLIENT_TIMEOUT  30 /* seconds */
 
 struct service_config {
     const char *bind;
@@ -31,11 +32,13 @@ struct service_config {
     int rate_per_minute;
     struct grading_limits limits;
     int http_threads;
+    int client_timeout_seconds; /* an idle or slow connection is closed after this */
 };
 
 struct event_hub;
 struct metrics;
 struct rate_limiter;
+struct response_cache;
 
 struct service {
     struct service_config config;
@@ -43,6 +46,7 @@ struct service {
     struct event_hub *events;
     struct metrics *metrics;
     struct rate_limiter *rates;
+    struct response_cache *answers; /* rendered scoreboards */
     pthread_mutex_t queue_lock;
     pthread_cond_t queue_ready; /* a submission was queued, or stopping */
     atomic_bool stopping;

@@ -1,7 +1,7 @@
 /*
  * The service's configuration file, <data>/config.json, all keys optional:
  * {"queue_max", "rate_per_minute", "compile_seconds", "run_seconds",
- *  "memory_mb"}. A key it does not know, or a value out of range, is an
+ *  "memory_mb", "client_timeout_seconds"}. A key it does not know, or a value out of range, is an
  * error that names them.
  */
 #include "service_config.h"
@@ -20,7 +20,7 @@ struct key {
 
 static const struct key keys[] = {
     {"queue_max", 1, 1e9},       {"rate_per_minute", 1, 1e6}, {"compile_seconds", 0.01, 600},
-    {"run_seconds", 0.01, 3600}, {"memory_mb", 64, 1 << 20},
+    {"run_seconds", 0.01, 3600}, {"memory_mb", 64, 1 << 20},  {"client_timeout_seconds", 1, 3600},
 };
 #define N_KEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -34,6 +34,8 @@ static void apply(struct service_config *c, const char *name, double v)
         c->limits.compile_seconds = v;
     else if (strcmp(name, "run_seconds") == 0)
         c->limits.run_seconds = v;
+    else if (strcmp(name, "client_timeout_seconds") == 0)
+        c->client_timeout_seconds = (int)v;
     else
         c->limits.memory_bytes = (uint64_t)(v * 1024 * 1024);
 }
@@ -51,10 +53,11 @@ static bool check_key(const char *path, const char *name, json_t *value, char *e
                  keys[k].high);
         return false;
     }
-    snprintf(error, size,
-             "%s: unknown key '%s' (known: queue_max, rate_per_minute, "
-             "compile_seconds, run_seconds, memory_mb)",
-             path, name);
+    int n = snprintf(error, size, "%s: unknown key '%s' (known:", path, name);
+    for (int k = 0; k < N_KEYS && n > 0 && (size_t)n < size; k++)
+        n += snprintf(error + n, size - (size_t)n, "%s %s", k ? "," : "", keys[k].name);
+    if (n > 0 && (size_t)n < size)
+        snprintf(error + n, size - (size_t)n, ")");
     return false;
 }
 

@@ -38,8 +38,13 @@ expect "a broken exercise is listed with its error" 0 "^broken +BROKEN: .*'title
     "$KGRADE" exercises --exercises "$TMP/set"
 expect "an unreadable exercise folder is a usage error" 2 "cannot read the exercise folder" -- \
     "$KGRADE" exercises --exercises "$TMP/none"
-expect "submit is not built yet" 2 "not built yet" -- \
-    "$KGRADE" submit --server http://127.0.0.1:8080 --token t --exercise x k.cu
+good_kernel=exercises/vector-add/reference.cu
+expect "submit of a missing file is a usage error" 2 "cannot|No such file" -- \
+    "$KGRADE" submit --server http://127.0.0.1:8080 --token t --exercise x "$TMP/none.cu"
+expect "submit refuses a server that is not an http(s) URL" 2 "not an http:// or https:// URL" -- \
+    "$KGRADE" submit --server ftp://example --token t --exercise x "$good_kernel"
+expect "submit refuses a token with a space" 2 "the token is not usable" -- \
+    "$KGRADE" submit --server http://127.0.0.1:8080 --token "a b" --exercise x "$good_kernel"
 expect "user add prints a generated password" 0 "^[A-Za-z0-9]{16}$" -- \
     "$KGRADE" --db "$TMP/db" user add ana --role instructor
 expect "user add refuses a second ana" 1 "already a user 'ana'" -- \
@@ -62,7 +67,7 @@ expect "cert verify is not built yet" 2 "arrives with certification" -- \
     "$KGRADE" cert verify --public-key AAAA c.json
 
 # kgrade compile, end to end.
-good=exercises/vector-add/reference.cu
+good=$good_kernel
 expect "compile: a good kernel compiles" 0 "kernel vector_add: [0-9]+ registers per thread" -- \
     "$KGRADE" compile "$good"
 expect "compile --arch compute_90: PTX only" 0 "kernel vector_add$" -- \

@@ -130,6 +130,110 @@ expect "the grades export as CSV" 0 "^sam,Sam <script>,tiny-add,passed," -- \
 expect "the metrics count the verdicts" 0 '^kgrade_submissions_total\{verdict="passed"\} 2$' -- \
     curl -s "$BASE/metrics"
 
+# ---- instructors: hide, regrade, the audit log; a token revoked
+board() { curl -s "$BASE/api/v1/scoreboard/tiny-add" | jq -r '[.rows[].user] | sort | join(",")'; }
+expect "the scoreboard before a hide" 0 "^Sam <script>,tom$" -- board
+admin_post() { # PATH [BODY]
+    api POST "$1" -b "$TMP/admin.jar" -H "X-CSRF-Token: $ADMIN_CSRF" \
+        -H 'Content-Type: application/json' --data-binary "${2:-{\}}"
+}
+api POST "/api/v1/submissions/$good/hide" -H "Authorization: Bearer $SAM" >/dev/null
+expect "a student cannot hide a submission (403)" 0 "^403$" -- status
+admin_post "/api/v1/submissions/$good/hide" >/dev/null
+expect "an instructor hides a submission" 0 "^200$" -- status
+expect "a hidden submission leaves the scoreboard at once" 0 "^tom$" -- board
+expect "... but is kept" 0 "^passed$" -- bash -c \
+    "curl -s -H 'Authorization: Bearer $SAM' $BASE/api/v1/submissions/$good | jq -r .verdict"
+admin_post "/api/v1/submissions/$good/hide" '{"hidden": false}' >/dev/null
+expect "and shown again with {\"hidden\": false}" 0 "^Sam <script>,tom$" -- board
+admin_post "/api/v1/submissions/$wrong/regrade" >/dev/null
+expect "an instructor regrades a submission (202)" 0 "^202$" -- status
+expect "the regrade gives its verdict again" 0 "^wrong_answer$" -- wait_done "$SAM" "$wrong"
+expect "the old result is kept beside the new" 0 "^2$" -- bash -c \
+    "curl -s -H 'Authorization: Bearer $SAM' $BASE/api/v1/submissions/$wrong | jq '.results | length'"
+admin_post "/api/v1/submissions/$good/regrade" '{"all_of_exercise": true}' >/dev/null
+expect "a regrade of a whole exercise requeues each of its submissions" 0 "^202 3$" -- \
+    bash -c "echo \"\$(cat $TMP/status) \$(jq .requeued $TMP/body)\""
+wait_done "$TOM" "$tom_good" >/dev/null
+wait_done "$SAM" "$good" >/dev/null
+wait_done "$SAM" "$wrong" >/dev/null
+THROWAWAY=$(api POST /api/v1/tokens -b "$TMP/sam.jar" -H "X-CSRF-Token: $SAM_CSRF" \
+    -H 'Content-Type: application/json' --data-binary '{"name": "throwaway"}' | jq -r .token)
+THROWAWAY_ID=$(jq -r .id "$TMP/body")
+api DELETE "/api/v1/tokens/$THROWAWAY_ID" -H "Authorization: Bearer $SAM" >/dev/null
+expect "a student revokes a token" 0 "^200$" -- status
+api GET /api/v1/submissions -H "Authorization: Bearer $THROWAWAY" >/dev/null
+expect "a revoked token is refused (401)" 0 "^401$" -- status
+expect "the audit log holds hide, show, regrade, token revoke, user add" 0 \
+    "^token revoke,regrade,regrade,show,hide,user add" -- bash -c \
+    "curl -s -b $TMP/admin.jar $BASE/api/v1/audit | jq -r '[.entries[].action] | join(\",\")'"
+expect "... with who did it" 0 "^admin$" -- bash -c \
+    "curl -s -b $TMP/admin.jar $BASE/api/v1/audit | jq -r '.entries[1].actor'"
+api GET /api/v1/audit -H "Authorization: Bearer $SAM" >/dev/null
+expect "a student cannot read the audit log (403)" 0 "^403$" -- status
+
+# ---- the rest of the routes: exercises, progress, users, password reset, logout, login limits
+expect "the exercises are listed" 0 "^tiny-add$" -- bash -c "curl -s $BASE/api/v1/exercises | jq -r '.[].id'"
+expect "one exercise comes with its statement and starter" 0 "^true$" -- bash -c \
+    "curl -s $BASE/api/v1/exercises/tiny-add | jq -e '(.statement | length) > 0 and (.starter | contains(\"vector_add\"))'"
+api GET /api/v1/exercises/nope >/dev/null
+expect "an unknown exercise is 404" 0 "^404$" -- status
+api GET /api/v1/scoreboard/nope >/dev/null
+expect "the scoreboard of an unknown exercise is 404" 0 "^404$" -- status
+expect "an instructor sees the class's progress" 0 "^passed$" -- bash -c \
+    "curl -s -b $TMP/admin.jar $BASE/api/v1/progress | jq -r '.progress[] | select(.user == \"sam\" or .name == \"sam\") | .status' | head -1"
+expect "an instructor lists the users" 0 "^true$" -- bash -c \
+    "curl -s -b $TMP/admin.jar $BASE/api/v1/users | jq -e '[.users[].name] | index(\"sam\") != null'"
+NEW_TOM=$(admin_post /api/v1/users/tom/password | jq -r .password)
+expect "an instructor resets a password (a new one is returned)" 0 "^200 .{16,}$" -- \
+    bash -c "echo \"\$(cat $TMP/status) $NEW_TOM\""
+login tom "$NEW_TOM" "$TMP/tom.jar" >/dev/null
+expect "the user logs in with it" 0 "^200$" -- status
+login tom tom-password "$TMP/tom-old.jar" >/dev/null
+expect "the old password no longer works" 0 "^401$" -- status
+TOM_CSRF=$(login tom "$NEW_TOM" "$TMP/tom.jar")
+api POST /api/v1/logout -b "$TMP/tom.jar" -H "X-CSRF-Token: $TOM_CSRF" >/dev/null
+expect "logout" 0 "^200$" -- status
+api GET /api/v1/submissions -b "$TMP/tom.jar" >/dev/null
+expect "a logged-out session is refused (401)" 0 "^401$" -- status
+for _ in $(seq 10); do login una wrong-password "$TMP/una.jar" >/dev/null; done
+api POST /api/v1/login -H 'Content-Type: application/json' -D "$TMP/headers" \
+    --data-binary '{"name": "una", "password": "una-password"}' >/dev/null
+expect "after 10 failed logins a user waits (429), even with the right password" 0 "^429$" -- status
+expect "with Retry-After" 0 "^Retry-After: [0-9]+" -- tr -d '\r' <"$TMP/headers"
+
+# ---- kgrade submit: what a student's CI calls
+VIC=$("$KGRADE" --db "$DATA/kgrade.db" user add vic --role student >/dev/null &&
+    "$KGRADE" --db "$DATA/kgrade.db" token create vic)
+ksubmit() { "$KGRADE" submit --server "$BASE" --token "$VIC" --exercise tiny-add "$@"; }
+expect "submit: a good kernel passes, exit 0, printed like grade" 0 "^  time: .* ms, reference .* ms: ratio" -- \
+    ksubmit "$KERNELS/good.cu"
+expect "submit: progress from the event stream on stderr" 0 "kgrade submit: compiling" -- \
+    ksubmit "$KERNELS/good.cu"
+expect_quiet_stdout "submit: progress stays off stdout" -- bash -c \
+    "'$KGRADE' submit --server '$BASE' --token '$VIC' --exercise tiny-add '$KERNELS/good.cu' | grep -v '^tiny-add: passed\|^  '"
+expect "submit: a wrong kernel gets wrong_answer, exit 1" 1 "^tiny-add: wrong_answer: " -- \
+    ksubmit "$KERNELS/wrong.cu"
+expect "submit --json prints the grade JSON" 0 "^true$" -- bash -c \
+    "'$KGRADE' submit --server '$BASE' --token '$VIC' --exercise tiny-add --json '$KERNELS/good.cu' 2>/dev/null | jq -e '.verdict == \"passed\" and .exercise == \"tiny-add\"'"
+printf '__global__ void vector_add(const float *a, const float *b, float *c, int n)\n{\n    c[0] = oops;\n}\n' >"$TMP/broken.cu"
+expect "submit: a compile error shows the line and a caret" 1 "broken.cu:3:[0-9]+: error: .*oops.*\n?" -- \
+    ksubmit "$TMP/broken.cu"
+expect "submit: ... and the source line" 0 "3 \|     c\[0\] = oops;" -- bash -c \
+    "'$KGRADE' submit --server '$BASE' --token '$VIC' --exercise tiny-add '$TMP/broken.cu'; true"
+expect "submit: a bad token is refused, exit 4" 4 "refused the token" -- \
+    "$KGRADE" submit --server "$BASE" --token kg_nope --exercise tiny-add "$KERNELS/good.cu"
+expect "submit: an unknown exercise, exit 2" 2 "no exercise 'nope'" -- \
+    "$KGRADE" submit --server "$BASE" --token "$VIC" --exercise nope "$KERNELS/good.cu"
+expect "submit: a server that is not there, exit 4" 4 "cannot be reached" -- \
+    "$KGRADE" submit --server "http://127.0.0.1:$((PORT + 1))" --token "$VIC" --exercise tiny-add "$KERNELS/good.cu"
+busy=$(submit "$VIC" "$KERNELS/slow.cu")
+expect "submit: the queue position while waiting" 0 "queued, position 1 in the queue" -- \
+    ksubmit "$KERNELS/good.cu"
+wait_done "$VIC" "$busy" >/dev/null
+expect "kgrade submit's submissions are the user's" 0 "^true$" -- bash -c \
+    "curl -s -H 'Authorization: Bearer $VIC' $BASE/api/v1/submissions | jq -e '(.submissions | length) == 9'"
+
 # ---- errors: each with its status and the error body
 errors() { # NAME STATUS METHOD PATH [curl args]
     local name=$1 want=$2 method=$3 path=$4
@@ -157,6 +261,19 @@ errors "a body over 256 KB" 413 POST /api/v1/submissions "${auth[@]}" -H 'Conten
 printf '{"exercise": "tiny-add", "source": "caf\xe9"}' >"$TMP/latin1.json"
 errors "a source that is not UTF-8" 400 POST /api/v1/submissions "${auth[@]}" -H 'Content-Type: application/json' --data-binary "@$TMP/latin1.json"
 errors "an expired or forged session" 401 GET /api/v1/submissions -b "kgrade_session=forged"
+expect "headers over 64 KB are 431" 0 "^431$" -- curl -s -o /dev/null -w '%{http_code}' \
+    -H "X-Big: $(head -c 70000 /dev/zero | tr '\0' a)" "$BASE/api/v1/health"
+expect "a URL over 64 KB is 414" 0 "^414$" -- curl -s -o /dev/null -w '%{http_code}' \
+    "$BASE/api/v1/health?$(head -c 70000 /dev/zero | tr '\0' a)"
+held=()
+for _ in $(seq 64); do
+    exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"
+    held+=("$fd")
+done
+expect "a client holding 64 connections gets no 65th" 0 "^000$" -- bash -c \
+    "curl -s -o /dev/null -w '%{http_code}' --max-time 5 '$BASE/api/v1/health'; true"
+for fd in "${held[@]}"; do exec {fd}>&-; done
+sleep 0.3
 expect "the server still answers after all that" 0 '"status":"ok"' -- curl -s "$BASE/api/v1/health"
 
 # ---- an idempotent retry
@@ -172,10 +289,17 @@ for _ in $(seq 100); do
     [[ $(api GET "/api/v1/submissions/$running" -H "Authorization: Bearer $UNA" | jq -r .status) == running ]] && break
     sleep 0.1
 done
+"$KGRADE" submit --server "$BASE" --token "$UNA" --exercise tiny-add "$KERNELS/slow.cu" \
+    >"$TMP/follow.out" 2>"$TMP/follow.err" &
+follower=$!
+for _ in $(seq 100); do grep -q "submitted as" "$TMP/follow.err" && break; sleep 0.1; done
 kill -9 "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null
 start_server
 expect "a restart puts the running one back in the queue" 0 "queued again" -- cat "$TMP/server.out"
+wait "$follower"
+expect "kgrade submit outlives a server restart: exit 1 for too_slow" 0 "^1$" -- echo $?
+expect "... and prints the verdict" 0 "^tiny-add: too_slow: " -- cat "$TMP/follow.out"
 expect "the running one is graded after the restart" 0 "^too_slow$" -- wait_done "$UNA" "$running"
 expect "the queued one is graded after the restart" 0 "^passed$" -- wait_done "$UNA" "$queued"
 expect "each was graded exactly once" 0 "^1 1$" -- bash -c "echo \$(curl -s -H 'Authorization: Bearer $UNA' $BASE/api/v1/submissions/$running | jq '.results | length') \$(curl -s -H 'Authorization: Bearer $UNA' $BASE/api/v1/submissions/$queued | jq '.results | length')"
@@ -214,8 +338,16 @@ wait "$SERVER_PID"
 drained=$?
 expect "SIGTERM drains and exits 0" 0 "" -- test "$drained" -eq 0
 expect "a drain lets the running job finish" 0 "draining" -- cat "$TMP/server.log"
-echo '{"queue_max": 1, "rate_per_minute": 1000}' >"$DATA/config.json"
+echo '{"queue_max": 1, "rate_per_minute": 1000, "client_timeout_seconds": 1}' >"$DATA/config.json"
 start_server
+exec {slow}<>"/dev/tcp/127.0.0.1/$PORT"
+printf 'GET /api/v1/health HTTP/1.1\r\nHost: slow\r\n' >&"$slow" # and never the rest
+expect "others are served while a client is slow" 0 '"status":"ok"' -- \
+    curl -s --max-time 5 "$BASE/api/v1/health"
+sleep 2.5
+expect "a slow client is cut off after client_timeout_seconds" 0 "^closed$" -- \
+    bash -c "timeout 3 cat <&$slow >/dev/null && echo closed"
+exec {slow}>&-
 for i in $(seq 4); do submit "$UNA" "$KERNELS/slow.cu" >/dev/null; done
 submit "$UNA" "$KERNELS/good.cu" -D "$TMP/headers" >/dev/null
 expect "a full queue gets 503" 0 "^503$" -- status

@@ -77,10 +77,10 @@ static void test_migrations_apply_once(void **state)
 {
     struct fixture *f = *state;
     char error[256];
-    assert_int_equal(db_schema_version(f->db), 1);
+    assert_int_equal(db_schema_version(f->db), 2);
     struct db *again = db_open(f->path, error, sizeof error);
     assert_non_null(again);
-    assert_int_equal(db_schema_version(again), 1);
+    assert_int_equal(db_schema_version(again), 2);
     assert_int_equal(db_user_count(again), 2); /* the data survived */
     db_close(again);
 }
@@ -242,6 +242,30 @@ static void test_scoreboard(void **state)
     json_decref(p);
 }
 
+/* The scoreboard version moves with what scoreboards show, and only then. */
+static void test_scoreboard_version(void **state)
+{
+    struct fixture *f = *state;
+    int64_t v0 = db_scoreboard_version(f->db);
+    assert_true(v0 >= 0);
+    int64_t id = submit(f, f->alice, "transpose", NULL);
+    assert_int_equal(db_scoreboard_version(f->db), v0); /* queued: not on a scoreboard */
+    grade(f, "passed", 1.0, true);
+    int64_t v1 = db_scoreboard_version(f->db);
+    assert_true(v1 > v0);
+    unsigned char hash[DB_HASH_BYTES] = {7};
+    struct db_user u;
+    assert_int_equal(db_token_add(f->db, f->bob, "ci", hash, NULL), DB_OK);
+    assert_int_equal(db_token_user(f->db, hash, &u), DB_OK);
+    assert_int_equal(db_scoreboard_version(f->db), v1); /* a token's use is not shown */
+    assert_int_equal(db_submission_hide(f->db, id, true), DB_OK);
+    int64_t v2 = db_scoreboard_version(f->db);
+    assert_true(v2 > v1);
+    assert_int_equal(db_submission_requeue(f->db, id), DB_OK);
+    grade(f, "wrong_answer", 1.0, true);
+    assert_true(db_scoreboard_version(f->db) > v2); /* a regrade's new result */
+}
+
 static void test_audit(void **state)
 {
     struct fixture *f = *state;
@@ -262,6 +286,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_results_survive_a_regrade, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scoreboard_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
