@@ -51,7 +51,7 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CFLAGS   := -std=c11 $(WARNINGS) -O2 -g -fno-strict-aliasing -MMD -MP
 NVRTC_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 # libstdc++ provides the C++ demangler (__cxa_demangle) for kernel names.
-LDLIBS   := $(NVRTC_LIBS) $(JANSSON_LIBS) $(CURL_LIBS) -lmicrohttpd -lseccomp -lsqlite3 -lsodium -lstdc++ -lm -lpthread
+LDLIBS   := $(NVRTC_LIBS) $(JANSSON_LIBS) $(CURL_LIBS) -lcmark -lmicrohttpd -lseccomp -lsqlite3 -lsodium -lstdc++ -lm -lpthread
 
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -86,11 +86,32 @@ BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 # The job the sandbox's tests run inside it (a plain program).
 SANDBOX_JOB := $(BUILD)/tests/sandbox/job
 
+# The web pages' editor: CodeMirror 6 bundled by esbuild from the npm
+# packages web/package-lock.json pins. Built, never committed; without npm
+# (or before it is built) the pages use a plain text area.
+WEB_BUNDLE  := $(BUILD)/web/editor.js
+WEB_MODULES := web/node_modules/.package-lock.json
+HAVE_NPM    := $(shell command -v npm 2>/dev/null)
+WEB_TARGETS := $(if $(HAVE_NPM),$(WEB_BUNDLE))
+
 .PHONY: FORCE all deps deps-check test test-unit test-asan test-integration test-gpu test-fuzz run \
-        bench \
+        test-browser bench web \
         fmt fmt-check clean
 
-all: deps-check $(BUILD)/kgrade $(EMU_LIB)
+all: deps-check $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS)
+
+web: $(WEB_BUNDLE)
+
+$(WEB_MODULES): web/package.json web/package-lock.json
+	@echo "  NPM     web/node_modules"
+	$(Q)cd web && npm ci --no-audit --no-fund --loglevel=error
+	$(Q)touch $@
+
+$(WEB_BUNDLE): web/editor/editor.js $(WEB_MODULES)
+	@mkdir -p $(dir $@)
+	@echo "  ESBUILD $@"
+	$(Q)web/node_modules/.bin/esbuild $< --bundle --format=esm --minify --target=es2020 \
+	    --log-level=warning --outfile=$@
 
 # Quick (a dpkg query): says what is missing and how to install it.
 deps-check:
@@ -211,7 +232,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-test: deps $(BUILD)/kgrade $(EMU_LIB) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
+test: deps $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
       $(SANDBOX_JOB) $(GPU_BIN) $(FUZZ_BIN) fmt-check
 	@tests/run-tests.sh $(BUILD)
 
@@ -223,13 +244,15 @@ test-integration: $(BUILD)/kgrade
 	@tests/run-tests.sh $(BUILD) integration
 test-gpu: $(EMU_LIB) $(GPU_BIN)
 	@tests/run-tests.sh $(BUILD) gpu
+test-browser: $(BUILD)/kgrade $(WEB_BUNDLE)
+	@tests/run-tests.sh $(BUILD) browser
 test-fuzz: $(FUZZ_BIN)
 	@tests/run-tests.sh $(BUILD) fuzz
 
 # The main job: the grading service on http://127.0.0.1:8080/ with its
 # database in var/ and the bundled exercises; a new database prints the
 # admin's one-time password.
-run: deps $(BUILD)/kgrade $(EMU_LIB)
+run: deps $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS)
 	$(BUILD)/kgrade serve --port 8080 --data var
 
 bench: $(BENCH_BIN) $(EMU_LIB)

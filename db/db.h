@@ -146,9 +146,10 @@ int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise);
 json_t *db_submission_json(struct db *db, int64_t id, bool with_source);
 /* Who submitted it (for access checks). */
 enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id);
-/* A user's submissions, newest first (without sources or results):
- * [{id, exercise, status, created_at, verdict, student_ms, ratio}]. */
-json_t *db_submissions_of(struct db *db, int64_t user_id, int limit);
+/* A user's submissions, newest first, of one exercise or (NULL) all,
+ * without sources or results:
+ * [{id, exercise, status, created_at, verdict, student_ms, ratio, hidden}]. */
+json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, int limit);
 /* 1-based place in the queue of a queued submission; 0 when not queued. */
 int64_t db_queue_position(struct db *db, int64_t id);
 int64_t db_queue_length(struct db *db);
@@ -170,8 +171,11 @@ json_t *db_course_scoreboard(struct db *db, const char *const *exercises, int n_
  * scoreboard rendered under one version is true while it stays. -1 when
  * it cannot be read. */
 int64_t db_scoreboard_version(struct db *db);
-/* Per user and exercise: {user, exercise, status: passed|failed, best_ratio} */
-json_t *db_progress(struct db *db);
+/* Per user (one, or every user when `user_id` is 0) and exercise tried:
+ * {name, display_name, exercise, status, best_ratio, submissions}, where
+ * status is passed (at the assessment size), failed (graded, not passed)
+ * or pending (nothing graded yet). */
+json_t *db_progress(struct db *db, int64_t user_id);
 
 /* ------------------------------------------------------------- audit */
 

@@ -76,20 +76,27 @@ json_t *db_course_scoreboard(struct db *db, const char *const *exercises, int n_
     return list;
 }
 
-json_t *db_progress(struct db *db)
+json_t *db_progress(struct db *db, int64_t user_id)
 {
     sqlite3_stmt *s = db_statement(
         db, "SELECT u.name, u.display_name, s.exercise, max(r.verdict = 'passed' AND "
-            "r.assessment = 1), min(CASE WHEN r.verdict = 'passed' THEN r.ratio END), count(*) "
-            "FROM submissions s JOIN users u ON u.id = s.user_id LEFT JOIN results r ON r.id = "
-            "s.result_id GROUP BY u.id, s.exercise ORDER BY u.name, s.exercise");
+            "r.assessment = 1), min(CASE WHEN r.verdict = 'passed' THEN r.ratio END), count(*), "
+            "count(r.id) FROM submissions s JOIN users u ON u.id = s.user_id LEFT JOIN results r "
+            "ON r.id = s.result_id WHERE ?1 = 0 OR u.id = ?1 GROUP BY u.id, s.exercise ORDER BY "
+            "u.name, s.exercise");
     json_t *list = json_array();
-    while (s && sqlite3_step(s) == SQLITE_ROW)
+    if (s)
+        sqlite3_bind_int64(s, 1, user_id);
+    while (s && sqlite3_step(s) == SQLITE_ROW) {
+        const char *status = sqlite3_column_int(s, 3)   ? "passed"
+                             : sqlite3_column_int(s, 6) ? "failed"
+                                                        : "pending";
         json_array_append_new(
             list, json_pack("{s:o, s:o, s:o, s:s, s:o, s:o}", "name", db_column_text(s, 0),
                             "display_name", db_column_text(s, 1), "exercise", db_column_text(s, 2),
-                            "status", sqlite3_column_int(s, 3) ? "passed" : "failed", "best_ratio",
-                            db_column_real(s, 4), "submissions", db_column_integer(s, 5)));
+                            "status", status, "best_ratio", db_column_real(s, 4), "submissions",
+                            db_column_integer(s, 5)));
+    }
     if (s)
         sqlite3_reset(s);
     return list;

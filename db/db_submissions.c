@@ -285,23 +285,26 @@ json_t *db_submission_json(struct db *db, int64_t id, bool with_source)
     return j;
 }
 
-json_t *db_submissions_of(struct db *db, int64_t user_id, int limit)
+json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, int limit)
 {
     sqlite3_stmt *s = db_statement(
-        db, "SELECT s.id, s.exercise, s.status, s.created_at, r.verdict, r.student_ms, r.ratio "
-            "FROM submissions s LEFT JOIN results r ON r.id = s.result_id WHERE s.user_id = ? "
-            "ORDER BY s.id DESC LIMIT ?");
+        db, "SELECT s.id, s.exercise, s.status, s.created_at, r.verdict, r.student_ms, r.ratio, "
+            "s.hidden FROM submissions s LEFT JOIN results r ON r.id = s.result_id WHERE "
+            "s.user_id = ?1 AND (?2 IS NULL OR s.exercise = ?2) ORDER BY s.id DESC LIMIT ?3");
     json_t *list = json_array();
     if (s) {
         sqlite3_bind_int64(s, 1, user_id);
-        sqlite3_bind_int(s, 2, limit);
+        if (exercise)
+            sqlite3_bind_text(s, 2, exercise, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int(s, 3, limit);
     }
     while (s && sqlite3_step(s) == SQLITE_ROW)
         json_array_append_new(
-            list, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", db_column_integer(s, 0),
-                            "exercise", db_column_text(s, 1), "status", db_column_text(s, 2),
-                            "created_at", db_column_time(s, 3), "verdict", db_column_text(s, 4),
-                            "student_ms", db_column_real(s, 5), "ratio", db_column_real(s, 6)));
+            list, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "id",
+                            db_column_integer(s, 0), "exercise", db_column_text(s, 1), "status",
+                            db_column_text(s, 2), "created_at", db_column_time(s, 3), "verdict",
+                            db_column_text(s, 4), "student_ms", db_column_real(s, 5), "ratio",
+                            db_column_real(s, 6), "hidden", sqlite3_column_int(s, 7) != 0));
     if (s)
         sqlite3_reset(s);
     return list;

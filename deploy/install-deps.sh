@@ -17,7 +17,7 @@ CUDA_MIN_VERSION=13000   # CUDA_VERSION in cuda.h: 1000 * major + 10 * minor
 PACKAGES=(
     build-essential pkg-config
     libmicrohttpd-dev libsqlite3-dev libjansson-dev libcmocka-dev
-    libseccomp-dev libsodium-dev libcurl4-openssl-dev
+    libseccomp-dev libsodium-dev libcurl4-openssl-dev libcmark-dev
     clang libclang-rt-dev clang-format
     curl ca-certificates jq wrk
 )

@@ -208,6 +208,14 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
  * with a sentence in `error` when the folder cannot be read. */
 json_t *grader_exercises(const char *folder, char *error, size_t error_size);
 
+/* The courses of an exercise folder (its courses/<id>.json), sorted by id:
+ * [{id, title, sections: [{title, exercises: [ids]}], assessments: [ids]}],
+ * a broken one as {id, error}; [] when there is none. */
+json_t *grader_courses(const char *exercises);
+/* One course file's text, checked, as in grader_courses (`id`: its file's
+ * name without .json). */
+json_t *grader_course_parse(const char *text, size_t size, const char *id);
+
 /* The grade JSON of a verdict decided outside the grader, such as a job
  * the sandbox killed (compile_error for a compile over its limits, timeout,
  * runtime_error for a run over its memory, internal_error): every field of

@@ -148,3 +148,25 @@ void api_token_revoke(struct http_request *req, struct http_response *res)
     else
         http_error(res, 500, "internal", "the token could not be revoked");
 }
+
+/* GET /api/v1/me: who is signed in ({"signed_in": false} for nobody, so
+ * a page can ask without an error), the session's CSRF token (what a page
+ * reloaded needs to change anything), and their progress per exercise. */
+void api_me(struct http_request *req, struct http_response *res)
+{
+    struct db *db = service_db(req->service);
+    if (!req->signed_in) {
+        http_json(res, 200, json_pack("{s:b}", "signed_in", false));
+        return;
+    }
+    if (!db) {
+        http_error(res, 503, "unavailable", "the database cannot be reached");
+        return;
+    }
+    http_json(res, 200,
+              json_pack("{s:b, s:s, s:s, s:s, s:s?, s:o}", "signed_in", true, "name",
+                        req->user.name, "display_name", req->user.display_name, "role",
+                        db_role_name(req->user.role), "csrf_token",
+                        req->by_session ? req->csrf : NULL, "progress",
+                        db_progress(db, req->user.id)));
+}

@@ -32,7 +32,7 @@ void api_progress(struct http_request *req, struct http_response *res)
 {
     struct db *db = database(req, res);
     if (db)
-        http_json(res, 200, json_pack("{s:o}", "progress", db_progress(db)));
+        http_json(res, 200, json_pack("{s:o}", "progress", db_progress(db, 0)));
 }
 
 void api_users_list(struct http_request *req, struct http_response *res)
@@ -205,7 +205,7 @@ void api_export_grades(struct http_request *req, struct http_response *res)
     size_t size = 0;
     if (!db)
         return;
-    json_t *rows = db_progress(db), *row;
+    json_t *rows = db_progress(db, 0), *row;
     FILE *out = open_memstream(&text, &size);
     size_t i;
     fputs("name,display_name,exercise,status,best_ratio,submissions\n", out);

@@ -3,9 +3,11 @@
  */
 #include "api.h"
 #include "exercise_cache.h"
+#include "grader/grader.h"
 #include "metrics.h"
 #include "response_cache.h"
 
+#include <cmark.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,20 @@ static json_t *exercise_file(const char *folder, const char *id, const char *nam
     return j ? j : json_null();
 }
 
+/* A statement's Markdown as HTML, by cmark (CommonMark's reference
+ * implementation) in its safe mode: raw HTML in the Markdown is left out
+ * and javascript: links are dropped, so the pages may show it as HTML. */
+static json_t *statement_html(const json_t *markdown)
+{
+    if (!json_is_string(markdown))
+        return json_null();
+    char *html = cmark_markdown_to_html(json_string_value(markdown), json_string_length(markdown),
+                                        CMARK_OPT_SAFE | CMARK_OPT_SMART);
+    json_t *j = html ? json_string(html) : NULL;
+    free(html);
+    return j ? j : json_null();
+}
+
 void api_exercise(struct http_request *req, struct http_response *res)
 {
     const char *folder = req->service->config.exercises;
@@ -58,7 +74,9 @@ void api_exercise(struct http_request *req, struct http_response *res)
     }
     json_t *copy = json_deep_copy(e);
     json_decref(e);
-    json_object_set_new(copy, "statement", exercise_file(folder, req->path_name, "statement.md"));
+    json_t *statement = exercise_file(folder, req->path_name, "statement.md");
+    json_object_set_new(copy, "statement_html", statement_html(statement));
+    json_object_set_new(copy, "statement", statement);
     json_object_set_new(copy, "starter", exercise_file(folder, req->path_name, "starter.cu"));
     http_json(res, 200, copy);
 }
@@ -152,6 +170,12 @@ void api_course_scoreboard(struct http_request *req, struct http_response *res)
     serve_and_keep(
         req, res, key, version,
         json_pack("{s:s, s:o, s:o}", "course", req->path_name, "assessments", names, "rows", rows));
+}
+
+void api_courses(struct http_request *req, struct http_response *res)
+{
+    http_json(res, 200,
+              json_pack("{s:o}", "courses", grader_courses(req->service->config.exercises)));
 }
 
 void api_metrics(struct http_request *req, struct http_response *res)

@@ -2,8 +2,9 @@
  * Submissions: POST one (committed to the queue before 202 is answered;
  * the same Idempotency-Key gives the same submission back; a full queue
  * 503, a user over the rate limit 429, both with Retry-After), read one's
- * state and result, list one's own, and follow one's grading as events.
- * Students see only their own submissions; instructors all.
+ * state and result, list one's own (an instructor: anyone's, by ?user=),
+ * and follow one's grading as events. Students see only their own
+ * submissions; instructors all.
  */
 #include "api.h"
 #include "events.h"
@@ -112,15 +113,40 @@ void api_submit(struct http_request *req, struct http_response *res)
     json_decref(body);
 }
 
+/* Whose submissions a list shows: the caller's, or with ?user=NAME (an
+ * instructor's right; a student may name only themself) another's. False
+ * after answering. */
+static bool list_owner(struct http_request *req, struct http_response *res, struct db *db,
+                       int64_t *owner)
+{
+    const char *name = http_query(req, "user");
+    *owner = req->user.id;
+    if (!name || strcmp(name, "me") == 0 || strcmp(name, req->user.name) == 0)
+        return true;
+    struct db_user u;
+    if (req->user.role == DB_ROLE_STUDENT) {
+        http_error(res, 403, "forbidden", "students see only their own submissions");
+        return false;
+    }
+    if (db_user_by_name(db, name, &u, NULL, 0) != DB_OK) {
+        http_error(res, 404, "not_found", "no user '%.64s'", name);
+        return false;
+    }
+    *owner = u.id;
+    return true;
+}
+
+/* GET /api/v1/submissions[?user=NAME][&exercise=ID]: newest first. */
 void api_submissions_list(struct http_request *req, struct http_response *res)
 {
     struct db *db = service_db(req->service);
+    int64_t owner;
     if (!db)
         http_error(res, 503, "unavailable", "the database cannot be reached");
-    else
-        http_json(
-            res, 200,
-            json_pack("{s:o}", "submissions", db_submissions_of(db, req->user.id, LIST_LIMIT)));
+    else if (list_owner(req, res, db, &owner))
+        http_json(res, 200,
+                  json_pack("{s:o}", "submissions",
+                            db_submissions_of(db, owner, http_query(req, "exercise"), LIST_LIMIT)));
 }
 
 /* The submission of the route, when the caller may see it; else 404. */

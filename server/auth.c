@@ -11,7 +11,7 @@
 
 #define SESSION_COOKIE "kgrade_session"
 
-bool auth_identify(struct http_request *req, struct http_response *res)
+bool auth_identify(struct http_request *req, struct http_response *res, bool public_route)
 {
     struct db *db = service_db(req->service);
     const char *authorization = http_header_of(req, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -36,6 +36,11 @@ bool auth_identify(struct http_request *req, struct http_response *res)
         return true; /* anonymous */
     credential_hash(cookie, hash);
     if (!db || db_session_user(db, hash, db_now_ms(), &req->user, req->csrf) != DB_OK) {
+        if (public_route) { /* a stale cookie does not keep anyone from public pages */
+            http_header(res, "Set-Cookie",
+                        SESSION_COOKIE "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+            return true;
+        }
         http_error(res, 401, "session_expired", "your session has expired: log in again");
         return false;
     }

@@ -127,6 +127,9 @@ int cmd_sandbox_check(const struct cli_args *args);
 
 /* The exercise folder: --exercises, else exercises/ beside the binary's folder. */
 void cli_exercises_folder(const struct cli_args *args, char *out, size_t size);
+/* The web pages (web/ beside the binary's folder) and the bundle the
+ * Makefile builds from them (build/web/). */
+void cli_web_folders(char *pages, char *bundle, size_t size);
 /* The data folder: --data, else var/. */
 void cli_data_folder(const struct cli_args *args, char *out, size_t size);
 /* The database: --db, else kgrade.db in the data folder. */

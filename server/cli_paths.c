@@ -1,6 +1,6 @@
 /*
- * Where the command line's files are: the exercise folder, the data
- * folder and the database.
+ * Where the command line's files are: the exercise folder, the web pages
+ * and their built bundle, the data folder and the database.
  */
 #include "cli.h"
 
@@ -13,21 +13,34 @@
 #define DB_FILE      "kgrade.db"
 
 #define EXERCISES_BESIDE_BINARY "../exercises" /* build/kgrade → exercises/ */
+#define WEB_BESIDE_BINARY       "../web"       /* build/kgrade → web/ */
+#define BUNDLE_BESIDE_BINARY    "web"          /* build/kgrade → build/web/ (built) */
 
-void cli_exercises_folder(const struct cli_args *args, char *out, size_t size)
+/* `relative` to the folder of the running binary (build/), or `fallback`. */
+static void beside_binary(const char *relative, const char *fallback, char *out, size_t size)
 {
-    if (cli_given(args, OPT_EXERCISES)) {
-        snprintf(out, size, "%s", args->value[OPT_EXERCISES]);
-        return;
-    }
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
-        snprintf(out, size, "exercises");
+        snprintf(out, size, "%s", fallback);
         return;
     }
     self[n] = '\0';
-    snprintf(out, size, "%s/%s", dirname(self), EXERCISES_BESIDE_BINARY);
+    snprintf(out, size, "%s/%s", dirname(self), relative);
+}
+
+void cli_exercises_folder(const struct cli_args *args, char *out, size_t size)
+{
+    if (cli_given(args, OPT_EXERCISES))
+        snprintf(out, size, "%s", args->value[OPT_EXERCISES]);
+    else
+        beside_binary(EXERCISES_BESIDE_BINARY, "exercises", out, size);
+}
+
+void cli_web_folders(char *pages, char *bundle, size_t size)
+{
+    beside_binary(WEB_BESIDE_BINARY, "web", pages, size);
+    beside_binary(BUNDLE_BESIDE_BINARY, "build/web", bundle, size);
 }
 
 void cli_data_folder(const struct cli_args *args, char *out, size_t size)

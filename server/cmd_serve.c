@@ -161,7 +161,7 @@ static int serve(struct service *s, const sigset_t *stop)
 int cmd_serve(const struct cli_args *args)
 {
     static struct service s;
-    char data[2048], db[2048], exercises[2048];
+    static char data[2048], db[2048], exercises[2048], web[2048], bundle[2048];
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
@@ -174,6 +174,9 @@ int cmd_serve(const struct cli_args *args)
         return CLI_EXIT_INTERNAL;
     }
     configure(args, &s, data, db, exercises);
+    cli_web_folders(web, bundle, sizeof web);
+    s.config.web = web;
+    s.config.web_bundle = bundle;
     pthread_mutex_init(&s.queue_lock, NULL);
     pthread_cond_init(&s.queue_ready, NULL);
     s.metrics = metrics_new(http_route_count());

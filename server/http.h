@@ -34,6 +34,7 @@ struct http_response {
     const char *content_type;
     char *body; /* malloc'ed */
     size_t size;
+    const char *cache_control;          /* NULL: "no-store" */
     char *headers[HTTP_HEADERS_MAX][2]; /* malloc'ed name, value */
     int n_headers;
     /* a streaming response (the event stream) instead of a body */
@@ -79,8 +80,9 @@ int http_route_count(void);
 /* ---- who is asking (auth.c) */
 
 /* Fills req->user from a bearer token or a session cookie. False with the
- * response set (401) when a credential is given but bad. */
-bool auth_identify(struct http_request *req, struct http_response *res);
+ * response set (401) when a credential is given but bad; on a public route
+ * a stale session cookie is cleared and the request goes on anonymous. */
+bool auth_identify(struct http_request *req, struct http_response *res, bool public_route);
 /* For a state change by session: the X-CSRF-Token header must match. */
 bool auth_csrf_ok(struct http_request *req);
 

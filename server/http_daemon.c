@@ -24,6 +24,16 @@
 #define CONNECTIONS_PER_CLIENT  64
 #define CONNECTION_MEMORY_BYTES (64 * 1024) /* headers and URL */
 
+/* Scripts from the server's own files only: no inline script can run,
+ * whatever a page shows. Styles may also be inline, because the editor
+ * (CodeMirror) sets style attributes; the pages never render HTML from
+ * users, so no one else's style can get in. */
+#define CONTENT_SECURITY_POLICY                                                                    \
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "                    \
+    "img-src 'self' data:; "                                                                       \
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "             \
+    "form-action 'self'"
+
 struct gathering {
     char *body;
     size_t size;
@@ -84,7 +94,8 @@ static int dispatch(struct http_request *req, struct http_response *res, bool to
                    req->method);
     else if (too_large)
         http_error(res, 413, "too_large", "the body is over %d KB", SERVICE_BODY_MAX / 1024);
-    else if (auth_identify(req, res) && allowed(http_route(index), req, res))
+    else if (auth_identify(req, res, http_route(index)->access == HTTP_PUBLIC) &&
+             allowed(http_route(index), req, res))
         http_route(index)->handler(req, res);
     return index;
 }
@@ -97,9 +108,13 @@ static enum MHD_Result send_response(struct MHD_Connection *c, struct http_respo
         res->body = NULL;
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
                                 res->content_type ? res->content_type : "application/json");
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+                                res->cache_control ? res->cache_control : "no-store");
     }
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Content-Security-Policy", CONTENT_SECURITY_POLICY);
+    MHD_add_response_header(r, "X-Frame-Options", "DENY");
+    MHD_add_response_header(r, "Referrer-Policy", "same-origin");
     for (int i = 0; i < res->n_headers; i++)
         MHD_add_response_header(r, res->headers[i][0], res->headers[i][1]);
     enum MHD_Result ok = MHD_queue_response(c, (unsigned)res->status, r);

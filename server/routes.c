@@ -15,11 +15,13 @@ static const struct http_route routes[] = {
     {"GET", "/api/v1/health", HTTP_PUBLIC, api_health},
     {"GET", "/api/v1/exercises", HTTP_PUBLIC, api_exercises},
     {"GET", "/api/v1/exercises/{name}", HTTP_PUBLIC, api_exercise},
+    {"GET", "/api/v1/courses", HTTP_PUBLIC, api_courses},
     {"GET", "/api/v1/scoreboard/course/{name}", HTTP_PUBLIC, api_course_scoreboard},
     {"GET", "/api/v1/scoreboard/{name}", HTTP_PUBLIC, api_scoreboard},
     {"GET", "/metrics", HTTP_PUBLIC, api_metrics},
     {"POST", "/api/v1/login", HTTP_PUBLIC, api_login},
     {"POST", "/api/v1/logout", HTTP_SIGNED_IN, api_logout},
+    {"GET", "/api/v1/me", HTTP_PUBLIC, api_me},
     {"POST", "/api/v1/submissions", HTTP_SIGNED_IN, api_submit},
     {"GET", "/api/v1/submissions", HTTP_SIGNED_IN, api_submissions_list},
     {"GET", "/api/v1/submissions/{id}", HTTP_SIGNED_IN, api_submission},
@@ -35,6 +37,18 @@ static const struct http_route routes[] = {
     {"POST", "/api/v1/submissions/{id}/regrade", HTTP_INSTRUCTOR, api_submission_regrade},
     {"GET", "/api/v1/export/grades.csv", HTTP_INSTRUCTOR, api_export_grades},
     {"GET", "/api/v1/audit", HTTP_INSTRUCTOR, api_audit},
+    /* the web pages: each page path is the one shell that draws them */
+    {"GET", "/static/{name}", HTTP_PUBLIC, web_static},
+    {"GET", "/", HTTP_PUBLIC, web_page},
+    {"GET", "/login", HTTP_PUBLIC, web_page},
+    {"GET", "/exercises/{name}", HTTP_PUBLIC, web_page},
+    {"GET", "/submissions", HTTP_PUBLIC, web_page},
+    {"GET", "/submissions/{id}", HTTP_PUBLIC, web_page},
+    {"GET", "/scoreboard/{name}", HTTP_PUBLIC, web_page},
+    {"GET", "/scoreboard/course/{name}", HTTP_PUBLIC, web_page},
+    {"GET", "/tokens", HTTP_PUBLIC, web_page},
+    {"GET", "/instructor", HTTP_PUBLIC, web_page},
+    {"GET", "/instructor/students/{name}", HTTP_PUBLIC, web_page},
 };
 
 #define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))

@@ -24,9 +24,11 @@
 struct service_config {
     const char *bind;
     int port;
-    const char *data;      /* the data folder */
-    const char *db_path;   /* the database */
-    const char *exercises; /* the exercise folder */
+    const char *data;       /* the data folder */
+    const char *db_path;    /* the database */
+    const char *exercises;  /* the exercise folder */
+    const char *web;        /* the pages: index.html, static/ */
+    const char *web_bundle; /* the editor bundle the Makefile builds (may be missing) */
     int workers;
     int64_t queue_max;
     int rate_per_minute;

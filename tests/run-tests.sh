@@ -7,6 +7,8 @@
 # asan:        the same programs built with AddressSanitizer + UBSan (leaks included)
 # gpu:         the programs in BUILD/tests/gpu, on the virtual GPU (BUILD/emulator)
 # integration: the scripts in tests/integration, against BUILD/kgrade
+# browser:     tests/browser/journey.mjs, the web pages in Debian's Chromium
+#              (skipped, saying so, when Chromium or web/node_modules is missing)
 # fuzz:        each libFuzzer target in BUILD/fuzz for FUZZ_SECONDS (default 5)
 #              from its seed corpus in tests/fuzz/corpus
 set -uo pipefail
@@ -14,7 +16,8 @@ cd "$(dirname "$0")/.."
 build="${1:?usage: tests/run-tests.sh BUILD [unit|asan|integration|fuzz ...]}"
 shift
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan gpu integration fuzz)
+[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan gpu integration browser fuzz)
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
@@ -69,6 +72,14 @@ for section in "${sections[@]}"; do
         for t in tests/integration/test_*.sh; do
             run "integration: $(basename "$t")" bash "$t"
         done
+        ;;
+    browser)
+        if [[ -x "$CHROMIUM" && -d web/node_modules/playwright-core ]]; then
+            run "browser: journey.mjs" env CHROMIUM="$CHROMIUM" node tests/browser/journey.mjs "$build"
+        else
+            echo "== browser: skipped: needs $CHROMIUM (apt-get install chromium) and" \
+                "web/node_modules (make web)"
+        fi
         ;;
     fuzz)
         for t in "$build"/fuzz/fuzz_*; do

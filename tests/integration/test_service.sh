@@ -202,6 +202,36 @@ api POST /api/v1/login -H 'Content-Type: application/json' -D "$TMP/headers" \
 expect "after 10 failed logins a user waits (429), even with the right password" 0 "^429$" -- status
 expect "with Retry-After" 0 "^Retry-After: [0-9]+" -- tr -d '\r' <"$TMP/headers"
 
+# ---- the web pages: the shell, static files, security headers; the API the pages use
+expect "GET / is the pages' shell, with a CSP that forbids inline scripts" 0 "script-src 'self';" -- \
+    bash -c "curl -s -D - -o /dev/null $BASE/ | tr -d '\r' | grep -i '^content-security-policy'"
+expect "every page path is the same shell" 0 "^200 text/html" -- bash -c \
+    "curl -s -o /dev/null -w '%{http_code} %{content_type}' $BASE/exercises/tiny-add"
+expect "scripts are served as JavaScript" 0 "^200 text/javascript" -- bash -c \
+    "curl -s -o /dev/null -w '%{http_code} %{content_type}' $BASE/static/app.js"
+etag=$(curl -s -D - -o /dev/null "$BASE/static/style.css" | tr -d '\r' | sed -n 's/^ETag: //ip')
+expect "static files carry an ETag and no-cache" 0 "^Cache-Control: no-cache" -- bash -c \
+    "curl -s -D - -o /dev/null $BASE/static/style.css | tr -d '\r'"
+expect "... and answer 304 when unchanged" 0 "^304$" -- \
+    curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$BASE/static/style.css"
+expect "no file outside web/static is served" 0 "^404 404 404$" -- bash -c \
+    "echo \$(curl -s --path-as-is -o /dev/null -w '%{http_code}' $BASE/static/..) \$(curl -s -o /dev/null -w '%{http_code}' $BASE/static/.hidden) \$(curl -s -o /dev/null -w '%{http_code}' $BASE/static/nope.js)"
+expect "a stale session cookie does not block a public page" 0 "^200$" -- \
+    curl -s -o /dev/null -w '%{http_code}' -b "kgrade_session=stale" "$BASE/api/v1/scoreboard/tiny-add"
+expect "GET /api/v1/me for nobody" 0 '^\{"signed_in":false\}$' -- curl -s "$BASE/api/v1/me"
+expect "GET /api/v1/me gives a session its CSRF token and progress" 0 "^true$" -- bash -c \
+    "curl -s -b $TMP/sam.jar $BASE/api/v1/me | jq -e '.name == \"sam\" and .csrf_token == \"$SAM_CSRF\" and (.progress[0].status == \"passed\")'"
+expect "GET /api/v1/courses lists the course with its sections" 0 "^tiny-add$" -- bash -c \
+    "curl -s $BASE/api/v1/courses | jq -r '.courses[0].sections[0].exercises[0]'"
+expect "a statement comes as HTML, rendered in cmark's safe mode" 0 "^true$" -- bash -c \
+    "curl -s $BASE/api/v1/exercises/tiny-add | jq -e '(.statement_html | contains(\"<strong>Markdown</strong>\")) and (.statement_html | contains(\"<script\") | not) and (.statement_html | contains(\"javascript:\") | not)'"
+expect "a list of one exercise's submissions" 0 "^true$" -- bash -c \
+    "curl -s -H 'Authorization: Bearer $SAM' '$BASE/api/v1/submissions?exercise=nope' | jq -e '.submissions == []'"
+api GET "/api/v1/submissions?user=tom" -H "Authorization: Bearer $SAM" >/dev/null
+expect "a student cannot list another's submissions (403)" 0 "^403$" -- status
+expect "an instructor lists a student's submissions" 0 "^true$" -- bash -c \
+    "curl -s -b $TMP/admin.jar '$BASE/api/v1/submissions?user=sam' | jq -e '(.submissions | length) >= 2 and all(.submissions[]; has(\"hidden\"))'"
+
 # ---- kgrade submit: what a student's CI calls
 VIC=$("$KGRADE" --db "$DATA/kgrade.db" user add vic --role student >/dev/null &&
     "$KGRADE" --db "$DATA/kgrade.db" token create vic)

@@ -237,7 +237,7 @@ static void test_scoreboard(void **state)
     json_t *c = db_course_scoreboard(f->db, course, 2, false);
     assert_int_equal(json_array_size(c), 2);
     json_decref(c);
-    json_t *p = db_progress(f->db);
+    json_t *p = db_progress(f->db, 0);
     assert_int_equal(json_array_size(p), 2);
     json_decref(p);
 }
@@ -250,6 +250,14 @@ static void test_scoreboard_version(void **state)
     assert_true(v0 >= 0);
     int64_t id = submit(f, f->alice, "transpose", NULL);
     assert_int_equal(db_scoreboard_version(f->db), v0); /* queued: not on a scoreboard */
+    json_t *mine = db_progress(f->db, f->alice);
+    assert_int_equal(json_array_size(mine), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(mine, 0), "status")),
+                        "pending"); /* nothing graded yet */
+    json_decref(mine);
+    json_t *theirs = db_submissions_of(f->db, f->alice, "histogram", 10);
+    assert_int_equal(json_array_size(theirs), 0); /* another exercise's */
+    json_decref(theirs);
     grade(f, "passed", 1.0, true);
     int64_t v1 = db_scoreboard_version(f->db);
     assert_true(v1 > v0);

@@ -1,0 +1,235 @@
+// Browser tests of the web pages: playwright-core driving Debian's
+// Chromium headless against a real `kgrade serve` on loopback, with a
+// fresh database and the small exercise set tests/service/exercises. The
+// journey: log in; submit a good kernel and see "passed" with the time
+// chart; a compile error marked at its line; a wrong kernel with its first
+// mismatch; the scoreboard; a token made on the tokens page that works
+// with curl; the instructor's class table, CSV export and a new account
+// whose display name tries XSS and shows as text; the note when a session
+// expires. No page may log an error (a CSP violation would). Screenshots
+// of each page go to BUILD/browser/.
+//
+//   node tests/browser/journey.mjs BUILD
+
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const require = createRequire(new URL('../../web/package.json', import.meta.url));
+const { chromium } = require('playwright-core');
+const run = promisify(execFile);
+
+const build = process.argv[2] || 'build';
+const kgrade = join(build, 'kgrade');
+const artifacts = join(build, 'browser');
+const kernels = 'tests/service/kernels';
+const port = 20000 + Math.floor(Math.random() * 20000);
+const base = `http://127.0.0.1:${port}`;
+const data = mkdtempSync(join(tmpdir(), 'kgrade-browser-'));
+let passed = 0;
+let failed = 0;
+
+async function check(name, body) {
+  try {
+    await body();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}: ${String(e.message || e).split('\n').slice(0, 6).join('\n     | ')}`);
+  }
+}
+
+function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+async function startServer() {
+  const server = spawn(kgrade, ['serve', '--port', String(port), '--data', data,
+    '--exercises', 'tests/service/exercises', '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  server.stdout.on('data', (d) => { out += d; });
+  server.stderr.on('data', () => {});
+  for (let i = 0; i < 100; i++) {
+    const match = out.match(/one-time password\s+(\S+)/);
+    if (match && out.includes('kgrade serving')) return { server, admin: match[1] };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  server.kill('SIGKILL');
+  throw new Error(`the server did not start: ${out}`);
+}
+
+async function addStudent(name, password) {
+  const child = execFile(kgrade, ['--db', join(data, 'kgrade.db'), 'user', 'add', name, '--role', 'student', '--password-stdin']);
+  child.stdin.end(`${password}\n`);
+  await new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`user add: ${code}`)))));
+}
+
+async function login(page, name, password) {
+  await page.goto(`${base}/login`);
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Exercises' }).waitFor();
+}
+
+// Replaces the editor's text: CodeMirror's or the plain text area.
+async function setSource(page, file) {
+  const text = readFileSync(file, 'utf8');
+  const editor = page.locator('.cm-content, textarea.code').first();
+  await editor.click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+}
+
+async function submitAndWait(page, file) {
+  await setSource(page, file);
+  await page.getByRole('button', { name: 'Submit' }).click();
+  await page.locator('.result .verdict').waitFor({ timeout: 120000 });
+  return (await page.locator('.result').getAttribute('class')).replace('result', '').trim();
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+}
+
+async function journey(browser, admin) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const problems = [];
+  // The browser logs every 401 answer; the expired session earns one on purpose.
+  const expected = /^Failed to load resource: the server responded with a status of 401/;
+  page.on('console', (m) => { if (m.type() === 'error' && !expected.test(m.text())) problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('dialog', async (d) => { problems.push(`a dialog opened: ${d.message()}`); await d.dismiss(); });
+
+  await addStudent('sam', 'sam-password');
+  await check('a student logs in and sees the course', async () => {
+    await login(page, 'sam', 'sam-password');
+    await page.getByRole('link', { name: /Vector addition, small/ }).waitFor();
+    expect(await page.getByText('not tried').count() === 1, 'the exercise should say "not tried"');
+    await shot(page, 'exercises');
+  });
+  await check('the exercise page shows the statement and the editor', async () => {
+    await page.getByRole('link', { name: /Vector addition, small/ }).click();
+    await page.locator('.statement h1').waitFor();
+    await page.locator('.cm-editor, textarea.code').first().waitFor();
+  });
+  await check('a good kernel passes, with the time chart', async () => {
+    const verdict = await submitAndWait(page, `${kernels}/good.cu`);
+    expect(verdict === 'passed', `verdict ${verdict}`);
+    await page.locator('.chart .bar-fill.fast').waitFor();
+    expect(await page.locator('.bar-limit').count() === 1, 'the bar to pass is drawn');
+    await shot(page, 'exercise-passed');
+  });
+  await check('a compile error is marked at its line', async () => {
+    const verdict = await submitAndWait(page, 'tests/browser/kernels/compile_error.cu');
+    expect(verdict === 'compile_error', `verdict ${verdict}`);
+    await page.getByRole('button', { name: 'line 4' }).first().waitFor();
+    const marked = await page.locator('.cm-lintRange-error, .cm-lint-marker-error').count()
+      + (await page.locator('.gutter').textContent().catch(() => '')).includes('4 ●');
+    expect(marked > 0, 'the editor marks the line');
+    await shot(page, 'exercise-compile-error');
+  });
+  await check('a wrong kernel shows its first mismatch', async () => {
+    const verdict = await submitAndWait(page, `${kernels}/wrong.cu`);
+    expect(verdict === 'wrong_answer', `verdict ${verdict}`);
+    await page.locator('.mismatch').getByText('Expected').waitFor();
+    await shot(page, 'exercise-wrong-answer');
+  });
+  await check('my submissions list all three, and one reopens with its source', async () => {
+    await page.getByRole('link', { name: 'My submissions' }).click();
+    await page.locator('tbody tr').nth(2).waitFor();
+    expect(await page.locator('tbody tr').count() === 3, 'three rows');
+    await page.locator('tbody tr').last().getByRole('link').first().click();
+    await page.locator('pre.source').waitFor();
+    await page.locator('.result .verdict.passed').waitFor();
+    await shot(page, 'submission');
+  });
+  await check('the scoreboard lists the student', async () => {
+    await page.goto(`${base}/scoreboard/tiny-add`);
+    await page.getByRole('cell', { name: 'sam', exact: true }).waitFor();
+    await shot(page, 'scoreboard');
+  });
+  await check('a token made on the tokens page works with curl', async () => {
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByLabel('Name').fill('ci');
+    await page.getByRole('button', { name: 'Create a token' }).click();
+    const token = (await page.locator('.token-shown pre').first().textContent()).trim();
+    const { stdout } = await run('curl', ['-s', '-w', '%{http_code}', '-o', '/dev/null', '-H', `Authorization: Bearer ${token}`, `${base}/api/v1/submissions`]);
+    expect(stdout === '200', `curl got ${stdout}`);
+    expect((await page.locator('.token-shown').textContent()).includes('kgrade submit --server'), 'a kgrade submit line');
+    await shot(page, 'tokens');
+  });
+  await check('an expired session says so and leads to the login page', async () => {
+    await context.clearCookies();
+    await page.getByRole('link', { name: 'My submissions' }).click();
+    await page.getByText('Your session has expired').waitFor();
+    await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  });
+  await check('the instructor sees the class and exports the grades', async () => {
+    await login(page, 'admin', admin);
+    await page.getByRole('link', { name: 'Class' }).click();
+    await page.getByRole('link', { name: 'sam' }).first().waitFor();
+    const csv = await page.request.get(`${base}/api/v1/export/grades.csv`);
+    expect(csv.ok() && (await csv.text()).includes('sam,sam,tiny-add,passed'), 'the CSV has sam passed');
+    await shot(page, 'instructor');
+  });
+  await check('a display name with markup shows as text', async () => {
+    const evil = '<img src=x onerror=alert(1)><script>alert(2)</script>';
+    await page.getByLabel('Login name').fill('mallory');
+    await page.getByLabel('Display name').fill(evil);
+    await page.getByRole('button', { name: 'Add the account' }).click();
+    await page.getByRole('cell', { name: evil }).waitFor();
+    expect(await page.locator('main img, main script').count() === 0, 'no element came from the name');
+  });
+  await check('the instructor hides a submission from the scoreboard', async () => {
+    await page.goto(`${base}/instructor/students/sam`);
+    await page.getByRole('button', { name: 'Hide' }).first().waitFor();
+    const passing = page.locator('tr', { has: page.locator('.verdict.passed') });
+    await passing.getByRole('button', { name: 'Hide' }).click();
+    await passing.getByRole('button', { name: 'Show again' }).waitFor();
+    await page.goto(`${base}/scoreboard/tiny-add`);
+    await page.getByText('Nobody has passed yet.').waitFor();
+  });
+  await check('the pages are usable on a narrow screen', async () => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.goto(`${base}/exercises/tiny-add`);
+    await page.locator('.statement h1').waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width <= 400, `the page is ${width} px wide`);
+    await shot(page, 'narrow');
+  });
+  await check('no page logged an error (CSP violations included)', async () => {
+    expect(problems.length === 0, problems.join('\n'));
+  });
+  await context.close();
+}
+
+async function main() {
+  mkdirSync(artifacts, { recursive: true });
+  const { server, admin } = await startServer();
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    await journey(browser, admin);
+  } finally {
+    await browser.close();
+    server.kill('SIGTERM');
+    rmSync(data, { recursive: true, force: true });
+  }
+  console.log(`journey.mjs: ${passed} passed, ${failed} failed (screenshots in ${artifacts})`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+main().catch((e) => {
+  console.log(`FAIL the browser tests could not run: ${e.message}`);
+  process.exit(1);
+});

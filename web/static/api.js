@@ -1,0 +1,51 @@
+// The REST API as the pages use it: JSON in and out, the session cookie
+// sent along, the session's CSRF token on every state change, and a 401
+// while signed in turned into the "session expired" note.
+
+const state = { csrf: null, onExpired: () => {} };
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function setCsrf(token) {
+  state.csrf = token || null;
+}
+
+export function onSessionExpired(callback) {
+  state.onExpired = callback;
+}
+
+// api('GET', '/api/v1/me') -> the JSON answer; throws ApiError otherwise.
+export async function api(method, path, body, { quiet401 = false, headers: extra = {} } = {}) {
+  const headers = { Accept: 'application/json', ...extra };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && state.csrf) headers['X-CSRF-Token'] = state.csrf;
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new ApiError(0, 'unreachable', 'The server cannot be reached: check your connection.');
+  }
+  const text = await response.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch (e) {
+    json = null;
+  }
+  if (response.ok) return json;
+  const error = (json && json.error) || {};
+  if (response.status === 401 && !quiet401) state.onExpired();
+  throw new ApiError(response.status, error.code || 'http_' + response.status,
+    error.message || `The server answered ${response.status}.`);
+}

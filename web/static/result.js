@@ -1,0 +1,144 @@
+// A grading's result as the pages show it: the verdict in words and its
+// sentence, the compiler's diagnostics at their lines, the first wrong
+// element, the time against the reference's as a bar chart with the bar
+// to pass, the virtual GPU's diagnostics and counters at their lines, the
+// device, and the kernels' printed output. `marksOf` gives what the
+// editor marks at its lines.
+
+import { formatMs, formatRatio, h } from './dom.js';
+
+export const VERDICT_WORDS = {
+  passed: 'Passed',
+  rejected: 'Rejected',
+  compile_error: 'Compile error',
+  timeout: 'Timed out',
+  memory_error: 'Memory error',
+  runtime_error: 'Runtime error',
+  wrong_answer: 'Wrong answer',
+  too_slow: 'Too slow',
+  internal_error: "kgrade's own error (not yours: try again)",
+};
+
+export function verdictBadge(verdict) {
+  return h('span', { class: `verdict ${verdict || 'none'}` }, VERDICT_WORDS[verdict] || verdict || '—');
+}
+
+// What the editor marks: compile diagnostics, faults at lines, and the
+// counters that name a line.
+export function marksOf(result) {
+  const marks = [];
+  for (const d of (result.compile && result.compile.diagnostics) || []) {
+    if (d.line) marks.push({ line: d.line, column: d.column || 1, severity: d.severity, message: d.message });
+  }
+  for (const d of result.diagnostics || []) {
+    if (d.line) marks.push({ line: d.line, column: 1, severity: 'error', message: d.message });
+  }
+  for (const c of counterNotes(result)) marks.push({ line: c.line, column: 1, severity: 'warning', message: c.text });
+  return marks;
+}
+
+function counterNotes(result) {
+  const counters = (result.performance && result.performance.counters) || {};
+  const notes = [];
+  const bank = counters.worst_bank_conflict;
+  if (bank && bank.ways > 1 && bank.line) {
+    notes.push({ line: bank.line, text: `${bank.ways}-way bank conflict, line ${bank.line}` });
+  }
+  const sectors = counters.worst_sectors_per_request;
+  if (sectors && sectors.sectors > 4 && sectors.line) {
+    notes.push({
+      line: sectors.line,
+      text: `${sectors.sectors} memory sectors per request (uncoalesced), line ${sectors.line}`,
+    });
+  }
+  return notes;
+}
+
+function lineButton(line, editor) {
+  if (!line) return null;
+  return h('button', { type: 'button', class: 'link-button', onclick: () => editor && editor.goTo(line) },
+    `line ${line}`);
+}
+
+function compileSection(result, editor) {
+  const diagnostics = (result.compile && result.compile.diagnostics) || [];
+  if (!diagnostics.length) return null;
+  return h('section', { class: 'diagnostics' }, h('h3', {}, 'The compiler says'),
+    h('ul', {}, diagnostics.map((d) => h('li', { class: d.severity },
+      h('span', { class: 'severity' }, d.severity), ' ', lineButton(d.line, editor),
+      d.line ? ': ' : '', h('code', {}, d.message)))));
+}
+
+function sizesText(sizes) {
+  return Object.entries(sizes || {}).map(([k, v]) => `${k} = ${v}`).join(', ');
+}
+
+function mismatchSection(result) {
+  const cases = (result.correctness && result.correctness.cases) || [];
+  const wrong = cases.find((c) => !c.passed && c.first_mismatch);
+  if (!wrong) return null;
+  const m = wrong.first_mismatch;
+  const where = m.row !== null && m.row !== undefined ? `row ${m.row}, column ${m.col}` : `index ${m.index}`;
+  return h('section', { class: 'mismatch' }, h('h3', {}, 'The first wrong element'),
+    h('dl', {},
+      h('dt', {}, 'Case'), h('dd', {}, sizesText(wrong.sizes)),
+      h('dt', {}, 'Buffer'), h('dd', {}, h('code', {}, m.buffer)),
+      h('dt', {}, 'Where'), h('dd', {}, where),
+      h('dt', {}, 'Expected'), h('dd', {}, h('code', {}, String(m.expected))),
+      h('dt', {}, 'Got'), h('dd', {}, h('code', {}, String(m.actual))),
+      h('dt', {}, 'Wrong elements'), h('dd', {}, String(wrong.mismatches))));
+}
+
+function bar(label, ms, scale, kind) {
+  const fill = h('span', { class: `bar-fill ${kind}` });
+  fill.style.width = `${Math.max(0.5, (100 * ms) / scale)}%`;
+  return h('div', { class: 'bar-row' }, h('span', { class: 'bar-label' }, label),
+    h('span', { class: 'bar-track' }, fill), h('span', { class: 'bar-value' }, formatMs(ms)));
+}
+
+function timeSection(result) {
+  const p = result.performance || {};
+  if (typeof p.student_ms !== 'number' || typeof p.reference_ms !== 'number') return null;
+  const limit = p.reference_ms * (p.max_ratio || 1);
+  const scale = Math.max(p.student_ms, limit) * 1.08;
+  const chart = h('div', { class: 'chart', role: 'img',
+    'aria-label': `your kernel ${formatMs(p.student_ms)}, the reference ${formatMs(p.reference_ms)}, the bar ${formatMs(limit)}` },
+  bar('Reference', p.reference_ms, scale, 'reference'),
+  bar('Yours', p.student_ms, scale, p.passed ? 'fast' : 'slow'));
+  const marker = h('span', { class: 'bar-limit', title: `the bar: ${formatRatio(p.max_ratio)} the reference` });
+  marker.style.left = `calc(var(--label-width) + (100% - var(--label-width) - var(--value-width)) * ${limit / scale})`;
+  chart.append(marker);
+  return h('section', { class: 'timing' }, h('h3', {}, 'Time'),
+    chart,
+    h('p', {}, `Ratio ${p.lower_bound ? 'over ' : ''}${formatRatio(p.ratio)} the reference's time; the bar is ${formatRatio(p.max_ratio)}.`,
+      p.estimated ? ' Modeled by the virtual GPU (deterministic).' : '',
+      p.timing && p.timing.runs > 1 ? ` Medians of ${p.timing.runs} runs.` : ''));
+}
+
+function gpuSection(result, editor) {
+  const faults = (result.diagnostics || []).map((d) => h('li', {}, d.kind ? `${d.kind}: ` : '', d.message, ' ',
+    lineButton(d.line, editor)));
+  const notes = counterNotes(result).map((c) => h('li', {}, c.text.replace(/, line \d+$/, ''), ', ',
+    lineButton(c.line, editor)));
+  const counters = (result.performance && result.performance.counters) || {};
+  if (!faults.length && !notes.length && !counters.limiter) return null;
+  return h('section', { class: 'gpu' }, h('h3', {}, 'What the GPU saw'),
+    h('ul', {}, faults, notes,
+      counters.limiter ? h('li', {}, `The time is bound by ${counters.limiter}.`) : null,
+      counters.registers_per_thread ? h('li', {}, `${counters.registers_per_thread} registers per thread, ${counters.blocks_per_sm} blocks per SM.`) : null));
+}
+
+export function renderResult(result, editor) {
+  const device = result.device || {};
+  return h('div', { class: `result ${result.verdict}` },
+    h('p', { class: 'verdict-line' }, verdictBadge(result.verdict), ' ', h('span', { class: 'message' }, result.message)),
+    compileSection(result, editor),
+    mismatchSection(result),
+    timeSection(result),
+    gpuSection(result, editor),
+    result.output ? h('section', {}, h('h3', {}, 'The kernel printed'), h('pre', { class: 'output' }, result.output)) : null,
+    h('p', { class: 'device' }, `On ${device.name || 'an unknown device'}`,
+      device.emulated && !/emulated/.test(device.name || '') ? ' (emulated)' : '',
+      device.emulated ? ': the virtual GPU ran the kernel and modeled its time' : ': a real GPU',
+      result.seed ? `; seed ${result.seed}` : '', result.assessment === false ? '; not at the assessment size' : ''));
+}
