@@ -14,7 +14,7 @@ http_handler api_login, api_logout, api_tokens_list, api_token_create, api_token
 http_handler api_submit, api_submissions_list, api_submission, api_submission_events;
 http_handler api_progress, api_users_list, api_user_create, api_user_password;
 http_handler api_submission_hide, api_submission_regrade, api_export_grades, api_audit;
-http_handler api_metrics, api_me, api_courses;
+http_handler api_metrics, api_me, api_courses, api_certificate_key;
 /* The web pages (web_files.c). */
 http_handler web_page, web_static;
 

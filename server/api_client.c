@@ -69,7 +69,7 @@ static bool token_usable(const char *token, char *why, size_t why_size)
 struct api_client *api_client_new(const char *base_url, const char *token, char *why,
                                   size_t why_size)
 {
-    if (!url_usable(base_url, why, why_size) || !token_usable(token, why, why_size))
+    if (!url_usable(base_url, why, why_size) || (token && !token_usable(token, why, why_size)))
         return NULL;
     struct api_client *c = calloc(1, sizeof *c);
     if (c)
@@ -84,7 +84,10 @@ struct api_client *api_client_new(const char *base_url, const char *token, char 
     size_t n = strlen(c->base);
     while (n > 0 && c->base[n - 1] == '/')
         c->base[--n] = '\0';
-    snprintf(c->authorization, sizeof c->authorization, "Authorization: Bearer %s", token);
+    if (token)
+        snprintf(c->authorization, sizeof c->authorization, "Authorization: Bearer %s", token);
+    else /* no credential: a header curl leaves out */
+        snprintf(c->authorization, sizeof c->authorization, "Authorization:");
     return c;
 }
 

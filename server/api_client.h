@@ -34,8 +34,8 @@ struct api_reply {
 };
 
 /* A client of the server at `base_url` (http:// or https://, a trailing
- * slash allowed) with `token`. NULL with a sentence in `why` when the URL
- * or the token cannot be used. */
+ * slash allowed) with `token` (NULL: none, for public routes). NULL with a sentence in `why` when
+ * the URL or the token cannot be used. */
 struct api_client *api_client_new(const char *base_url, const char *token, char *why,
                                   size_t why_size);
 void api_client_free(struct api_client *client);

@@ -178,6 +178,14 @@ void api_courses(struct http_request *req, struct http_response *res)
               json_pack("{s:o}", "courses", grader_courses(req->service->config.exercises)));
 }
 
+/* The key certificates are signed with, for anyone to verify them. */
+void api_certificate_key(struct http_request *req, struct http_response *res)
+{
+    char key[SIGNING_KEY_BASE64_MAX];
+    signing_key_public_base64(&req->service->signing_key, key);
+    http_json(res, 200, json_pack("{s:s, s:s}", "algorithm", "Ed25519", "public_key", key));
+}
+
 void api_metrics(struct http_request *req, struct http_response *res)
 {
     struct db *db = service_db(req->service);

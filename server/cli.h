@@ -139,5 +139,6 @@ int cmd_serve(const struct cli_args *args);
 int cmd_user_add(const struct cli_args *args);
 int cmd_token_create(const struct cli_args *args);
 int cmd_submit(const struct cli_args *args);
+int cmd_cert_verify(const struct cli_args *args);
 
 #endif

@@ -67,6 +67,8 @@ static bool open_store(struct service *s, char *error, size_t size)
                  strerror(errno));
         return false;
     }
+    if (!signing_key_load(s->config.data, &s->signing_key, error, size))
+        return false;
     struct db *db = service_db(s);
     if (!db) {
         snprintf(error, size, "the database %s cannot be opened", s->config.db_path);

@@ -103,8 +103,9 @@ static const struct cli_command commands[] = {
     {"cert verify", "FILE.json", 1, 1, CLI_BIT(OPT_PUBLIC_KEY) | CLI_BIT(OPT_SERVER), 0,
      CLI_BIT(OPT_PUBLIC_KEY) | CLI_BIT(OPT_SERVER), "verify a kgrade certificate",
      "Checks the Ed25519 signature of a certificate against a public key, or against the key "
-     "the server publishes.",
-     NULL, "certification (issue 9)"},
+     "the server publishes. Exits 0 when it is valid, 1 when not (saying why), 4 when the server "
+     "cannot be reached.",
+     cmd_cert_verify, NULL},
 };
 
 const struct cli_option_spec *cli_option(enum cli_option_id id)

@@ -16,6 +16,7 @@ static const struct http_route routes[] = {
     {"GET", "/api/v1/exercises", HTTP_PUBLIC, api_exercises},
     {"GET", "/api/v1/exercises/{name}", HTTP_PUBLIC, api_exercise},
     {"GET", "/api/v1/courses", HTTP_PUBLIC, api_courses},
+    {"GET", "/api/v1/certificates/public-key", HTTP_PUBLIC, api_certificate_key},
     {"GET", "/api/v1/scoreboard/course/{name}", HTTP_PUBLIC, api_course_scoreboard},
     {"GET", "/api/v1/scoreboard/{name}", HTTP_PUBLIC, api_scoreboard},
     {"GET", "/metrics", HTTP_PUBLIC, api_metrics},

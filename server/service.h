@@ -8,6 +8,7 @@
 #include "db/db.h"
 #include "grading_job.h"
 #include "sandbox/sandbox.h"
+#include "signing_key.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -49,6 +50,7 @@ struct service {
     struct metrics *metrics;
     struct rate_limiter *rates;
     struct response_cache *answers; /* rendered scoreboards */
+    struct signing_key signing_key; /* signs certificates (<data>/signing.key) */
     pthread_mutex_t queue_lock;
     pthread_cond_t queue_ready; /* a submission was queued, or stopping */
     atomic_bool stopping;

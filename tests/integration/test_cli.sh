@@ -63,8 +63,8 @@ expect "a database in a missing folder is a usage error" 2 "cannot be opened" --
 expect "worker outside the sandbox says so" 2 "no result pipe on fd 3 \(started outside the sandbox\?\)" -- \
     "$KGRADE" worker
 expect "sandbox-check reports the protections" 0 "^  seccomp +active" -- "$KGRADE" sandbox-check
-expect "cert verify is not built yet" 2 "arrives with certification" -- \
-    "$KGRADE" cert verify --public-key AAAA c.json
+expect "cert verify of a file that is no certificate is a usage error" 2 "needs \"id\", \"payload\"" -- \
+    bash -c "echo '{}' >'$TMP/c.json'; '$KGRADE' cert verify --public-key AAAA '$TMP/c.json'"
 
 # kgrade compile, end to end.
 good=$good_kernel

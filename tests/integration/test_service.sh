@@ -67,6 +67,37 @@ expect "a new database gets an admin with a one-time password" 0 "^[A-Za-z0-9]{1
     echo "$ADMIN_PASSWORD"
 expect "serve prints the sandbox's protections" 0 "seccomp +active" -- cat "$TMP/server.out"
 
+# ---- certificates: the signing key, and kgrade cert verify against an independent signer
+expect "the signing key is made at the first start with mode 0600" 0 "^600$" -- stat -c %a "$DATA/signing.key"
+KEY=$(curl -s "$BASE/api/v1/certificates/public-key" | jq -r 'select(.algorithm == "Ed25519") | .public_key')
+expect "the public key is published: 32 bytes of base64" 0 "^32$" -- bash -c "base64 -d <<<'$KEY' | wc -c"
+# Sign as any Ed25519 implementation would (OpenSSL), with the server's key.
+{ printf '302e020100300506032b657004220420' | xxd -r -p; head -c 32 "$DATA/signing.key"; } |
+    openssl pkey -inform DER -out "$TMP/key.pem" 2>/dev/null
+certificate() { # ID NAME REVOKED -> a certificate file on stdout
+    local payload="{\"assessments\":[{\"exercise\":\"tiny-add\",\"ratio\":\"1.00\",\"submission\":1}],\"course\":{\"id\":\"test-course\",\"title\":\"T\"},\"format\":\"kgrade-certificate/1\",\"id\":\"$1\",\"issued_on\":\"2026-11-24\",\"student\":\"$2\"}"
+    printf '%s' "$payload" >"$TMP/payload"
+    local sig
+    sig=$(openssl pkeyutl -sign -rawin -inkey "$TMP/key.pem" -in "$TMP/payload" | base64 -w0)
+    jq -n --arg id "$1" --arg p "$payload" --arg s "$sig" --argjson r "$3" \
+        '{id: $id, course: "test-course", payload: $p, signature: $s, revoked: $r, revoked_reason: "copied"}'
+}
+certificate abc Sam false >"$TMP/good-cert.json"
+expect "cert verify --server: a certificate signed with the server's key is valid" 0 "^VALID: T, Sam, issued on 2026-11-24" -- \
+    "$KGRADE" cert verify --server "$BASE" "$TMP/good-cert.json"
+expect "cert verify --public-key agrees" 0 "^VALID" -- "$KGRADE" cert verify --public-key "$KEY" "$TMP/good-cert.json"
+jq '.payload |= sub("Sam"; "Sal")' "$TMP/good-cert.json" >"$TMP/tampered.json"
+expect "one byte of the name changed: not valid" 1 "NOT VALID: the signature does not match" -- \
+    "$KGRADE" cert verify --public-key "$KEY" "$TMP/tampered.json"
+jq '.id = "xyz"' "$TMP/good-cert.json" >"$TMP/other-id.json"
+expect "a payload for another id: not valid" 1 "NOT VALID: the payload is not a kgrade-certificate/1 for the certificate xyz" -- \
+    "$KGRADE" cert verify --public-key "$KEY" "$TMP/other-id.json"
+certificate abc Sam true >"$TMP/revoked-cert.json"
+expect "a certificate marked revoked: exit 1, with the reason" 1 "REVOKED when it was downloaded: copied" -- \
+    "$KGRADE" cert verify --public-key "$KEY" "$TMP/revoked-cert.json"
+expect "cert verify --server with no server there: exit 4" 4 "no public key" -- \
+    "$KGRADE" cert verify --server "http://127.0.0.1:$((PORT + 1))" "$TMP/good-cert.json"
+
 # ---- accounts, sessions, tokens
 login() { # login NAME PASSWORD JAR: prints the CSRF token
     api POST /api/v1/login -c "$3" -H 'Content-Type: application/json' \
@@ -327,6 +358,8 @@ kill -9 "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null
 start_server
 expect "a restart puts the running one back in the queue" 0 "queued again" -- cat "$TMP/server.out"
+expect "the signing key survives a restart" 0 "" -- \
+    test "$(curl -s "$BASE/api/v1/certificates/public-key" | jq -r .public_key)" = "$KEY"
 wait "$follower"
 expect "kgrade submit outlives a server restart: exit 1 for too_slow" 0 "^1$" -- echo $?
 expect "... and prints the verdict" 0 "^tiny-add: too_slow: " -- cat "$TMP/follow.out"
