@@ -177,6 +177,38 @@ int64_t db_scoreboard_version(struct db *db);
  * or pending (nothing graded yet). */
 json_t *db_progress(struct db *db, int64_t user_id);
 
+/* ------------------------------------------------------ certificates */
+
+struct db_certificate_assessment {
+    const char *exercise;
+    int64_t submission;
+    double ratio;
+};
+
+/* A user's best passing assessment-size result of each of `exercises`
+ * (lowest ratio); DB_NOT_FOUND when one is missing. */
+enum db_outcome db_course_best(struct db *db, int64_t user_id, const char *const *exercises, int n,
+                               struct db_certificate_assessment *best);
+bool db_certificate_exists(struct db *db, int64_t user_id, const char *course);
+
+struct db_certificate {
+    const char *id, *course, *payload, *signature;
+    int64_t user_id, issued_at;
+    const struct db_certificate_assessment *assessments;
+    int n_assessments;
+};
+/* Stores a certificate with its assessments, in one transaction;
+ * DB_EXISTS (and nothing stored) when the user has one for the course. */
+enum db_outcome db_certificate_add(struct db *db, const struct db_certificate *certificate);
+/* {id, course, user, payload, signature, issued_at, revoked, revoked_at,
+ * revoked_reason}; NULL when there is none. */
+json_t *db_certificate_json(struct db *db, const char *id);
+/* [{id, course, issued_at, revoked}] of a user, oldest first. */
+json_t *db_certificates_of(struct db *db, int64_t user_id);
+/* Revokes (keeps) a certificate; DB_NOT_FOUND when none, or revoked already. */
+enum db_outcome db_certificate_revoke(struct db *db, const char *id, int64_t actor_id,
+                                      const char *reason);
+
 /* ------------------------------------------------------------- audit */
 
 enum db_outcome db_audit(struct db *db, int64_t actor_id, const char *action, const char *target,

@@ -15,14 +15,6 @@
 #define GENERATED_PASSWORD_LENGTH 16
 #define AUDIT_ROWS                1000 /* the newest entries shown */
 
-static struct db *database(struct http_request *req, struct http_response *res)
-{
-    struct db *db = service_db(req->service);
-    if (!db)
-        http_error(res, 503, "unavailable", "the database cannot be reached");
-    return db;
-}
-
 static void audit(struct http_request *req, struct db *db, const char *action, const char *target)
 {
     db_audit(db, req->user.id, action, target, NULL);
@@ -30,14 +22,14 @@ static void audit(struct http_request *req, struct db *db, const char *action, c
 
 void api_progress(struct http_request *req, struct http_response *res)
 {
-    struct db *db = database(req, res);
+    struct db *db = http_db(req, res);
     if (db)
         http_json(res, 200, json_pack("{s:o}", "progress", db_progress(db, 0)));
 }
 
 void api_users_list(struct http_request *req, struct http_response *res)
 {
-    struct db *db = database(req, res);
+    struct db *db = http_db(req, res);
     if (db)
         http_json(res, 200, json_pack("{s:o}", "users", db_users_list(db)));
 }
@@ -61,7 +53,7 @@ void api_user_create(struct http_request *req, struct http_response *res)
     const char *name = NULL, *display = NULL, *role_name = "student", *password = NULL;
     enum db_role role;
     char generated[GENERATED_PASSWORD_LENGTH + 1], hash[PASSWORD_HASH_MAX];
-    struct db *db = body ? database(req, res) : NULL;
+    struct db *db = body ? http_db(req, res) : NULL;
     if (!db) {
         json_decref(body);
         return;
@@ -99,7 +91,7 @@ void api_user_create(struct http_request *req, struct http_response *res)
 
 void api_user_password(struct http_request *req, struct http_response *res)
 {
-    struct db *db = database(req, res);
+    struct db *db = http_db(req, res);
     struct db_user user;
     char generated[GENERATED_PASSWORD_LENGTH + 1], hash[PASSWORD_HASH_MAX];
     if (!db)
@@ -125,7 +117,7 @@ void api_user_password(struct http_request *req, struct http_response *res)
  * again with {"hidden": false}. */
 void api_submission_hide(struct http_request *req, struct http_response *res)
 {
-    struct db *db = database(req, res);
+    struct db *db = http_db(req, res);
     json_t *body = req->body_size ? json_loadb(req->body, req->body_size, 0, NULL) : NULL;
     bool hidden = !json_is_false(json_object_get(body, "hidden"));
     json_decref(body);
@@ -143,7 +135,7 @@ void api_submission_hide(struct http_request *req, struct http_response *res)
 
 void api_submission_regrade(struct http_request *req, struct http_response *res)
 {
-    struct db *db = database(req, res);
+    struct db *db = http_db(req, res);
     json_t *body = req->body_size ? json_loadb(req->body, req->body_size, 0, NULL) : NULL;
     bool whole_exercise = json_is_true(json_object_get(body, "all_of_exercise"));
     json_decref(body);
@@ -176,7 +168,7 @@ void api_submission_regrade(struct http_request *req, struct http_response *res)
 /* The audit log, newest first: who did what to whom, and when. */
 void api_audit(struct http_request *req, struct http_response *res)
 {
-    struct db *db = database(req, res);
+    struct db *db = http_db(req, res);
     if (db)
         http_json(res, 200, json_pack("{s:o}", "entries", db_audit_list(db, AUDIT_ROWS)));
 }
@@ -200,7 +192,7 @@ static void csv_field(FILE *out, const char *text, bool last)
 
 void api_export_grades(struct http_request *req, struct http_response *res)
 {
-    struct db *db = database(req, res);
+    struct db *db = http_db(req, res);
     char *text = NULL, number[32];
     size_t size = 0;
     if (!db)

@@ -4,8 +4,9 @@
  * signature, ...}) without trusting whoever holds it. The Ed25519
  * signature must cover the payload's exact bytes with the service's public
  * key (given in base64, or fetched from the server's
- * /api/v1/certificates/public-key), and the payload must be a kgrade
- * certificate with the file's id.
+ * /api/v1/certificates/public-key), the payload must be a kgrade
+ * certificate with the file's id, and it must not be revoked (with
+ * --server, as the server says now; offline, as the file says).
  *
  * Exit codes: 0 valid, 1 not valid (saying why), 2 a file that cannot be
  * read or is not a certificate, 4 a server that cannot be reached.
@@ -72,6 +73,25 @@ static bool payload_matches(const char *payload, const char *id, char *why, size
     return ok;
 }
 
+/* With --server: the certificate as the server holds it now (whether it
+ * was revoked since the file was saved); NULL when it cannot say. */
+static json_t *server_copy(const struct cli_args *args, const char *id)
+{
+    if (!cli_given(args, OPT_SERVER) || !id || strlen(id) > 64)
+        return NULL;
+    char why[512], path[128];
+    struct api_client *client = api_client_new(args->value[OPT_SERVER], NULL, why, sizeof why);
+    struct api_reply reply = {0};
+    snprintf(path, sizeof path, "/api/v1/certificates/%s", id);
+    json_t *c = NULL;
+    if (client && api_client_request(client, "GET", path, NULL, NULL, &reply) &&
+        reply.status == 200)
+        c = json_incref(reply.body);
+    api_reply_free(&reply);
+    api_client_free(client);
+    return c;
+}
+
 static int verify(const json_t *certificate, const char *public_key)
 {
     const char *payload = json_string_value(json_object_get(certificate, "payload"));
@@ -90,7 +110,7 @@ static int verify(const json_t *certificate, const char *public_key)
         return CLI_EXIT_FAILED;
     }
     if (json_is_true(json_object_get(certificate, "revoked")))
-        printf("but REVOKED when it was downloaded: %s\n",
+        printf("but REVOKED: %s\n",
                json_string_value(json_object_get(certificate, "revoked_reason"))
                    ? json_string_value(json_object_get(certificate, "revoked_reason"))
                    : "no reason given");
@@ -114,6 +134,13 @@ int cmd_cert_verify(const struct cli_args *args)
         return CLI_EXIT_INTERNAL;
     }
     json_t *key = public_key_of(args, &code);
+    json_t *now =
+        key ? server_copy(args, json_string_value(json_object_get(certificate, "id"))) : NULL;
+    if (now) { /* the server's word on revocation, not the file's */
+        json_object_set(certificate, "revoked", json_object_get(now, "revoked"));
+        json_object_set(certificate, "revoked_reason", json_object_get(now, "revoked_reason"));
+    }
+    json_decref(now);
     if (key)
         code = verify(certificate, json_string_value(key));
     json_decref(key);

@@ -53,6 +53,8 @@ void http_response_release(struct http_response *res);
 /* The request's body as a JSON object; on failure answers 400 or 415 and
  * returns NULL. */
 json_t *http_json_body(struct http_request *req, struct http_response *res);
+/* The thread's database connection; NULL after answering 503. */
+struct db *http_db(struct http_request *req, struct http_response *res);
 /* A header of the request, or NULL. */
 const char *http_header_of(struct http_request *req, const char *name);
 /* A query argument, or NULL. */

@@ -90,3 +90,11 @@ json_t *http_json_body(struct http_request *req, struct http_response *res)
     }
     return body;
 }
+
+struct db *http_db(struct http_request *req, struct http_response *res)
+{
+    struct db *db = service_db(req->service);
+    if (!db)
+        http_error(res, 503, "unavailable", "the database cannot be reached");
+    return db;
+}

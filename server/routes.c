@@ -17,6 +17,9 @@ static const struct http_route routes[] = {
     {"GET", "/api/v1/exercises/{name}", HTTP_PUBLIC, api_exercise},
     {"GET", "/api/v1/courses", HTTP_PUBLIC, api_courses},
     {"GET", "/api/v1/certificates/public-key", HTTP_PUBLIC, api_certificate_key},
+    {"GET", "/api/v1/certificates/{name}", HTTP_PUBLIC, api_certificate},
+    {"GET", "/api/v1/certificates", HTTP_SIGNED_IN, api_certificates_list},
+    {"POST", "/api/v1/certificates/{name}/revoke", HTTP_INSTRUCTOR, api_certificate_revoke},
     {"GET", "/api/v1/scoreboard/course/{name}", HTTP_PUBLIC, api_course_scoreboard},
     {"GET", "/api/v1/scoreboard/{name}", HTTP_PUBLIC, api_scoreboard},
     {"GET", "/metrics", HTTP_PUBLIC, api_metrics},
@@ -48,6 +51,7 @@ static const struct http_route routes[] = {
     {"GET", "/scoreboard/{name}", HTTP_PUBLIC, web_page},
     {"GET", "/scoreboard/course/{name}", HTTP_PUBLIC, web_page},
     {"GET", "/tokens", HTTP_PUBLIC, web_page},
+    {"GET", "/certificates/{name}", HTTP_PUBLIC, web_page},
     {"GET", "/instructor", HTTP_PUBLIC, web_page},
     {"GET", "/instructor/students/{name}", HTTP_PUBLIC, web_page},
 };

@@ -6,6 +6,7 @@
  * another process is found too). Stopping lets each worker finish the job
  * it has.
  */
+#include "certificate_issue.h"
 #include "events.h"
 #include "metrics.h"
 #include "service.h"
@@ -87,6 +88,8 @@ static void grade(struct worker *w, struct db *db, struct db_job *job)
         result = grader_verdict_json(&request, GRADER_VERDICT_INTERNAL_ERROR, error, false);
     const char *name = grader_verdict_name(verdict);
     store(w, db, job, result, name);
+    if (verdict == GRADER_VERDICT_PASSED && json_is_true(json_object_get(result, "assessment")))
+        certificates_issue(s, db, job->user_id, job->exercise);
     double seconds = now_seconds() - started;
     metrics_graded(s->metrics, name, seconds);
     fprintf(stderr, "job %lld %s by user %lld: %s in %.1f s (%s)\n", (long long)job->id,

@@ -6,7 +6,7 @@
 // mismatch; the scoreboard; a token made on the tokens page that works
 // with curl; the instructor's class table, CSV export and a new account
 // whose display name tries XSS and shows as text; the note when a session
-// expires. No page may log an error (a CSP violation would). Screenshots
+// expires; a certificate once both assessments pass. No page may log an error (a CSP violation would). Screenshots
 // of each page go to BUILD/browser/.
 //
 //   node tests/browser/journey.mjs BUILD
@@ -111,7 +111,7 @@ async function journey(browser, admin) {
   await check('a student logs in and sees the course', async () => {
     await login(page, 'sam', 'sam-password');
     await page.getByRole('link', { name: /Vector addition, small/ }).waitFor();
-    expect(await page.getByText('not tried').count() === 1, 'the exercise should say "not tried"');
+    expect(await page.getByText('not tried').count() === 2, 'both exercises should say "not tried"');
     await shot(page, 'exercises');
   });
   await check('the exercise page shows the statement and the editor', async () => {
@@ -155,6 +155,17 @@ async function journey(browser, admin) {
     await page.getByRole('cell', { name: 'sam', exact: true }).waitFor();
     await shot(page, 'scoreboard');
   });
+  await check('passing the last assessment shows a certificate, VALID on its public page', async () => {
+    await page.goto(`${base}/exercises/tiny-add-twice`);
+    const verdict = await submitAndWait(page, `${kernels}/good.cu`);
+    expect(verdict === 'passed', `verdict ${verdict}`);
+    await page.getByRole('link', { name: 'Exercises' }).click();
+    await page.getByRole('heading', { name: 'Your certificates' }).waitFor();
+    await page.getByRole('link', { name: /test-course: certificate/ }).click();
+    await page.locator('.certificate-status.valid').waitFor();
+    expect((await page.locator('.certificate-name').textContent()) === 'sam', 'the name is on it');
+    await shot(page, 'certificate');
+  });
   await check('a token made on the tokens page works with curl', async () => {
     await page.getByRole('link', { name: 'API tokens' }).click();
     await page.getByLabel('Name').fill('ci');
@@ -190,7 +201,8 @@ async function journey(browser, admin) {
   await check('the instructor hides a submission from the scoreboard', async () => {
     await page.goto(`${base}/instructor/students/sam`);
     await page.getByRole('button', { name: 'Hide' }).first().waitFor();
-    const passing = page.locator('tr', { has: page.locator('.verdict.passed') });
+    const passing = page.locator('tr', { has: page.locator('.verdict.passed') })
+      .filter({ has: page.getByRole('link', { name: 'tiny-add', exact: true }) });
     await passing.getByRole('button', { name: 'Hide' }).click();
     await passing.getByRole('button', { name: 'Show again' }).waitFor();
     await page.goto(`${base}/scoreboard/tiny-add`);

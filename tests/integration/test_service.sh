@@ -93,7 +93,7 @@ jq '.id = "xyz"' "$TMP/good-cert.json" >"$TMP/other-id.json"
 expect "a payload for another id: not valid" 1 "NOT VALID: the payload is not a kgrade-certificate/1 for the certificate xyz" -- \
     "$KGRADE" cert verify --public-key "$KEY" "$TMP/other-id.json"
 certificate abc Sam true >"$TMP/revoked-cert.json"
-expect "a certificate marked revoked: exit 1, with the reason" 1 "REVOKED when it was downloaded: copied" -- \
+expect "a certificate marked revoked: exit 1, with the reason" 1 "REVOKED: copied" -- \
     "$KGRADE" cert verify --public-key "$KEY" "$TMP/revoked-cert.json"
 expect "cert verify --server with no server there: exit 4" 4 "no public key" -- \
     "$KGRADE" cert verify --server "http://127.0.0.1:$((PORT + 1))" "$TMP/good-cert.json"
@@ -155,7 +155,7 @@ expect "another student's submission is 404" 0 "^404$" -- status
 expect "the scoreboard ranks passing users by display name" 0 "^2 Sam <script>$" -- \
     bash -c "curl -s $BASE/api/v1/scoreboard/tiny-add | jq -r '\"\(.rows | length) \(.rows[0].user // .rows[1].user)\"'"
 expect "the course scoreboard counts assessments" 0 "^true$" -- bash -c \
-    "curl -s $BASE/api/v1/scoreboard/course/test-course | jq -e '.assessments == [\"tiny-add\"] and (.rows | length) == 2'"
+    "curl -s $BASE/api/v1/scoreboard/course/test-course | jq -e '.assessments == [\"tiny-add\", \"tiny-add-twice\"] and (.rows | length) == 2'"
 expect "the grades export as CSV" 0 "^sam,Sam <script>,tiny-add,passed," -- \
     curl -s -b "$TMP/admin.jar" "$BASE/api/v1/export/grades.csv"
 expect "the metrics count the verdicts" 0 '^kgrade_submissions_total\{verdict="passed"\} 2$' -- \
@@ -262,6 +262,49 @@ api GET "/api/v1/submissions?user=tom" -H "Authorization: Bearer $SAM" >/dev/nul
 expect "a student cannot list another's submissions (403)" 0 "^403$" -- status
 expect "an instructor lists a student's submissions" 0 "^true$" -- bash -c \
     "curl -s -b $TMP/admin.jar '$BASE/api/v1/submissions?user=sam' | jq -e '(.submissions | length) >= 2 and all(.submissions[]; has(\"hidden\"))'"
+
+# ---- certificates: issued on the last assessment, once; verified; revoked
+"$KGRADE" --db "$DATA/kgrade.db" user add cara --role student >/dev/null
+CARA=$("$KGRADE" --db "$DATA/kgrade.db" token create cara)
+submit_to() { # TOKEN EXERCISE FILE: the id
+    api POST /api/v1/submissions -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
+        --data-binary "{\"exercise\": \"$2\", \"source\": $(source_of "$3")}" | jq -r .id
+}
+certificates_of_cara() { curl -s -H "Authorization: Bearer $CARA" "$BASE/api/v1/certificates?user=me" | jq '.certificates | length'; }
+wait_done "$CARA" "$(submit_to "$CARA" tiny-add "$KERNELS/good.cu")" >/dev/null
+expect "no certificate before the last assessment is passed" 0 "^0$" -- certificates_of_cara
+first=$(submit_to "$CARA" tiny-add-twice "$KERNELS/good.cu")
+second=$(submit_to "$CARA" tiny-add-twice "$KERNELS/good.cu")
+wait_done "$CARA" "$first" >/dev/null
+wait_done "$CARA" "$second" >/dev/null
+expect "the last assessment passed issues one certificate, however many passes" 0 "^1$" -- certificates_of_cara
+CERT=$(curl -s -H "Authorization: Bearer $CARA" "$BASE/api/v1/certificates?user=me" | jq -r '.certificates[0].id')
+expect "its id is 128 random bits in base32" 0 "^[a-z2-7]{26}$" -- echo "$CERT"
+curl -s "$BASE/api/v1/certificates/$CERT" >"$TMP/cert.json"
+expect "anyone reads it; the server checks its signature" 0 "^true$" -- jq -e \
+    '.signature_valid and (.revoked | not) and (.payload | fromjson | .student == "cara" and (.assessments | length) == 2 and .course.id == "test-course")' "$TMP/cert.json"
+expect "kgrade cert verify --server: VALID" 0 "^VALID: The service's test course, cara" -- \
+    "$KGRADE" cert verify --server "$BASE" "$TMP/cert.json"
+jq '.payload |= sub("cara"; "carA")' "$TMP/cert.json" >"$TMP/cert-tampered.json"
+expect "kgrade cert verify: a tampered name is NOT VALID" 1 "NOT VALID" -- \
+    "$KGRADE" cert verify --server "$BASE" "$TMP/cert-tampered.json"
+wait_done "$CARA" "$(submit_to "$CARA" tiny-add "$KERNELS/good.cu")" >/dev/null
+expect "a later pass issues no second certificate" 0 "^1$" -- certificates_of_cara
+api POST "/api/v1/certificates/$CERT/revoke" -H "Authorization: Bearer $CARA" \
+    -H 'Content-Type: application/json' --data-binary '{"reason": "mine"}' >/dev/null
+expect "a student cannot revoke (403)" 0 "^403$" -- status
+admin_post "/api/v1/certificates/$CERT/revoke" '{}' >/dev/null
+expect "a revocation needs a reason (422)" 0 "^422$" -- status
+admin_post "/api/v1/certificates/$CERT/revoke" '{"reason": "copied the histogram"}' >/dev/null
+expect "an instructor revokes it with a reason" 0 "^200$" -- status
+expect "a revoked certificate shows as revoked, with its reason, and is kept" 0 "^true$" -- bash -c \
+    "curl -s $BASE/api/v1/certificates/$CERT | jq -e '.revoked and .revoked_reason == \"copied the histogram\" and .signature_valid'"
+expect "kgrade cert verify --server asks the server: REVOKED, exit 1" 1 "REVOKED: copied the histogram" -- \
+    "$KGRADE" cert verify --server "$BASE" "$TMP/cert.json"
+expect "the revocation is in the audit log" 0 "^certificate revoke$" -- bash -c \
+    "curl -s -b $TMP/admin.jar $BASE/api/v1/audit | jq -r '.entries[0].action'"
+expect "an unknown certificate is 404" 0 "^404$" -- \
+    curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/certificates/nope"
 
 # ---- kgrade submit: what a student's CI calls
 VIC=$("$KGRADE" --db "$DATA/kgrade.db" user add vic --role student >/dev/null &&

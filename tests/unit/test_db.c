@@ -77,10 +77,10 @@ static void test_migrations_apply_once(void **state)
 {
     struct fixture *f = *state;
     char error[256];
-    assert_int_equal(db_schema_version(f->db), 2);
+    assert_int_equal(db_schema_version(f->db), 3);
     struct db *again = db_open(f->path, error, sizeof error);
     assert_non_null(again);
-    assert_int_equal(db_schema_version(again), 2);
+    assert_int_equal(db_schema_version(again), 3);
     assert_int_equal(db_user_count(again), 2); /* the data survived */
     db_close(again);
 }
@@ -274,6 +274,52 @@ static void test_scoreboard_version(void **state)
     assert_true(db_scoreboard_version(f->db) > v2); /* a regrade's new result */
 }
 
+/* One certificate per user and course, whoever stores it first; the
+ * best results are the lowest ratios at the assessment size. */
+static void test_certificates(void **state)
+{
+    struct fixture *f = *state;
+    const char *course[] = {"transpose", "histogram"};
+    struct db_certificate_assessment best[2];
+    int64_t slow = submit(f, f->alice, "transpose", NULL);
+    grade(f, "passed", 2.0, true);
+    int64_t fast = submit(f, f->alice, "transpose", NULL);
+    grade(f, "passed", 1.0, true);
+    (void)slow;
+    assert_int_equal(db_course_best(f->db, f->alice, course, 2, best), DB_NOT_FOUND);
+    submit(f, f->alice, "histogram", NULL);
+    grade(f, "passed", 1.0, false); /* not at the assessment size: does not count */
+    assert_int_equal(db_course_best(f->db, f->alice, course, 2, best), DB_NOT_FOUND);
+    int64_t h = submit(f, f->alice, "histogram", NULL);
+    grade(f, "passed", 3.0, true);
+    assert_int_equal(db_course_best(f->db, f->alice, course, 2, best), DB_OK);
+    assert_int_equal(best[0].submission, fast);
+    assert_int_equal(best[1].submission, h);
+    struct db_certificate c = {.id = "aaaa",
+                               .course = "c",
+                               .payload = "{}",
+                               .signature = "s",
+                               .user_id = f->alice,
+                               .issued_at = 1,
+                               .assessments = best,
+                               .n_assessments = 2};
+    assert_false(db_certificate_exists(f->db, f->alice, "c"));
+    assert_int_equal(db_certificate_add(f->db, &c), DB_OK);
+    c.id = "bbbb"; /* another worker, at the same moment */
+    assert_int_equal(db_certificate_add(f->db, &c), DB_EXISTS);
+    assert_true(db_certificate_exists(f->db, f->alice, "c"));
+    json_t *list = db_certificates_of(f->db, f->alice);
+    assert_int_equal(json_array_size(list), 1);
+    json_decref(list);
+    assert_null(db_certificate_json(f->db, "bbbb"));
+    assert_int_equal(db_certificate_revoke(f->db, "aaaa", f->bob, "why"), DB_OK);
+    assert_int_equal(db_certificate_revoke(f->db, "aaaa", f->bob, "again"), DB_NOT_FOUND);
+    json_t *j = db_certificate_json(f->db, "aaaa");
+    assert_true(json_is_true(json_object_get(j, "revoked")));
+    assert_string_equal(json_string_value(json_object_get(j, "revoked_reason")), "why");
+    json_decref(j);
+}
+
 static void test_audit(void **state)
 {
     struct fixture *f = *state;
@@ -295,6 +341,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_results_survive_a_regrade, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_certificates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,7 @@
 
 import { api, onSessionExpired, setCsrf } from './api.js';
 import { fill, h, link } from './dom.js';
+import { showCertificate } from './certificate.js';
 import { showExercises } from './exercises.js';
 import { showExercise } from './exercise.js';
 import { showInstructor, showStudent } from './instructor.js';
@@ -23,6 +24,7 @@ const routes = [
   [/^\/scoreboard\/course\/([\w.-]+)$/, (m) => showCourseScoreboard(session, m[1])],
   [/^\/scoreboard\/([\w.-]+)$/, (m) => showScoreboard(session, m[1])],
   [/^\/tokens$/, () => showTokens(session)],
+  [/^\/certificates\/([a-z2-7]+)$/, (m) => showCertificate(session, m[1])],
   [/^\/instructor$/, () => showInstructor(session)],
   [/^\/instructor\/students\/([\w.-]+)$/, (m) => showStudent(session, m[1])],
 ];

@@ -33,10 +33,18 @@ function courseSection(course, byId, session) {
     course.sections ? h('p', {}, link(`/scoreboard/course/${course.id}`, 'Course scoreboard')) : null);
 }
 
+function certificatesSection(certificates) {
+  if (!certificates.length) return null;
+  return h('section', { class: 'card certificates' }, h('h2', {}, 'Your certificates'),
+    h('ul', {}, certificates.map((c) => h('li', {}, link(`/certificates/${c.id}`, `${c.course}: certificate ${c.id}`),
+      c.revoked ? h('span', { class: 'status failed' }, 'revoked') : null))));
+}
+
 export async function showExercises(session) {
-  const [exercises, courses] = await Promise.all([
+  const [exercises, courses, mine] = await Promise.all([
     api('GET', '/api/v1/exercises'),
     api('GET', '/api/v1/courses'),
+    session.user ? api('GET', '/api/v1/certificates?user=me') : { certificates: [] },
   ]);
   const byId = new Map(exercises.map((e) => [e.id, e]));
   const inCourses = new Set();
@@ -45,6 +53,7 @@ export async function showExercises(session) {
   fill(document.getElementById('main'),
     h('h1', {}, 'Exercises'),
     session.user ? null : h('p', {}, link('/login', 'Log in'), ' to submit and to see your progress.'),
+    certificatesSection(mine.certificates),
     courses.courses.map((c) => courseSection(c, byId, session)),
     others.length ? h('section', { class: 'card' }, h('h2', {}, 'Other exercises'),
       h('ul', { class: 'exercises' }, others.map((e) => exerciseItem(e, session)))) : null);

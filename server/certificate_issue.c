@@ -1,0 +1,95 @@
+/*
+ * Issuing certificates (certificate_issue.h): after a passing
+ * assessment-size result, every course whose assessments the student has
+ * now all passed gets its certificate, at once. Exactly one per student
+ * and course: the database's UNIQUE (user, course) decides between two
+ * workers finishing together, and later passes find it there.
+ */
+#include "certificate_issue.h"
+
+#include "certificate.h"
+#include "grader/grader.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COURSE_ASSESSMENTS_MAX 32
+
+static bool is_assessment(const json_t *course, const char *exercise)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(course, "assessments"), i,
+                       a) if (strcmp(json_string_value(a), exercise) == 0) return true;
+    return false;
+}
+
+static void issue(struct service *s, struct db *db, const struct db_user *user,
+                  const json_t *course, const struct db_certificate_assessment *best, int n)
+{
+    char id[CERTIFICATE_ID_LENGTH + 1], signature[CERTIFICATE_SIGNATURE_BASE64_MAX];
+    struct certificate_assessment signed_assessments[COURSE_ASSESSMENTS_MAX];
+    for (int i = 0; i < n; i++)
+        signed_assessments[i] =
+            (struct certificate_assessment){best[i].exercise, best[i].submission, best[i].ratio};
+    certificate_new_id(id);
+    struct certificate_facts facts = {
+        .id = id,
+        .course_id = json_string_value(json_object_get(course, "id")),
+        .course_title = json_string_value(json_object_get(course, "title")),
+        .student = user->display_name,
+        .issued_at_ms = db_now_ms(),
+        .assessments = signed_assessments,
+        .n_assessments = n,
+    };
+    char *payload = certificate_payload(&facts);
+    if (!payload)
+        return;
+    certificate_sign(&s->signing_key, payload, signature);
+    struct db_certificate c = {.id = id,
+                               .course = facts.course_id,
+                               .payload = payload,
+                               .signature = signature,
+                               .user_id = user->id,
+                               .issued_at = facts.issued_at_ms,
+                               .assessments = best,
+                               .n_assessments = n};
+    enum db_outcome o = db_certificate_add(db, &c);
+    if (o == DB_OK)
+        fprintf(stderr, "certificate %s issued to %s for %s\n", id, user->name, facts.course_id);
+    else if (o == DB_FAILED)
+        fprintf(stderr, "the certificate of %s for %s could not be stored: %s\n", user->name,
+                facts.course_id, db_error(db));
+    free(payload);
+}
+
+static void consider(struct service *s, struct db *db, const struct db_user *user,
+                     const json_t *course)
+{
+    const char *ids[COURSE_ASSESSMENTS_MAX];
+    struct db_certificate_assessment best[COURSE_ASSESSMENTS_MAX];
+    json_t *list = json_object_get(course, "assessments"), *a;
+    size_t i;
+    int n = 0;
+    json_array_foreach(list, i, a) if (n < COURSE_ASSESSMENTS_MAX) ids[n++] = json_string_value(a);
+    if (db_certificate_exists(db, user->id, json_string_value(json_object_get(course, "id"))) ||
+        db_course_best(db, user->id, ids, n, best) != DB_OK)
+        return;
+    issue(s, db, user, course, best, n);
+}
+
+void certificates_issue(struct service *s, struct db *db, int64_t user_id, const char *exercise)
+{
+    struct db_user user;
+    if (db_user_by_id(db, user_id, &user) != DB_OK)
+        return;
+    json_t *courses = grader_courses(s->config.exercises), *course;
+    size_t i;
+    json_array_foreach(courses, i, course)
+    {
+        if (!json_object_get(course, "error") && is_assessment(course, exercise))
+            consider(s, db, &user, course);
+    }
+    json_decref(courses);
+}

@@ -1,0 +1,42 @@
+// A certificate's public page: printable (course, name, date, the
+// assessments with their ratios), with the server's check of its signature
+// said plainly (VALID, or REVOKED with the reason), and how anyone can
+// verify it without trusting this page.
+
+import { api } from './api.js';
+import { fill, formatDate, h } from './dom.js';
+
+function verdictOf(c) {
+  if (c.revoked) return h('p', { class: 'certificate-status revoked', role: 'status' }, 'REVOKED',
+    h('span', {}, ` on ${formatDate(c.revoked_at)}: ${c.revoked_reason || 'no reason given'}`));
+  if (!c.signature_valid) return h('p', { class: 'certificate-status revoked', role: 'status' }, 'NOT VALID',
+    h('span', {}, ': its signature does not match its content'));
+  return h('p', { class: 'certificate-status valid', role: 'status' }, 'VALID',
+    h('span', {}, ': signed by this kgrade server, and not revoked'));
+}
+
+export async function showCertificate(session, id) {
+  const c = await api('GET', `/api/v1/certificates/${encodeURIComponent(id)}`);
+  const p = JSON.parse(c.payload);
+  fill(document.getElementById('main'),
+    h('article', { class: 'certificate' },
+      h('p', { class: 'certificate-kind' }, 'Certificate of competency'),
+      h('h1', {}, p.course.title),
+      h('p', { class: 'certificate-name' }, p.student),
+      h('p', {}, `passed every assessment of the course; issued on ${p.issued_on}.`),
+      h('table', {}, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Assessment'),
+        h('th', { scope: 'col' }, 'Time, as a ratio to the reference'))),
+      h('tbody', {}, p.assessments.map((a) => h('tr', {}, h('td', {}, a.exercise), h('td', {}, `${a.ratio}×`))))),
+      verdictOf(c),
+      h('p', { class: 'certificate-id' }, `Certificate ${c.id}`)),
+    h('section', { class: 'verify-help' }, h('h2', {}, 'Verify it yourself'),
+      h('p', {}, 'The text below is exactly what was signed, with Ed25519, by the key this server publishes at ',
+        h('code', {}, '/api/v1/certificates/public-key'), '. Save this certificate\'s JSON and run'),
+      h('pre', {}, `curl -s ${location.origin}/api/v1/certificates/${c.id} > certificate.json\n` +
+        `kgrade cert verify certificate.json --public-key ${c.public_key}`),
+      h('p', {}, 'or check the signature with any Ed25519 library over these bytes:'),
+      h('details', {}, h('summary', {}, 'The signed payload and its signature'),
+        h('pre', { class: 'copy' }, c.payload), h('pre', { class: 'copy' }, c.signature)),
+      h('p', {}, h('button', { type: 'button', onclick: () => window.print() }, 'Print'))));
+  void session;
+}
