@@ -208,6 +208,14 @@ async function journey(browser, admin) {
     await page.goto(`${base}/scoreboard/tiny-add`);
     await page.getByText('Nobody has passed yet.').waitFor();
   });
+  await check('the instructor revokes the certificate; its page says REVOKED with the reason', async () => {
+    const { certificates } = await (await page.request.get(`${base}/api/v1/certificates?user=sam`)).json();
+    await page.goto(`${base}/certificates/${certificates[0].id}`);
+    await page.getByLabel('Reason').fill('a test of revocation');
+    await page.getByRole('button', { name: 'Revoke this certificate' }).click();
+    await page.locator('.certificate-status.revoked').getByText('a test of revocation').waitFor();
+    await shot(page, 'certificate-revoked');
+  });
   await check('the pages are usable on a narrow screen', async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(`${base}/exercises/tiny-add`);

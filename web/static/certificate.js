@@ -15,6 +15,23 @@ function verdictOf(c) {
     h('span', {}, ': signed by this kgrade server, and not revoked'));
 }
 
+// Instructors revoke here, with a reason (kept and shown).
+function revokeForm(session, c) {
+  if (!session.user || session.user.role === 'student' || c.revoked) return null;
+  const reason = h('input', { id: 'revoke-reason', required: true, maxlength: 500 });
+  const error = h('p', { class: 'error', role: 'alert' });
+  return h('form', { class: 'inline-form verify-help', onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      await api('POST', `/api/v1/certificates/${c.id}/revoke`, { reason: reason.value });
+      await showCertificate(session, c.id);
+    } catch (e) {
+      fill(error, e.message);
+    }
+  } }, h('label', { for: 'revoke-reason' }, 'Reason'), reason,
+  h('button', { type: 'submit' }, 'Revoke this certificate'), error);
+}
+
 export async function showCertificate(session, id) {
   const c = await api('GET', `/api/v1/certificates/${encodeURIComponent(id)}`);
   const p = JSON.parse(c.payload);
@@ -29,6 +46,7 @@ export async function showCertificate(session, id) {
       h('tbody', {}, p.assessments.map((a) => h('tr', {}, h('td', {}, a.exercise), h('td', {}, `${a.ratio}×`))))),
       verdictOf(c),
       h('p', { class: 'certificate-id' }, `Certificate ${c.id}`)),
+    revokeForm(session, c),
     h('section', { class: 'verify-help' }, h('h2', {}, 'Verify it yourself'),
       h('p', {}, 'The text below is exactly what was signed, with Ed25519, by the key this server publishes at ',
         h('code', {}, '/api/v1/certificates/public-key'), '. Save this certificate\'s JSON and run'),
@@ -38,5 +56,4 @@ export async function showCertificate(session, id) {
       h('details', {}, h('summary', {}, 'The signed payload and its signature'),
         h('pre', { class: 'copy' }, c.payload), h('pre', { class: 'copy' }, c.signature)),
       h('p', {}, h('button', { type: 'button', onclick: () => window.print() }, 'Print'))));
-  void session;
 }
