@@ -64,6 +64,27 @@ static json_t *statement_html(const json_t *markdown)
     return j ? j : json_null();
 }
 
+/* The statement in the language asked for (?lang=fr: statement.fr.md)
+ * when the exercise has it, else the English statement.md; `language`
+ * says which ("en" or the code). */
+static json_t *statement_in(const char *folder, const char *id, const char *asked, char language[3])
+{
+    bool two_letters = asked && strlen(asked) == 2 && asked[0] >= 'a' && asked[0] <= 'z' &&
+                       asked[1] >= 'a' && asked[1] <= 'z';
+    if (two_letters && strcmp(asked, "en") != 0) {
+        char name[32];
+        snprintf(name, sizeof name, "statement.%s.md", asked);
+        json_t *translated = exercise_file(folder, id, name);
+        if (json_is_string(translated)) {
+            memcpy(language, asked, 3);
+            return translated;
+        }
+        json_decref(translated);
+    }
+    memcpy(language, "en", 3);
+    return exercise_file(folder, id, "statement.md");
+}
+
 void api_exercise(struct http_request *req, struct http_response *res)
 {
     const char *folder = req->service->config.exercises;
@@ -74,7 +95,9 @@ void api_exercise(struct http_request *req, struct http_response *res)
     }
     json_t *copy = json_deep_copy(e);
     json_decref(e);
-    json_t *statement = exercise_file(folder, req->path_name, "statement.md");
+    char language[3];
+    json_t *statement = statement_in(folder, req->path_name, http_query(req, "lang"), language);
+    json_object_set_new(copy, "language", json_string(language));
     json_object_set_new(copy, "statement_html", statement_html(statement));
     json_object_set_new(copy, "statement", statement);
     json_object_set_new(copy, "starter", exercise_file(folder, req->path_name, "starter.cu"));

@@ -53,7 +53,7 @@ async function startServer() {
   let out = '';
   server.stdout.on('data', (d) => { out += d; });
   server.stderr.on('data', () => {});
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 600; i++) { // a minute: the sandbox probe is slow on a loaded machine
     const match = out.match(/one-time password\s+(\S+)/);
     if (match && out.includes('kgrade serving')) return { server, admin: match[1] };
     await new Promise((r) => setTimeout(r, 100));
@@ -223,6 +223,13 @@ async function journey(browser, admin) {
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(width <= 400, `the page is ${width} px wide`);
     await shot(page, 'narrow');
+  });
+  await check('a browser that prefers French gets the French statement', async () => {
+    const french = await browser.newContext({ locale: 'fr-FR' });
+    const p = await french.newPage();
+    await p.goto(`${base}/exercises/tiny-add`);
+    await p.locator('.statement[lang=fr]').getByText('en français').waitFor();
+    await french.close();
   });
   await check('no page logged an error (CSP violations included)', async () => {
     expect(problems.length === 0, problems.join('\n'));

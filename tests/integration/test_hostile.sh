@@ -76,6 +76,16 @@ expect "a compile over its memory limit is a compile_error" 1 \
 
 # Nothing left behind: the parent answers, no job's cgroup remains.
 expect "kgrade still works after the corpus" 0 "" -- "$KGRADE" exercises
-leftover() { find /sys/fs/cgroup -maxdepth 3 -path '*kgrade-sandbox/job-*' 2>/dev/null; }
+# A job's cgroup is named job-PID-N after the kgrade that ran it; one whose
+# kgrade has exited is left behind (others belong to kgrades still running,
+# such as another test's server on the same machine).
+leftover() {
+    local dir pid
+    for dir in $(find /sys/fs/cgroup -maxdepth 3 -path '*kgrade-sandbox/job-*' 2>/dev/null); do
+        pid=${dir##*/job-}
+        pid=${pid%%-*}
+        [[ -d /proc/$pid ]] || echo "$dir"
+    done
+}
 expect "no job's cgroup is left behind" 0 "^$" -- leftover
 finish

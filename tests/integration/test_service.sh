@@ -256,6 +256,10 @@ expect "GET /api/v1/courses lists the course with its sections" 0 "^tiny-add$" -
     "curl -s $BASE/api/v1/courses | jq -r '.courses[0].sections[0].exercises[0]'"
 expect "a statement comes as HTML, rendered in cmark's safe mode" 0 "^true$" -- bash -c \
     "curl -s $BASE/api/v1/exercises/tiny-add | jq -e '(.statement_html | contains(\"<strong>Markdown</strong>\")) and (.statement_html | contains(\"<script\") | not) and (.statement_html | contains(\"javascript:\") | not)'"
+expect "?lang=fr gives the French statement where there is one" 0 "^fr # tiny-add, en français" -- bash -c \
+    "curl -s '$BASE/api/v1/exercises/tiny-add?lang=fr' | jq -r '.language + \" \" + .statement'"
+expect "a language without a statement, or no language code, gives English" 0 "^en en$" -- bash -c \
+    "echo \$(curl -s '$BASE/api/v1/exercises/tiny-add?lang=de' | jq -r .language) \$(curl -s '$BASE/api/v1/exercises/tiny-add?lang=../x' | jq -r .language)"
 expect "a list of one exercise's submissions" 0 "^true$" -- bash -c \
     "curl -s -H 'Authorization: Bearer $SAM' '$BASE/api/v1/submissions?exercise=nope' | jq -e '.submissions == []'"
 api GET "/api/v1/submissions?user=tom" -H "Authorization: Bearer $SAM" >/dev/null

@@ -18,6 +18,17 @@ async function loadEditor() {
   }
 }
 
+// The statement's language: the browser's first preference among those
+// kgrade's statements come in (English otherwise).
+const STATEMENT_LANGUAGES = ['en', 'fr'];
+function preferredLanguage() {
+  for (const tag of navigator.languages || [navigator.language || 'en']) {
+    const code = tag.slice(0, 2).toLowerCase();
+    if (STATEMENT_LANGUAGES.includes(code)) return code;
+  }
+  return 'en';
+}
+
 // A fresh Idempotency-Key (crypto.randomUUID needs HTTPS; this does not).
 function randomKey() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -25,7 +36,7 @@ function randomKey() {
 }
 
 function statementOf(exercise) {
-  const statement = h('div', { class: 'statement' });
+  const statement = h('div', { class: 'statement', lang: exercise.language || 'en' });
   if (exercise.statement_html) statement.innerHTML = exercise.statement_html; // cmark, safe mode
   else statement.append(h('pre', {}, exercise.statement || 'This exercise has no statement.'));
   return statement;
@@ -40,7 +51,7 @@ async function lastSubmission(session, id) {
 
 export async function showExercise(session, id) {
   const [exercise, last, editorModule] = await Promise.all([
-    api('GET', `/api/v1/exercises/${encodeURIComponent(id)}`),
+    api('GET', `/api/v1/exercises/${encodeURIComponent(id)}?lang=${preferredLanguage()}`),
     lastSubmission(session, id),
     loadEditor(),
   ]);

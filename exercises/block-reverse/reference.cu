@@ -1,0 +1,9 @@
+// block-reverse, the reference: each block reverses its 256 elements in shared memory.
+extern "C" __global__ void block_reverse(const float *in, float *out)
+{
+    __shared__ float tile[256];
+    int base = blockIdx.x * 256;
+    tile[threadIdx.x] = in[base + threadIdx.x];
+    __syncthreads();
+    out[base + threadIdx.x] = tile[255 - threadIdx.x];
+}

@@ -1,0 +1,7 @@
+// Known bad: cubes instead.
+extern "C" __global__ void square(const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = x[i] * x[i] * x[i];
+}

@@ -1,0 +1,7 @@
+// Known bad: suppresses the threshold too.
+extern "C" __global__ void zero_suppress(const short *waveform, short *out, int threshold, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = waveform[i] <= threshold ? 0 : waveform[i];
+}
