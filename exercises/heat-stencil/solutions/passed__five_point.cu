@@ -1,0 +1,15 @@
+// Known good: the 5-point update, fixed edges.
+extern "C" __global__ void heat_step(const float *u, float *u_next, int rows, int cols, float alpha)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    int i = row * cols + col;
+    if (col == 0)
+        u_next[i] = 100.0f; /* the hot left edge */
+    else if (row == 0 || row == rows - 1 || col == cols - 1)
+        u_next[i] = 0.0f; /* the cold other edges */
+    else
+        u_next[i] = u[i] + alpha * (u[i - cols] + u[i + cols] + u[i - 1] + u[i + 1] - 4.0f * u[i]);
+}
