@@ -36,6 +36,14 @@ sed -i 's/"vector-add"/"good"/' "$TMP/set/good/exercise.json"
 printf '{"id": "broken"}\n' >"$TMP/set/broken/exercise.json"
 expect "a broken exercise is listed with its error" 0 "^broken +BROKEN: .*'title' must be a string" -- \
     "$KGRADE" exercises --exercises "$TMP/set"
+expect "exercises lists them by course and section" 0 "^1$" -- bash -c \
+    "'$KGRADE' exercises | awk '/^  2\\./ { s = 1 } /^histogram / { print s }'"
+mkdir -p "$TMP/set/courses"
+printf '{"id": "c", "title": "C", "sections": [{"title": "S", "exercises": ["good", "ghost"]}], "assessments": ["good"]}\n' \
+    >"$TMP/set/courses/c.json"
+expect "a course's missing exercise is named" 0 "^ghost +MISSING" -- "$KGRADE" exercises --exercises "$TMP/set"
+expect "exercises in no course come last, under their header" 0 "^in no course:" -- \
+    "$KGRADE" exercises --exercises "$TMP/set"
 expect "an unreadable exercise folder is a usage error" 2 "cannot read the exercise folder" -- \
     "$KGRADE" exercises --exercises "$TMP/none"
 good_kernel=exercises/vector-add/reference.cu
