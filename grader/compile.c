@@ -12,6 +12,7 @@
 #include "compile_output.h"
 #include "nvrtc_headers.h"
 
+#include <ctype.h>
 #include <nvrtc.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -305,6 +306,84 @@ static enum grader_compile_status run_nvrtc(const char *text, const char *file_n
     return status;
 }
 
+/* "2 GiB", "1.5 GiB", "640 MiB". */
+static void format_bytes(uint64_t bytes, char *out, size_t size)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double value = (double)bytes;
+    int unit = 0;
+    while (value >= 1024 && unit < 6) {
+        value /= 1024;
+        unit++;
+    }
+    snprintf(out, size, "%.3g %s", value, units[unit]);
+}
+
+/* The first line of the source where `word` stands as a whole word; 0 if none. */
+static int line_of_word(const char *source, size_t size, const char *word)
+{
+    size_t n = strlen(word);
+    int line = 1;
+    for (size_t i = 0; n > 0 && i + n <= size; i++) {
+        if (source[i] == '\n')
+            line++;
+        bool starts = i == 0 || !(isalnum((unsigned char)source[i - 1]) || source[i - 1] == '_');
+        bool ends =
+            i + n == size || !(isalnum((unsigned char)source[i + n]) || source[i + n] == '_');
+        if (starts && ends && memcmp(source + i, word, n) == 0)
+            return line;
+    }
+    return 0;
+}
+
+static bool add_diagnostic(struct grader_compile_result *result, int line, const char *message)
+{
+    struct grader_diagnostic *more =
+        realloc(result->diagnostics, (result->n_diagnostics + 1) * sizeof *more);
+    if (!more)
+        return false;
+    result->diagnostics = more;
+    more[result->n_diagnostics] =
+        (struct grader_diagnostic){line, 0, GRADER_SEVERITY_ERROR, strdup(message)};
+    return more[result->n_diagnostics++].message != NULL;
+}
+
+/* __device__ and __constant__ variables over GRADER_STATIC_DATA_MAX are a
+ * compile error at the declaration: too big is the student's to fix, not a
+ * driver's failure to load the module. */
+static enum grader_compile_status check_static_data(const char *source, size_t size,
+                                                    struct grader_compile_result *result)
+{
+    struct ptx_static_data data;
+    grader_ptx_static_data(result->ptx, result->ptx_size, &data);
+    if (data.total_bytes <= GRADER_STATIC_DATA_MAX)
+        return GRADER_COMPILE_OK;
+    char *name = grader_demangle(data.largest);
+    const char *shown = name ? name : data.largest, *colons = strrchr(shown, ':');
+    char total[32], largest[32], limit[32], message[GRADER_MESSAGE_MAX];
+    format_bytes(data.total_bytes, total, sizeof total);
+    format_bytes(data.largest_bytes, largest, sizeof largest);
+    format_bytes(GRADER_STATIC_DATA_MAX, limit, sizeof limit);
+    if (data.largest_bytes == data.total_bytes)
+        snprintf(message, sizeof message,
+                 "'%.100s' takes %s of device memory; a kernel's __device__ and __constant__ "
+                 "variables may take at most %s: keep large data in the exercise's buffers",
+                 shown, total, limit);
+    else
+        snprintf(message, sizeof message,
+                 "the __device__ and __constant__ variables take %s ('%.100s' alone %s); at most "
+                 "%s fit a grading job: keep large data in the exercise's buffers",
+                 total, shown, largest, limit);
+    bool added =
+        add_diagnostic(result, line_of_word(source, size, colons ? colons + 1 : shown), message);
+    free(name);
+    free(result->ptx);
+    result->ptx = NULL;
+    result->ptx_size = 0;
+    return added ? finish_failed(result)
+                 : finish(result, GRADER_COMPILE_INTERNAL, "out of memory reporting an error");
+}
+
 enum grader_compile_status grader_compile(const char *source, size_t size,
                                           const struct grader_compile_options *options,
                                           struct grader_compile_result *result)
@@ -336,6 +415,8 @@ enum grader_compile_status grader_compile(const char *source, size_t size,
         grader_compile_result_free(result);
         status = run_nvrtc(text, file_name, argv, n_options - 1, options, result);
     }
+    if (status == GRADER_COMPILE_OK)
+        status = check_static_data(source, size, result);
     free(argv);
     free(arch_option);
     free(text);

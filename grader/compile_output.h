@@ -13,6 +13,8 @@
 
 #include "grader.h"
 
+#include <stdint.h>
+
 /* At most this many diagnostics are kept from one log; NVRTC itself stops
  * after about a hundred errors, so more means a runaway log. */
 #define GRADER_DIAGNOSTICS_MAX 200
@@ -36,6 +38,16 @@ int grader_ptxas_registers(const char *log, size_t len, const char *entry);
 int grader_ptx_entries(const char *ptx, size_t len, char ***names, size_t *count);
 
 void grader_names_free(char **names, size_t count);
+
+/* What a PTX text's module-scope variables take in global and constant
+ * memory (the source's __device__ and __constant__ variables). */
+struct ptx_static_data {
+    uint64_t total_bytes;   /* saturating */
+    uint64_t largest_bytes; /* the largest one's */
+    char largest[128];      /* its PTX name ("" when there is none) */
+};
+
+void grader_ptx_static_data(const char *ptx, size_t len, struct ptx_static_data *data);
 
 /* The demangled form of a C++ symbol ("_Z5scalePfi" → "scale(float*, int)"),
  * or a copy of `name` when it is not mangled (extern "C"). NULL when out of

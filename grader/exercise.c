@@ -17,10 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXERCISE_FILE     "exercise.json"
-#define EXERCISE_FILE_MAX (1024 * 1024)
-#define SIZE_VALUE_MAX    (INT64_C(1) << 40)
-#define LAUNCH_DIM_MAX    (INT64_C(1) << 31)
+#define EXERCISE_FILE  "exercise.json"
+#define SIZE_VALUE_MAX (INT64_C(1) << 40)
+#define LAUNCH_DIM_MAX (INT64_C(1) << 31)
 
 struct loader {
     const char *file;
@@ -631,18 +630,9 @@ bool exercise_load(const char *folder, struct exercise *e, char *error, size_t e
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", folder, EXERCISE_FILE);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(error, error_size, "%s: cannot be read", path);
-        return false;
-    }
-    char *text = malloc(EXERCISE_FILE_MAX + 1);
-    size_t n = text ? fread(text, 1, EXERCISE_FILE_MAX + 1, f) : 0;
-    fclose(f);
-    bool ok = text && n <= EXERCISE_FILE_MAX;
-    if (!ok)
-        snprintf(error, error_size, "%s: larger than %d bytes", path, EXERCISE_FILE_MAX);
-    ok = ok && exercise_parse(text, n, path, e, error, error_size);
+    size_t n;
+    char *text = exercise_file_read(path, EXERCISE_DEFINITION_MAX, &n, error, error_size);
+    bool ok = text && exercise_parse(text, n, path, e, error, error_size);
     free(text);
     if (!ok)
         return false;

@@ -107,6 +107,15 @@ struct exercise {
     } limits;
 };
 
+/* The largest exercise.json and reference.cu read. */
+#define EXERCISE_DEFINITION_MAX (1024 * 1024)
+#define EXERCISE_REFERENCE_MAX  (1024 * 1024)
+
+/* A whole file of at most `max` bytes, NUL-terminated (malloc'ed), its
+ * length in `*size`; NULL with "PATH: what is wrong" in `error`. */
+char *exercise_file_read(const char *path, size_t max, size_t *size, char *error,
+                         size_t error_size);
+
 /* Loads <folder>/exercise.json. On failure writes "FILE: FIELD: what is
  * wrong" to `error` and returns false. */
 bool exercise_load(const char *folder, struct exercise *exercise, char *error, size_t error_size);

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #define REFERENCE_FILE "reference.cu"
-#define REFERENCE_MAX  (1024 * 1024)
 
 const char *grader_verdict_name(enum grader_verdict verdict)
 {
@@ -40,9 +39,14 @@ const char *grader_phase_name(enum grader_phase phase)
 
 void grade_phase(struct grading *g, enum grader_phase phase)
 {
+    struct grader_progress p = {
+        .phase = phase,
+        .case_index = phase == GRADER_PHASE_COMPILE ? -1 : g->case_index,
+        .n_cases = g->n_cases,
+        .reference_seconds = phase == GRADER_PHASE_STUDENT ? g->case_reference_seconds : 0,
+    };
     if (g->request->progress)
-        g->request->progress(g->request->progress_context, phase,
-                             phase == GRADER_PHASE_COMPILE ? -1 : g->case_index, g->n_cases);
+        g->request->progress(g->request->progress_context, &p);
 }
 
 uint64_t grader_fresh_seed(void)
@@ -59,27 +63,19 @@ uint64_t grader_fresh_seed(void)
     return seed;
 }
 
-static char *read_text(const char *path, size_t *size)
+void grade_arch(const struct grading *g, char arch[16])
 {
-    FILE *f = fopen(path, "rb");
-    char *text = f ? malloc(REFERENCE_MAX + 1) : NULL;
-    *size = text ? fread(text, 1, REFERENCE_MAX, f) : 0;
-    if (f)
-        fclose(f);
-    if (text)
-        text[*size] = '\0';
-    return text;
+    snprintf(arch, 16, "sm_%d%d", g->api.cc_major % 100, g->api.cc_minor % 10);
 }
 
-/* Compiles one side for the device, finding the exercise's kernels by name. */
-static enum grader_compile_status compile_side(struct grading *g, int side, const char *source,
-                                               size_t size, const char *file_name)
+enum grader_compile_status grade_compile_side(struct grading *g, int side, const char *source,
+                                              size_t size, const char *file_name)
 {
     const char *names[EXERCISE_KERNELS_MAX];
     for (int k = 0; k < g->exercise.n_kernels; k++)
         names[k] = g->exercise.kernels[k].name;
     char arch[16];
-    snprintf(arch, sizeof arch, "sm_%d%d", g->api.cc_major, g->api.cc_minor);
+    grade_arch(g, arch);
     const char *extra[] = {"-lineinfo", "-std=c++17"};
     struct grader_compile_options options = {
         .arch = arch,
@@ -129,7 +125,7 @@ static enum grader_verdict compile_student(struct grading *g, char *message, siz
     const struct grader_request *q = g->request;
     grade_phase(g, GRADER_PHASE_COMPILE);
     const char *file = q->file_name ? q->file_name : GRADER_DEFAULT_FILE_NAME;
-    enum grader_compile_status s = compile_side(g, 1, q->source, q->size, file);
+    enum grader_compile_status s = grade_compile_side(g, 1, q->source, q->size, file);
     snprintf(message, size, "%s", g->compiled[1].message);
     if (s == GRADER_COMPILE_REJECTED)
         return GRADER_VERDICT_REJECTED;
@@ -144,22 +140,26 @@ static enum grader_verdict compile_student(struct grading *g, char *message, siz
     return GRADER_VERDICT_PASSED;
 }
 
-static enum grader_verdict prepare_reference(struct grading *g, char *message, size_t size)
+/* The reference's PTX: handed to the job, or compiled here from the
+ * exercise's files (`files`, read when the request came without them). */
+static bool obtain_reference(struct grading *g, const struct grader_exercise_files *files,
+                             char *message, size_t size)
 {
-    char path[1200];
-    size_t n;
-    snprintf(path, sizeof path, "%s/%s", g->exercise.folder, REFERENCE_FILE);
-    char *text = read_text(path, &n);
-    if (!text) {
-        snprintf(message, size, "the exercise has no readable %.200s", path);
+    if (g->request->reference)
+        return reference_from_json(g, g->request->reference, message, size);
+    if (grade_compile_side(g, 0, files->reference, files->reference_size, REFERENCE_FILE) ==
+        GRADER_COMPILE_OK)
+        return true;
+    snprintf(message, size, "the reference does not compile: %.200s", g->compiled[0].message);
+    return false;
+}
+
+static enum grader_verdict prepare_reference(struct grading *g,
+                                             const struct grader_exercise_files *files,
+                                             char *message, size_t size)
+{
+    if (!obtain_reference(g, files, message, size))
         return GRADER_VERDICT_INTERNAL_ERROR;
-    }
-    enum grader_compile_status s = compile_side(g, 0, text, n, REFERENCE_FILE);
-    free(text);
-    if (s != GRADER_COMPILE_OK) {
-        snprintf(message, size, "the reference does not compile: %.200s", g->compiled[0].message);
-        return GRADER_VERDICT_INTERNAL_ERROR;
-    }
     CUdevice device;
     if (g->api.cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
         g->api.cuCtxCreate(&g->context, NULL, 0, device) != CUDA_SUCCESS) {
@@ -247,7 +247,7 @@ static void release(struct grading *g)
     output_capture_release(&g->output);
 }
 
-static bool open_device(struct grading *g, char *error, size_t size)
+bool grade_open_device(struct grading *g, char *error, size_t size)
 {
     static const enum cuda_device_choice choices[] = {
         [GRADER_DEVICE_AUTO] = CUDA_DEVICE_AUTO,
@@ -261,25 +261,62 @@ static bool open_device(struct grading *g, char *error, size_t size)
     return cuda_api_load(&g->api, choices[g->request->device], emulator, error, size);
 }
 
+/* The exercise of the request: given whole (a job in the sandbox, which
+ * has no view of the exercise folder), or read here from the folder, with
+ * the reference's source in `files`. */
+static bool load_exercise(struct grading *g, struct grader_exercise_files *files, char *error,
+                          size_t size)
+{
+    const struct grader_request *q = g->request;
+    memset(files, 0, sizeof *files);
+    if (q->definition) {
+        snprintf(g->version, sizeof g->version, "%s", q->version ? q->version : "");
+        return exercise_parse(q->definition, q->definition_size, "exercise.json", &g->exercise,
+                              error, size);
+    }
+    if (!grader_exercise_read(q->exercises, q->exercise, files, error, size))
+        return false;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s/exercise.json", q->exercises, q->exercise);
+    snprintf(g->version, sizeof g->version, "%s", files->version);
+    return exercise_parse(files->definition, files->definition_size, path, &g->exercise, error,
+                          size);
+}
+
+/* A grading of `request` with nothing done yet; NULL when out of memory. */
+static struct grading *grading_new(const struct grader_request *request, uint64_t seed)
+{
+    struct grading *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->request = request;
+    g->seed = seed;
+    g->assessment = request->n <= 0;
+    g->diagnostics = json_array();
+    output_capture_init(&g->output);
+    return g;
+}
+
+static void grading_free(struct grading *g)
+{
+    release(g);
+    free(g);
+}
+
 json_t *grader_grade(const struct grader_request *request, enum grader_verdict *verdict,
                      char *error, size_t error_size)
 {
-    struct grading *g = calloc(1, sizeof *g);
-    char folder[1200], message[GRADER_MESSAGE_MAX] = "";
+    struct grading *g =
+        grading_new(request, request->seed_given ? request->seed : grader_fresh_seed());
+    char message[GRADER_MESSAGE_MAX] = "";
+    struct grader_exercise_files files;
     if (!g) {
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
-    g->request = request;
-    g->seed = request->seed_given ? request->seed : grader_fresh_seed();
-    g->assessment = request->n <= 0;
-    g->diagnostics = json_array();
-    output_capture_init(&g->output);
-    snprintf(folder, sizeof folder, "%s/%s", request->exercises, request->exercise);
-    if (!exercise_load(folder, &g->exercise, error, error_size) ||
-        !open_device(g, error, error_size)) {
-        release(g);
-        free(g);
+    if (!load_exercise(g, &files, error, error_size) || !grade_open_device(g, error, error_size)) {
+        grader_exercise_files_free(&files);
+        grading_free(g);
         return NULL;
     }
     g->timing = request->timing != GRADER_TIMING_AUTO ? request->timing
@@ -289,33 +326,29 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
     enum grader_verdict v = compile_student(g, message, sizeof message);
     bool compiled = v == GRADER_VERDICT_PASSED;
     if (v == GRADER_VERDICT_PASSED)
-        v = prepare_reference(g, message, sizeof message);
+        v = prepare_reference(g, &files, message, sizeof message);
+    grader_exercise_files_free(&files);
     if (v == GRADER_VERDICT_PASSED)
         v = run_cases(g, cases, message, sizeof message);
     if (v == GRADER_VERDICT_PASSED)
         v = judge_speed(g, message, sizeof message);
     *verdict = v;
     json_t *result = grade_json(g, v, message, cases, compiled);
-    release(g);
-    free(g);
+    grading_free(g);
     return result;
 }
 
 json_t *grader_verdict_json(const struct grader_request *request, enum grader_verdict verdict,
                             const char *message, bool compiled)
 {
-    struct grading *g = calloc(1, sizeof *g);
-    char folder[1200], ignored[GRADER_MESSAGE_MAX];
+    struct grading *g = grading_new(request, request->seed);
+    char ignored[GRADER_MESSAGE_MAX];
+    struct grader_exercise_files files;
     if (!g)
         return NULL;
-    g->request = request;
-    g->seed = request->seed;
-    g->assessment = request->n <= 0;
-    g->diagnostics = json_array();
-    output_capture_init(&g->output);
-    snprintf(folder, sizeof folder, "%s/%s", request->exercises, request->exercise);
-    if (!exercise_load(folder, &g->exercise, ignored, sizeof ignored))
+    if (!load_exercise(g, &files, ignored, sizeof ignored))
         snprintf(g->exercise.id, sizeof g->exercise.id, "%s", request->exercise);
+    grader_exercise_files_free(&files);
     snprintf(g->api.device_name, sizeof g->api.device_name,
              "unknown (the job ended before it reported)");
     g->compiled[1].status = compiled                                  ? GRADER_COMPILE_OK
@@ -325,9 +358,34 @@ json_t *grader_verdict_json(const struct grader_request *request, enum grader_ve
              compiled ? "compiled" : message);
     json_t *cases = json_array();
     json_t *result = grade_json(g, verdict, message, cases, compiled);
-    release(g);
-    free(g);
+    grading_free(g);
     return result;
+}
+
+json_t *grader_reference_build(const char *definition, size_t definition_size,
+                               const char *reference, size_t reference_size,
+                               enum grader_device device, const char *emulator, char *error,
+                               size_t error_size)
+{
+    struct grader_request request = {.device = device, .emulator = emulator};
+    struct grading *g = grading_new(&request, 0);
+    json_t *built = NULL;
+    if (!g) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    if (exercise_parse(definition, definition_size, "exercise.json", &g->exercise, error,
+                       error_size) &&
+        grade_open_device(g, error, error_size)) {
+        if (grade_compile_side(g, 0, reference, reference_size, REFERENCE_FILE) !=
+            GRADER_COMPILE_OK)
+            snprintf(error, error_size, "the reference does not compile: %.300s",
+                     g->compiled[0].message);
+        else if (!(built = reference_to_json(g)))
+            snprintf(error, error_size, "out of memory");
+    }
+    grading_free(g);
+    return built;
 }
 
 bool grader_emulator_path(char *path, size_t size)

@@ -42,12 +42,14 @@ struct grading {
     CUmodule modules[2];                           /* 0: the reference, 1: the student's */
     CUfunction functions[2][EXERCISE_KERNELS_MAX]; /* per side, per exercise kernel */
     struct grader_compile_result compiled[2];
+    char version[17]; /* the exercise's (grader_exercise_files.version) */
     uint64_t seed;
     bool assessment;                 /* graded at the assessment size */
     enum grader_timing timing;       /* SINGLE or REPEATED, AUTO resolved */
     int case_index, n_cases;         /* the case running, for progress */
     double reference_ms, student_ms; /* at the timed case */
     double case_reference_ms;        /* the reference's time at the case running */
+    double case_reference_seconds;   /* its run's wall-clock time here */
     bool timed_case;                 /* the case running is the timed one */
     bool lower_bound;                /* the student's time is a lower bound (budget) */
     bool has_counters;
@@ -57,6 +59,26 @@ struct grading {
     json_t *diagnostics;                              /* the fault's, at its line */
     struct output_capture output;                     /* the student's kernels' printf output */
 };
+
+/* "sm_90": the architecture of the opened device, which both sides are
+ * compiled for. */
+void grade_arch(const struct grading *g, char arch[16]);
+
+/* Compiles one side (0: the reference, 1: the student's) for the device,
+ * finding the exercise's kernels by name. */
+enum grader_compile_status grade_compile_side(struct grading *g, int side, const char *source,
+                                              size_t size, const char *file_name);
+
+/* Opens the driver the request names. */
+bool grade_open_device(struct grading *g, char *error, size_t size);
+
+/* The reference side of `g` from a job's "reference" (grader_reference_build):
+ * its PTX, entries and registers, checked against the exercise and the
+ * device's architecture. False with a sentence. */
+bool reference_from_json(struct grading *g, const json_t *reference, char *error, size_t size);
+
+/* The reference side of `g`, compiled, as grader_reference_build gives it. */
+json_t *reference_to_json(const struct grading *g);
 
 /* Runs one case of sizes: the reference, then the student's kernels, the
  * guards and the comparison. `timed`: the case whose times are the result.

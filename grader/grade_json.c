@@ -16,10 +16,6 @@
 #error "KGRADE_VERSION is set by the Makefile"
 #endif
 
-#define FNV_OFFSET      0xcbf29ce484222325ull
-#define FNV_PRIME       0x100000001b3ull
-#define HASHED_FILE_MAX (4 * 1024 * 1024)
-
 /* ---------------------------------------------------------------- faults */
 
 static json_t *triple(const unsigned v[3])
@@ -81,36 +77,6 @@ enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
     snprintf(message, size, "%s", f.message);
     add_diagnostic(g, kind, &f);
     return v;
-}
-
-/* ------------------------------------------------------------- versions */
-
-static uint64_t fnv_file(uint64_t h, const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char buf[65536];
-    size_t n, total = 0;
-    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0 && total < HASHED_FILE_MAX) {
-        for (size_t i = 0; i < n; i++)
-            h = (h ^ buf[i]) * FNV_PRIME;
-        total += n;
-    }
-    if (f)
-        fclose(f);
-    return h;
-}
-
-/* A hash of the files that define the exercise (exercise.json, reference.cu). */
-static json_t *exercise_version(const struct exercise *e)
-{
-    char path[1200], hex[17];
-    uint64_t h = FNV_OFFSET;
-    snprintf(path, sizeof path, "%s/exercise.json", e->folder);
-    h = fnv_file(h, path);
-    snprintf(path, sizeof path, "%s/reference.cu", e->folder);
-    h = fnv_file(h, path);
-    snprintf(hex, sizeof hex, "%016" PRIx64, h);
-    return json_string(hex);
 }
 
 /* ---------------------------------------------------------------- parts */
@@ -210,13 +176,13 @@ json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *m
     json_array_foreach(cases, i, c) all_passed &= json_is_true(json_object_get(c, "passed"));
     json_t *compile = grader_compile_result_to_json(&g->compiled[1]);
     json_t *correctness = json_pack("{s:b, s:o}", "passed", compiled && all_passed, "cases", cases);
-    json_t *result = json_pack(
-        "{s:s, s:o, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:o, s:o, s:O, s:s}", "exercise",
-        g->exercise.id, "exercise_version", exercise_version(&g->exercise), "kgrade_version",
-        KGRADE_VERSION, "verdict", grader_verdict_name(verdict), "message", message, "assessment",
-        g->assessment, "seed", seed, "device", device_json(g), "compile",
-        compile ? compile : json_null(), "correctness", correctness, "performance",
-        performance_json(g, verdict), "diagnostics", g->diagnostics, "output", "");
+    json_t *result =
+        json_pack("{s:s, s:o, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:o, s:o, s:O, s:s}", "exercise",
+                  g->exercise.id, "exercise_version", json_string(g->version), "kgrade_version",
+                  KGRADE_VERSION, "verdict", grader_verdict_name(verdict), "message", message,
+                  "assessment", g->assessment, "seed", seed, "device", device_json(g), "compile",
+                  compile ? compile : json_null(), "correctness", correctness, "performance",
+                  performance_json(g, verdict), "diagnostics", g->diagnostics, "output", "");
     char *output = output_capture_text(&g->output);
     if (output != NULL)
         json_object_set_new(result, "output", json_string(output));

@@ -227,8 +227,10 @@ static bool run_reference(struct run *r, bool timed)
     struct cuda_api *api = &r->g->api;
     float ms = 0;
     grade_phase(r->g, GRADER_PHASE_REFERENCE);
+    double started = timing_now_seconds();
     if (!run_reference_once(r, true, &ms))
         return false;
+    r->g->case_reference_seconds = timing_now_seconds() - started;
     if (timed)
         r->g->reference_ms = ms;
     r->g->case_reference_ms = ms;

@@ -38,13 +38,6 @@ struct timing {
     size_t runs;
 };
 
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static bool allocate_scratch(struct timing *t)
 {
     struct cuda_api *api = &t->r->g->api;
@@ -128,7 +121,7 @@ static bool enough(const struct timing *t, double started)
         return true;
     if (t->runs < TIMING_MIN_RUNS)
         return false;
-    if (seconds_now() - started >= TIMING_MAX_SECONDS)
+    if (timing_now_seconds() - started >= TIMING_MAX_SECONDS)
         return true;
     timing_stats_of(t->student, t->runs, &s);
     timing_stats_of(t->reference, t->runs, &r);
@@ -144,7 +137,7 @@ bool run_time_repeated(struct run *r, struct case_outcome *out)
         return run_fail(r, "out of host memory");
     t->r = r;
     bool ok = allocate_scratch(t) && time_pair(t, out, true);
-    double started = seconds_now();
+    double started = timing_now_seconds();
     while (ok && out->verdict == GRADER_VERDICT_PASSED && !enough(t, started))
         ok = time_pair(t, out, false);
     if (ok && out->verdict == GRADER_VERDICT_PASSED) {

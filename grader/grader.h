@@ -27,6 +27,9 @@
 
 /* Limits of what a student may submit (DESIGN.md: verdict `rejected`). */
 #define GRADER_SOURCE_MAX_BYTES (64 * 1024)
+/* The __device__ and __constant__ variables of one source together: more is
+ * a compile error (a grading job's memory is for the exercise's buffers). */
+#define GRADER_STATIC_DATA_MAX (1ull << 30)
 /* Room for the one-sentence messages the grader writes. */
 #define GRADER_MESSAGE_MAX 512
 
@@ -175,15 +178,30 @@ enum grader_phase {
     GRADER_PHASE_TIMING,    /* the repeated timing */
 };
 
-/* Told when a phase begins: which case (0-based, of n_cases) it belongs to;
- * case -1 for the compile. */
-typedef void grader_progress_fn(void *context, enum grader_phase phase, int case_index,
-                                int n_cases);
+/* What the progress callback is told when a phase begins. */
+struct grader_progress {
+    enum grader_phase phase;
+    int case_index, n_cases; /* 0-based, of n_cases; -1 for the compile */
+    /* GRADER_PHASE_STUDENT: the wall-clock seconds this case's reference
+     * run took here (the caller may scale the student's time limit to it);
+     * 0 otherwise. */
+    double reference_seconds;
+};
+
+typedef void grader_progress_fn(void *context, const struct grader_progress *progress);
 
 struct grader_request {
-    const char *exercises; /* the exercise folder */
+    const char *exercises; /* the exercise folder (not read when `definition` is given) */
     const char *exercise;  /* its id */
-    const char *source;    /* the student's kernel (size bytes) */
+    /* The exercise given whole, for a job that never sees the exercise
+     * folder: exercise.json's text, its version (grader_exercise_read) and
+     * the reference as grader_reference_build made it. NULL: the exercise
+     * is read from `exercises` and its reference compiled here. */
+    const char *definition;
+    size_t definition_size;
+    const char *version;
+    const json_t *reference;
+    const char *source; /* the student's kernel (size bytes) */
     size_t size;
     const char *file_name; /* for messages; NULL: "kernel.cu" */
     bool seed_given;
@@ -202,6 +220,37 @@ struct grader_request {
  * GPU): a configuration error, not a verdict. */
 json_t *grader_grade(const struct grader_request *request, enum grader_verdict *verdict,
                      char *error, size_t error_size);
+
+/* ------------------------------------------- the exercise, apart from the job */
+
+/* An exercise's files as the trusted side reads them. The job that compiles
+ * and runs a student's source never sees them (DESIGN.md): it is given the
+ * definition and the reference's PTX (grader_reference_build). */
+struct grader_exercise_files {
+    char *definition; /* exercise.json */
+    size_t definition_size;
+    char *reference; /* reference.cu */
+    size_t reference_size;
+    char version[17]; /* a hash of both: the grade JSON's "exercise_version" */
+};
+
+/* Reads <exercises>/<id>/exercise.json and reference.cu (`id` must be an
+ * exercise id, never a path). False with a sentence in `error`. Released
+ * with grader_exercise_files_free. */
+bool grader_exercise_read(const char *exercises, const char *id,
+                          struct grader_exercise_files *files, char *error, size_t error_size);
+void grader_exercise_files_free(struct grader_exercise_files *files);
+
+/* The reference compiled for the device a grading runs on, as a job is
+ * handed it: {"arch": "sm_90", "ptx": "…", "kernels": [{"entry", "registers"}]}
+ * (the exercise's kernels in order). Loads the driver `device` names to
+ * learn the architecture. NULL with a sentence in `error` when the
+ * definition is broken, the device cannot be opened or the reference does
+ * not compile. The caller owns the result. */
+json_t *grader_reference_build(const char *definition, size_t definition_size,
+                               const char *reference, size_t reference_size,
+                               enum grader_device device, const char *emulator, char *error,
+                               size_t error_size);
 
 /* The exercises of a folder, sorted by id: [{id, title, course, assessment,
  * sizes (at the assessment), kernels}], a broken one as {id, error}. NULL

@@ -1,11 +1,13 @@
 /*
- * The median and the relative standard error of repeated timings.
+ * The median and the relative standard error of repeated timings, and the
+ * clock they are taken with.
  */
 #include "timing_stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int by_value(const void *a, const void *b)
 {
@@ -46,4 +48,11 @@ void timing_stats_of(const double *values, size_t runs, struct timing_stats *sta
     double variance = (squares - sum * sum / (double)runs) / (double)(runs - 1);
     double stddev = sqrt(variance > 0 ? variance : 0);
     stats->rse = stddev / sqrt((double)runs) / stats->mean;
+}
+
+double timing_now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }

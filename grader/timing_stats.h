@@ -19,6 +19,9 @@ struct timing_stats {
 };
 
 /* The statistics of `runs` times (ms). `values` is not changed. */
+/* The monotonic clock, in seconds. */
+double timing_now_seconds(void);
+
 void timing_stats_of(const double *values, size_t runs, struct timing_stats *stats);
 
 #endif

@@ -5,7 +5,8 @@
  * for the parent to map its ids and place it in its cgroups, takes its ids,
  * builds its filesystem view, limits itself, sets no_new_privs, enters
  * Landlock, moves its pipes to fds 0-3 and closes everything else, installs
- * the seccomp filter last, and execs the job. Any failure is written to the
+ * the seccomp filter last, and execs the job's program through the
+ * descriptor the parent opened (it is not in the job's view). Any failure is written to the
  * error pipe ("<step>: errno N") and ends the child with status 127.
  */
 #include "sandbox_internal.h"
@@ -129,6 +130,6 @@ int child_main(void *arg)
     arrange_fds(p);
     if (p->seccomp.len > 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->seccomp) != 0)
         fail(p, "installing the seccomp filter", errno);
-    execve(p->argv[0], p->argv, p->env);
+    syscall(SYS_execveat, p->plan->program_fd, "", p->argv, p->env, AT_EMPTY_PATH);
     fail(p, "starting the job", errno);
 }

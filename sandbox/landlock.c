@@ -6,7 +6,8 @@
  * filesystem view, and the main file protection where there are no mount
  * namespaces.
  *
- * The ruleset is built in the parent from the view's O_PATH descriptors;
+ * The ruleset is built in the parent from the view's O_PATH descriptors
+ * and the program's (executed through its descriptor, outside the view);
  * the child adds /tmp (its own tmpfs) and restricts itself before exec.
  */
 #include "sandbox_internal.h"
@@ -86,12 +87,17 @@ int landlock_build(const struct view_plan *plan, int abi)
     int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
     if (ruleset < 0)
         return -1;
-    for (int i = 0; i < plan->n_entries; i++) {
+    /* the kernel opens the program for reading to execute it */
+    uint64_t program =
+        (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE) & handled_fs(abi);
+    bool ok = allow(ruleset, plan->program_fd, program);
+    for (int i = 0; ok && i < plan->n_entries; i++) {
         const struct view_entry *e = &plan->entries[i];
-        if (e->kind != VIEW_SYMLINK && !allow(ruleset, e->fd, access_of(e, abi))) {
-            close(ruleset);
-            return -1;
-        }
+        ok = e->kind == VIEW_SYMLINK || allow(ruleset, e->fd, access_of(e, abi));
+    }
+    if (!ok) {
+        close(ruleset);
+        return -1;
     }
     int high = fcntl(ruleset, F_DUPFD_CLOEXEC, 10);
     if (high >= 0) {

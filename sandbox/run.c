@@ -328,9 +328,10 @@ static void hand_lines(struct job_run *j)
         const char *nl = memchr(start, '\n', j->result.size - j->lines_seen);
         if (!nl)
             break;
-        double limit = job->on_line(job->context, start, (size_t)(nl - start));
+        double now = now_seconds();
+        double limit = job->on_line(job->context, start, (size_t)(nl - start), now - j->started);
         if (limit > 0)
-            j->deadline = now_seconds() + limit;
+            j->deadline = now + limit;
         j->lines_seen = (size_t)(nl - j->result.data) + 1;
     }
 }

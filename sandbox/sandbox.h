@@ -60,9 +60,9 @@ void sandbox_default_limits(struct sandbox_limits *limits);
 double sandbox_cpu_for(double wall_seconds);
 
 /* Told each complete line the job writes to fd 3 (without its newline), as
- * it comes. Returns a new wall-clock limit in seconds from now, or 0 to keep
- * the current one. */
-typedef double sandbox_line_fn(void *context, const char *line, size_t length);
+ * it comes, and the seconds since the job started. Returns a new
+ * wall-clock limit in seconds from now, or 0 to keep the current one. */
+typedef double sandbox_line_fn(void *context, const char *line, size_t length, double elapsed);
 
 struct sandbox_job {
     const char *const *argv; /* argv[0]: the program's absolute path */

@@ -28,11 +28,15 @@ struct view_entry {
 };
 
 #define VIEW_ROOT        "/tmp" /* where the new root is built, in the job's own mount namespace */
-#define VIEW_ENTRIES_MAX 64
+#define VIEW_ENTRIES_MAX 512    /* the libraries alone are some fifty, twice (link and file) */
 
 struct view_plan {
-    struct view_entry entries[VIEW_ENTRIES_MAX];
+    struct view_entry *entries; /* malloc'ed by the parent; the child reads its copy */
     int n_entries;
+    /* The job's program, opened by the parent and executed through this
+     * descriptor (execveat), so it need not be in the view: the job cannot
+     * read its own program. */
+    int program_fd;
     char tmpfs_options[64]; /* the writable /tmp: "size=…,mode=1777" */
     bool proc;              /* a /proc of the job's own PID namespace (for sanitizers) */
 };
@@ -65,8 +69,9 @@ int child_main(void *plan);
 
 /* ---- the filesystem view (view.c) */
 
-/* Plans the view: each read path, each device, the system's library
- * folders. False with a sentence in `error`. */
+/* Plans the view: each read path, each device, and each shared library
+ * this process has loaded (not whole library folders). Opens the program.
+ * False with a sentence in `error`. */
 bool view_prepare(struct view_plan *plan, const struct sandbox_job *job, char *error,
                   size_t error_size);
 void view_release(struct view_plan *plan);

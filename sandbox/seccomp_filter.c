@@ -7,8 +7,9 @@
  * processes (clone only with CLONE_THREAD), no sockets on the virtual GPU
  * (UNIX sockets only, for a real GPU's driver). clone3 fails with ENOSYS,
  * since its flags cannot be inspected, so the C library falls back to
- * clone. execve is allowed for the one exec that starts the job; the job
- * forbids it for itself once started (sandbox_forbid_exec).
+ * clone. execveat is allowed for the one exec that starts the job (its
+ * program, by descriptor; execve never); the job forbids it for itself
+ * once started (sandbox_forbid_exec).
  */
 #include "sandbox_internal.h"
 
@@ -106,7 +107,7 @@ static const int common_calls[] = {
     SCMP_SYS(poll),
     SCMP_SYS(ppoll),
     SCMP_SYS(restart_syscall),
-    SCMP_SYS(execve),
+    SCMP_SYS(execveat), /* the one exec that starts the job, by descriptor */
     SCMP_SYS(umask),
     SCMP_SYS(fadvise64),
     SCMP_SYS(fsync),

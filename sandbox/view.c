@@ -1,8 +1,11 @@
 /*
  * The job's view of the filesystem: a small tmpfs root holding, read-only,
- * only the paths the job names, the system's library folders, and the
- * device nodes it names (read-write), plus a fresh tmpfs at /tmp, the only
- * writable place. No /proc, no /sys, no home.
+ * only the paths the job names, each shared library file this process has
+ * loaded (the job's program is this same binary, or needs no more; not the
+ * library folders: nothing of the host the job does not need), the dynamic
+ * loader's cache, and the device nodes it names (read-write), plus a fresh
+ * tmpfs at /tmp, the only writable place. No /proc, no /sys, no home, and
+ * not the job's own program, which is executed through a descriptor.
  *
  * The parent checks every host path and formats every target. The child,
  * in its own mount namespace (made private first: nothing it mounts
@@ -15,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +28,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The system's shared libraries and the dynamic loader's cache. */
-static const char *const system_paths[] = {"/lib",       "/lib64",           "/usr/lib",
-                                           "/usr/lib64", "/etc/ld.so.cache", NULL};
+/* The dynamic loader's cache: where the libraries of a soname are. */
+static const char *const system_paths[] = {"/etc/ld.so.cache", NULL};
 /* The device nodes every job has. */
 static const char *const standard_devices[] = {"/dev/null", "/dev/zero", "/dev/urandom", NULL};
+
+/* What a path is to the job. */
+enum entry_role {
+    ROLE_READ,    /* a path the job names: must exist; shown at its path */
+    ROLE_LIBRARY, /* a loaded library: skipped when gone; executable */
+    ROLE_SYSTEM,  /* a system file: skipped when missing, kept as a link when it is one */
+    ROLE_DEVICE,  /* a device node, read-write */
+};
 
 /* ----------------------------------------------------------- the parent */
 
@@ -73,11 +84,32 @@ static bool covered(const struct view_plan *plan, const char *path)
     return false;
 }
 
-/* Adds a host path. `optional`: a system path, skipped when missing, kept
- * as a link when it is one, and executable (the loader, the libraries);
- * `executable` also marks the job's program. */
-static bool add_entry(struct view_plan *plan, const char *path, bool device, bool optional,
-                      bool executable, char *error, size_t error_size)
+/* A descriptor above those the child moves to 0-3 (close-on-exec). */
+static int raise_fd(int fd)
+{
+    int high = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 10) : -1;
+    if (high >= 0) {
+        close(fd);
+        return high;
+    }
+    return fd;
+}
+
+/* A system file that is a link stays a link in the view. */
+static void add_link(struct view_plan *plan, const char *path)
+{
+    struct view_entry *e = &plan->entries[plan->n_entries];
+    ssize_t n = readlink(path, e->link, sizeof e->link - 1);
+    if (n <= 0)
+        return;
+    e->link[n] = '\0';
+    e->kind = VIEW_SYMLINK;
+    plan->n_entries++;
+}
+
+/* Adds a host path in its role. */
+static bool add_entry(struct view_plan *plan, const char *path, enum entry_role role, char *error,
+                      size_t error_size)
 {
     if (path[0] != '/') {
         snprintf(error, error_size, "the sandbox needs absolute paths, not '%s'", path);
@@ -93,6 +125,7 @@ static bool add_entry(struct view_plan *plan, const char *path, bool device, boo
     memset(e, 0, sizeof *e);
     e->fd = -1;
     struct stat st;
+    bool optional = role == ROLE_LIBRARY || role == ROLE_SYSTEM;
     if (lstat(path, &st) != 0) {
         if (optional)
             return true;
@@ -101,55 +134,93 @@ static bool add_entry(struct view_plan *plan, const char *path, bool device, boo
     }
     snprintf(e->target, sizeof e->target, "%s%s", VIEW_ROOT, path);
     snprintf(e->host, sizeof e->host, "%s", path);
-    if (S_ISLNK(st.st_mode) && optional) { /* a system folder: keep the link as it is */
-        ssize_t n = readlink(path, e->link, sizeof e->link - 1);
-        if (n <= 0)
-            return true;
-        e->link[n] = '\0';
-        e->kind = VIEW_SYMLINK;
-        plan->n_entries++;
+    if (S_ISLNK(st.st_mode) && role == ROLE_SYSTEM) {
+        add_link(plan, path);
         return true;
     }
-    e->fd = open(path, O_PATH | O_CLOEXEC);
+    e->fd = raise_fd(open(path, O_PATH | O_CLOEXEC));
     if (e->fd < 0 || fstat(e->fd, &st) != 0) {
         snprintf(error, error_size, "'%s' cannot be opened for the job: %s", path, strerror(errno));
         return false;
     }
-    int high = fcntl(e->fd, F_DUPFD_CLOEXEC, 10); /* above the descriptors the child moves */
-    if (high >= 0) {
-        close(e->fd);
-        e->fd = high;
-    }
-    e->kind = device ? VIEW_DEVICE : S_ISDIR(st.st_mode) ? VIEW_DIR : VIEW_FILE;
+    e->kind = role == ROLE_DEVICE ? VIEW_DEVICE : S_ISDIR(st.st_mode) ? VIEW_DIR : VIEW_FILE;
     e->keep_flags = mount_flags_of(path);
-    e->executable = executable || optional;
+    e->executable = role == ROLE_LIBRARY || role == ROLE_SYSTEM;
     plan->n_entries++;
     return true;
+}
+
+/* A path at its own place and, through links, where it really is (a
+ * library loaded by its real path looks for its companions there). */
+static bool add_followed(struct view_plan *plan, const char *path, enum entry_role role,
+                         char *error, size_t error_size)
+{
+    char real[PATH_MAX];
+    bool ok = add_entry(plan, path, role, error, error_size);
+    if (ok && realpath(path, real) && strcmp(real, path) != 0)
+        ok = add_entry(plan, real, role, error, error_size);
+    return ok;
+}
+
+struct library_walk {
+    struct view_plan *plan;
+    char *error;
+    size_t error_size;
+    bool ok;
+};
+
+static int add_library(struct dl_phdr_info *info, size_t size, void *context)
+{
+    (void)size;
+    struct library_walk *w = context;
+    /* the program itself and the vDSO have no path */
+    if (w->ok && info->dlpi_name && info->dlpi_name[0] == '/')
+        w->ok = add_followed(w->plan, info->dlpi_name, ROLE_LIBRARY, w->error, w->error_size);
+    return 0;
+}
+
+/* Every shared library this process has loaded, the dynamic loader
+ * included: what a job that is this same program loads at its start. */
+static bool add_libraries(struct view_plan *plan, char *error, size_t error_size)
+{
+    struct library_walk w = {plan, error, error_size, true};
+    dl_iterate_phdr(add_library, &w);
+    for (int i = 0; w.ok && system_paths[i]; i++)
+        w.ok = add_entry(plan, system_paths[i], ROLE_SYSTEM, error, error_size);
+    return w.ok;
+}
+
+static bool open_program(struct view_plan *plan, const char *program, char *error,
+                         size_t error_size)
+{
+    plan->program_fd = program[0] == '/' ? raise_fd(open(program, O_PATH | O_CLOEXEC)) : -1;
+    if (plan->program_fd < 0)
+        snprintf(error, error_size, "the job's program '%s' cannot be opened: %s", program,
+                 program[0] == '/' ? strerror(errno) : "it needs an absolute path");
+    return plan->program_fd >= 0;
 }
 
 bool view_prepare(struct view_plan *plan, const struct sandbox_job *job, char *error,
                   size_t error_size)
 {
     memset(plan, 0, sizeof *plan);
+    plan->program_fd = -1;
     snprintf(plan->tmpfs_options, sizeof plan->tmpfs_options, "size=%llu,mode=1777",
              (unsigned long long)job->limits.tmpfs_bytes);
     plan->proc = job->relaxed_for_sanitizers;
-    bool ok = true;
-    for (int i = 0; ok && system_paths[i]; i++)
-        ok = add_entry(plan, system_paths[i], false, true, true, error, error_size);
-    ok = ok && add_entry(plan, job->argv[0], false, false, true, error, error_size);
-    for (int i = 0; ok && job->read_paths && job->read_paths[i]; i++) {
-        /* at its own path and, through links, where it really is (a library
-         * loaded by its real path looks for its companions there) */
-        char real[PATH_MAX];
-        ok = add_entry(plan, job->read_paths[i], false, false, false, error, error_size);
-        if (ok && realpath(job->read_paths[i], real) && strcmp(real, job->read_paths[i]) != 0)
-            ok = add_entry(plan, real, false, false, false, error, error_size);
+    plan->entries = malloc(VIEW_ENTRIES_MAX * sizeof *plan->entries);
+    if (!plan->entries) {
+        snprintf(error, error_size, "out of memory for the job's view");
+        return false;
     }
+    bool ok = open_program(plan, job->argv[0], error, error_size) &&
+              add_libraries(plan, error, error_size);
+    for (int i = 0; ok && job->read_paths && job->read_paths[i]; i++)
+        ok = add_followed(plan, job->read_paths[i], ROLE_READ, error, error_size);
     for (int i = 0; ok && standard_devices[i]; i++)
-        ok = add_entry(plan, standard_devices[i], true, false, false, error, error_size);
+        ok = add_entry(plan, standard_devices[i], ROLE_DEVICE, error, error_size);
     for (int i = 0; ok && job->device_paths && job->device_paths[i]; i++)
-        ok = add_entry(plan, job->device_paths[i], true, false, false, error, error_size);
+        ok = add_entry(plan, job->device_paths[i], ROLE_DEVICE, error, error_size);
     if (!ok)
         view_release(plan);
     return ok;
@@ -157,9 +228,14 @@ bool view_prepare(struct view_plan *plan, const struct sandbox_job *job, char *e
 
 void view_release(struct view_plan *plan)
 {
-    for (int i = 0; i < plan->n_entries; i++)
+    for (int i = 0; plan->entries && i < plan->n_entries; i++)
         if (plan->entries[i].fd >= 0)
             close(plan->entries[i].fd);
+    if (plan->program_fd >= 0)
+        close(plan->program_fd);
+    plan->program_fd = -1;
+    free(plan->entries);
+    plan->entries = NULL;
     plan->n_entries = 0;
 }
 

@@ -13,6 +13,7 @@
 #include "http_daemon.h"
 #include "metrics.h"
 #include "rate_limit.h"
+#include "reference_cache.h"
 #include "response_cache.h"
 #include "service_config.h"
 
@@ -185,13 +186,15 @@ int cmd_serve(const struct cli_args *args)
     s.rates = rate_limiter_new();
     s.events = events_new(&s);
     s.answers = response_cache_new();
-    if (!s.metrics || !s.rates || !s.events || !s.answers) {
+    s.references = reference_cache_new();
+    if (!s.metrics || !s.rates || !s.events || !s.answers || !s.references) {
         fprintf(stderr, "kgrade serve: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
     int code = serve(&s, &stop);
     events_free(s.events);
     response_cache_free(s.answers);
+    reference_cache_free(s.references);
     rate_limiter_free(s.rates);
     metrics_free(s.metrics);
     return code;

@@ -2,9 +2,11 @@
  * kgrade worker: one grading job, inside the sandbox.
  *
  * Started by the sandbox with exec (job_protocol.h): forbids itself any
- * further exec, reads the job from fd 0, grades it, and writes one JSON
- * line per phase to fd 3 and the verdict last. Its own standard output
- * goes nowhere, so what a kernel prints can never pass for a verdict.
+ * further exec, reads the job from fd 0, and either compiles an exercise's
+ * reference or grades a student's source, writing one JSON line per phase
+ * to fd 3 and the outcome last. Its own standard output goes nowhere, so
+ * what a kernel prints can never pass for a verdict. It never sees the
+ * exercise folder: the exercise arrives on fd 0.
  */
 #include "cli.h"
 #include "job_protocol.h"
@@ -32,19 +34,24 @@ static void write_line(FILE *out, json_t *line)
     json_decref(line);
 }
 
-/* One line per change of phase or case. */
-static void on_phase(void *context, enum grader_phase phase, int case_index, int n_cases)
+/* One line per change of phase or case; and when the student's run of a
+ * case begins, {"phase": "student", "reference_seconds": S}, which the
+ * parent scales the student's time limit by (grading_job.c). */
+static void on_phase(void *context, const struct grader_progress *g)
 {
     struct progress *p = context;
-    const char *name = job_phase_name(phase);
-    if (p->last && strcmp(p->last, name) == 0 && case_index == p->last_case)
+    if (g->phase == GRADER_PHASE_STUDENT)
+        write_line(p->out, json_pack("{s:s, s:i, s:f}", "phase", "student", "case",
+                                     g->case_index + 1, "reference_seconds", g->reference_seconds));
+    const char *name = job_phase_name(g->phase);
+    if (p->last && strcmp(p->last, name) == 0 && g->case_index == p->last_case)
         return;
     p->last = name;
-    p->last_case = case_index;
+    p->last_case = g->case_index;
     json_t *line = json_pack("{s:s}", "phase", name);
-    if (case_index >= 0) {
-        json_object_set_new(line, "case", json_integer(case_index + 1));
-        json_object_set_new(line, "cases", json_integer(n_cases));
+    if (g->case_index >= 0) {
+        json_object_set_new(line, "case", json_integer(g->case_index + 1));
+        json_object_set_new(line, "cases", json_integer(g->n_cases));
     }
     write_line(p->out, line);
 }
@@ -59,6 +66,27 @@ static char *read_input(size_t *size)
         n += got > 0 ? (size_t)got : 0;
     *size = n;
     return input;
+}
+
+/* A grade job: progress lines, then the verdict. */
+static json_t *grade(struct grader_request *request, FILE *out, char *error, size_t error_size)
+{
+    struct progress progress = {out, NULL, -2};
+    request->progress = on_phase;
+    request->progress_context = &progress;
+    enum grader_verdict verdict;
+    json_t *result = grader_grade(request, &verdict, error, error_size);
+    return result ? json_pack("{s:s, s:s, s:o}", "phase", "done", "verdict",
+                              grader_verdict_name(verdict), "result", result)
+                  : NULL;
+}
+
+/* A reference job: the reference compiled for this device. */
+static json_t *build_reference(const struct grader_request *r, char *error, size_t error_size)
+{
+    json_t *built = grader_reference_build(r->definition, r->definition_size, r->source, r->size,
+                                           r->device, r->emulator, error, error_size);
+    return built ? json_pack("{s:s, s:o}", "phase", "done", "reference", built) : NULL;
 }
 
 int cmd_worker(const struct cli_args *args)
@@ -76,28 +104,18 @@ int cmd_worker(const struct cli_args *args)
     }
     size_t size;
     char *input = read_input(&size);
-    char error[512];
-    json_t *holder = NULL;
+    char error[512] = "out of memory";
+    json_t *holder = NULL, *outcome = NULL;
+    enum job_kind kind;
     struct grader_request request;
-    if (!input || !job_decode(input, size, &request, &holder, error, sizeof error)) {
-        write_line(out, json_pack("{s:s, s:s}", "phase", "error", "message",
-                                  input ? error : "out of memory"));
-        free(input);
-        json_decref(holder);
-        return CLI_EXIT_INTERNAL;
-    }
-    struct progress progress = {out, NULL, -2};
-    request.progress = on_phase;
-    request.progress_context = &progress;
-    enum grader_verdict verdict;
-    json_t *result = grader_grade(&request, &verdict, error, sizeof error);
-    if (result)
-        write_line(out, json_pack("{s:s, s:s, s:o}", "phase", "done", "verdict",
-                                  grader_verdict_name(verdict), "result", result));
-    else
-        write_line(out, json_pack("{s:s, s:s}", "phase", "error", "message", error));
+    bool valid = input && job_decode(input, size, &kind, &request, &holder, error, sizeof error);
+    if (valid)
+        outcome = kind == JOB_GRADE ? grade(&request, out, error, sizeof error)
+                                    : build_reference(&request, error, sizeof error);
+    write_line(out,
+               outcome ? outcome : json_pack("{s:s, s:s}", "phase", "error", "message", error));
     free(input);
     json_decref(holder);
     fclose(out);
-    return CLI_EXIT_OK;
+    return valid ? CLI_EXIT_OK : CLI_EXIT_INTERNAL;
 }

@@ -92,8 +92,9 @@ static const struct cli_command commands[] = {
      "Creates an API token for USER and prints it; only its hash is stored.", cmd_token_create,
      NULL},
     {"worker", NULL, 0, 0, 0, 0, 0, "internal: run one sandboxed grading job",
-     "Reads one grading job from its input pipe and writes progress and the verdict to its "
-     "output pipe. Started by the sandbox; not for people.",
+     "Reads one job from its input pipe (compile an exercise's reference, or grade a source "
+     "against a reference compiled apart) and writes progress and the outcome to its output "
+     "pipe. Started by the sandbox; not for people.",
      cmd_worker, NULL},
     {"sandbox-check", NULL, 0, 0, 0, 0, 0, "show which sandbox protections work on this machine",
      "Tries each protection of the sandbox (namespaces, Landlock, seccomp, limits) and reports "

@@ -1,15 +1,22 @@
 /*
- * One grading job in the sandbox (grading_job.h).
+ * One grading in the sandbox (grading_job.h): the exercise's files are read
+ * here, its reference compiled by a reference job of its own (or found in
+ * the cache), and the student's source graded by a grade job that is handed
+ * the exercise's definition and the reference's PTX on its input.
  *
- * The job sees, read-only: the kgrade binary, the virtual GPU beside it,
- * the CUDA toolkit's include and library folders, the exercise folder, and
- * on a GPU server the /dev/nvidia* nodes. Its environment is rebuilt from
- * an allowlist. Until the worker reports its first run, the compile limit
- * applies; from then on the run limit.
+ * Neither job sees the exercise folder, the server's data or kgrade's
+ * sources or binary. Each sees, read-only: the shared libraries kgrade has
+ * loaded (the sandbox's own rule), the CUDA toolkit's headers (a student's
+ * #include <cuda_fp16.h>), NVRTC's builtins library (which NVRTC loads to
+ * compile), the virtual GPU, and on a GPU server the /dev/nvidia* nodes and
+ * the driver's libraries. Its environment is rebuilt from an allowlist.
+ * Until the worker reports its first run, the compile limit applies; from
+ * then on the run limit.
  */
 #include "grading_job.h"
 
 #include "job_protocol.h"
+#include "reference_cache.h"
 #include "sandbox/sandbox.h"
 
 #include <glob.h>
@@ -24,7 +31,12 @@
 #endif
 
 #define ENV_MAX   32
-#define PATHS_MAX 16
+#define PATHS_MAX 64
+
+/* What NVRTC loads when it compiles, and what a GPU server's driver
+ * loads, besides the libraries kgrade itself has loaded. */
+#define NVRTC_BUILTINS   KGRADE_CUDA_HOME "/lib64/libnvrtc-builtins.so*"
+#define DRIVER_LIBRARIES "/usr/lib{64,/x86_64-linux-gnu,/aarch64-linux-gnu}/lib{cuda,nvidia-}*.so*"
 
 extern char **environ;
 
@@ -33,9 +45,14 @@ static const char *const env_passed[] = {"KGEMU_", "CUDA_VISIBLE_DEVICES=", NULL
 
 struct follow {
     const struct grading_job *job;
-    char phase[16]; /* the last phase the worker reported */
-    json_t *final;  /* the "done" or "error" line */
-    bool ran;       /* a run has begun: the compile is over */
+    char phase[16];  /* the last phase the worker reported */
+    json_t *final;   /* the "done" or "error" line */
+    bool ran;        /* a run has begun: the compile is over */
+    double run_ends; /* once it has: the job's seconds at which the run limit ends */
+    /* The student's run of a case is under way, with its own limit: the
+     * reference's time scaled, unless the run limit ends first. */
+    bool in_student, student_scaled;
+    double student_limit, reference_seconds;
 };
 
 void grading_default_limits(struct grading_limits *limits)
@@ -69,11 +86,37 @@ static void gpu_devices(glob_t *g, const char *devices[PATHS_MAX])
     devices[n] = NULL;
 }
 
-static double on_line(void *context, const char *text, size_t length)
+/* Seconds left of the run limit (never 0, which would keep the deadline). */
+static double run_left(const struct follow *f, double elapsed)
+{
+    double left = f->run_ends - elapsed;
+    return left > 0.001 ? left : 0.001;
+}
+
+/* The student's run of a case begins: a limit of GRADING_STUDENT_FACTOR
+ * times what the case's reference took here, at least the floor, within
+ * what is left of the run limit. A worker cannot lengthen it: the run
+ * limit's end is fixed when the first run begins. */
+static double student_limit(struct follow *f, const json_t *line, double elapsed)
+{
+    double reference = json_number_value(json_object_get(line, "reference_seconds"));
+    double scaled = GRADING_STUDENT_FACTOR * (reference > 0 ? reference : 0);
+    if (scaled < GRADING_STUDENT_FLOOR_SECONDS)
+        scaled = GRADING_STUDENT_FLOOR_SECONDS;
+    double left = run_left(f, elapsed);
+    f->in_student = true;
+    f->student_scaled = scaled < left;
+    f->student_limit = f->student_scaled ? scaled : left;
+    f->reference_seconds = reference;
+    return f->student_limit;
+}
+
+static double on_line(void *context, const char *text, size_t length, double elapsed)
 {
     struct follow *f = context;
     json_t *line = json_loadb(text, length, 0, NULL);
     const char *phase = json_string_value(json_object_get(line, "phase"));
+    double limit = 0;
     if (!phase) {
         json_decref(line);
         return 0;
@@ -83,15 +126,21 @@ static double on_line(void *context, const char *text, size_t length)
         f->final = line;
         return 0;
     }
-    snprintf(f->phase, sizeof f->phase, "%s", phase);
-    if (f->job->progress)
-        f->job->progress(f->job->context, f->phase, line);
-    json_decref(line); /* `phase` pointed into it */
-    if (strcmp(f->phase, "compiling") != 0 && !f->ran) {
+    if (strcmp(phase, "compiling") != 0 && !f->ran) {
         f->ran = true;
-        return f->job->limits.run_seconds;
+        f->run_ends = elapsed + f->job->limits.run_seconds;
     }
-    return 0;
+    if (strcmp(phase, "student") == 0) { /* for the limit only, not a progress phase */
+        limit = f->ran ? student_limit(f, line, elapsed) : 0;
+    } else {
+        snprintf(f->phase, sizeof f->phase, "%s", phase);
+        if (f->job->progress)
+            f->job->progress(f->job->context, f->phase, line);
+        f->in_student = false;
+        limit = f->ran ? run_left(f, elapsed) : 0;
+    }
+    json_decref(line); /* `phase` pointed into it */
+    return limit;
 }
 
 /* The verdict of a job the sandbox ended, and its sentence. */
@@ -107,8 +156,16 @@ static enum grader_verdict verdict_of_end(const struct follow *f, const struct s
                      l->compile_seconds, o->reason);
             return GRADER_VERDICT_COMPILE_ERROR;
         }
-        snprintf(message, size, "the grading ran longer than its %g s limit and was stopped (%s)",
-                 l->run_seconds, o->reason);
+        if (f->in_student && f->student_scaled)
+            snprintf(message, size,
+                     "the kernel ran longer than its %.3g s limit on this case (%g× the %.2g s "
+                     "the reference took here, and at least %g s) and was stopped",
+                     f->student_limit, GRADING_STUDENT_FACTOR, f->reference_seconds,
+                     GRADING_STUDENT_FLOOR_SECONDS);
+        else
+            snprintf(message, size,
+                     "the grading ran longer than its %g s limit and was stopped (%s)",
+                     l->run_seconds, o->reason);
         return GRADER_VERDICT_TIMEOUT;
     case SANDBOX_OUT_OF_MEMORY:
         snprintf(message, size, "the %s used more than its %llu MB of memory and was stopped",
@@ -151,8 +208,9 @@ static json_t *result_of(struct follow *f, const struct sandbox_outcome *o,
     return grader_verdict_json(f->job->request, *verdict, message, f->ran);
 }
 
-/* Where the job's files are: the kgrade binary, the exercise folder, the
- * virtual GPU beside the binary (when it is there). */
+/* Where the job's files are: the kgrade binary (executed, not shown), the
+ * exercise folder (read here, never shown), the virtual GPU beside the
+ * binary (when it is there). */
 struct job_paths {
     char self[PATH_MAX], exercises[PATH_MAX], emulator[PATH_MAX];
 };
@@ -174,27 +232,46 @@ static bool resolve_paths(const struct grader_request *r, struct job_paths *p, c
     return true;
 }
 
-static void sandbox_limits_of(const struct grading_job *job, struct sandbox_limits *l)
+/* The files a job sees besides the libraries (globbed into `found`). */
+static void view_paths(const struct job_paths *p, bool gpu, glob_t *found,
+                       const char *paths[PATHS_MAX])
+{
+    int n = 0;
+    paths[n++] = KGRADE_CUDA_HOME "/include";
+    if (p->emulator[0])
+        paths[n++] = p->emulator;
+    glob(NVRTC_BUILTINS, 0, NULL, found);
+    if (gpu)
+        glob(DRIVER_LIBRARIES, GLOB_BRACE | GLOB_APPEND, NULL, found);
+    for (size_t i = 0; i < found->gl_pathc && n < PATHS_MAX - 1; i++)
+        paths[n++] = found->gl_pathv[i];
+    paths[n] = NULL;
+}
+
+/* A grade job's limits: the compile's, then the runs' (moved by on_line).
+ * A reference job compiles kgrade's own reference: never less time than
+ * the default, whatever an exercise allows a student's compile. */
+static void sandbox_limits_of(const struct grading_job *job, bool grading, struct sandbox_limits *l)
 {
     sandbox_default_limits(l);
     l->wall_seconds = job->limits.compile_seconds;
+    if (!grading && l->wall_seconds < GRADING_COMPILE_SECONDS)
+        l->wall_seconds = GRADING_COMPILE_SECONDS;
     l->memory_bytes = job->limits.memory_bytes;
-    l->cpu_seconds = sandbox_cpu_for(job->limits.compile_seconds + job->limits.run_seconds);
+    l->cpu_seconds = sandbox_cpu_for(l->wall_seconds + (grading ? job->limits.run_seconds : 0));
 }
 
-/* The worker in the sandbox, fed `input`; its end as a grade. */
-static json_t *run_worker(const struct grading_job *job, const struct job_paths *p,
-                          const char *input, size_t input_size, enum grader_verdict *verdict,
-                          char *error, size_t error_size)
+/* A worker in the sandbox, fed `input`, followed by `f` to its end. */
+static void run_worker(const struct grading_job *job, const struct job_paths *p, bool grading,
+                       const char *input, size_t input_size, struct follow *f,
+                       struct sandbox_outcome *outcome)
 {
     const char *argv[] = {p->self, "worker", NULL};
-    const char *paths[] = {p->exercises, KGRADE_CUDA_HOME "/include", KGRADE_CUDA_HOME "/lib64",
-                           p->emulator[0] ? p->emulator : NULL, NULL};
-    const char *env[ENV_MAX], *devices[PATHS_MAX];
-    glob_t found = {0};
+    const char *env[ENV_MAX], *devices[PATHS_MAX], *paths[PATHS_MAX];
+    glob_t gpu = {0}, found = {0};
     build_env(env);
-    gpu_devices(&found, devices);
-    struct follow f = {.job = job};
+    gpu_devices(&gpu, devices);
+    view_paths(p, devices[0] != NULL, &found, paths);
     struct sandbox_job s = {
         .argv = argv,
         .env = env,
@@ -205,15 +282,92 @@ static json_t *run_worker(const struct grading_job *job, const struct job_paths 
         .real_gpu = devices[0] != NULL,
         .relaxed_for_sanitizers = job->relaxed_for_sanitizers,
         .on_line = on_line,
-        .context = &f,
+        .context = f,
     };
-    sandbox_limits_of(job, &s.limits);
+    sandbox_limits_of(job, grading, &s.limits);
+    sandbox_run(&s, outcome);
+    globfree(&found);
+    globfree(&gpu);
+}
+
+/* What a reference job that gave no reference said (a broken exercise, a
+ * device that cannot be used: `*refused`), or why it ended. */
+static void reference_failure(const struct follow *f, const struct sandbox_outcome *o,
+                              bool *refused, char *error, size_t error_size)
+{
+    const char *said = json_string_value(json_object_get(f->final, "message"));
+    const char *log = o->log && o->log[0] ? o->log : "";
+    *refused = said != NULL;
+    if (said)
+        snprintf(error, error_size, "%s", said);
+    else
+        snprintf(error, error_size, "the reference could not be compiled: %s%s%.200s", o->reason,
+                 log[0] ? "; the worker said: " : "", log);
+}
+
+/* The exercise's reference for the job's device: from the cache, else
+ * compiled by a reference job (which sees its source on its input only). */
+static json_t *reference_of(const struct grading_job *job, const struct job_paths *p,
+                            const struct grader_exercise_files *files, bool *refused, char *error,
+                            size_t error_size)
+{
+    const struct grader_request *q = job->request;
+    json_t *reference =
+        job->references ? reference_cache_get(job->references, files->version, q->device) : NULL;
+    if (reference)
+        return reference;
+    struct grader_request build = {
+        .exercise = q->exercise,
+        .definition = files->definition,
+        .definition_size = files->definition_size,
+        .source = files->reference,
+        .size = files->reference_size,
+        .device = q->device,
+        .emulator = p->emulator[0] ? p->emulator : NULL,
+    };
+    size_t input_size;
+    char *input = job_encode(JOB_REFERENCE, &build, &input_size);
+    struct grading_job quiet = *job;
+    quiet.progress = NULL;
+    struct follow f = {.job = &quiet};
+    struct sandbox_outcome outcome = {0};
+    if (input)
+        run_worker(job, p, false, input, input_size, &f, &outcome);
+    reference = json_incref(json_object_get(f.final, "reference"));
+    if (!reference)
+        reference_failure(&f, &outcome, refused, error, error_size);
+    else if (job->references)
+        reference_cache_put(job->references, files->version, q->device, reference);
+    sandbox_outcome_free(&outcome);
+    json_decref(f.final);
+    free(input);
+    return reference;
+}
+
+/* The grade job: the student's source with the exercise given whole. */
+static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_paths *p,
+                                const struct grader_exercise_files *files, const json_t *reference,
+                                enum grader_verdict *verdict, char *error, size_t error_size)
+{
+    struct grader_request request = *job->request;
+    request.definition = files->definition;
+    request.definition_size = files->definition_size;
+    request.version = files->version;
+    request.reference = reference;
+    request.emulator = p->emulator[0] ? p->emulator : NULL;
+    size_t input_size;
+    char *input = job_encode(JOB_GRADE, &request, &input_size);
+    if (!input) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    struct follow f = {.job = job};
     struct sandbox_outcome outcome;
-    sandbox_run(&s, &outcome);
+    run_worker(job, p, true, input, input_size, &f, &outcome);
     json_t *result = result_of(&f, &outcome, verdict, error, error_size);
     sandbox_outcome_free(&outcome);
     json_decref(f.final);
-    globfree(&found);
+    free(input);
     return result;
 }
 
@@ -231,6 +385,29 @@ static bool exercise_limits(struct grading_job *job, char *error, size_t error_s
     if (own.memory_bytes > 0)
         job->limits.memory_bytes = own.memory_bytes;
     return true;
+}
+
+/* The exercise read, its reference obtained, the source graded. */
+static json_t *grade_exercise(const struct grading_job *job, const struct job_paths *p,
+                              enum grader_verdict *verdict, char *error, size_t error_size)
+{
+    struct grader_exercise_files files;
+    if (!grader_exercise_read(p->exercises, job->request->exercise, &files, error, error_size))
+        return NULL;
+    char why[GRADER_MESSAGE_MAX];
+    bool refused = false;
+    json_t *result = NULL, *reference = reference_of(job, p, &files, &refused, why, sizeof why);
+    if (reference) {
+        result = grade_in_sandbox(job, p, &files, reference, verdict, error, error_size);
+    } else if (refused) { /* a configuration error: the request cannot be served */
+        snprintf(error, error_size, "%s", why);
+    } else { /* the reference is kgrade's: its failure is never the student's */
+        *verdict = GRADER_VERDICT_INTERNAL_ERROR;
+        result = grader_verdict_json(job->request, *verdict, why, false);
+    }
+    json_decref(reference);
+    grader_exercise_files_free(&files);
+    return result;
 }
 
 json_t *grading_job_run(const struct grading_job *job, enum grader_verdict *verdict, char *error,
@@ -252,13 +429,5 @@ json_t *grading_job_run(const struct grading_job *job, enum grader_verdict *verd
         *verdict = GRADER_VERDICT_REJECTED;
         return grader_verdict_json(&request, *verdict, why, false);
     }
-    size_t input_size;
-    char *input = job_encode(&request, &input_size);
-    if (!input) {
-        snprintf(error, error_size, "out of memory");
-        return NULL;
-    }
-    json_t *result = run_worker(&patched, &p, input, input_size, verdict, error, error_size);
-    free(input);
-    return result;
+    return grade_exercise(&patched, &p, verdict, error, error_size);
 }

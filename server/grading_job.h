@@ -14,10 +14,16 @@
 /* The limits of a grading job (DESIGN.md, issue 6). */
 #define GRADING_COMPILE_SECONDS 20.0
 #define GRADING_RUN_SECONDS     120.0
+/* The student's run of one case may take this many times the wall-clock
+ * time the case's reference took on the same machine, and never less than
+ * the floor (a vector addition does not get the whole run limit to spin). */
+#define GRADING_STUDENT_FACTOR        50.0
+#define GRADING_STUDENT_FLOOR_SECONDS 10.0
 
 struct grading_limits {
     double compile_seconds; /* from the start until the first run */
-    double run_seconds;     /* from the first run to the verdict */
+    double run_seconds;     /* from the first run to the verdict (each student's run of a
+                             * case has a shorter limit of its own: GRADING_STUDENT_*) */
     uint64_t memory_bytes;
 };
 
@@ -27,8 +33,13 @@ void grading_default_limits(struct grading_limits *limits);
  * "checking", "timing" (the line itself holds case and cases). */
 typedef void grading_progress_fn(void *context, const char *phase, const json_t *line);
 
+struct reference_cache;
+
 struct grading_job {
     const struct grader_request *request; /* seed_given: the caller draws the seed */
+    /* References already built, shared by the jobs of a service; NULL:
+     * each job compiles its exercise's reference in a job of its own. */
+    struct reference_cache *references;
     struct grading_limits limits;
     bool relaxed_for_sanitizers;
     grading_progress_fn *progress; /* may be NULL */

@@ -41,6 +41,7 @@ struct service_config {
 struct event_hub;
 struct metrics;
 struct rate_limiter;
+struct reference_cache;
 struct response_cache;
 
 struct service {
@@ -49,8 +50,9 @@ struct service {
     struct event_hub *events;
     struct metrics *metrics;
     struct rate_limiter *rates;
-    struct response_cache *answers; /* rendered scoreboards */
-    struct signing_key signing_key; /* signs certificates (<data>/signing.key) */
+    struct response_cache *answers;     /* rendered scoreboards */
+    struct reference_cache *references; /* the exercises' compiled references */
+    struct signing_key signing_key;     /* signs certificates (<data>/signing.key) */
     pthread_mutex_t queue_lock;
     pthread_cond_t queue_ready; /* a submission was queued, or stopping */
     atomic_bool stopping;

@@ -79,7 +79,12 @@ static void grade(struct worker *w, struct db *db, struct db_job *job)
         .seed = grader_fresh_seed(),
     };
     struct grading_job g = {
-        .request = &request, .limits = s->config.limits, .progress = on_progress, .context = w};
+        .request = &request,
+        .references = s->references,
+        .limits = s->config.limits,
+        .progress = on_progress,
+        .context = w,
+    };
     enum grader_verdict verdict = GRADER_VERDICT_INTERNAL_ERROR;
     char error[512];
     double started = now_seconds();

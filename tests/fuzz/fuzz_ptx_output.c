@@ -1,7 +1,7 @@
 /*
- * Fuzz target (libFuzzer): the PTX entry lister and the ptxas register
- * reader. The input is used as PTX and as a log; the kernel name asked for is
- * taken from its first line.
+ * Fuzz target (libFuzzer): the PTX entry lister, the static data reader
+ * and the ptxas register reader. The input is used as PTX and as a log; the kernel name asked for
+ * is taken from its first line.
  */
 #include "fuzz_input.h"
 #include "grader/compile_output.h"
@@ -23,6 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
         grader_names_free(names, n);
     }
+    struct ptx_static_data found;
+    grader_ptx_static_data(text, size, &found);
+    if (found.largest_bytes > found.total_bytes || strlen(found.largest) >= sizeof found.largest)
+        abort();
     const char *nl = memchr(text, '\n', size);
     size_t name_len = nl ? (size_t)(nl - text) : size;
     char *name = strndup(text, name_len < 64 ? name_len : 64);

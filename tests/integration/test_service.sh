@@ -11,57 +11,19 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 
+. tests/integration/service_lib.sh
+
 EXERCISES=tests/service/exercises
 KERNELS=tests/service/kernels
-PORT=$((20000 + RANDOM % 20000))
-BASE="http://127.0.0.1:$PORT"
-DATA="$TMP/data"
-SERVER_PID=
-trap 'kill -9 $SERVER_PID 2>/dev/null; rm -rf "$TMP"' EXIT
 
-start_server() {
-    "$KGRADE" serve --port "$PORT" --data "$DATA" --exercises "$EXERCISES" --workers 1 \
-        >>"$TMP/server.out" 2>>"$TMP/server.log" &
-    SERVER_PID=$!
-    for _ in $(seq 100); do
-        curl -sf "$BASE/api/v1/health" >/dev/null && return 0
-        sleep 0.1
-    done
-    echo "the server did not start:"; tail -20 "$TMP/server.log"; return 1
-}
-
-# api METHOD PATH [curl args...]: the body; the status in $TMP/status.
-api() {
-    local method=$1 path=$2
-    shift 2
-    curl -s -o "$TMP/body" -w '%{http_code}' -X "$method" "$@" "$BASE$path" >"$TMP/status"
-    cat "$TMP/body"
-}
 status() { cat "$TMP/status"; }
 json() { printf -- '-H\nContent-Type: application/json\n--data-binary\n%s' "$1"; }
 source_of() { jq -Rs . <"$1"; }
 
-# submit TOKEN FILE [extra curl args]: prints the submission's id
-submit() {
-    local token=$1 file=$2
-    shift 2
-    api POST /api/v1/submissions -H "Authorization: Bearer $token" \
-        -H 'Content-Type: application/json' "$@" \
-        --data-binary "{\"exercise\": \"tiny-add\", \"source\": $(source_of "$file")}" | jq -r .id
-}
+# submit TOKEN FILE [extra curl args]: a tiny-add submission; prints its id
+submit() { submit_kernel "$1" tiny-add "$2" "${@:3}"; }
 
-# wait_done TOKEN ID: waits until the submission is done; prints its verdict
-wait_done() {
-    for _ in $(seq 600); do
-        local s
-        s=$(api GET "/api/v1/submissions/$2" -H "Authorization: Bearer $1")
-        [[ $(jq -r .status <<<"$s") == done ]] && { jq -r .verdict <<<"$s"; return 0; }
-        sleep 0.1
-    done
-    echo "not done"
-}
-
-start_server || exit 1
+start_server "$EXERCISES" || exit 1
 ADMIN_PASSWORD=$(grep -A2 'one-time password' "$TMP/server.out" | tail -1 | tr -d ' ')
 expect "a new database gets an admin with a one-time password" 0 "^[A-Za-z0-9]{16}$" -- \
     echo "$ADMIN_PASSWORD"
@@ -403,7 +365,7 @@ follower=$!
 for _ in $(seq 100); do grep -q "submitted as" "$TMP/follow.err" && break; sleep 0.1; done
 kill -9 "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null
-start_server
+start_server "$EXERCISES"
 expect "a restart puts the running one back in the queue" 0 "queued again" -- cat "$TMP/server.out"
 expect "the signing key survives a restart" 0 "" -- \
     test "$(curl -s "$BASE/api/v1/certificates/public-key" | jq -r .public_key)" = "$KEY"
@@ -449,7 +411,7 @@ drained=$?
 expect "SIGTERM drains and exits 0" 0 "" -- test "$drained" -eq 0
 expect "a drain lets the running job finish" 0 "draining" -- cat "$TMP/server.log"
 echo '{"queue_max": 1, "rate_per_minute": 1000, "client_timeout_seconds": 1}' >"$DATA/config.json"
-start_server
+start_server "$EXERCISES"
 exec {slow}<>"/dev/tcp/127.0.0.1/$PORT"
 printf 'GET /api/v1/health HTTP/1.1\r\nHost: slow\r\n' >&"$slow" # and never the rest
 expect "others are served while a client is slow" 0 '"status":"ok"' -- \

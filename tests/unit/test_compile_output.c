@@ -1,6 +1,7 @@
 /*
  * Unit tests of the readers of NVRTC's outputs other than diagnostics: the
- * kernels of a PTX text, ptxas's register counts, and demangling.
+ * kernels of a PTX text, its static data, ptxas's register counts, and
+ * demangling.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -95,6 +96,57 @@ static void names_are_demangled_when_mangled(void **state)
     free(s);
 }
 
+static uint64_t static_bytes(const char *text, char *largest)
+{
+    struct ptx_static_data data;
+    grader_ptx_static_data(text, strlen(text), &data);
+    if (largest)
+        strcpy(largest, data.largest);
+    assert_true(data.largest_bytes <= data.total_bytes);
+    return data.total_bytes;
+}
+
+static void static_data_counts_global_and_const_variables(void **state)
+{
+    (void)state;
+    char largest[128];
+    assert_int_equal(static_bytes(".visible .global .align 1 .b8 scratch[2147483648];\n", largest),
+                     2147483648ull);
+    assert_string_equal(largest, "scratch");
+    /* an initializer's braces, a vector type, two dimensions, constant memory */
+    assert_int_equal(static_bytes(".const .align 16 .v4 .f32 table[2][3] = {1.0, 2.0};\n"
+                                  ".global .align 8 .u64 counter;\n",
+                                  largest),
+                     2 * 3 * 16 + 8);
+    assert_string_equal(largest, "table");
+    assert_int_equal(static_bytes(".global .align 4 .f16x2 pairs[10];\n", NULL), 40);
+}
+
+static void static_data_ignores_what_takes_no_global_memory(void **state)
+{
+    (void)state;
+    const char *text = ".extern .global .align 4 .b32 elsewhere[1000000];\n"
+                       ".visible .entry k(\n"
+                       "\t.param .u64 k_param_0\n"
+                       ")\n"
+                       "{\n"
+                       "\t.shared .align 4 .b8 tile[4096];\n"
+                       "\t.global .align 4 .b8 not_module_scope[99];\n"
+                       "\tret;\n"
+                       "}\n"
+                       ".shared .align 4 .b8 module_shared[8];\n";
+    assert_int_equal(static_bytes(text, NULL), 0);
+}
+
+static void static_data_saturates(void **state)
+{
+    (void)state;
+    assert_int_equal(static_bytes(".global .b64 a[18446744073709551615][4];\n"
+                                  ".global .b64 b[99999999999999999999999];\n",
+                                  NULL),
+                     UINT64_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -102,6 +154,9 @@ int main(void)
         cmocka_unit_test(ptx_without_entries_lists_none),
         cmocka_unit_test(registers_belong_to_their_entry),
         cmocka_unit_test(names_are_demangled_when_mangled),
+        cmocka_unit_test(static_data_counts_global_and_const_variables),
+        cmocka_unit_test(static_data_ignores_what_takes_no_global_memory),
+        cmocka_unit_test(static_data_saturates),
     };
     return cmocka_run_group_tests_name("compile_output", tests, NULL, NULL);
 }

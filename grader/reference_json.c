@@ -1,0 +1,89 @@
+/*
+ * The reference as a grading job is handed it (grader_reference_build):
+ * {"arch": "sm_90", "ptx": "…", "kernels": [{"entry": "…", "registers": N}]},
+ * one entry per kernel of the exercise, in its order. Written where the
+ * reference is compiled, apart from any student's code; read back in the
+ * job, which checks it against the exercise and its device before use.
+ */
+#include "grade.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ENTRY_NAME_MAX 4096
+#define REGISTERS_MAX  255
+
+json_t *reference_to_json(const struct grading *g)
+{
+    const struct grader_compile_result *r = &g->compiled[0];
+    char arch[16];
+    grade_arch(g, arch);
+    json_t *kernels = json_array();
+    for (int k = 0; kernels && k < g->exercise.n_kernels; k++) {
+        int registers = -1;
+        for (size_t i = 0; i < r->n_kernels; i++)
+            if (strcmp(r->kernels[i].name, r->lowered_names[k]) == 0)
+                registers = r->kernels[i].registers;
+        json_array_append_new(
+            kernels, json_pack("{s:s, s:i}", "entry", r->lowered_names[k], "registers", registers));
+    }
+    return json_pack("{s:s, s:s, s:o}", "arch", arch, "ptx", r->ptx, "kernels", kernels);
+}
+
+static char *copy_of(const char *text)
+{
+    return text ? strdup(text) : NULL;
+}
+
+/* Room for the exercise's kernels in the reference's compile result. */
+static bool allocate_kernels(struct grader_compile_result *r, size_t n)
+{
+    r->kernels = calloc(n, sizeof *r->kernels);
+    r->lowered_names = calloc(n, sizeof *r->lowered_names);
+    r->n_kernels = r->n_lowered_names = r->kernels && r->lowered_names ? n : 0;
+    return r->n_kernels == n;
+}
+
+static bool entry_from_json(struct grader_compile_result *r, size_t k, const json_t *kernel)
+{
+    const char *entry = json_string_value(json_object_get(kernel, "entry"));
+    json_t *registers = json_object_get(kernel, "registers");
+    if (!entry || !entry[0] || strlen(entry) > ENTRY_NAME_MAX || !json_is_integer(registers) ||
+        json_integer_value(registers) < -1 || json_integer_value(registers) > REGISTERS_MAX)
+        return false;
+    r->lowered_names[k] = copy_of(entry);
+    r->kernels[k].name = copy_of(entry);
+    r->kernels[k].signature = copy_of(entry);
+    r->kernels[k].registers = (int)json_integer_value(registers);
+    return r->lowered_names[k] && r->kernels[k].name && r->kernels[k].signature;
+}
+
+bool reference_from_json(struct grading *g, const json_t *reference, char *error, size_t size)
+{
+    struct grader_compile_result *r = &g->compiled[0];
+    const char *built_for = json_string_value(json_object_get(reference, "arch"));
+    const char *ptx = json_string_value(json_object_get(reference, "ptx"));
+    json_t *kernels = json_object_get(reference, "kernels");
+    char arch[16];
+    grade_arch(g, arch);
+    if (!built_for || strcmp(built_for, arch) != 0) {
+        snprintf(error, size, "the reference was built for %.16s, and the device is %s",
+                 built_for ? built_for : "no architecture", arch);
+        return false;
+    }
+    bool ok = ptx && ptx[0] && json_is_array(kernels) &&
+              json_array_size(kernels) == (size_t)g->exercise.n_kernels &&
+              allocate_kernels(r, json_array_size(kernels));
+    for (size_t k = 0; ok && k < r->n_kernels; k++)
+        ok = entry_from_json(r, k, json_array_get(kernels, k));
+    r->ptx = ok ? copy_of(ptx) : NULL;
+    if (!r->ptx) {
+        grader_compile_result_free(r);
+        snprintf(error, size, "the reference handed to the job is not valid");
+        return false;
+    }
+    r->ptx_size = strlen(r->ptx);
+    r->status = GRADER_COMPILE_OK;
+    return true;
+}

@@ -1,0 +1,2 @@
+// kgrade's own sources.
+#include "@SOURCE@/grader/grade.c"

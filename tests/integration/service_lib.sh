@@ -1,0 +1,57 @@
+# Shared by the integration tests that drive a real `kgrade serve`: start it
+# on a loopback port with a temporary data folder, call the API with curl,
+# submit and wait for verdicts. Source it after lib.sh.
+#
+#   start_server EXERCISES [ARGS...]   starts the server (its pid in SERVER_PID)
+#   api METHOD PATH [curl args...]     prints the body; the status in $TMP/status
+#   submit_kernel TOKEN EXERCISE FILE [curl args...]   prints the new submission's id
+#   wait_done TOKEN ID                 waits until it is done; prints its verdict
+
+PORT=$((20000 + RANDOM % 20000))
+BASE="http://127.0.0.1:$PORT"
+DATA="$TMP/data"
+SERVER_PID=
+trap 'kill -9 $SERVER_PID 2>/dev/null; rm -rf "$TMP"' EXIT
+
+start_server() {
+    local exercises=$1
+    shift
+    "$KGRADE" serve --port "$PORT" --data "$DATA" --exercises "$exercises" --workers 1 "$@" \
+        >>"$TMP/server.out" 2>>"$TMP/server.log" &
+    SERVER_PID=$!
+    for _ in $(seq 100); do
+        curl -sf "$BASE/api/v1/health" >/dev/null && return 0
+        sleep 0.1
+    done
+    echo "the server did not start:"
+    tail -20 "$TMP/server.log"
+    return 1
+}
+
+api() {
+    local method=$1 path=$2
+    shift 2
+    curl -s -o "$TMP/body" -w '%{http_code}' -X "$method" "$@" "$BASE$path" >"$TMP/status"
+    cat "$TMP/body"
+}
+
+submit_kernel() {
+    local token=$1 exercise=$2 file=$3
+    shift 3
+    api POST /api/v1/submissions -H "Authorization: Bearer $token" \
+        -H 'Content-Type: application/json' "$@" \
+        --data-binary "{\"exercise\": \"$exercise\", \"source\": $(jq -Rs . <"$file")}" | jq -r .id
+}
+
+wait_done() {
+    for _ in $(seq 600); do
+        local s
+        s=$(api GET "/api/v1/submissions/$2" -H "Authorization: Bearer $1")
+        [[ $(jq -r .status <<<"$s") == done ]] && {
+            jq -r .verdict <<<"$s"
+            return 0
+        }
+        sleep 0.1
+    done
+    echo "not done"
+}
