@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Integration tests of the service's queue (issue 15), each part on a
+# server of its own (one worker, a temporary data folder, the small
+# exercise set of tests/service/exercises): one server per data folder and
+# database.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+EXERCISES=tests/service/exercises
+KERNELS=tests/service/kernels
+PORT=$((20000 + RANDOM % 20000))
+BASE="http://127.0.0.1:$PORT"
+DATA="$TMP/data"
+SERVER_PID=
+trap 'kill -9 $SERVER_PID 2>/dev/null; rm -rf "$TMP"' EXIT
+
+start_server() {
+    "$KGRADE" serve --port "$PORT" --data "$DATA" --exercises "$EXERCISES" --workers 1 \
+        >>"$TMP/server.out" 2>>"$TMP/server.log" &
+    SERVER_PID=$!
+    for _ in $(seq 100); do
+        curl -sf "$BASE/api/v1/health" >/dev/null && return 0
+        sleep 0.1
+    done
+    echo "the server did not start:"; tail -20 "$TMP/server.log"; return 1
+}
+
+# kill_server: kill -9, as a crash would
+kill_server() {
+    kill -9 "$SERVER_PID"
+    wait "$SERVER_PID" 2>/dev/null
+}
+
+# api METHOD PATH [curl args...]: the body; the status in $TMP/status.
+api() {
+    local method=$1 path=$2
+    shift 2
+    curl -s -o "$TMP/body" -w '%{http_code}' -X "$method" "$@" "$BASE$path" >"$TMP/status"
+    cat "$TMP/body"
+}
+status() { cat "$TMP/status"; }
+source_of() { jq -Rs . <"$1"; }
+
+# submit TOKEN FILE [extra curl args]: prints the submission's id
+submit() {
+    local token=$1 file=$2
+    shift 2
+    api POST /api/v1/submissions -H "Authorization: Bearer $token" \
+        -H 'Content-Type: application/json' "$@" \
+        --data-binary "{\"exercise\": \"tiny-add\", \"source\": $(source_of "$file")}" | jq -r .id
+}
+
+# wait_done TOKEN ID: waits until the submission is done; prints its verdict
+wait_done() {
+    for _ in $(seq 600); do
+        local s
+        s=$(api GET "/api/v1/submissions/$2" -H "Authorization: Bearer $1")
+        [[ $(jq -r .status <<<"$s") == done ]] && { jq -r .verdict <<<"$s"; return 0; }
+        sleep 0.1
+    done
+    echo "not done"
+}
+
+# wait_running TOKEN ID: waits until the submission is being graded
+wait_running() {
+    for _ in $(seq 300); do
+        [[ $(api GET "/api/v1/submissions/$2" -H "Authorization: Bearer $1" | jq -r .status) == running ]] &&
+            return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# field TOKEN ID JQ: a field of a submission
+field() { api GET "/api/v1/submissions/$2" -H "Authorization: Bearer $1" | jq -r "$3"; }
+
+# student NAME: a new student's API token
+student() {
+    "$KGRADE" --db "$DATA/kgrade.db" user add "$1" --role student >/dev/null &&
+        "$KGRADE" --db "$DATA/kgrade.db" token create "$1"
+}
+
+# worker_pid [NOT]: the pid of this test's server's `kgrade worker` (a
+# child of the server, found by its parent: never another test's), other
+# than NOT
+worker_pid() {
+    for _ in $(seq 400); do
+        local p
+        p=$(pgrep -P "$SERVER_PID" -f 'kgrade[^ ]* worker$' | grep -vx "${1:-0}" | head -1)
+        [[ -n $p ]] && { echo "$p"; return 0; }
+        sleep 0.025
+    done
+    return 1
+}
+
+# ---- one server per data folder and per database
+DATA="$TMP/data-lock"
+start_server || exit 1
+first=$SERVER_PID
+expect "a second server on the same data folder refuses to start, naming the first" 2 \
+    "the data folder $DATA/ is in use by kgrade serve, process $first; stop it first" -- \
+    timeout 20 "$KGRADE" serve --port $((PORT + 1)) --data "$DATA" --exercises "$EXERCISES"
+expect "... and on the same database from another data folder" 2 \
+    "the database $DATA/kgrade.db is in use by kgrade serve, process $first; stop it first" -- \
+    timeout 20 "$KGRADE" serve --port $((PORT + 1)) --data "$TMP/elsewhere" --db "$DATA/kgrade.db" \
+    --exercises "$EXERCISES"
+expect "the first server still answers" 0 '"status":"ok"' -- curl -s "$BASE/api/v1/health"
+kill_server
+start_server
+expect "after a kill -9 a new server starts: the lock died with its holder" 0 \
+    "^$SERVER_PID$" -- bash -c "curl -sf $BASE/api/v1/health >/dev/null && head -1 $DATA/serve.lock"
+
+kill_server
+finish
