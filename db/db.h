@@ -98,15 +98,22 @@ enum db_outcome db_session_delete(struct db *db, const unsigned char hash[DB_HAS
 /* ------------------------------------------------------ submissions */
 
 enum db_enqueue {
-    DB_ENQUEUED,   /* a new submission, committed */
-    DB_DUPLICATE,  /* the same Idempotency-Key again: the earlier one's id */
-    DB_QUEUE_FULL, /* `queue_max` submissions already wait */
+    DB_ENQUEUED,        /* a new submission, committed */
+    DB_DUPLICATE,       /* the same Idempotency-Key again: the earlier one's id */
+    DB_QUEUE_FULL,      /* `limits->total` submissions already wait */
+    DB_USER_QUEUE_FULL, /* `limits->per_user` submissions of this user already wait */
     DB_ENQUEUE_FAILED,
+};
+
+/* How many queued submissions the queue takes; 0: no limit. */
+struct db_queue_limits {
+    int64_t total;
+    int64_t per_user;
 };
 
 enum db_enqueue db_submission_add(struct db *db, int64_t user_id, const char *exercise,
                                   const char *source, size_t size, const char *idempotency_key,
-                                  int64_t queue_max, int64_t *id);
+                                  const struct db_queue_limits *limits, int64_t *id);
 
 /* A submission a worker took. */
 struct db_job {
@@ -116,8 +123,10 @@ struct db_job {
     size_t size;
 };
 
-/* Takes the oldest queued submission (queued -> running, by `worker`).
- * DB_NOT_FOUND when the queue is empty. */
+/* Takes a queued submission (queued -> running, by `worker`), fairly
+ * between users: the oldest one of the user with the fewest running jobs,
+ * then served least recently, then waiting longest (round-robin). DB_NOT_FOUND
+ * when the queue is empty. */
 enum db_outcome db_submission_claim(struct db *db, const char *worker, struct db_job *job);
 void db_job_free(struct db_job *job);
 
@@ -150,7 +159,12 @@ enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id)
  * without sources or results:
  * [{id, exercise, status, created_at, verdict, student_ms, ratio, hidden}]. */
 json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, int limit);
-/* 1-based place in the queue of a queued submission; 0 when not queued. */
+/* 1-based place in the queue of a queued submission, 0 when not queued:
+ * the claim at which it will be taken by the claim's rule: exact with one
+ * worker while nothing new is queued. A user who arrives goes ahead of
+ * every user's later submissions, so a place can move back by one per new
+ * user; with several workers (whose jobs end in any order) it is an
+ * estimate. */
 int64_t db_queue_position(struct db *db, int64_t id);
 int64_t db_queue_length(struct db *db);
 enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden);

@@ -120,6 +120,7 @@ static void configure(const struct cli_args *args, struct service *s, char *data
         .exercises = exercises,
         .workers = (int)cli_u64(args, OPT_WORKERS, (uint64_t)default_workers()),
         .queue_max = SERVICE_QUEUE_MAX,
+        .queue_max_per_user = SERVICE_QUEUE_MAX_PER_USER,
         .rate_per_minute = SERVICE_RATE_PER_MINUTE,
         .http_threads = HTTP_THREADS,
         .client_timeout_seconds = SERVICE_CLIENT_TIMEOUT,

@@ -22,6 +22,9 @@
 #define SERVICE_WORKERS_MAX     64
 #define SERVICE_CLIENT_TIMEOUT  30 /* seconds */
 
+/* What one user may have waiting, so that the graders are shared. */
+#define SERVICE_QUEUE_MAX_PER_USER 10 /* queued submissions of one user; beyond: 429 */
+
 struct service_config {
     const char *bind;
     int port;
@@ -32,6 +35,7 @@ struct service_config {
     const char *web_bundle; /* the editor bundle the Makefile builds (may be missing) */
     int workers;
     int64_t queue_max;
+    int64_t queue_max_per_user;
     int rate_per_minute;
     struct grading_limits limits;
     int http_threads;

@@ -1,7 +1,8 @@
 /*
- * The worker pool: each worker takes the oldest queued submission, grades
- * it in the sandbox (grading_job.c), publishes its progress as events and
- * stores its result. A worker that finds the queue empty waits until a
+ * The worker pool: each worker takes the next queued submission (fairly
+ * between users: db_submission_claim), grades it in the sandbox
+ * (grading_job.c), publishes its progress as events and stores its result.
+ * A worker that finds the queue empty waits until a
  * submission is queued (or a second passes, so a submission queued by
  * another process is found too). Stopping lets each worker finish the job
  * it has.

@@ -61,6 +61,9 @@ wait_done() {
     echo "not done"
 }
 
+# The 50 concurrent submissions below are 25 per user: more than a user may
+# have waiting by default (test_service_queue.sh tests that cap).
+mkdir -m 700 "$DATA" && echo '{"queue_max_per_user": 50}' >"$DATA/config.json"
 start_server || exit 1
 ADMIN_PASSWORD=$(grep -A2 'one-time password' "$TMP/server.out" | tail -1 | tr -d ' ')
 expect "a new database gets an admin with a one-time password" 0 "^[A-Za-z0-9]{16}$" -- \

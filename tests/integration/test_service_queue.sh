@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Integration tests of the service's queue (issue 15), each part on a
 # server of its own (one worker, a temporary data folder, the small
-# exercise set of tests/service/exercises): one server per data folder and
-# database.
+# exercise set of tests/service/exercises): grading shared fairly between
+# users (round-robin; a cap on one user's waiting submissions, answered 429
+# with Retry-After), and one server per data folder and database.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -93,6 +94,41 @@ worker_pid() {
     done
     return 1
 }
+
+# ---- fair between users: round-robin, and a cap on one user's waiting submissions
+start_server || exit 1
+ANN=$(student ann)
+BEN=$(student ben)
+ann_ids=()
+for _ in $(seq 8); do ann_ids+=("$(submit "$ANN" "$KERNELS/slow.cu")"); done
+wait_running "$ANN" "${ann_ids[0]}" # ben arrives while ann's first is graded
+ben=$(submit "$BEN" "$KERNELS/good.cu")
+expect "ben's first submission, behind 7 of ann's waiting, is next in the queue" 0 "^202 1$" -- \
+    bash -c "echo \"\$(cat $TMP/status) \$(jq .queue_position $TMP/body)\""
+expect "ann's third is behind ben's" 0 "^3$" -- field "$ANN" "${ann_ids[2]}" .queue_position
+expect "ben's submission is graded" 0 "^passed$" -- wait_done "$BEN" "$ben"
+ben_queued=$(field "$BEN" "$ben" .created_at)
+ben_started=$(field "$BEN" "$ben" .started_at)
+ahead=0
+for id in "${ann_ids[@]}"; do
+    started=$(field "$ANN" "$id" '.started_at // empty')
+    [[ -n $started && $started > $ben_queued && $started < $ben_started ]] && ahead=$((ahead + 1))
+done
+expect "ben's job is started before at most one more of ann's (one worker)" 0 "^[01]$" -- \
+    echo "$ahead"
+for _ in $(seq 12); do
+    submit "$ANN" "$KERNELS/slow.cu" -D "$TMP/headers" >/dev/null
+    [[ $(status) == 202 ]] || break
+done
+expect "a user with 10 submissions waiting gets 429" 0 "^429$" -- status
+expect "... saying so, as an error body" 0 \
+    '^\{"error":\{"code":"too_many_waiting","message":"you have 10 submissions waiting; wait for one to finish"\}\}$' -- \
+    cat "$TMP/body"
+expect "... with Retry-After" 0 "^Retry-After: [0-9]+" -- tr -d '\r' <"$TMP/headers"
+ben=$(submit "$BEN" "$KERNELS/good.cu")
+expect "another user is not held back, and goes first" 0 "^202 1$" -- \
+    bash -c "echo \"\$(cat $TMP/status) \$(jq .queue_position $TMP/body)\""
+kill_server
 
 # ---- one server per data folder and per database
 DATA="$TMP/data-lock"
