@@ -121,6 +121,7 @@ struct db_job {
     char exercise[DB_NAME_MAX];
     char *source; /* malloc'ed, `size` bytes and a NUL */
     size_t size;
+    int attempt; /* the times it was taken, this one included: 2 after an interruption */
 };
 
 /* Takes a queued submission (queued -> running, by `worker`), fairly
@@ -141,9 +142,15 @@ struct db_result {
 };
 enum db_outcome db_submission_finish(struct db *db, int64_t id, const struct db_result *result);
 
-/* Puts submissions left running (by a crash) back in the queue; their
- * number. */
+/* Puts submissions left running (by a crash) back in the queue, each
+ * keeping its attempts and its place among its user's; their number. */
 int64_t db_submissions_requeue_running(struct db *db);
+/* Puts one running submission back in the queue, like a crash does (its
+ * worker died): it will be taken again, with its attempt counted. */
+enum db_outcome db_submission_retry(struct db *db, int64_t id);
+/* A submission left running (by a crash) that has been taken `attempts`
+ * times or more, without changing it; DB_NOT_FOUND when there is none. */
+enum db_outcome db_submission_interrupted(struct db *db, int attempts, struct db_job *job);
 /* Puts a done submission back in the queue (a regrade). */
 enum db_outcome db_submission_requeue(struct db *db, int64_t id);
 /* Every submission of an exercise back in the queue; their number. */

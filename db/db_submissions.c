@@ -1,7 +1,7 @@
 /*
  * Submissions and their results: the queue (committed before it is
  * acknowledged, capped in all and per user, taken fairly between users,
- * requeued after a crash), the results (a
+ * requeued after a crash with its attempts counted), the results (a
  * regrade adds one, the newest is the submission's), and the JSON the API
  * shows. The fair order is one SQL view, queue_users (migration 0004),
  * read by both the claim and the queue positions.
@@ -85,7 +85,7 @@ enum db_enqueue db_submission_add(struct db *db, int64_t user_id, const char *ex
 }
 
 /* The columns read_job reads, in order. */
-#define JOB_COLUMNS "id, user_id, exercise, source"
+#define JOB_COLUMNS "id, user_id, exercise, source, attempts"
 
 static bool read_job(sqlite3_stmt *s, struct db_job *job)
 {
@@ -93,6 +93,7 @@ static bool read_job(sqlite3_stmt *s, struct db_job *job)
     job->user_id = sqlite3_column_int64(s, 1);
     db_copy_text(s, 2, job->exercise, sizeof job->exercise);
     job->size = (size_t)sqlite3_column_bytes(s, 3);
+    job->attempt = sqlite3_column_int(s, 4);
     job->source = malloc(job->size + 1);
     if (!job->source)
         return false;
@@ -115,12 +116,12 @@ static enum db_outcome first_job(sqlite3_stmt *s, struct db_job *job)
     return outcome;
 }
 
-/* The job runs, by `worker`; its user was served by this claim, the
- * newest. */
+/* The job runs, by `worker`, one attempt more; its user was served by
+ * this claim, the newest. */
 static bool take(struct db *db, struct db_job *job, const char *worker)
 {
     sqlite3_stmt *s = db_statement(db, "UPDATE submissions SET status = 'running', started_at = ?, "
-                                       "worker = ? WHERE id = ?");
+                                       "worker = ?, attempts = attempts + 1 WHERE id = ?");
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, db_now_ms());
@@ -134,6 +135,7 @@ static bool take(struct db *db, struct db_job *job, const char *worker)
     if (!turn)
         return false;
     sqlite3_bind_int64(turn, 1, job->user_id);
+    job->attempt++;
     return db_run(db, turn);
 }
 
@@ -203,18 +205,44 @@ enum db_outcome db_submission_finish(struct db *db, int64_t id, const struct db_
     return DB_OK;
 }
 
+/* Running -> queued, keeping queued_at and attempts: the submission `id`,
+ * or (0) every one; their number. */
+static int64_t back_to_queue(struct db *db, int64_t id)
+{
+    sqlite3_stmt *s =
+        db_statement(db, "UPDATE submissions SET status = 'queued', started_at = NULL, worker = "
+                         "NULL WHERE status = 'running' AND (?1 = 0 OR id = ?1)");
+    if (!s)
+        return -1;
+    sqlite3_bind_int64(s, 1, id);
+    return db_run(db, s) ? sqlite3_changes64(db->sql) : -1;
+}
+
 int64_t db_submissions_requeue_running(struct db *db)
 {
-    sqlite3_stmt *s = db_statement(db, "UPDATE submissions SET status = 'queued', started_at = "
-                                       "NULL, worker = NULL WHERE status = 'running'");
-    return s && db_run(db, s) ? sqlite3_changes64(db->sql) : -1;
+    return back_to_queue(db, 0);
+}
+
+enum db_outcome db_submission_retry(struct db *db, int64_t id)
+{
+    int64_t n = back_to_queue(db, id);
+    return n > 0 ? DB_OK : n == 0 ? DB_NOT_FOUND : DB_FAILED;
+}
+
+enum db_outcome db_submission_interrupted(struct db *db, int attempts, struct db_job *job)
+{
+    sqlite3_stmt *s = db_statement(db, "SELECT " JOB_COLUMNS " FROM submissions WHERE status = "
+                                       "'running' AND attempts >= ? ORDER BY id LIMIT 1");
+    if (s)
+        sqlite3_bind_int(s, 1, attempts);
+    return first_job(s, job);
 }
 
 enum db_outcome db_submission_requeue(struct db *db, int64_t id)
 {
     sqlite3_stmt *s = db_statement(
         db, "UPDATE submissions SET status = 'queued', queued_at = ?, started_at = NULL, "
-            "finished_at = NULL, worker = NULL WHERE id = ? AND status = 'done'");
+            "finished_at = NULL, worker = NULL, attempts = 0 WHERE id = ? AND status = 'done'");
     if (!s)
         return DB_FAILED;
     sqlite3_bind_int64(s, 1, db_now_ms());
@@ -228,7 +256,8 @@ int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise)
 {
     sqlite3_stmt *s = db_statement(
         db, "UPDATE submissions SET status = 'queued', queued_at = ?, started_at = NULL, "
-            "finished_at = NULL, worker = NULL WHERE exercise = ? AND status = 'done'");
+            "finished_at = NULL, worker = NULL, attempts = 0 WHERE exercise = ? AND "
+            "status = 'done'");
     if (!s)
         return -1;
     sqlite3_bind_int64(s, 1, db_now_ms());

@@ -2,11 +2,12 @@
  * kgrade serve: the grading service. Takes the data folder and the
  * database for itself (serve_lock.c: a second server on either refuses to
  * start), opens the database (migrating it, putting back in the queue what
- * a crash left running), creates the first admin account of a new
- * database (its one-time password printed once), checks the sandbox
- * (refusing to grade without seccomp, limits and the timeout), starts the
- * workers and the HTTP daemon, and on SIGINT or SIGTERM drains: stops
- * accepting, lets the workers finish their jobs, exits.
+ * a crash left running, finishing as internal_error what crashes
+ * interrupted twice), creates the first admin account of a new database
+ * (its one-time password printed once), checks the sandbox (refusing to
+ * grade without seccomp, limits and the timeout), starts the workers and
+ * the HTTP daemon, and on SIGINT or SIGTERM drains: stops accepting, lets
+ * the workers finish their jobs, exits.
  */
 #include "cli.h"
 #include "credentials.h"
@@ -79,7 +80,7 @@ static bool open_store(struct service *s, char *error, size_t size)
         snprintf(error, size, "the database %s cannot be opened", s->config.db_path);
         return false;
     }
-    int64_t back = db_submissions_requeue_running(db);
+    int64_t back = workers_recover(s, db);
     if (back > 0)
         printf("%lld submissions left running by the last run are queued again\n", (long long)back);
     if (!first_admin(db)) {

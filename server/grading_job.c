@@ -148,6 +148,8 @@ static json_t *result_of(struct follow *f, const struct sandbox_outcome *o,
                  o->reason, o->output_truncated ? "; its result was over the size limit" : "");
     *verdict = o->end == SANDBOX_EXITED ? GRADER_VERDICT_INTERNAL_ERROR
                                         : verdict_of_end(f, o, message, sizeof message);
+    if (f->job->worker_died)
+        *f->job->worker_died = o->end == SANDBOX_EXITED || o->end == SANDBOX_SIGNALED;
     return grader_verdict_json(f->job->request, *verdict, message, f->ran);
 }
 

@@ -22,8 +22,10 @@
 #define SERVICE_WORKERS_MAX     64
 #define SERVICE_CLIENT_TIMEOUT  30 /* seconds */
 
-/* What one user may have waiting, so that the graders are shared. */
+/* The graders are shared: what one user may have waiting, and how often a
+ * grading interrupted by a death (its worker's, the server's) is tried. */
 #define SERVICE_QUEUE_MAX_PER_USER 10 /* queued submissions of one user; beyond: 429 */
+#define SERVICE_GRADING_ATTEMPTS   2  /* the second interruption: internal_error */
 
 struct service_config {
     const char *bind;
@@ -73,5 +75,9 @@ void service_wake_workers(struct service *service);
 /* Starts and stops the worker pool (workers.c). */
 bool workers_start(struct service *service, char *error, size_t error_size);
 void workers_stop(struct service *service);
+/* Before the workers start: the submissions a crash left running go back
+ * to the queue, but one taken SERVICE_GRADING_ATTEMPTS times is finished as
+ * internal_error (it may be what kills the server). The number requeued. */
+int64_t workers_recover(struct service *service, struct db *db);
 
 #endif

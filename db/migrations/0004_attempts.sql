@@ -1,4 +1,10 @@
--- A queue fair between users.
+-- Gradings tried again once, and a queue fair between users.
+--
+-- attempts: how many times a worker has taken the submission since it was
+-- queued by its student or by a regrade. A grading that the death of its
+-- worker or of the server interrupted is tried again once; the second
+-- interruption is final (internal_error), so a job that kills the server
+-- every time is not retried for ever.
 --
 -- queue_turns: per user, the number of the claim that last served them (a
 -- counter, not a time: two claims in one millisecond stay ordered). The
@@ -6,6 +12,8 @@
 -- least recently (never served first), then the one waiting longest, and
 -- takes that user's oldest queued submission: round-robin between users,
 -- so one student's many submissions delay another's by one job at most.
+
+ALTER TABLE submissions ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
 
 CREATE TABLE queue_turns (
     user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,

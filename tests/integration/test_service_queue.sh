@@ -3,7 +3,10 @@
 # server of its own (one worker, a temporary data folder, the small
 # exercise set of tests/service/exercises): grading shared fairly between
 # users (round-robin; a cap on one user's waiting submissions, answered 429
-# with Retry-After), and one server per data folder and database.
+# with Retry-After), a grading whose worker process dies graded again once
+# and internal_error the second time, a grading the server's death
+# interrupts twice finished as internal_error, and one server per data
+# folder and database.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -147,5 +150,36 @@ start_server
 expect "after a kill -9 a new server starts: the lock died with its holder" 0 \
     "^$SERVER_PID$" -- bash -c "curl -sf $BASE/api/v1/health >/dev/null && head -1 $DATA/serve.lock"
 
+# ---- a grading whose worker process dies: graded again once
+SAM=$(student sam)
+once=$(submit "$SAM" "$KERNELS/slow.cu")
+killed=$(worker_pid) && kill -KILL "$killed"
+expect "a job whose worker was killed once gets its real verdict" 0 "^too_slow$" -- \
+    wait_done "$SAM" "$once"
+expect "... graded again, one result" 0 "^1$" -- field "$SAM" "$once" '.results | length'
+expect "... and the log says why" 0 "job $once tiny-add: the grading worker failed: killed by signal 9.*graded again" -- \
+    cat "$TMP/server.log"
+twice=$(submit "$SAM" "$KERNELS/slow.cu")
+killed=$(worker_pid) && kill -KILL "$killed"
+killed=$(worker_pid "$killed") && kill -KILL "$killed"
+expect "a job whose worker was killed twice is internal_error" 0 "^internal_error$" -- \
+    wait_done "$SAM" "$twice"
+expect "... with the reason" 0 "^the grading worker failed: killed by signal 9.*it died twice" -- \
+    field "$SAM" "$twice" .result.message
+
+# ---- a grading the server's death interrupts twice: internal_error
+crash=$(submit "$SAM" "$KERNELS/slow.cu")
+wait_running "$SAM" "$crash"
+kill_server
+start_server
+expect "a job running when the server died is graded again" 0 "" -- wait_running "$SAM" "$crash"
+kill_server
+start_server
+expect "the second time it is internal_error" 0 "^internal_error$" -- wait_done "$SAM" "$crash"
+expect "... saying the grading was interrupted twice" 0 "^the grading was interrupted twice" -- \
+    field "$SAM" "$crash" .result.message
+expect "... stored once" 0 "^1$" -- field "$SAM" "$crash" '.results | length'
+after=$(submit "$SAM" "$KERNELS/good.cu")
+expect "the queue goes on" 0 "^passed$" -- wait_done "$SAM" "$after"
 kill_server
 finish

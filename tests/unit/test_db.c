@@ -1,8 +1,9 @@
 /*
  * Unit tests of the store (db/): migrations applied once, accounts,
  * tokens and sessions by hash, the queue (committed, idempotent, capped in
- * all and per user, fair between users, requeued after a crash), results kept across regrades,
- * queue positions that match the claim order, scoreboards (best passing assessment result per user,
+ * all and per user, fair between users, requeued after a crash with its
+ * attempts counted), results kept across regrades, queue positions that
+ * match the claim order, scoreboards (best passing assessment result per user,
  * hidden ones left out), class progress and the audit log.
  */
 #include <setjmp.h>
@@ -183,6 +184,7 @@ static void test_queue(void **state)
     for (int i = 0; i < 3; i++) {
         assert_int_equal(db_submission_claim(f->db, "w2", &job), DB_OK);
         assert_int_equal(job.id, order[i]);
+        assert_int_equal(job.attempt, order[i] == first ? 2 : 1);
         db_job_free(&job);
     }
     assert_int_equal(db_submission_claim(f->db, "w2", &job), DB_NOT_FOUND);
@@ -261,6 +263,38 @@ static void test_a_user_has_few_waiting(void **state)
     assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, NULL, &limits, &id),
                      DB_ENQUEUED); /* a running one does not wait */
     assert_int_equal(db_queue_length(f->db), 3);
+}
+
+/* A grading interrupted (its worker died, or the server) is taken again,
+ * its attempts counted; a regrade starts the count again. */
+static void test_attempts(void **state)
+{
+    struct fixture *f = *state;
+    int64_t id = submit(f, f->alice, "vector-add", NULL);
+    struct db_job job;
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_int_equal(job.attempt, 1);
+    db_job_free(&job);
+    assert_int_equal(db_submission_interrupted(f->db, 2, &job), DB_NOT_FOUND);
+    assert_int_equal(db_submission_retry(f->db, id), DB_OK);
+    assert_int_equal(db_submission_retry(f->db, id), DB_NOT_FOUND); /* queued already */
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_int_equal(job.attempt, 2);
+    db_job_free(&job);
+    /* the server dies: at start, the one taken twice is found, still running */
+    assert_int_equal(db_submission_interrupted(f->db, 2, &job), DB_OK);
+    assert_int_equal(job.id, id);
+    assert_string_equal(job.source, "src");
+    db_job_free(&job);
+    json_t *j = db_submission_json(f->db, id, false);
+    assert_string_equal(json_string_value(json_object_get(j, "status")), "running");
+    json_decref(j);
+    struct db_result r = {"internal_error", "{}", -1, -1, false, ""};
+    assert_int_equal(db_submission_finish(f->db, id, &r), DB_OK);
+    assert_int_equal(db_submission_requeue(f->db, id), DB_OK); /* a regrade */
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_int_equal(job.attempt, 1);
+    db_job_free(&job);
 }
 
 static void test_results_survive_a_regrade(void **state)
@@ -424,6 +458,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_queue_is_fair, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_user_has_few_waiting, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_attempts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_results_survive_a_regrade, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard_version, setup, teardown),
