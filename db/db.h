@@ -98,15 +98,22 @@ enum db_outcome db_session_delete(struct db *db, const unsigned char hash[DB_HAS
 /* ------------------------------------------------------ submissions */
 
 enum db_enqueue {
-    DB_ENQUEUED,   /* a new submission, committed */
-    DB_DUPLICATE,  /* the same Idempotency-Key again: the earlier one's id */
-    DB_QUEUE_FULL, /* `queue_max` submissions already wait */
+    DB_ENQUEUED,        /* a new submission, committed */
+    DB_DUPLICATE,       /* the same Idempotency-Key again: the earlier one's id */
+    DB_QUEUE_FULL,      /* `limits->total` submissions already wait */
+    DB_USER_QUEUE_FULL, /* `limits->per_user` submissions of this user already wait */
     DB_ENQUEUE_FAILED,
+};
+
+/* How many queued submissions the queue takes; 0: no limit. */
+struct db_queue_limits {
+    int64_t total;
+    int64_t per_user;
 };
 
 enum db_enqueue db_submission_add(struct db *db, int64_t user_id, const char *exercise,
                                   const char *source, size_t size, const char *idempotency_key,
-                                  int64_t queue_max, int64_t *id);
+                                  const struct db_queue_limits *limits, int64_t *id);
 
 /* A submission a worker took. */
 struct db_job {
@@ -114,10 +121,13 @@ struct db_job {
     char exercise[DB_NAME_MAX];
     char *source; /* malloc'ed, `size` bytes and a NUL */
     size_t size;
+    int attempt; /* the times it was taken, this one included: 2 after an interruption */
 };
 
-/* Takes the oldest queued submission (queued -> running, by `worker`).
- * DB_NOT_FOUND when the queue is empty. */
+/* Takes a queued submission (queued -> running, by `worker`), fairly
+ * between users: the oldest one of the user with the fewest running jobs,
+ * then served least recently, then waiting longest (round-robin). DB_NOT_FOUND
+ * when the queue is empty. */
 enum db_outcome db_submission_claim(struct db *db, const char *worker, struct db_job *job);
 void db_job_free(struct db_job *job);
 
@@ -132,9 +142,15 @@ struct db_result {
 };
 enum db_outcome db_submission_finish(struct db *db, int64_t id, const struct db_result *result);
 
-/* Puts submissions left running (by a crash) back in the queue; their
- * number. */
+/* Puts submissions left running (by a crash) back in the queue, each
+ * keeping its attempts and its place among its user's; their number. */
 int64_t db_submissions_requeue_running(struct db *db);
+/* Puts one running submission back in the queue, like a crash does (its
+ * worker died): it will be taken again, with its attempt counted. */
+enum db_outcome db_submission_retry(struct db *db, int64_t id);
+/* A submission left running (by a crash) that has been taken `attempts`
+ * times or more, without changing it; DB_NOT_FOUND when there is none. */
+enum db_outcome db_submission_interrupted(struct db *db, int attempts, struct db_job *job);
 /* Puts a done submission back in the queue (a regrade). */
 enum db_outcome db_submission_requeue(struct db *db, int64_t id);
 /* Every submission of an exercise back in the queue; their number. */
@@ -150,7 +166,12 @@ enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id)
  * without sources or results:
  * [{id, exercise, status, created_at, verdict, student_ms, ratio, hidden}]. */
 json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, int limit);
-/* 1-based place in the queue of a queued submission; 0 when not queued. */
+/* 1-based place in the queue of a queued submission, 0 when not queued:
+ * the claim at which it will be taken by the claim's rule: exact with one
+ * worker while nothing new is queued. A user who arrives goes ahead of
+ * every user's later submissions, so a place can move back by one per new
+ * user; with several workers (whose jobs end in any order) it is an
+ * estimate. */
 int64_t db_queue_position(struct db *db, int64_t id);
 int64_t db_queue_length(struct db *db);
 enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden);

@@ -1,8 +1,10 @@
 /*
  * Submissions and their results: the queue (committed before it is
- * acknowledged, taken oldest first, requeued after a crash), the results
- * (a regrade adds one, the newest is the submission's), and the JSON the
- * API shows.
+ * acknowledged, capped in all and per user, taken fairly between users,
+ * requeued after a crash with its attempts counted), the results (a
+ * regrade adds one, the newest is the submission's), and the JSON the API
+ * shows. The fair order is one SQL view, queue_users (migration 0004),
+ * read by both the claim and the queue positions.
  */
 #include "db_internal.h"
 
@@ -25,6 +27,17 @@ int64_t db_queue_length(struct db *db)
 {
     return db_scalar(db_statement(db, "SELECT count(*) FROM submissions WHERE status = 'queued'"),
                      0);
+}
+
+/* How many submissions of a user wait in the queue. */
+static int64_t waiting_of(struct db *db, int64_t user_id)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT count(*) FROM submissions WHERE status = 'queued' AND user_id = ?");
+    if (!s)
+        return 0;
+    sqlite3_bind_int64(s, 1, user_id);
+    return db_scalar(s, 0);
 }
 
 static bool insert_submission(struct db *db, int64_t user_id, const char *exercise,
@@ -51,15 +64,17 @@ static bool insert_submission(struct db *db, int64_t user_id, const char *exerci
 
 enum db_enqueue db_submission_add(struct db *db, int64_t user_id, const char *exercise,
                                   const char *source, size_t size, const char *idempotency_key,
-                                  int64_t queue_max, int64_t *id)
+                                  const struct db_queue_limits *limits, int64_t *id)
 {
     if (!db_begin(db))
         return DB_ENQUEUE_FAILED;
     enum db_enqueue outcome = DB_ENQUEUED;
     if (idempotency_key && (*id = earlier_with_key(db, user_id, idempotency_key)) > 0)
         outcome = DB_DUPLICATE;
-    else if (queue_max > 0 && db_queue_length(db) >= queue_max)
+    else if (limits->total > 0 && db_queue_length(db) >= limits->total)
         outcome = DB_QUEUE_FULL;
+    else if (limits->per_user > 0 && waiting_of(db, user_id) >= limits->per_user)
+        outcome = DB_USER_QUEUE_FULL;
     else if (!insert_submission(db, user_id, exercise, source, size, idempotency_key, id))
         outcome = DB_ENQUEUE_FAILED;
     if (outcome == DB_ENQUEUE_FAILED || !db_commit(db)) {
@@ -69,43 +84,78 @@ enum db_enqueue db_submission_add(struct db *db, int64_t user_id, const char *ex
     return outcome;
 }
 
+/* The columns read_job reads, in order. */
+#define JOB_COLUMNS "id, user_id, exercise, source, attempts"
+
+static bool read_job(sqlite3_stmt *s, struct db_job *job)
+{
+    job->id = sqlite3_column_int64(s, 0);
+    job->user_id = sqlite3_column_int64(s, 1);
+    db_copy_text(s, 2, job->exercise, sizeof job->exercise);
+    job->size = (size_t)sqlite3_column_bytes(s, 3);
+    job->attempt = sqlite3_column_int(s, 4);
+    job->source = malloc(job->size + 1);
+    if (!job->source)
+        return false;
+    memcpy(job->source, sqlite3_column_blob(s, 3), job->size);
+    job->source[job->size] = '\0';
+    return true;
+}
+
+/* The job of the first row of `s` (a SELECT JOB_COLUMNS, bound; reset
+ * after). */
+static enum db_outcome first_job(sqlite3_stmt *s, struct db_job *job)
+{
+    memset(job, 0, sizeof *job);
+    int rc = s ? sqlite3_step(s) : SQLITE_ERROR;
+    enum db_outcome outcome = rc == SQLITE_DONE ? DB_NOT_FOUND : DB_FAILED;
+    if (rc == SQLITE_ROW && read_job(s, job))
+        outcome = DB_OK;
+    if (s)
+        sqlite3_reset(s);
+    return outcome;
+}
+
+/* The job runs, by `worker`, one attempt more; its user was served by
+ * this claim, the newest. */
+static bool take(struct db *db, struct db_job *job, const char *worker)
+{
+    sqlite3_stmt *s = db_statement(db, "UPDATE submissions SET status = 'running', started_at = ?, "
+                                       "worker = ?, attempts = attempts + 1 WHERE id = ?");
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, db_now_ms());
+    sqlite3_bind_text(s, 2, worker, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 3, job->id);
+    if (!db_run(db, s))
+        return false;
+    sqlite3_stmt *turn = db_statement(
+        db, "INSERT INTO queue_turns (user_id, turn) VALUES (?, (SELECT coalesce(max(turn), 0) "
+            "+ 1 FROM queue_turns)) ON CONFLICT (user_id) DO UPDATE SET turn = excluded.turn");
+    if (!turn)
+        return false;
+    sqlite3_bind_int64(turn, 1, job->user_id);
+    job->attempt++;
+    return db_run(db, turn);
+}
+
 enum db_outcome db_submission_claim(struct db *db, const char *worker, struct db_job *job)
 {
     memset(job, 0, sizeof *job);
     if (!db_begin(db))
         return DB_FAILED;
-    sqlite3_stmt *s = db_statement(db, "SELECT id, user_id, exercise, source FROM submissions "
-                                       "WHERE status = 'queued' ORDER BY queued_at, id LIMIT 1");
-    int rc = s ? sqlite3_step(s) : SQLITE_ERROR;
-    if (rc == SQLITE_ROW) {
-        job->id = sqlite3_column_int64(s, 0);
-        job->user_id = sqlite3_column_int64(s, 1);
-        db_copy_text(s, 2, job->exercise, sizeof job->exercise);
-        job->size = (size_t)sqlite3_column_bytes(s, 3);
-        job->source = malloc(job->size + 1);
-        if (job->source) {
-            memcpy(job->source, sqlite3_column_blob(s, 3), job->size);
-            job->source[job->size] = '\0';
-        }
-    }
-    if (s)
-        sqlite3_reset(s);
-    sqlite3_stmt *take =
-        rc == SQLITE_ROW && job->source
-            ? db_statement(db, "UPDATE submissions SET status = 'running', started_at = ?, "
-                               "worker = ? WHERE id = ?")
-            : NULL;
-    if (take) {
-        sqlite3_bind_int64(take, 1, db_now_ms());
-        sqlite3_bind_text(take, 2, worker, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(take, 3, job->id);
-    }
-    if (!take || !db_run(db, take) || !db_commit(db)) {
+    enum db_outcome outcome = first_job(
+        db_statement(db, "SELECT " JOB_COLUMNS " FROM submissions WHERE status = 'queued' AND "
+                         "user_id = (SELECT user_id FROM queue_users WHERE turn = 1) "
+                         "ORDER BY queued_at, id LIMIT 1"),
+        job);
+    if (outcome == DB_OK && (!take(db, job, worker) || !db_commit(db)))
+        outcome = DB_FAILED;
+    if (outcome != DB_OK) {
         db_rollback(db);
         db_job_free(job);
-        return rc == SQLITE_DONE ? DB_NOT_FOUND : DB_FAILED;
     }
-    return DB_OK;
+    return outcome;
 }
 
 void db_job_free(struct db_job *job)
@@ -155,18 +205,44 @@ enum db_outcome db_submission_finish(struct db *db, int64_t id, const struct db_
     return DB_OK;
 }
 
+/* Running -> queued, keeping queued_at and attempts: the submission `id`,
+ * or (0) every one; their number. */
+static int64_t back_to_queue(struct db *db, int64_t id)
+{
+    sqlite3_stmt *s =
+        db_statement(db, "UPDATE submissions SET status = 'queued', started_at = NULL, worker = "
+                         "NULL WHERE status = 'running' AND (?1 = 0 OR id = ?1)");
+    if (!s)
+        return -1;
+    sqlite3_bind_int64(s, 1, id);
+    return db_run(db, s) ? sqlite3_changes64(db->sql) : -1;
+}
+
 int64_t db_submissions_requeue_running(struct db *db)
 {
-    sqlite3_stmt *s = db_statement(db, "UPDATE submissions SET status = 'queued', started_at = "
-                                       "NULL, worker = NULL WHERE status = 'running'");
-    return s && db_run(db, s) ? sqlite3_changes64(db->sql) : -1;
+    return back_to_queue(db, 0);
+}
+
+enum db_outcome db_submission_retry(struct db *db, int64_t id)
+{
+    int64_t n = back_to_queue(db, id);
+    return n > 0 ? DB_OK : n == 0 ? DB_NOT_FOUND : DB_FAILED;
+}
+
+enum db_outcome db_submission_interrupted(struct db *db, int attempts, struct db_job *job)
+{
+    sqlite3_stmt *s = db_statement(db, "SELECT " JOB_COLUMNS " FROM submissions WHERE status = "
+                                       "'running' AND attempts >= ? ORDER BY id LIMIT 1");
+    if (s)
+        sqlite3_bind_int(s, 1, attempts);
+    return first_job(s, job);
 }
 
 enum db_outcome db_submission_requeue(struct db *db, int64_t id)
 {
     sqlite3_stmt *s = db_statement(
         db, "UPDATE submissions SET status = 'queued', queued_at = ?, started_at = NULL, "
-            "finished_at = NULL, worker = NULL WHERE id = ? AND status = 'done'");
+            "finished_at = NULL, worker = NULL, attempts = 0 WHERE id = ? AND status = 'done'");
     if (!s)
         return DB_FAILED;
     sqlite3_bind_int64(s, 1, db_now_ms());
@@ -180,7 +256,8 @@ int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise)
 {
     sqlite3_stmt *s = db_statement(
         db, "UPDATE submissions SET status = 'queued', queued_at = ?, started_at = NULL, "
-            "finished_at = NULL, worker = NULL WHERE exercise = ? AND status = 'done'");
+            "finished_at = NULL, worker = NULL, attempts = 0 WHERE exercise = ? AND "
+            "status = 'done'");
     if (!s)
         return -1;
     sqlite3_bind_int64(s, 1, db_now_ms());
@@ -188,12 +265,20 @@ int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise)
     return db_run(db, s) ? sqlite3_changes64(db->sql) : -1;
 }
 
+/* The claims go round by round, one submission of each waiting user per
+ * round, the users in their turn's order. The submission that is its
+ * user's k-th is taken in round k: after each user's first k-1 (or fewer:
+ * all they have), and after the users whose turn comes before its user's
+ * and who have a k-th. One pass over the queue (the view), as before. */
 int64_t db_queue_position(struct db *db, int64_t id)
 {
     sqlite3_stmt *s = db_statement(
-        db, "SELECT count(*) FROM submissions q, submissions me WHERE me.id = ? AND "
-            "me.status = 'queued' AND q.status = 'queued' AND (q.queued_at < me.queued_at OR "
-            "(q.queued_at = me.queued_at AND q.id <= me.id))");
+        db, "WITH me AS (SELECT u.turn, (SELECT count(*) FROM submissions o WHERE o.status = "
+            "'queued' AND o.user_id = s.user_id AND (o.queued_at < s.queued_at OR (o.queued_at "
+            "= s.queued_at AND o.id <= s.id))) AS k FROM submissions s JOIN queue_users u ON "
+            "u.user_id = s.user_id WHERE s.id = ? AND s.status = 'queued') "
+            "SELECT sum(min(v.waiting, me.k - 1) + (v.turn <= me.turn AND v.waiting >= me.k)) "
+            "FROM queue_users v, me");
     if (!s)
         return 0;
     sqlite3_bind_int64(s, 1, id);

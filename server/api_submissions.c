@@ -1,7 +1,8 @@
 /*
  * Submissions: POST one (committed to the queue before 202 is answered;
  * the same Idempotency-Key gives the same submission back; a full queue
- * 503, a user over the rate limit 429, both with Retry-After), read one's
+ * 503, a user over the rate limit or with too many submissions waiting
+ * 429, each with Retry-After), read one's
  * state and result, list one's own (an instructor: anyone's, by ?user=),
  * and follow one's grading as events. Students see only their own
  * submissions; instructors all.
@@ -18,6 +19,7 @@
 #define IDEMPOTENCY_KEY_MAX 128
 #define LIST_LIMIT          200
 #define RETRY_FULL_QUEUE_S  30
+#define RETRY_USER_QUEUE_S  30 /* a user's own waiting submissions: about one job's time */
 
 /* The exercise and source of a submission, checked; NULL after answering. */
 static json_t *submission_body(struct http_request *req, struct http_response *res,
@@ -49,15 +51,21 @@ static json_t *submission_body(struct http_request *req, struct http_response *r
     return NULL;
 }
 
+static void retry_after(struct http_response *res, int seconds)
+{
+    char retry[16];
+    snprintf(retry, sizeof retry, "%d", seconds);
+    http_header(res, "Retry-After", retry);
+}
+
 static bool under_rate(struct http_request *req, struct http_response *res)
 {
-    char key[64], retry[16];
+    char key[64];
     int wait = 0;
     snprintf(key, sizeof key, "submit:%lld", (long long)req->user.id);
     if (rate_allow(req->service->rates, key, req->service->config.rate_per_minute, 60, &wait))
         return true;
-    snprintf(retry, sizeof retry, "%d", wait);
-    http_header(res, "Retry-After", retry);
+    retry_after(res, wait);
     http_error(res, 429, "rate_limited", "more than %d submissions a minute: wait %d s",
                req->service->config.rate_per_minute, wait);
     return false;
@@ -76,6 +84,29 @@ static void accepted(struct http_response *res, struct db *db, int64_t id)
     json_decref(sub);
 }
 
+/* The answer to an enqueue: 202, or why the queue did not take it (after
+ * a refusal already answered, nothing). */
+static void answer_enqueue(struct http_request *req, struct http_response *res, struct db *db,
+                           enum db_enqueue e, int64_t id)
+{
+    if (e == DB_ENQUEUED || e == DB_DUPLICATE) {
+        accepted(res, db, id);
+        if (e == DB_ENQUEUED)
+            service_wake_workers(req->service);
+    } else if (e == DB_QUEUE_FULL) {
+        retry_after(res, RETRY_FULL_QUEUE_S);
+        http_error(res, 503, "queue_full", "the queue is full: try again in %d s",
+                   RETRY_FULL_QUEUE_S);
+    } else if (e == DB_USER_QUEUE_FULL) {
+        retry_after(res, RETRY_USER_QUEUE_S);
+        http_error(res, 429, "too_many_waiting",
+                   "you have %lld submissions waiting; wait for one to finish",
+                   (long long)req->service->config.queue_max_per_user);
+    } else if (db && res->status != 429) {
+        http_error(res, 500, "internal", "the submission could not be stored: %s", db_error(db));
+    }
+}
+
 void api_submit(struct http_request *req, struct http_response *res)
 {
     const char *exercise = NULL, *source = NULL;
@@ -92,24 +123,13 @@ void api_submit(struct http_request *req, struct http_response *res)
         return;
     int64_t id = 0;
     enum db_enqueue e = DB_ENQUEUE_FAILED;
+    const struct service_config *c = &req->service->config;
+    struct db_queue_limits limits = {.total = c->queue_max, .per_user = c->queue_max_per_user};
     if (!db)
         http_error(res, 503, "unavailable", "the database cannot be reached");
     else if (under_rate(req, res))
-        e = db_submission_add(db, req->user.id, exercise, source, size, key,
-                              req->service->config.queue_max, &id);
-    if (e == DB_ENQUEUED || e == DB_DUPLICATE) {
-        accepted(res, db, id);
-        if (e == DB_ENQUEUED)
-            service_wake_workers(req->service);
-    } else if (e == DB_QUEUE_FULL) {
-        char retry[16];
-        snprintf(retry, sizeof retry, "%d", RETRY_FULL_QUEUE_S);
-        http_header(res, "Retry-After", retry);
-        http_error(res, 503, "queue_full", "the queue is full: try again in %d s",
-                   RETRY_FULL_QUEUE_S);
-    } else if (db && res->status != 429) {
-        http_error(res, 500, "internal", "the submission could not be stored: %s", db_error(db));
-    }
+        e = db_submission_add(db, req->user.id, exercise, source, size, key, &limits, &id);
+    answer_enqueue(req, res, db, e, id);
     json_decref(body);
 }
 

@@ -1,11 +1,13 @@
 /*
- * kgrade serve: the grading service. Opens the database (migrating it,
- * putting back in the queue what a crash left running), creates the first
- * admin account of a new database (its one-time password printed once),
- * checks the sandbox (refusing to grade without seccomp, limits and the
- * timeout), starts the workers and the HTTP daemon, and on SIGINT or
- * SIGTERM drains: stops accepting, lets the workers finish their jobs,
- * exits.
+ * kgrade serve: the grading service. Takes the data folder and the
+ * database for itself (serve_lock.c: a second server on either refuses to
+ * start), opens the database (migrating it, putting back in the queue what
+ * a crash left running, finishing as internal_error what crashes
+ * interrupted twice), creates the first admin account of a new database
+ * (its one-time password printed once), checks the sandbox (refusing to
+ * grade without seccomp, limits and the timeout), starts the workers and
+ * the HTTP daemon, and on SIGINT or SIGTERM drains: stops accepting, lets
+ * the workers finish their jobs, exits.
  */
 #include "cli.h"
 #include "credentials.h"
@@ -15,6 +17,7 @@
 #include "rate_limit.h"
 #include "reference_cache.h"
 #include "response_cache.h"
+#include "serve_lock.h"
 #include "service_config.h"
 
 #include <errno.h>
@@ -60,14 +63,17 @@ static bool first_admin(struct db *db)
     return true;
 }
 
-static bool open_store(struct service *s, char *error, size_t size)
+static bool make_data_folder(struct service *s, char *error, size_t size)
 {
     struct stat st;
-    if (stat(s->config.data, &st) != 0 && mkdir(s->config.data, 0700) != 0) {
-        snprintf(error, size, "the data folder %s cannot be made: %s", s->config.data,
-                 strerror(errno));
-        return false;
-    }
+    if (stat(s->config.data, &st) == 0 || mkdir(s->config.data, 0700) == 0)
+        return true;
+    snprintf(error, size, "the data folder %s cannot be made: %s", s->config.data, strerror(errno));
+    return false;
+}
+
+static bool open_store(struct service *s, char *error, size_t size)
+{
     if (!signing_key_load(s->config.data, &s->signing_key, error, size))
         return false;
     struct db *db = service_db(s);
@@ -75,7 +81,7 @@ static bool open_store(struct service *s, char *error, size_t size)
         snprintf(error, size, "the database %s cannot be opened", s->config.db_path);
         return false;
     }
-    int64_t back = db_submissions_requeue_running(db);
+    int64_t back = workers_recover(s, db);
     if (back > 0)
         printf("%lld submissions left running by the last run are queued again\n", (long long)back);
     if (!first_admin(db)) {
@@ -116,6 +122,7 @@ static void configure(const struct cli_args *args, struct service *s, char *data
         .exercises = exercises,
         .workers = (int)cli_u64(args, OPT_WORKERS, (uint64_t)default_workers()),
         .queue_max = SERVICE_QUEUE_MAX,
+        .queue_max_per_user = SERVICE_QUEUE_MAX_PER_USER,
         .rate_per_minute = SERVICE_RATE_PER_MINUTE,
         .http_threads = HTTP_THREADS,
         .client_timeout_seconds = SERVICE_CLIENT_TIMEOUT,
@@ -136,17 +143,17 @@ static int wait_for_stop(const sigset_t *stop)
 static int serve(struct service *s, const sigset_t *stop)
 {
     char error[1024];
+    int locks[SERVE_LOCKS] = {-1, -1};
+    struct MHD_Daemon *daemon = NULL;
     if (!service_config_load(&s->config, error, sizeof error) ||
+        !make_data_folder(s, error, sizeof error) ||
+        !serve_locks_take(s->config.data, s->config.db_path, locks, error, sizeof error) ||
         !open_store(s, error, sizeof error) || !check_sandbox(s, error, sizeof error) ||
-        !workers_start(s, error, sizeof error)) {
+        !workers_start(s, error, sizeof error) ||
+        !(daemon = http_daemon_start(s, error, sizeof error))) {
         fprintf(stderr, "kgrade serve: %s\n", error);
         workers_stop(s);
-        return CLI_EXIT_USAGE;
-    }
-    struct MHD_Daemon *daemon = http_daemon_start(s, error, sizeof error);
-    if (!daemon) {
-        fprintf(stderr, "kgrade serve: %s\n", error);
-        workers_stop(s);
+        serve_locks_release(locks);
         return CLI_EXIT_USAGE;
     }
     printf("kgrade serving on http://%s:%d/ with %d workers (database %s, exercises %s)\n",
@@ -158,6 +165,7 @@ static int serve(struct service *s, const sigset_t *stop)
     http_daemon_quiesce(daemon);
     workers_stop(s);
     http_daemon_stop(daemon);
+    serve_locks_release(locks);
     return CLI_EXIT_OK;
 }
 

@@ -183,6 +183,13 @@ static enum grader_verdict verdict_of_end(const struct follow *f, const struct s
     }
 }
 
+/* The worker ended by a signal nobody here sent, or without its outcome:
+ * what a retry may cure (grading_job.worker_died). */
+static bool worker_died(const struct sandbox_outcome *o)
+{
+    return o->end == SANDBOX_EXITED || o->end == SANDBOX_SIGNALED;
+}
+
 static json_t *result_of(struct follow *f, const struct sandbox_outcome *o,
                          enum grader_verdict *verdict, char *error, size_t error_size)
 {
@@ -205,6 +212,8 @@ static json_t *result_of(struct follow *f, const struct sandbox_outcome *o,
                  o->reason, o->output_truncated ? "; its result was over the size limit" : "");
     *verdict = o->end == SANDBOX_EXITED ? GRADER_VERDICT_INTERNAL_ERROR
                                         : verdict_of_end(f, o, message, sizeof message);
+    if (f->job->worker_died)
+        *f->job->worker_died = worker_died(o);
     return grader_verdict_json(f->job->request, *verdict, message, f->ran);
 }
 
@@ -291,18 +300,23 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
 }
 
 /* What a reference job that gave no reference said (a broken exercise, a
- * device that cannot be used: `*refused`), or why it ended. */
-static void reference_failure(const struct follow *f, const struct sandbox_outcome *o,
-                              bool *refused, char *error, size_t error_size)
+ * device that cannot be used: `*refused`), or why it ended (a worker that
+ * died is told as the grade job's would be). */
+static void reference_failure(const struct grading_job *job, const struct follow *f,
+                              const struct sandbox_outcome *o, bool *refused, char *error,
+                              size_t error_size)
 {
     const char *said = json_string_value(json_object_get(f->final, "message"));
     const char *log = o->log && o->log[0] ? o->log : "";
     *refused = said != NULL;
-    if (said)
+    if (said) {
         snprintf(error, error_size, "%s", said);
-    else
-        snprintf(error, error_size, "the reference could not be compiled: %s%s%.200s", o->reason,
-                 log[0] ? "; the worker said: " : "", log);
+        return;
+    }
+    snprintf(error, error_size, "the grading worker failed: %s (compiling the reference)%s%.200s",
+             o->reason, log[0] ? "; it said: " : "", log);
+    if (job->worker_died)
+        *job->worker_died = worker_died(o);
 }
 
 /* The exercise's reference for the job's device: from the cache, else
@@ -335,7 +349,7 @@ static json_t *reference_of(const struct grading_job *job, const struct job_path
         run_worker(job, p, false, input, input_size, &f, &outcome);
     reference = json_incref(json_object_get(f.final, "reference"));
     if (!reference)
-        reference_failure(&f, &outcome, refused, error, error_size);
+        reference_failure(job, &f, &outcome, refused, error, error_size);
     else if (job->references)
         reference_cache_put(job->references, files->version, q->device, reference);
     sandbox_outcome_free(&outcome);

@@ -44,6 +44,9 @@ struct grading_job {
     bool relaxed_for_sanitizers;
     grading_progress_fn *progress; /* may be NULL */
     void *context;
+    /* out, may be NULL: set true when the worker process ended by a signal
+     * nobody here sent, or without a verdict (a pointer: the job is const) */
+    bool *worker_died;
 };
 
 /* Grades in the sandbox. Returns the grade JSON and its verdict; a job the

@@ -22,6 +22,11 @@
 #define SERVICE_WORKERS_MAX     64
 #define SERVICE_CLIENT_TIMEOUT  30 /* seconds */
 
+/* The graders are shared: what one user may have waiting, and how often a
+ * grading interrupted by a death (its worker's, the server's) is tried. */
+#define SERVICE_QUEUE_MAX_PER_USER 10 /* queued submissions of one user; beyond: 429 */
+#define SERVICE_GRADING_ATTEMPTS   2  /* the second interruption: internal_error */
+
 struct service_config {
     const char *bind;
     int port;
@@ -32,6 +37,7 @@ struct service_config {
     const char *web_bundle; /* the editor bundle the Makefile builds (may be missing) */
     int workers;
     int64_t queue_max;
+    int64_t queue_max_per_user;
     int rate_per_minute;
     struct grading_limits limits;
     int http_threads;
@@ -71,5 +77,9 @@ void service_wake_workers(struct service *service);
 /* Starts and stops the worker pool (workers.c). */
 bool workers_start(struct service *service, char *error, size_t error_size);
 void workers_stop(struct service *service);
+/* Before the workers start: the submissions a crash left running go back
+ * to the queue, but one taken SERVICE_GRADING_ATTEMPTS times is finished as
+ * internal_error (it may be what kills the server). The number requeued. */
+int64_t workers_recover(struct service *service, struct db *db);
 
 #endif

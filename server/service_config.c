@@ -1,6 +1,6 @@
 /*
  * The service's configuration file, <data>/config.json, all keys optional:
- * {"queue_max", "rate_per_minute", "compile_seconds", "run_seconds",
+ * {"queue_max", "queue_max_per_user", "rate_per_minute", "compile_seconds", "run_seconds",
  *  "memory_mb", "client_timeout_seconds"}. A key it does not know, or a value out of range, is an
  * error that names them.
  */
@@ -19,8 +19,13 @@ struct key {
 };
 
 static const struct key keys[] = {
-    {"queue_max", 1, 1e9},       {"rate_per_minute", 1, 1e6}, {"compile_seconds", 0.01, 600},
-    {"run_seconds", 0.01, 3600}, {"memory_mb", 64, 1 << 20},  {"client_timeout_seconds", 1, 3600},
+    {"queue_max", 1, 1e9},
+    {"queue_max_per_user", 1, 1e9},
+    {"rate_per_minute", 1, 1e6},
+    {"compile_seconds", 0.01, 600},
+    {"run_seconds", 0.01, 3600},
+    {"memory_mb", 64, 1 << 20},
+    {"client_timeout_seconds", 1, 3600},
 };
 #define N_KEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -28,6 +33,8 @@ static void apply(struct service_config *c, const char *name, double v)
 {
     if (strcmp(name, "queue_max") == 0)
         c->queue_max = (int64_t)v;
+    else if (strcmp(name, "queue_max_per_user") == 0)
+        c->queue_max_per_user = (int64_t)v;
     else if (strcmp(name, "rate_per_minute") == 0)
         c->rate_per_minute = (int)v;
     else if (strcmp(name, "compile_seconds") == 0)

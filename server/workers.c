@@ -1,10 +1,16 @@
 /*
- * The worker pool: each worker takes the oldest queued submission, grades
- * it in the sandbox (grading_job.c), publishes its progress as events and
- * stores its result. A worker that finds the queue empty waits until a
- * submission is queued (or a second passes, so a submission queued by
- * another process is found too). Stopping lets each worker finish the job
- * it has.
+ * The worker pool: each worker takes the next queued submission (fairly
+ * between users: db_submission_claim), grades it in the sandbox
+ * (grading_job.c), publishes its progress as events and stores its result.
+ * A worker that finds the queue empty waits until a submission is queued
+ * (or a second passes, so a submission queued by another process is found
+ * too). Stopping lets each worker finish the job it has.
+ *
+ * A grading interrupted by no fault of the student's, its worker process
+ * killed or crashed, or the server itself dead (found at the next start),
+ * is graded again once: the second interruption is stored as
+ * internal_error with the reason, so a job that kills the server each time
+ * is not retried for ever.
  */
 #include "certificate_issue.h"
 #include "events.h"
@@ -41,8 +47,9 @@ static void on_progress(void *context, const char *phase, const json_t *line)
     json_decref(data);
 }
 
-/* The result to store: the grade JSON's verdict, times and version. */
-static void store(struct worker *w, struct db *db, const struct db_job *job, json_t *result,
+/* The result to store: the grade JSON's verdict, times and version.
+ * `who` names the worker in a log line. */
+static bool store(const char *who, struct db *db, const struct db_job *job, json_t *result,
                   const char *verdict)
 {
     json_t *perf = json_object_get(result, "performance");
@@ -58,10 +65,62 @@ static void store(struct worker *w, struct db *db, const struct db_job *job, jso
     };
     if (!r.exercise_version)
         r.exercise_version = "";
-    if (db_submission_finish(db, job->id, &r) != DB_OK)
-        fprintf(stderr, "%s: the result of submission %lld could not be stored: %s\n", w->name,
+    bool stored = db_submission_finish(db, job->id, &r) == DB_OK;
+    if (!stored)
+        fprintf(stderr, "%s: the result of submission %lld could not be stored: %s\n", who,
                 (long long)job->id, db_error(db));
     free(text);
+    return stored;
+}
+
+/* "twice", "3 times": how often a grading was interrupted. */
+static void how_often(int attempts, char *out, size_t size)
+{
+    if (attempts == 2)
+        snprintf(out, size, "twice");
+    else
+        snprintf(out, size, "%d times", attempts);
+}
+
+/* A job whose worker died: back in the queue (true), unless this was its
+ * last attempt; then its result says so. */
+static bool retried(struct worker *w, struct db *db, const struct db_job *job, json_t *result)
+{
+    const char *reason = json_string_value(json_object_get(result, "message"));
+    if (!reason)
+        reason = "the grading worker failed";
+    if (job->attempt < SERVICE_GRADING_ATTEMPTS) {
+        if (db_submission_retry(db, job->id) != DB_OK)
+            return false;
+        fprintf(stderr, "job %lld %s: %s; it is graded again (%s)\n", (long long)job->id,
+                job->exercise, reason, w->name);
+        events_queue_moved(w->service->events);
+        return true;
+    }
+    char times[32];
+    how_often(job->attempt, times, sizeof times);
+    json_object_set_new(
+        result, "message",
+        json_sprintf("%s (it died %s: a grading is tried again once only)", reason, times));
+    return false;
+}
+
+/* A graded job: its result stored, a certificate it earns issued, the
+ * metrics, a log line, and the "done" event. */
+static void conclude(struct worker *w, struct db *db, const struct db_job *job, json_t *result,
+                     enum grader_verdict verdict, double seconds)
+{
+    struct service *s = w->service;
+    const char *name = grader_verdict_name(verdict);
+    store(w->name, db, job, result, name);
+    if (verdict == GRADER_VERDICT_PASSED && json_is_true(json_object_get(result, "assessment")))
+        certificates_issue(s, db, job->user_id, job->exercise);
+    metrics_graded(s->metrics, name, seconds);
+    fprintf(stderr, "job %lld %s by user %lld: %s in %.1f s (%s)\n", (long long)job->id,
+            job->exercise, (long long)job->user_id, name, seconds, w->name);
+    json_t *done = json_pack("{s:I, s:s}", "id", (json_int_t)job->id, "verdict", name);
+    events_publish(s->events, job->id, "done", done);
+    json_decref(done);
 }
 
 static void grade(struct worker *w, struct db *db, struct db_job *job)
@@ -78,12 +137,14 @@ static void grade(struct worker *w, struct db *db, struct db_job *job)
         .seed_given = true,
         .seed = grader_fresh_seed(),
     };
+    bool died = false;
     struct grading_job g = {
         .request = &request,
         .references = s->references,
         .limits = s->config.limits,
         .progress = on_progress,
         .context = w,
+        .worker_died = &died,
     };
     enum grader_verdict verdict = GRADER_VERDICT_INTERNAL_ERROR;
     char error[512];
@@ -91,17 +152,8 @@ static void grade(struct worker *w, struct db *db, struct db_job *job)
     json_t *result = grading_job_run(&g, &verdict, error, sizeof error);
     if (!result)
         result = grader_verdict_json(&request, GRADER_VERDICT_INTERNAL_ERROR, error, false);
-    const char *name = grader_verdict_name(verdict);
-    store(w, db, job, result, name);
-    if (verdict == GRADER_VERDICT_PASSED && json_is_true(json_object_get(result, "assessment")))
-        certificates_issue(s, db, job->user_id, job->exercise);
-    double seconds = now_seconds() - started;
-    metrics_graded(s->metrics, name, seconds);
-    fprintf(stderr, "job %lld %s by user %lld: %s in %.1f s (%s)\n", (long long)job->id,
-            job->exercise, (long long)job->user_id, name, seconds, w->name);
-    json_t *done = json_pack("{s:I, s:s}", "id", (json_int_t)job->id, "verdict", name);
-    events_publish(s->events, job->id, "done", done);
-    json_decref(done);
+    if (!died || !retried(w, db, job, result))
+        conclude(w, db, job, result, verdict, now_seconds() - started);
     json_decref(result);
 }
 
@@ -156,6 +208,40 @@ bool workers_start(struct service *s, char *error, size_t error_size)
         s->n_workers++;
     }
     return true;
+}
+
+/* A submission whose gradings the server's end interrupted
+ * SERVICE_GRADING_ATTEMPTS times: internal_error. False when it cannot be
+ * stored. */
+static bool give_up(struct service *s, struct db *db, const struct db_job *job)
+{
+    char times[32], message[GRADER_MESSAGE_MAX];
+    how_often(job->attempt, times, sizeof times);
+    snprintf(message, sizeof message,
+             "the grading was interrupted %s, the server ending while it ran: it is not tried "
+             "again",
+             times);
+    struct grader_request request = {.exercises = s->config.exercises, .exercise = job->exercise};
+    json_t *result = grader_verdict_json(&request, GRADER_VERDICT_INTERNAL_ERROR, message, false);
+    const char *name = grader_verdict_name(GRADER_VERDICT_INTERNAL_ERROR);
+    bool stored = result && store("kgrade serve", db, job, result, name);
+    if (stored)
+        metrics_graded(s->metrics, name, 0);
+    fprintf(stderr, "job %lld %s by user %lld: %s: %s\n", (long long)job->id, job->exercise,
+            (long long)job->user_id, name, message);
+    json_decref(result);
+    return stored;
+}
+
+int64_t workers_recover(struct service *s, struct db *db)
+{
+    struct db_job job;
+    bool stored = true;
+    while (stored && db_submission_interrupted(db, SERVICE_GRADING_ATTEMPTS, &job) == DB_OK) {
+        stored = give_up(s, db, &job);
+        db_job_free(&job);
+    }
+    return db_submissions_requeue_running(db);
 }
 
 void workers_stop(struct service *s)

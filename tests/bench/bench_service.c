@@ -8,7 +8,7 @@
  * GET /api/v1/exercises, and the exercise's scoreboard (each user's best
  * of the RESULTS results, ranked); then SUBMISSIONS submissions are
  * posted with an API token and accepted into the queue (the rate limit
- * and the queue cap raised through config.json), and health is measured
+ * and the queue's caps raised through config.json), and health is measured
  * again while the worker grades them. Each figure is printed with its
  * ratio to the health rate of the same run (targets: 10,000 requests/s
  * for the reads, 500/s for the submissions, on 2 cores).
@@ -59,7 +59,8 @@ static bool add_result(struct db *db, int64_t user, int k)
 {
     int64_t id;
     struct db_job job;
-    if (db_submission_add(db, user, EXERCISE, "x", 1, NULL, RESULTS + 1, &id) != DB_ENQUEUED ||
+    struct db_queue_limits limits = {.total = RESULTS + 1};
+    if (db_submission_add(db, user, EXERCISE, "x", 1, NULL, &limits, &id) != DB_ENQUEUED ||
         db_submission_claim(db, "bench", &job) != DB_OK)
         return false;
     db_job_free(&job);
@@ -236,7 +237,8 @@ static bool set_up(struct bench *b, const char *argv0)
     snprintf(config, sizeof config, "%s/config.json", b->dir);
     b->port = 20000 + (int)(getpid() % 20000);
     snprintf(b->base, sizeof b->base, "http://127.0.0.1:%d", b->port);
-    return write_file(config, "{\"queue_max\": 1000000, \"rate_per_minute\": 1000000}\n");
+    return write_file(config, "{\"queue_max\": 1000000, \"queue_max_per_user\": 1000000, "
+                              "\"rate_per_minute\": 1000000}\n");
 }
 
 static void tear_down(struct bench *b)

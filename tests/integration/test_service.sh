@@ -23,6 +23,9 @@ source_of() { jq -Rs . <"$1"; }
 # submit TOKEN FILE [extra curl args]: a tiny-add submission; prints its id
 submit() { submit_kernel "$1" tiny-add "$2" "${@:3}"; }
 
+# The 50 concurrent submissions below are 25 per user: more than a user may
+# have waiting by default (test_service_queue.sh tests that cap).
+mkdir -m 700 "$DATA" && echo '{"queue_max_per_user": 50}' >"$DATA/config.json"
 start_server "$EXERCISES" || exit 1
 ADMIN_PASSWORD=$(grep -A2 'one-time password' "$TMP/server.out" | tail -1 | tr -d ' ')
 expect "a new database gets an admin with a one-time password" 0 "^[A-Za-z0-9]{16}$" -- \

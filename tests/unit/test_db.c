@@ -1,8 +1,9 @@
 /*
  * Unit tests of the store (db/): migrations applied once, accounts,
- * tokens and sessions by hash, the queue (committed, idempotent, capped,
- * oldest first, requeued after a crash), results kept across regrades,
- * queue positions, scoreboards (best passing assessment result per user,
+ * tokens and sessions by hash, the queue (committed, idempotent, capped in
+ * all and per user, fair between users, requeued after a crash with its
+ * attempts counted), results kept across regrades, queue positions that
+ * match the claim order, scoreboards (best passing assessment result per user,
  * hidden ones left out), class progress and the audit log.
  */
 #include <setjmp.h>
@@ -24,6 +25,8 @@ struct fixture {
     struct db *db;
     int64_t alice, bob;
 };
+
+static const struct db_queue_limits no_limits = {0, 0};
 
 static int setup(void **state)
 {
@@ -60,7 +63,8 @@ static int teardown(void **state)
 static int64_t submit(struct fixture *f, int64_t user, const char *exercise, const char *key)
 {
     int64_t id = 0;
-    assert_int_equal(db_submission_add(f->db, user, exercise, "src", 3, key, 0, &id), DB_ENQUEUED);
+    assert_int_equal(db_submission_add(f->db, user, exercise, "src", 3, key, &no_limits, &id),
+                     DB_ENQUEUED);
     return id;
 }
 
@@ -77,10 +81,10 @@ static void test_migrations_apply_once(void **state)
 {
     struct fixture *f = *state;
     char error[256];
-    assert_int_equal(db_schema_version(f->db), 3);
+    assert_int_equal(db_schema_version(f->db), 4);
     struct db *again = db_open(f->path, error, sizeof error);
     assert_non_null(again);
-    assert_int_equal(db_schema_version(again), 3);
+    assert_int_equal(db_schema_version(again), 4);
     assert_int_equal(db_user_count(again), 2); /* the data survived */
     db_close(again);
 }
@@ -151,12 +155,14 @@ static void test_queue(void **state)
 {
     struct fixture *f = *state;
     int64_t first = submit(f, f->alice, "vector-add", "key-1"), again = 0;
-    assert_int_equal(db_submission_add(f->db, f->alice, "vector-add", "x", 1, "key-1", 0, &again),
-                     DB_DUPLICATE);
+    assert_int_equal(
+        db_submission_add(f->db, f->alice, "vector-add", "x", 1, "key-1", &no_limits, &again),
+        DB_DUPLICATE);
     assert_int_equal(again, first);
     int64_t second = submit(f, f->bob, "vector-add", "key-1"); /* another user's key */
     int64_t third = 0;
-    assert_int_equal(db_submission_add(f->db, f->bob, "vector-add", "x", 1, NULL, 2, &third),
+    struct db_queue_limits two = {.total = 2};
+    assert_int_equal(db_submission_add(f->db, f->bob, "vector-add", "x", 1, NULL, &two, &third),
                      DB_QUEUE_FULL);
     assert_int_equal(db_queue_length(f->db), 2);
     assert_int_equal(db_queue_position(f->db, first), 1);
@@ -168,15 +174,127 @@ static void test_queue(void **state)
     assert_string_equal(job.source, "src");
     db_job_free(&job);
     assert_int_equal(db_queue_position(f->db, second), 1);
-    /* a crash: the running one goes back, ahead of the later one */
+    /* a crash: the running one goes back, ahead of alice's later ones (but
+     * bob, not served yet, comes first) */
+    int64_t later = submit(f, f->alice, "vector-add", NULL);
     assert_int_equal(db_submissions_requeue_running(f->db), 1);
-    assert_int_equal(db_submission_claim(f->db, "w2", &job), DB_OK);
-    assert_int_equal(job.id, first);
-    db_job_free(&job);
-    assert_int_equal(db_submission_claim(f->db, "w2", &job), DB_OK);
-    assert_int_equal(job.id, second);
-    db_job_free(&job);
+    int64_t order[] = {second, first, later};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(db_queue_position(f->db, order[i]), i + 1);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(db_submission_claim(f->db, "w2", &job), DB_OK);
+        assert_int_equal(job.id, order[i]);
+        assert_int_equal(job.attempt, order[i] == first ? 2 : 1);
+        db_job_free(&job);
+    }
     assert_int_equal(db_submission_claim(f->db, "w2", &job), DB_NOT_FOUND);
+}
+
+/* Takes the next job and finishes it (one worker); its id. */
+static int64_t next_graded(struct fixture *f)
+{
+    struct db_job job;
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    struct db_result r = {"passed", "{}", 1, 1, true, "v1"};
+    assert_int_equal(db_submission_finish(f->db, job.id, &r), DB_OK);
+    db_job_free(&job);
+    return job.id;
+}
+
+/* Round-robin between users: one student's many submissions delay
+ * another's first by one job at most, and each queue position is the
+ * claim that takes it. */
+static void test_the_queue_is_fair(void **state)
+{
+    struct fixture *f = *state;
+    int64_t carol, a[4], b, c[2];
+    assert_int_equal(db_user_add(f->db, "carol", "Carol", DB_ROLE_STUDENT, NULL, &carol), DB_OK);
+    for (int i = 0; i < 4; i++)
+        a[i] = submit(f, f->alice, "vector-add", NULL);
+    b = submit(f, f->bob, "vector-add", NULL);
+    c[0] = submit(f, carol, "vector-add", NULL);
+    c[1] = submit(f, carol, "vector-add", NULL);
+    int64_t order[] = {a[0], b, c[0], a[1], c[1], a[2], a[3]};
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(db_queue_position(f->db, order[i]), i + 1);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(next_graded(f), order[i]);
+
+    /* two workers: a user with a job running waits for those with none,
+     * even when served less recently */
+    int64_t a4 = submit(f, f->alice, "vector-add", NULL);
+    int64_t b1 = submit(f, f->bob, "vector-add", NULL), b2 = submit(f, f->bob, "x", NULL);
+    struct db_job one, two;
+    assert_int_equal(db_submission_claim(f->db, "w1", &one), DB_OK);
+    assert_int_equal(one.id, b1); /* bob was served less recently than alice */
+    assert_int_equal(db_submission_claim(f->db, "w2", &two), DB_OK);
+    assert_int_equal(two.id, a4);
+    struct db_result r = {"passed", "{}", 1, 1, true, "v1"};
+    assert_int_equal(db_submission_finish(f->db, two.id, &r), DB_OK);
+    db_job_free(&two);
+    int64_t a5 = submit(f, f->alice, "vector-add", NULL);
+    assert_int_equal(db_queue_position(f->db, a5), 1);
+    assert_int_equal(db_queue_position(f->db, b2), 2);
+    assert_int_equal(db_submission_claim(f->db, "w2", &two), DB_OK);
+    assert_int_equal(two.id, a5);
+    db_job_free(&one);
+    db_job_free(&two);
+}
+
+static void test_a_user_has_few_waiting(void **state)
+{
+    struct fixture *f = *state;
+    struct db_queue_limits limits = {.total = 100, .per_user = 2};
+    int64_t id = 0, first = 0;
+    assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, "k1", &limits, &first),
+                     DB_ENQUEUED);
+    assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, NULL, &limits, &id),
+                     DB_ENQUEUED);
+    assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, NULL, &limits, &id),
+                     DB_USER_QUEUE_FULL);
+    assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, "k1", &limits, &id),
+                     DB_DUPLICATE); /* a retry is answered still */
+    assert_int_equal(id, first);
+    assert_int_equal(db_submission_add(f->db, f->bob, "x", "s", 1, NULL, &limits, &id),
+                     DB_ENQUEUED); /* others are not held back */
+    struct db_job job;
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    db_job_free(&job);
+    assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, NULL, &limits, &id),
+                     DB_ENQUEUED); /* a running one does not wait */
+    assert_int_equal(db_queue_length(f->db), 3);
+}
+
+/* A grading interrupted (its worker died, or the server) is taken again,
+ * its attempts counted; a regrade starts the count again. */
+static void test_attempts(void **state)
+{
+    struct fixture *f = *state;
+    int64_t id = submit(f, f->alice, "vector-add", NULL);
+    struct db_job job;
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_int_equal(job.attempt, 1);
+    db_job_free(&job);
+    assert_int_equal(db_submission_interrupted(f->db, 2, &job), DB_NOT_FOUND);
+    assert_int_equal(db_submission_retry(f->db, id), DB_OK);
+    assert_int_equal(db_submission_retry(f->db, id), DB_NOT_FOUND); /* queued already */
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_int_equal(job.attempt, 2);
+    db_job_free(&job);
+    /* the server dies: at start, the one taken twice is found, still running */
+    assert_int_equal(db_submission_interrupted(f->db, 2, &job), DB_OK);
+    assert_int_equal(job.id, id);
+    assert_string_equal(job.source, "src");
+    db_job_free(&job);
+    json_t *j = db_submission_json(f->db, id, false);
+    assert_string_equal(json_string_value(json_object_get(j, "status")), "running");
+    json_decref(j);
+    struct db_result r = {"internal_error", "{}", -1, -1, false, ""};
+    assert_int_equal(db_submission_finish(f->db, id, &r), DB_OK);
+    assert_int_equal(db_submission_requeue(f->db, id), DB_OK); /* a regrade */
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_int_equal(job.attempt, 1);
+    db_job_free(&job);
 }
 
 static void test_results_survive_a_regrade(void **state)
@@ -338,6 +456,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_users, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tokens_and_sessions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_queue_is_fair, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_user_has_few_waiting, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_attempts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_results_survive_a_regrade, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard_version, setup, teardown),
