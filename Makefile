@@ -94,7 +94,7 @@ WEB_MODULES := web/node_modules/.package-lock.json
 HAVE_NPM    := $(shell command -v npm 2>/dev/null)
 WEB_TARGETS := $(if $(HAVE_NPM),$(WEB_BUNDLE))
 
-.PHONY: FORCE all deps deps-check test test-unit test-asan test-integration test-gpu test-fuzz run \
+.PHONY: FORCE all deps deps-check test test-unit test-asan test-integration test-full test-gpu test-fuzz run \
         test-browser bench web \
         fmt fmt-check clean
 
@@ -242,6 +242,9 @@ test-asan: $(UNIT_ASAN) $(EMU_UNIT_ASAN) $(SANDBOX_JOB)
 	@tests/run-tests.sh $(BUILD) asan
 test-integration: $(BUILD)/kgrade
 	@tests/run-tests.sh $(BUILD) integration
+# The gradings at full size (100M elements): minutes, so not in `make test`.
+test-full: $(BUILD)/kgrade $(EMU_LIB)
+	@tests/run-tests.sh $(BUILD) full
 test-gpu: $(EMU_LIB) $(GPU_BIN)
 	@tests/run-tests.sh $(BUILD) gpu
 test-browser: $(BUILD)/kgrade $(WEB_BUNDLE)

@@ -7,6 +7,8 @@
 # asan:        the same programs built with AddressSanitizer + UBSan (leaks included)
 # gpu:         the programs in BUILD/tests/gpu, on the virtual GPU (BUILD/emulator)
 # integration: the scripts in tests/integration, against BUILD/kgrade
+# full:        the scripts in tests/full, the gradings at full size (not in the
+#              default list: `make test-full`)
 # browser:     tests/browser/journey.mjs, the web pages in Debian's Chromium
 #              (skipped, saying so, when Chromium or web/node_modules is missing)
 # fuzz:        each libFuzzer target in BUILD/fuzz for FUZZ_SECONDS (default 5)
@@ -68,9 +70,9 @@ for section in "${sections[@]}"; do
             [[ -x "$t" ]] && run "gpu: $(basename "$t")" env LD_LIBRARY_PATH="$build/emulator" "$t"
         done
         ;;
-    integration)
-        for t in tests/integration/test_*.sh; do
-            run "integration: $(basename "$t")" bash "$t"
+    integration | full)
+        for t in tests/"$section"/test_*.sh; do
+            run "$section: $(basename "$t")" bash "$t"
         done
         ;;
     browser)

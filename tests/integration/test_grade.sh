@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Integration tests of `kgrade grade`: every known-good and known-bad kernel
 # in exercises/*/solutions gets the verdict its name says (at a small size
-# with --n, to stay quick), one known-good and one too_slow kernel at the
-# assessment size, the grade JSON's fields, reproducible seeds, and the
-# configuration errors.
+# with --n, to stay quick), the grade JSON's fields, reproducible seeds, and
+# the configuration errors. The gradings at the full assessment size are in
+# tests/full/test_assessments.sh (`make test-full`).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -36,22 +36,6 @@ for f in exercises/*/solutions/*.cu; do
         grade --exercise "$exercise" --n "$(quick_size "$exercise")" "$f"
 done
 
-# At the assessment size (100M elements on the virtual GPU): one known-good
-# and one too_slow kernel of each exercise.
-at_assessment() {
-    local exercise=$1 good=$2 slow=$3
-    expect "$exercise: $good passes at the assessment size" 0 "^$exercise: passed: " -- \
-        grade --exercise "$exercise" "exercises/$exercise/solutions/$good"
-    expect "$exercise: $slow is too_slow at the assessment size" 1 "^$exercise: too_slow: " -- \
-        grade --exercise "$exercise" "exercises/$exercise/solutions/$slow"
-}
-at_assessment vector-add passed__guarded_index.cu too_slow__one_thread.cu
-at_assessment hidden-layer passed__fused.cu too_slow__one_block.cu
-at_assessment histogram passed__shared_privatized.cu too_slow__every_bin_loop.cu
-at_assessment transpose passed__padded_tile.cu too_slow__bank_conflicts.cu
-expect "one thread doing everything is stopped by the budget" 1 "^vector-add: too_slow: stopped once" -- \
-    timeout 120 "$KGRADE" grade --exercise vector-add \
-    exercises/vector-add/solutions/too_slow__one_thread.cu
 
 # The grade JSON.
 good=exercises/vector-add/solutions/passed__guarded_index.cu

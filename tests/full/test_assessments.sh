@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The course's assessments at their full size (100M elements on the
+# virtual GPU), by `make test-full`, not `make test` (minutes on 2 cores):
+# one known-good and one too_slow kernel of each exercise, and a kernel
+# whose one thread does everything, stopped by the budget of modeled time.
+# `make test` grades every solution at a small size instead.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+grade() { "$KGRADE" grade "$@" 2>/dev/null; }
+
+at_assessment() {
+    local exercise=$1 good=$2 slow=$3
+    expect "$exercise: $good passes at the assessment size" 0 "^$exercise: passed: " -- \
+        grade --exercise "$exercise" "exercises/$exercise/solutions/$good"
+    expect "$exercise: $slow is too_slow at the assessment size" 1 "^$exercise: too_slow: " -- \
+        grade --exercise "$exercise" "exercises/$exercise/solutions/$slow"
+}
+at_assessment vector-add passed__guarded_index.cu too_slow__one_thread.cu
+at_assessment hidden-layer passed__fused.cu too_slow__one_block.cu
+at_assessment histogram passed__shared_privatized.cu too_slow__every_bin_loop.cu
+at_assessment transpose passed__padded_tile.cu too_slow__bank_conflicts.cu
+expect "one thread doing everything is stopped by the budget" 1 "^vector-add: too_slow: stopped once" -- \
+    timeout 120 "$KGRADE" grade --exercise vector-add \
+    exercises/vector-add/solutions/too_slow__one_thread.cu
+finish
