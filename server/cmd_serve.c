@@ -182,7 +182,7 @@ int cmd_serve(const struct cli_args *args)
     pthread_mutex_init(&s.queue_lock, NULL);
     pthread_cond_init(&s.queue_ready, NULL);
     s.metrics = metrics_new(http_route_count());
-    s.rates = rate_limiter_new();
+    s.rates = rate_limiter_new(RATE_KEYS_MAX, NULL);
     s.events = events_new(&s);
     s.answers = response_cache_new();
     if (!s.metrics || !s.rates || !s.events || !s.answers) {
