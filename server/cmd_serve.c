@@ -142,7 +142,7 @@ static int serve(struct service *s, const sigset_t *stop)
         workers_stop(s);
         return CLI_EXIT_USAGE;
     }
-    struct MHD_Daemon *daemon = http_daemon_start(s, error, sizeof error);
+    struct http_daemon *daemon = http_daemon_start(s, error, sizeof error);
     if (!daemon) {
         fprintf(stderr, "kgrade serve: %s\n", error);
         workers_stop(s);

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Integration tests of `kgrade serve`'s accounts and HTTP hardening, on a
+# server of their own: Content-Type checked exactly; NUL bytes in paths; a
+# slowloris client cut off while others are served.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+EXERCISES=tests/service/exercises
+PORT=$((20000 + RANDOM % 20000))
+BASE="http://127.0.0.1:$PORT"
+DATA="$TMP/data"
+SERVER_PID=
+trap 'kill -9 $SERVER_PID 2>/dev/null; rm -rf "$TMP"' EXIT
+
+start_server() {
+    "$KGRADE" serve --port "$PORT" --data "$DATA" --exercises "$EXERCISES" --workers 1 \
+        >>"$TMP/server.out" 2>>"$TMP/server.log" &
+    SERVER_PID=$!
+    for _ in $(seq 100); do
+        curl -sf "$BASE/api/v1/health" >/dev/null && return 0
+        sleep 0.1
+    done
+    echo "the server did not start:"; tail -20 "$TMP/server.log"; return 1
+}
+
+# api METHOD PATH [curl args...]: the body; the status in $TMP/status.
+api() {
+    local method=$1 path=$2
+    shift 2
+    curl -s -o "$TMP/body" -w '%{http_code}' -X "$method" "$@" "$BASE$path" >"$TMP/status"
+    cat "$TMP/body"
+}
+status() { cat "$TMP/status"; }
+# "STATUS BODY" of the last call, for one pattern to check both
+answered() { echo "$(cat "$TMP/status") $(cat "$TMP/body")"; }
+error_shape() { echo "^$1 \{\"error\":\{\"code\":\"$2\",\"message\":\".+\"\}\}$"; }
+
+start_server || exit 1
+echo uma-password | "$KGRADE" --db "$DATA/kgrade.db" user add uma --role student --password-stdin
+
+# ---- 8b. Content-Type exactly application/json
+for type in 'application/json; charset=utf-8' 'Application/JSON' 'application/json ;charset=UTF-8'; do
+    api POST /api/v1/login -H "Content-Type: $type" --data-binary '{"name": "uma", "password": "uma-password"}' >/dev/null
+    expect "Content-Type '$type' is JSON" 0 "^200$" -- status
+done
+for type in 'application/jsonx' 'text/json' 'application/json-patch+json' 'text/plain'; do
+    api POST /api/v1/login -H "Content-Type: $type" --data-binary '{"name": "uma", "password": "uma-password"}' >/dev/null
+    expect "Content-Type '$type' is 415" 0 "$(error_shape 415 unsupported_media_type)" -- answered
+done
+
+# ---- 8c. NUL bytes in a static file's path
+raw_status() { # the status line of a raw request line
+    python3 - "$PORT" "$1" <<'EOF'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(sys.argv[2].encode().replace(b"<NUL>", b"\0") + b"\r\nHost: x\r\nConnection: close\r\n\r\n")
+answer = b""
+while (chunk := s.recv(65536)):
+    answer += chunk
+print(answer.split(b"\r\n")[0].decode())
+EOF
+}
+api GET /static/app.js >/dev/null
+expect "a static file is served" 0 "^200$" -- status
+api GET '/static/app.js%00.png' >/dev/null
+expect "an encoded NUL (%00) in its path is 404" 0 "$(error_shape 404 not_found)" -- answered
+api GET '/static/app.js%00' >/dev/null
+expect "... at the end too" 0 "^404$" -- status
+expect "a raw NUL byte in its path is 404" 0 "^HTTP/1.1 404" -- raw_status 'GET /static/app.js<NUL>.png HTTP/1.1'
+expect "... before a query too" 0 "^HTTP/1.1 404" -- raw_status 'GET /static/app.js<NUL>?x=1 HTTP/1.1'
+expect "a NUL-free request line is still served" 0 "^HTTP/1.1 200" -- raw_status 'GET /static/app.js HTTP/1.1'
+
+# ---- 8a. slowloris: headers trickled a byte a second are cut off
+python3 - "$PORT" >"$TMP/slow.out" <<'EOF' &
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+start = time.monotonic()
+s.settimeout(1)
+while time.monotonic() - start < 40:
+    try:
+        s.send(b"a")  # one header byte a second: never idle
+        if s.recv(1) == b"":
+            break
+    except socket.timeout:
+        continue
+    except OSError:
+        break
+print("closed after %d s" % (time.monotonic() - start) if time.monotonic() - start < 40 else "still open")
+EOF
+slow=$!
+sleep 3
+expect "others are served while a client trickles its headers" 0 '"status":"ok"' -- \
+    curl -s --max-time 5 "$BASE/api/v1/health"
+wait "$slow"
+expect "the trickling client is closed after about 10 s" 0 "^closed after (9|1[0-9]) s$" -- cat "$TMP/slow.out"
+expect "... and the server says why" 0 "headers took over 10 s" -- cat "$TMP/server.log"
+expect "the server still answers" 0 '"status":"ok"' -- curl -s --max-time 5 "$BASE/api/v1/health"
+
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID"
+finish
