@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Integration tests of `kgrade serve`'s accounts and HTTP hardening, on a
-# server of their own: Content-Type checked exactly; NUL bytes in paths; a
-# slowloris client cut off while others are served.
+# server of their own: the data folder, database and key private;
+# Content-Type checked exactly; NUL bytes in paths; a slowloris client cut
+# off while others are served.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -38,6 +39,13 @@ error_shape() { echo "^$1 \{\"error\":\{\"code\":\"$2\",\"message\":\".+\"\}\}$"
 
 start_server || exit 1
 echo uma-password | "$KGRADE" --db "$DATA/kgrade.db" user add uma --role student --password-stdin
+
+# ---- 7. private files
+expect "the data folder is 0700" 0 "^700$" -- stat -c %a "$DATA"
+expect "the database is 0600" 0 "^600$" -- stat -c %a "$DATA/kgrade.db"
+expect "its -wal and -shm are 0600" 0 "^600 600$" -- \
+    bash -c "echo \$(stat -c %a '$DATA/kgrade.db-wal') \$(stat -c %a '$DATA/kgrade.db-shm')"
+expect "the signing key is 0600" 0 "^600$" -- stat -c %a "$DATA/signing.key"
 
 # ---- 8b. Content-Type exactly application/json
 for type in 'application/json; charset=utf-8' 'Application/JSON' 'application/json ;charset=UTF-8'; do

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct fixture {
@@ -115,6 +116,25 @@ static void test_users(void **state)
     enum db_role role;
     assert_true(db_role_parse("admin", &role) && role == DB_ROLE_ADMIN);
     assert_false(db_role_parse("root", &role));
+}
+
+/* A new database file is private: 0600, whatever the umask. */
+static void test_new_database_is_private(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/kgrade-test-db-dir-XXXXXX", path[64], error[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/new.db", dir);
+    mode_t old = umask(0);
+    struct db *db = db_open(path, error, sizeof error);
+    umask(old);
+    assert_non_null(db);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    db_close(db);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void test_tokens_and_sessions(void **state)
@@ -336,6 +356,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_migrations_apply_once, setup, teardown),
         cmocka_unit_test(test_a_bad_path_says_why),
         cmocka_unit_test_setup_teardown(test_users, setup, teardown),
+        cmocka_unit_test(test_new_database_is_private),
         cmocka_unit_test_setup_teardown(test_tokens_and_sessions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_results_survive_a_regrade, setup, teardown),
