@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Integration tests of `kgrade serve`'s accounts and HTTP hardening, on a
-# server of their own: the data folder, database and key private;
-# Content-Type checked exactly; NUL bytes in paths; a slowloris client cut
-# off while others are served.
+# server of their own: the data folder, database and key private; login
+# limits that count failures only (a class of 30 behind one address logs
+# in, one account cannot be guessed, an unknown name costs the time of a
+# wrong password, an address runs out); Content-Type checked exactly; NUL
+# bytes in paths; a slowloris client cut off while others are served.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -37,7 +39,17 @@ status() { cat "$TMP/status"; }
 answered() { echo "$(cat "$TMP/status") $(cat "$TMP/body")"; }
 error_shape() { echo "^$1 \{\"error\":\{\"code\":\"$2\",\"message\":\".+\"\}\}$"; }
 
+login() { # login NAME PASSWORD JAR: prints the CSRF token
+    api POST /api/v1/login -c "$3" -H 'Content-Type: application/json' \
+        --data-binary "{\"name\": \"$1\", \"password\": \"$2\"}" | jq -r .csrf_token
+}
+# as JAR CSRF METHOD PATH [BODY]: a session's request with a JSON body
+as() {
+    api "$3" "$4" -b "$1" -H "X-CSRF-Token: $2" -H 'Content-Type: application/json' \
+        --data-binary "${5:-{\}}"
+}
 start_server || exit 1
+ADMIN_PASSWORD=$(grep -A2 'one-time password' "$TMP/server.out" | tail -1 | tr -d ' ')
 echo uma-password | "$KGRADE" --db "$DATA/kgrade.db" user add uma --role student --password-stdin
 
 # ---- 7. private files
@@ -46,6 +58,50 @@ expect "the database is 0600" 0 "^600$" -- stat -c %a "$DATA/kgrade.db"
 expect "its -wal and -shm are 0600" 0 "^600 600$" -- \
     bash -c "echo \$(stat -c %a '$DATA/kgrade.db-wal') \$(stat -c %a '$DATA/kgrade.db-shm')"
 expect "the signing key is 0600" 0 "^600$" -- stat -c %a "$DATA/signing.key"
+
+# ---- 2. login limits: failures only, per account and per address
+ADMIN_CSRF=$(login admin "$ADMIN_PASSWORD" "$TMP/admin.jar")
+for u in tess tim; do
+    as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users \
+        "{\"name\": \"$u\", \"role\": \"student\", \"password\": \"$u-password\"}" >/dev/null
+done
+for u in $(seq -w 1 30); do
+    as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users \
+        "{\"name\": \"s$u\", \"role\": \"student\", \"password\": \"password-s$u\"}" >/dev/null
+done
+start=$(date +%s)
+logged_in=0
+for u in $(seq -w 1 30); do
+    [[ $((10#$u)) -le 5 ]] && login "s$u" typo-password "$TMP/class.jar" >/dev/null # a few typos first
+    login "s$u" "password-s$u" "$TMP/class.jar" >/dev/null
+    [[ $(status) == 200 ]] && logged_in=$((logged_in + 1))
+done
+took=$(($(date +%s) - start))
+expect "a class of 30 behind one address, typos included, all log in within a minute" 0 "^30 in [0-9] s$|^30 in [1-5][0-9] s$" -- \
+    echo "$logged_in in $took s"
+ok=0
+for _ in $(seq 15); do
+    login uma uma-password "$TMP/uma.jar" >/dev/null
+    [[ $(status) == 200 ]] && ok=$((ok + 1))
+done
+expect "successful logins cost nothing: 15 in a row all work" 0 "^15$" -- echo "$ok"
+for _ in $(seq 10); do login tess wrong-password "$TMP/tess.jar" >/dev/null; done
+expect "ten wrong passwords for one account are each 401" 0 "^401$" -- status
+api POST /api/v1/login -H 'Content-Type: application/json' -D "$TMP/headers" \
+    --data-binary '{"name": "tess", "password": "tess-password"}' >/dev/null
+expect "then the account waits (429), even with the right password" 0 "$(error_shape 429 too_many_logins)" -- answered
+expect "with Retry-After" 0 "^Retry-After: [0-9]+" -- tr -d '\r' <"$TMP/headers"
+login uma uma-password "$TMP/uma.jar" >/dev/null
+expect "another account logs in from the same address" 0 "^200$" -- status
+
+# An unknown name must cost what a wrong password does (a dummy hash is
+# checked): a functional check with a generous bound, not a speed test.
+timed_login() { curl -s -o /dev/null -w '%{time_total}\n' -H 'Content-Type: application/json' \
+    --data-binary "{\"name\": \"$1\", \"password\": \"not-the-password\"}" "$BASE/api/v1/login"; }
+times=$(for i in 1 2 3; do echo "wrong $(timed_login tim)"; echo "unknown $(timed_login "ghost$i")"; done)
+expect "an unknown account takes at least half the time of a wrong password" 0 "^yes" -- \
+    awk '{ t[$1] += $2 } END { printf "%s (unknown %.3f s, wrong %.3f s)\n", \
+        (t["unknown"] >= 0.5 * t["wrong"] ? "yes" : "no"), t["unknown"], t["wrong"] }' <<<"$times"
 
 # ---- 8b. Content-Type exactly application/json
 for type in 'application/json; charset=utf-8' 'Application/JSON' 'application/json ;charset=UTF-8'; do
@@ -106,6 +162,16 @@ expect "the trickling client is closed after about 10 s" 0 "^closed after (9|1[0
 expect "... and the server says why" 0 "headers took over 10 s" -- cat "$TMP/server.log"
 expect "the server still answers" 0 '"status":"ok"' -- curl -s --max-time 5 "$BASE/api/v1/health"
 
+# ---- 2, last (it spends the address's budget): an address runs out too
+n=0
+until [[ $n -ge 110 ]]; do
+    n=$((n + 1))
+    login "nobody$n" wrong-password "$TMP/x.jar" >/dev/null
+    [[ $(status) == 429 ]] && break
+done
+expect "an address trying name after name waits (429) after 100 failures in all" 0 "^429 .*from this address" -- answered
+api POST /api/v1/login -H 'Content-Type: application/json' --data-binary '{"name": "uma", "password": "uma-password"}' >/dev/null
+expect "... for every account" 0 "^429$" -- status
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"
 finish
