@@ -56,6 +56,11 @@ struct db_user {
     enum db_role role;
 };
 
+/* What a login name may hold, as a sentence for error messages. */
+#define DB_NAME_RULE "1 to 63 characters among a-z, 0-9, '.', '_' and '-'"
+/* Whether `name` may be a login name (DB_NAME_RULE). */
+bool db_user_name_valid(const char *name);
+
 const char *db_role_name(enum db_role role);
 /* False for a name that is no role. */
 bool db_role_parse(const char *name, enum db_role *role);

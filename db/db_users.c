@@ -28,6 +28,18 @@ bool db_role_parse(const char *name, enum db_role *role)
     return false;
 }
 
+bool db_user_name_valid(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n >= DB_NAME_MAX)
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+              *p == '-'))
+            return false;
+    return true;
+}
+
 /* The user columns (id, name, display_name, role) from `first` on. */
 static void read_user(sqlite3_stmt *s, int first, struct db_user *user)
 {

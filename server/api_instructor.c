@@ -34,19 +34,6 @@ void api_users_list(struct http_request *req, struct http_response *res)
         http_json(res, 200, json_pack("{s:o}", "users", db_users_list(db)));
 }
 
-/* A login name: 1 to 63 of [a-z0-9._-]. */
-static bool name_ok(const char *name)
-{
-    size_t n = strlen(name);
-    if (n == 0 || n >= DB_NAME_MAX)
-        return false;
-    for (const char *p = name; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
-              *p == '-'))
-            return false;
-    return true;
-}
-
 void api_user_create(struct http_request *req, struct http_response *res)
 {
     json_t *body = http_json_body(req, res);
@@ -60,11 +47,12 @@ void api_user_create(struct http_request *req, struct http_response *res)
     }
     if (json_unpack(body, "{s:s, s?s, s?s, s?s}", "name", &name, "display_name", &display, "role",
                     &role_name, "password", &password) != 0 ||
-        !name_ok(name) || !db_role_parse(role_name, &role) ||
+        !db_user_name_valid(name) || !db_role_parse(role_name, &role) ||
         (password && strlen(password) < PASSWORD_MIN_LENGTH)) {
         http_error(res, 422, "invalid",
-                   "send {\"name\": [a-z0-9._-]{1,63}, \"role\": student|instructor|admin, "
-                   "\"display_name\"?, \"password\"? (8 characters or more)}");
+                   "send {\"name\": " DB_NAME_RULE ", \"role\": student|instructor|admin, "
+                   "\"display_name\"?, \"password\"? (%d characters or more)}",
+                   PASSWORD_MIN_LENGTH);
     } else if (role == DB_ROLE_ADMIN && req->user.role != DB_ROLE_ADMIN) {
         http_error(res, 403, "forbidden", "only an admin may add an admin");
     } else {

@@ -1,6 +1,7 @@
 /*
  * kgrade user add and kgrade token create: accounts and API tokens from
- * the command line, straight into the database.
+ * the command line, straight into the database. Names follow the API's
+ * rule (db_user_name_valid).
  */
 #include "cli.h"
 #include "credentials.h"
@@ -41,6 +42,11 @@ int cmd_user_add(const struct cli_args *args)
     enum db_role role;
     char password[PASSWORD_LINE_MAX], hash[PASSWORD_HASH_MAX];
     bool generated;
+    if (!db_user_name_valid(name)) {
+        fprintf(stderr, "kgrade user add: '%s' is not a login name: a name is %s\n", name,
+                DB_NAME_RULE);
+        return CLI_EXIT_USAGE;
+    }
     if (!db_role_parse(args->value[OPT_ROLE], &role)) {
         fprintf(stderr, "kgrade user add: --role is student, instructor or admin\n");
         return CLI_EXIT_USAGE;

@@ -118,6 +118,23 @@ static void test_users(void **state)
     assert_false(db_role_parse("root", &role));
 }
 
+/* The one rule for login names, of the API and of kgrade user add. */
+static void test_user_names(void **state)
+{
+    (void)state;
+    assert_true(db_user_name_valid("sam"));
+    assert_true(db_user_name_valid("a.b_c-9"));
+    assert_true(
+        db_user_name_valid("x23456789012345678901234567890123456789012345678901234567890123"));
+    assert_false(db_user_name_valid(
+        "x234567890123456789012345678901234567890123456789012345678901234")); /* 64 */
+    assert_false(db_user_name_valid(""));
+    assert_false(db_user_name_valid("Sam")); /* lower case only */
+    assert_false(db_user_name_valid("sam smith"));
+    assert_false(db_user_name_valid("sam/../x"));
+    assert_false(db_user_name_valid("s\xc3\xa9"));
+}
+
 /* A new database file is private: 0600, whatever the umask. */
 static void test_new_database_is_private(void **state)
 {
@@ -356,6 +373,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_migrations_apply_once, setup, teardown),
         cmocka_unit_test(test_a_bad_path_says_why),
         cmocka_unit_test_setup_teardown(test_users, setup, teardown),
+        cmocka_unit_test(test_user_names),
         cmocka_unit_test(test_new_database_is_private),
         cmocka_unit_test_setup_teardown(test_tokens_and_sessions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
