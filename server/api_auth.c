@@ -48,9 +48,9 @@ static void log_in(struct http_request *req, struct http_response *res, const ch
         http_error(res, 500, "internal", "the session could not be started");
     else
         http_json(res, 200,
-                  json_pack("{s:s, s:s, s:s, s:s}", "name", user.name, "display_name",
-                            user.display_name, "role", db_role_name(user.role), "csrf_token",
-                            csrf));
+                  json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", user.name, "display_name",
+                            user.display_name, "role", db_role_name(user.role), "csrf_token", csrf,
+                            "must_change_password", user.must_change_password));
 }
 
 void api_login(struct http_request *req, struct http_response *res)
@@ -135,7 +135,8 @@ void api_token_revoke(struct http_request *req, struct http_response *res)
 
 /* GET /api/v1/me: who is signed in ({"signed_in": false} for nobody, so
  * a page can ask without an error), the session's CSRF token (what a page
- * reloaded needs to change anything), and their progress per exercise. */
+ * reloaded needs to change anything), whether they must change their
+ * password first, and their progress per exercise. */
 void api_me(struct http_request *req, struct http_response *res)
 {
     struct db *db = service_db(req->service);
@@ -148,9 +149,9 @@ void api_me(struct http_request *req, struct http_response *res)
         return;
     }
     http_json(res, 200,
-              json_pack("{s:b, s:s, s:s, s:s, s:s?, s:o}", "signed_in", true, "name",
+              json_pack("{s:b, s:s, s:s, s:s, s:s?, s:b, s:o}", "signed_in", true, "name",
                         req->user.name, "display_name", req->user.display_name, "role",
                         db_role_name(req->user.role), "csrf_token",
-                        req->by_session ? req->csrf : NULL, "progress",
-                        db_progress(db, req->user.id)));
+                        req->by_session ? req->csrf : NULL, "must_change_password",
+                        req->user.must_change_password, "progress", db_progress(db, req->user.id)));
 }

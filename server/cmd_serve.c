@@ -25,11 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_PORT       8080
-#define DEFAULT_BIND       "127.0.0.1"
-#define HTTP_THREADS       4
-#define ADMIN_NAME         "admin"
-#define ADMIN_PASSWORD_LEN 16
+#define DEFAULT_PORT 8080
+#define DEFAULT_BIND "127.0.0.1"
+#define HTTP_THREADS 4
+#define ADMIN_NAME   "admin"
 
 /* One per GPU; on the virtual GPU, one per 2 cores. */
 static int default_workers(void)
@@ -48,13 +47,14 @@ static bool first_admin(struct db *db)
 {
     if (db_user_count(db) != 0)
         return true;
-    char password[ADMIN_PASSWORD_LEN + 1], hash[PASSWORD_HASH_MAX];
-    password_random(password, ADMIN_PASSWORD_LEN);
+    char password[GENERATED_PASSWORD_LENGTH + 1], hash[PASSWORD_HASH_MAX];
+    password_random(password, GENERATED_PASSWORD_LENGTH);
     if (!password_hash(password, hash) ||
-        db_user_add(db, ADMIN_NAME, "Administrator", DB_ROLE_ADMIN, hash, NULL) != DB_OK)
+        db_user_add(db, ADMIN_NAME, "Administrator", DB_ROLE_ADMIN, hash, true, NULL) != DB_OK)
         return false;
     printf("A new database: created the account '%s' with the one-time password\n\n    %s\n\n"
-           "(shown only now; change it, or add accounts with kgrade user add).\n",
+           "(shown only now; it works only until it is changed, which the first login asks\n"
+           "for before anything else).\n",
            ADMIN_NAME, password);
     return true;
 }

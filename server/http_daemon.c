@@ -5,9 +5,10 @@
  * most SERVICE_BODY_MAX bytes: 413 beyond, refused from Content-Length
  * before it is read), then routed: 404 for an unknown path or one holding
  * a NUL byte (raw or %00), 405 for a known path with another method, 401
- * for a bad or missing credential, 403 for a role too low or a session's
- * state change without its CSRF token. One log line per request; metrics
- * by route and status.
+ * for a bad or missing credential, 403 for a role too low, for an account
+ * that must change its password first, or for a session's state change
+ * without its CSRF token. One log line per request; metrics by route and
+ * status.
  */
 #include "http_daemon.h"
 
@@ -86,6 +87,12 @@ static bool allowed(const struct http_route *route, struct http_request *req,
     if (route->access != HTTP_PUBLIC && !req->signed_in) {
         http_error(res, 401, "unauthorized",
                    "log in, or send an API token in 'Authorization: Bearer TOKEN'");
+        return false;
+    }
+    if (route->access > HTTP_ACCOUNT && req->user.must_change_password) {
+        http_error(res, 403, "password_change_required",
+                   "choose a password of your own first: on the page /password, or with POST "
+                   "/api/v1/me/password {\"current_password\", \"new_password\"}");
         return false;
     }
     if (route->access == HTTP_INSTRUCTOR && req->user.role == DB_ROLE_STUDENT) {

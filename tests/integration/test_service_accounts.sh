@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Integration tests of `kgrade serve`'s accounts and HTTP hardening, on a
-# server of their own: the data folder, database and key private; login
-# limits that count failures only (a class of 30 behind one address logs
-# in, one account cannot be guessed, an unknown name costs the time of a
-# wrong password, an address runs out); Content-Type checked exactly; NUL
-# bytes in paths; a slowloris client cut off while others are served.
+# server of their own: the data folder, database and key private; a
+# password someone else made up (the first admin's, a generated one, a
+# reset) to be changed before anything else; POST /api/v1/me/password
+# ending the other sessions; a reset ending the user's sessions and tokens;
+# who may reset whose password; login limits that count failures only (a
+# class of 30 behind one address logs in, one account cannot be guessed,
+# an unknown name costs the time of a wrong password, an address runs out);
+# Content-Type checked exactly; NUL bytes in paths; a slowloris client cut
+# off while others are served.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -48,9 +52,12 @@ as() {
     api "$3" "$4" -b "$1" -H "X-CSRF-Token: $2" -H 'Content-Type: application/json' \
         --data-binary "${5:-{\}}"
 }
+change_password() { # JAR CSRF CURRENT NEW
+    as "$1" "$2" POST /api/v1/me/password "{\"current_password\": \"$3\", \"new_password\": \"$4\"}"
+}
+
 start_server || exit 1
 ADMIN_PASSWORD=$(grep -A2 'one-time password' "$TMP/server.out" | tail -1 | tr -d ' ')
-echo uma-password | "$KGRADE" --db "$DATA/kgrade.db" user add uma --role student --password-stdin
 
 # ---- 7. private files
 expect "the data folder is 0700" 0 "^700$" -- stat -c %a "$DATA"
@@ -58,13 +65,90 @@ expect "the database is 0600" 0 "^600$" -- stat -c %a "$DATA/kgrade.db"
 expect "its -wal and -shm are 0600" 0 "^600 600$" -- \
     bash -c "echo \$(stat -c %a '$DATA/kgrade.db-wal') \$(stat -c %a '$DATA/kgrade.db-shm')"
 expect "the signing key is 0600" 0 "^600$" -- stat -c %a "$DATA/signing.key"
+expect "serve says the admin's password lasts until the first login" 0 "works only until it is changed" -- \
+    cat "$TMP/server.out"
 
-# ---- 2. login limits: failures only, per account and per address
+# ---- 4. the first admin's one-time password must be changed first
 ADMIN_CSRF=$(login admin "$ADMIN_PASSWORD" "$TMP/admin.jar")
-for u in tess tim; do
+expect "the admin logs in with the one-time password, told to change it" 0 '^200 .*"must_change_password":true' -- answered
+login admin "$ADMIN_PASSWORD" "$TMP/admin-other.jar" >/dev/null
+expect "GET /api/v1/me says so too" 0 "^true$" -- bash -c \
+    "curl -s -b $TMP/admin.jar $BASE/api/v1/me | jq -e '.must_change_password == true and .name == \"admin\"'"
+api GET /api/v1/users -b "$TMP/admin.jar" >/dev/null
+expect "every other route is 403 password_change_required" 0 "$(error_shape 403 password_change_required)" -- answered
+as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/tokens '{"name": "ci"}' >/dev/null
+expect "... a token cannot be made either" 0 "^403 .*password_change_required" -- answered
+change_password "$TMP/admin.jar" "$ADMIN_CSRF" wrong-password admin-password-1 >/dev/null
+expect "a wrong current password is 403 wrong_password" 0 "$(error_shape 403 wrong_password)" -- answered
+change_password "$TMP/admin.jar" "$ADMIN_CSRF" "$ADMIN_PASSWORD" short >/dev/null
+expect "a new password under 8 characters is 422" 0 "^422 .*8 to 1024 characters" -- answered
+change_password "$TMP/admin.jar" "$ADMIN_CSRF" "$ADMIN_PASSWORD" "$ADMIN_PASSWORD" >/dev/null
+expect "the same password again is 422" 0 "^422 .*same_password" -- answered
+change_password "$TMP/admin.jar" "$ADMIN_CSRF" "$ADMIN_PASSWORD" admin-password-1 >/dev/null
+expect "the admin changes it" 0 '^200 \{"changed":true,"must_change_password":false\}$' -- answered
+api GET /api/v1/users -b "$TMP/admin.jar" >/dev/null
+expect "the session that changed it goes on, with every route" 0 "^200$" -- status
+api GET /api/v1/me -b "$TMP/admin-other.jar" >/dev/null
+expect "the admin's other session has ended" 0 '"signed_in":false' -- answered
+api GET /api/v1/users -b "$TMP/admin-other.jar" >/dev/null
+expect "... and is refused (401)" 0 "^401$" -- status
+login admin "$ADMIN_PASSWORD" "$TMP/x.jar" >/dev/null
+expect "the one-time password no longer works" 0 "^401$" -- status
+ADMIN_CSRF=$(login admin admin-password-1 "$TMP/admin.jar")
+expect "the new one does, with nothing left to change" 0 '^200 .*"must_change_password":false' -- answered
+
+# ---- accounts made with and without a password of their own
+as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users '{"name": "gus", "role": "student"}' >/dev/null
+GUS_PASSWORD=$(jq -r .password "$TMP/body")
+expect "an account made without a password gets one to change" 0 '^201 .*"must_change_password":true' -- answered
+GUS_CSRF=$(login gus "$GUS_PASSWORD" "$TMP/gus.jar")
+api GET /api/v1/submissions -b "$TMP/gus.jar" >/dev/null
+expect "... and must change it before anything else" 0 "^403 .*password_change_required" -- answered
+api POST /api/v1/logout -b "$TMP/gus.jar" -H "X-CSRF-Token: $GUS_CSRF" >/dev/null
+expect "... though it may log out" 0 "^200$" -- status
+"$KGRADE" --db "$DATA/kgrade.db" user add hal --role student >/dev/null 2>"$TMP/hal.err"
+expect "kgrade user add says a generated password is to be changed" 0 "hal must change this password" -- cat "$TMP/hal.err"
+HAL=$("$KGRADE" --db "$DATA/kgrade.db" token create hal)
+api GET /api/v1/submissions -H "Authorization: Bearer $HAL" >/dev/null
+expect "... and until it is, the account's API tokens get 403 too" 0 "^403 .*password_change_required" -- answered
+for u in sam tess tim uma; do
     as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users \
         "{\"name\": \"$u\", \"role\": \"student\", \"password\": \"$u-password\"}" >/dev/null
 done
+expect "an account made with a password of its own has nothing to change" 0 '^201 .*"must_change_password":false' -- answered
+for u in ivy ian; do
+    as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users \
+        "{\"name\": \"$u\", \"role\": \"instructor\", \"password\": \"$u-password\"}" >/dev/null
+done
+
+# ---- 3. a reset ends the user's sessions and tokens at once
+SAM_CSRF=$(login sam sam-password "$TMP/sam.jar")
+SAM=$(as "$TMP/sam.jar" "$SAM_CSRF" POST /api/v1/tokens '{"name": "ci"}' | jq -r .token)
+api GET /api/v1/submissions -H "Authorization: Bearer $SAM" >/dev/null
+expect "sam's token works before the reset" 0 "^200$" -- status
+IVY_CSRF=$(login ivy ivy-password "$TMP/ivy.jar")
+NEW_SAM=$(as "$TMP/ivy.jar" "$IVY_CSRF" POST /api/v1/users/sam/password | jq -r .password)
+expect "an instructor resets a student's password" 0 '^200 .*"must_change_password":true' -- answered
+api GET /api/v1/submissions -H "Authorization: Bearer $SAM" >/dev/null
+expect "right after the reset sam's token is refused (401)" 0 "^401$" -- status
+api GET /api/v1/submissions -b "$TMP/sam.jar" >/dev/null
+expect "... and sam's session cookie too (401)" 0 "^401$" -- status
+SAM_CSRF=$(login sam "$NEW_SAM" "$TMP/sam.jar")
+expect "sam logs in with the new password, to be changed" 0 '^200 .*"must_change_password":true' -- answered
+change_password "$TMP/sam.jar" "$SAM_CSRF" "$NEW_SAM" sam-password-2 >/dev/null
+expect "... and changes it" 0 "^200$" -- status
+
+# ---- 5. who may reset whose password
+as "$TMP/ivy.jar" "$IVY_CSRF" POST /api/v1/users/ian/password >/dev/null
+expect "an instructor cannot reset another instructor's password (403)" 0 "$(error_shape 403 forbidden)" -- answered
+as "$TMP/ivy.jar" "$IVY_CSRF" POST /api/v1/users/admin/password >/dev/null
+expect "... nor an admin's (403)" 0 "^403 .*only an admin" -- answered
+login ian ian-password "$TMP/ian.jar" >/dev/null
+expect "... and ian's password still works" 0 "^200$" -- status
+as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users/ian/password >/dev/null
+expect "an admin resets an instructor's password" 0 '^200 .*"password":".{16}"' -- answered
+
+# ---- 2. login limits: failures only, per account and per address
 for u in $(seq -w 1 30); do
     as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users \
         "{\"name\": \"s$u\", \"role\": \"student\", \"password\": \"password-s$u\"}" >/dev/null
