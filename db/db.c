@@ -5,6 +5,8 @@
 #include "db_internal.h"
 #include "db_migrations.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,8 +168,27 @@ static int on_busy(void *arg, int attempt)
     return 1;
 }
 
+/* A database file new to the disk is made private (0600) before SQLite
+ * opens it, whatever the umask: accounts and sources live there. SQLite
+ * gives the -wal and -shm files it makes beside it the database's mode. */
+static bool create_private(const char *path, char *error, size_t error_size)
+{
+    if (strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
+        return true;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno == EEXIST) {
+        if (fd >= 0)
+            close(fd);
+        return true;
+    }
+    snprintf(error, error_size, "%s: cannot be opened: %s", path, strerror(errno));
+    return false;
+}
+
 struct db *db_open(const char *path, char *error, size_t error_size)
 {
+    if (!create_private(path, error, error_size))
+        return NULL;
     struct db *db = calloc(1, sizeof *db);
     if (!db) {
         snprintf(error, error_size, "out of memory");

@@ -54,7 +54,13 @@ struct db_user {
     char name[DB_NAME_MAX];
     char display_name[DB_DISPLAY_MAX];
     enum db_role role;
+    bool must_change_password; /* its password was not chosen by its owner */
 };
+
+/* What a login name may hold, as a sentence for error messages. */
+#define DB_NAME_RULE "1 to 63 characters among a-z, 0-9, '.', '_' and '-'"
+/* Whether `name` may be a login name (DB_NAME_RULE). */
+bool db_user_name_valid(const char *name);
 
 const char *db_role_name(enum db_role role);
 /* False for a name that is no role. */
@@ -62,16 +68,29 @@ bool db_role_parse(const char *name, enum db_role *role);
 
 enum db_outcome { DB_OK, DB_EXISTS, DB_NOT_FOUND, DB_FAILED };
 
-/* Adds an account; `password_hash` may be NULL (no password login). */
+/* Adds an account; `password_hash` may be NULL (no password login);
+ * `must_change_password` when the password was made up for its owner. */
 enum db_outcome db_user_add(struct db *db, const char *name, const char *display_name,
-                            enum db_role role, const char *password_hash, int64_t *id);
+                            enum db_role role, const char *password_hash, bool must_change_password,
+                            int64_t *id);
 /* The account `name`, and its password hash (empty when none) when `hash`
  * is not NULL. */
 enum db_outcome db_user_by_name(struct db *db, const char *name, struct db_user *user, char *hash,
                                 size_t hash_size);
 enum db_outcome db_user_by_id(struct db *db, int64_t id, struct db_user *user);
-enum db_outcome db_user_set_password(struct db *db, int64_t id, const char *password_hash);
-/* Every account: [{name, display_name, role, created_at}], by name. */
+/* A new password, and what it ends. */
+struct db_password_change {
+    const char *password_hash;
+    bool must_change;                  /* its owner must choose another at the next login */
+    bool end_tokens;                   /* delete the user's API tokens */
+    const unsigned char *keep_session; /* the hash of the one session kept; NULL: end all */
+};
+/* Sets a user's password and, in the same transaction, ends their web
+ * sessions (but `keep_session`) and, when asked, their API tokens. */
+enum db_outcome db_user_set_password(struct db *db, int64_t id,
+                                     const struct db_password_change *change);
+/* Every account: [{name, display_name, role, created_at,
+ * must_change_password}], by name. */
 json_t *db_users_list(struct db *db);
 int64_t db_user_count(struct db *db);
 

@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What read_user reads, of users aliased `u`. */
+#define USER_COLUMNS   "u.id, u.name, u.display_name, u.role, u.must_change_password"
+#define N_USER_COLUMNS 5
+
 static const char *const role_names[] = {
     [DB_ROLE_STUDENT] = "student",
     [DB_ROLE_INSTRUCTOR] = "instructor",
@@ -28,7 +32,19 @@ bool db_role_parse(const char *name, enum db_role *role)
     return false;
 }
 
-/* The user columns (id, name, display_name, role) from `first` on. */
+bool db_user_name_valid(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n >= DB_NAME_MAX)
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+              *p == '-'))
+            return false;
+    return true;
+}
+
+/* The user columns (USER_COLUMNS) from `first` on. */
 static void read_user(sqlite3_stmt *s, int first, struct db_user *user)
 {
     user->id = sqlite3_column_int64(s, first);
@@ -37,6 +53,7 @@ static void read_user(sqlite3_stmt *s, int first, struct db_user *user)
     const char *role = (const char *)sqlite3_column_text(s, first + 3);
     if (!db_role_parse(role, &user->role))
         user->role = DB_ROLE_STUDENT;
+    user->must_change_password = sqlite3_column_int(s, first + 4) != 0;
 }
 
 /* One row into `user` (and the next column into `extra`), or not found. */
@@ -49,7 +66,7 @@ static enum db_outcome one_user(sqlite3_stmt *s, struct db_user *user, char *ext
     if (rc == SQLITE_ROW) {
         read_user(s, 0, user);
         if (extra)
-            db_copy_text(s, 4, extra, extra_size);
+            db_copy_text(s, N_USER_COLUMNS, extra, extra_size);
     }
     sqlite3_reset(s);
     return rc == SQLITE_ROW ? DB_OK : rc == SQLITE_DONE ? DB_NOT_FOUND : DB_FAILED;
@@ -58,10 +75,12 @@ static enum db_outcome one_user(sqlite3_stmt *s, struct db_user *user, char *ext
 /* ------------------------------------------------------------- users */
 
 enum db_outcome db_user_add(struct db *db, const char *name, const char *display_name,
-                            enum db_role role, const char *password_hash, int64_t *id)
+                            enum db_role role, const char *password_hash, bool must_change_password,
+                            int64_t *id)
 {
     sqlite3_stmt *s = db_statement(db, "INSERT INTO users (name, display_name, role, "
-                                       "password_hash, created_at) VALUES (?, ?, ?, ?, ?)");
+                                       "password_hash, created_at, must_change_password) "
+                                       "VALUES (?, ?, ?, ?, ?, ?)");
     if (!s)
         return DB_FAILED;
     sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
@@ -70,6 +89,7 @@ enum db_outcome db_user_add(struct db *db, const char *name, const char *display
     if (password_hash)
         sqlite3_bind_text(s, 4, password_hash, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 5, db_now_ms());
+    sqlite3_bind_int(s, 6, must_change_password);
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc == SQLITE_CONSTRAINT)
@@ -84,8 +104,8 @@ enum db_outcome db_user_add(struct db *db, const char *name, const char *display
 enum db_outcome db_user_by_name(struct db *db, const char *name, struct db_user *user, char *hash,
                                 size_t hash_size)
 {
-    sqlite3_stmt *s = db_statement(
-        db, "SELECT id, name, display_name, role, password_hash FROM users WHERE name = ?");
+    sqlite3_stmt *s =
+        db_statement(db, "SELECT " USER_COLUMNS ", u.password_hash FROM users u WHERE u.name = ?");
     if (s)
         sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
     return one_user(s, user, hash, hash_size);
@@ -93,35 +113,65 @@ enum db_outcome db_user_by_name(struct db *db, const char *name, struct db_user 
 
 enum db_outcome db_user_by_id(struct db *db, int64_t id, struct db_user *user)
 {
-    sqlite3_stmt *s =
-        db_statement(db, "SELECT id, name, display_name, role FROM users WHERE id = ?");
+    sqlite3_stmt *s = db_statement(db, "SELECT " USER_COLUMNS " FROM users u WHERE u.id = ?");
     if (s)
         sqlite3_bind_int64(s, 1, id);
     return one_user(s, user, NULL, 0);
 }
 
-enum db_outcome db_user_set_password(struct db *db, int64_t id, const char *password_hash)
+/* The three steps of db_user_set_password, inside its transaction. */
+static enum db_outcome set_password(struct db *db, int64_t id,
+                                    const struct db_password_change *change)
 {
-    sqlite3_stmt *s = db_statement(db, "UPDATE users SET password_hash = ? WHERE id = ?");
+    sqlite3_stmt *s = db_statement(
+        db, "UPDATE users SET password_hash = ?, must_change_password = ? WHERE id = ?");
     if (!s)
         return DB_FAILED;
-    sqlite3_bind_text(s, 1, password_hash, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 2, id);
+    sqlite3_bind_text(s, 1, change->password_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 2, change->must_change);
+    sqlite3_bind_int64(s, 3, id);
     if (!db_run(db, s))
         return DB_FAILED;
-    return sqlite3_changes(db->sql) ? DB_OK : DB_NOT_FOUND;
+    if (!sqlite3_changes(db->sql))
+        return DB_NOT_FOUND;
+    s = db_statement(db, "DELETE FROM sessions WHERE user_id = ? AND token_hash IS NOT ?");
+    if (!s)
+        return DB_FAILED;
+    sqlite3_bind_int64(s, 1, id);
+    if (change->keep_session)
+        sqlite3_bind_blob(s, 2, change->keep_session, DB_HASH_BYTES, SQLITE_STATIC);
+    if (!db_run(db, s))
+        return DB_FAILED;
+    s = change->end_tokens ? db_statement(db, "DELETE FROM api_tokens WHERE user_id = ?") : NULL;
+    if (s)
+        sqlite3_bind_int64(s, 1, id);
+    return !change->end_tokens || (s && db_run(db, s)) ? DB_OK : DB_FAILED;
+}
+
+enum db_outcome db_user_set_password(struct db *db, int64_t id,
+                                     const struct db_password_change *change)
+{
+    if (!db_begin(db))
+        return DB_FAILED;
+    enum db_outcome o = set_password(db, id, change);
+    if (o == DB_OK && !db_commit(db))
+        o = DB_FAILED;
+    if (o != DB_OK)
+        db_rollback(db);
+    return o;
 }
 
 json_t *db_users_list(struct db *db)
 {
-    sqlite3_stmt *s =
-        db_statement(db, "SELECT name, display_name, role, created_at FROM users ORDER BY name");
+    sqlite3_stmt *s = db_statement(db, "SELECT name, display_name, role, created_at, "
+                                       "must_change_password FROM users ORDER BY name");
     json_t *list = json_array();
     while (s && sqlite3_step(s) == SQLITE_ROW)
         json_array_append_new(list,
-                              json_pack("{s:o, s:o, s:o, s:o}", "name", db_column_text(s, 0),
+                              json_pack("{s:o, s:o, s:o, s:o, s:b}", "name", db_column_text(s, 0),
                                         "display_name", db_column_text(s, 1), "role",
-                                        db_column_text(s, 2), "created_at", db_column_time(s, 3)));
+                                        db_column_text(s, 2), "created_at", db_column_time(s, 3),
+                                        "must_change_password", sqlite3_column_int(s, 4) != 0));
     if (s)
         sqlite3_reset(s);
     return list;
@@ -156,9 +206,8 @@ enum db_outcome db_token_user(struct db *db, const unsigned char hash[DB_HASH_BY
                               struct db_user *user)
 {
     sqlite3_stmt *s =
-        db_statement(db, "SELECT u.id, u.name, u.display_name, u.role FROM api_tokens t JOIN "
-                         "users u ON u.id = t.user_id WHERE t.token_hash = ? AND "
-                         "t.revoked_at IS NULL");
+        db_statement(db, "SELECT " USER_COLUMNS " FROM api_tokens t JOIN users u ON u.id = "
+                         "t.user_id WHERE t.token_hash = ? AND t.revoked_at IS NULL");
     if (s)
         sqlite3_bind_blob(s, 1, hash, DB_HASH_BYTES, SQLITE_STATIC);
     enum db_outcome found = one_user(s, user, NULL, 0);
@@ -230,9 +279,9 @@ enum db_outcome db_session_add(struct db *db, int64_t user_id,
 enum db_outcome db_session_user(struct db *db, const unsigned char hash[DB_HASH_BYTES], int64_t now,
                                 struct db_user *user, char *csrf)
 {
-    sqlite3_stmt *s = db_statement(
-        db, "SELECT u.id, u.name, u.display_name, u.role, s.csrf FROM sessions s JOIN users u "
-            "ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?");
+    sqlite3_stmt *s = db_statement(db, "SELECT " USER_COLUMNS
+                                       ", s.csrf FROM sessions s JOIN users u ON u.id = s.user_id "
+                                       "WHERE s.token_hash = ? AND s.expires_at > ?");
     if (s) {
         sqlite3_bind_blob(s, 1, hash, DB_HASH_BYTES, SQLITE_STATIC);
         sqlite3_bind_int64(s, 2, now);

@@ -1,7 +1,8 @@
 /*
  * Internal to server/: the handlers of the REST API (DESIGN.md), one file
  * per area: api_public.c (health, exercises, scoreboards), api_auth.c
- * (login, logout, tokens), api_submissions.c (submit, read, events),
+ * (login, logout, tokens), api_password.c (changing one's password),
+ * api_submissions.c (submit, read, events),
  * api_instructor.c (progress, users, hide, regrade, export), metrics.c.
  */
 #ifndef KGRADE_SERVER_API_H
@@ -11,6 +12,7 @@
 
 http_handler api_health, api_exercises, api_exercise, api_scoreboard, api_course_scoreboard;
 http_handler api_login, api_logout, api_tokens_list, api_token_create, api_token_revoke;
+http_handler api_me_password;
 http_handler api_submit, api_submissions_list, api_submission, api_submission_events;
 http_handler api_progress, api_users_list, api_user_create, api_user_password;
 http_handler api_submission_hide, api_submission_regrade, api_export_grades, api_audit;

@@ -1,39 +1,18 @@
 /*
  * Logging in and out (a session cookie and its CSRF token), and API
- * tokens (created shown once, listed, revoked). Login attempts are limited
- * per user and per address.
+ * tokens (created shown once, listed, revoked). Wrong passwords are
+ * limited per account and per address (login_limit.h).
  */
 #include "api.h"
 #include "credentials.h"
-#include "rate_limit.h"
+#include "login_limit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LOGINS_PER_WINDOW   10
-#define LOGIN_WINDOW_S      300
 #define TOKEN_NAME_MAX      64
 #define SESSION_COOKIE_NAME "kgrade_session"
-
-static bool login_allowed(struct http_request *req, struct http_response *res, const char *name)
-{
-    char key[128];
-    int wait_user = 0, wait_address = 0;
-    snprintf(key, sizeof key, "login-user:%.64s", name);
-    bool user_ok =
-        rate_allow(req->service->rates, key, LOGINS_PER_WINDOW, LOGIN_WINDOW_S, &wait_user);
-    snprintf(key, sizeof key, "login-address:%.64s", req->client);
-    bool address_ok =
-        rate_allow(req->service->rates, key, LOGINS_PER_WINDOW * 3, LOGIN_WINDOW_S, &wait_address);
-    if (user_ok && address_ok)
-        return true;
-    char retry[16];
-    snprintf(retry, sizeof retry, "%d", wait_user > wait_address ? wait_user : wait_address);
-    http_header(res, "Retry-After", retry);
-    http_error(res, 429, "too_many_logins", "too many login attempts: wait %s s", retry);
-    return false;
-}
 
 static bool start_session(struct http_request *req, struct http_response *res,
                           const struct db_user *user, char csrf[CREDENTIAL_TEXT_MAX])
@@ -53,32 +32,37 @@ static bool start_session(struct http_request *req, struct http_response *res,
     return true;
 }
 
+/* Checks the password (an unknown name costs the same time) and starts a
+ * session. */
+static void log_in(struct http_request *req, struct http_response *res, const char *name,
+                   const char *password)
+{
+    struct db_user user;
+    char csrf[CREDENTIAL_TEXT_MAX];
+    if (!password_check_account(service_db(req->service), name, password, &user)) {
+        http_error(res, 401, "bad_credentials", "wrong name or password");
+        return;
+    }
+    login_attempt_succeeded(req, name);
+    if (!start_session(req, res, &user, csrf))
+        http_error(res, 500, "internal", "the session could not be started");
+    else
+        http_json(res, 200,
+                  json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", user.name, "display_name",
+                            user.display_name, "role", db_role_name(user.role), "csrf_token", csrf,
+                            "must_change_password", user.must_change_password));
+}
+
 void api_login(struct http_request *req, struct http_response *res)
 {
     json_t *body = http_json_body(req, res);
     const char *name = NULL, *password = NULL;
     if (!body)
         return;
-    if (json_unpack(body, "{s:s, s:s}", "name", &name, "password", &password) != 0) {
+    if (json_unpack(body, "{s:s, s:s}", "name", &name, "password", &password) != 0)
         http_error(res, 422, "invalid", "send {\"name\": \"...\", \"password\": \"...\"}");
-        json_decref(body);
-        return;
-    }
-    struct db_user user;
-    char hash[PASSWORD_HASH_MAX], csrf[CREDENTIAL_TEXT_MAX];
-    struct db *db = service_db(req->service);
-    if (login_allowed(req, res, name)) {
-        bool known = db && db_user_by_name(db, name, &user, hash, sizeof hash) == DB_OK;
-        if (!known || strlen(password) > PASSWORD_MAX_LENGTH || !password_verify(hash, password))
-            http_error(res, 401, "bad_credentials", "wrong name or password");
-        else if (!start_session(req, res, &user, csrf))
-            http_error(res, 500, "internal", "the session could not be started");
-        else
-            http_json(res, 200,
-                      json_pack("{s:s, s:s, s:s, s:s}", "name", user.name, "display_name",
-                                user.display_name, "role", db_role_name(user.role), "csrf_token",
-                                csrf));
-    }
+    else if (login_attempt_begin(req, res, name))
+        log_in(req, res, name, password);
     json_decref(body);
 }
 
@@ -151,7 +135,8 @@ void api_token_revoke(struct http_request *req, struct http_response *res)
 
 /* GET /api/v1/me: who is signed in ({"signed_in": false} for nobody, so
  * a page can ask without an error), the session's CSRF token (what a page
- * reloaded needs to change anything), and their progress per exercise. */
+ * reloaded needs to change anything), whether they must change their
+ * password first, and their progress per exercise. */
 void api_me(struct http_request *req, struct http_response *res)
 {
     struct db *db = service_db(req->service);
@@ -164,9 +149,9 @@ void api_me(struct http_request *req, struct http_response *res)
         return;
     }
     http_json(res, 200,
-              json_pack("{s:b, s:s, s:s, s:s, s:s?, s:o}", "signed_in", true, "name",
+              json_pack("{s:b, s:s, s:s, s:s, s:s?, s:b, s:o}", "signed_in", true, "name",
                         req->user.name, "display_name", req->user.display_name, "role",
                         db_role_name(req->user.role), "csrf_token",
-                        req->by_session ? req->csrf : NULL, "progress",
-                        db_progress(db, req->user.id)));
+                        req->by_session ? req->csrf : NULL, "must_change_password",
+                        req->user.must_change_password, "progress", db_progress(db, req->user.id)));
 }

@@ -12,8 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GENERATED_PASSWORD_LENGTH 16
-#define AUDIT_ROWS                1000 /* the newest entries shown */
+#define AUDIT_ROWS 1000 /* the newest entries shown */
 
 static void audit(struct http_request *req, struct db *db, const char *action, const char *target)
 {
@@ -34,19 +33,6 @@ void api_users_list(struct http_request *req, struct http_response *res)
         http_json(res, 200, json_pack("{s:o}", "users", db_users_list(db)));
 }
 
-/* A login name: 1 to 63 of [a-z0-9._-]. */
-static bool name_ok(const char *name)
-{
-    size_t n = strlen(name);
-    if (n == 0 || n >= DB_NAME_MAX)
-        return false;
-    for (const char *p = name; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
-              *p == '-'))
-            return false;
-    return true;
-}
-
 void api_user_create(struct http_request *req, struct http_response *res)
 {
     json_t *body = http_json_body(req, res);
@@ -60,21 +46,24 @@ void api_user_create(struct http_request *req, struct http_response *res)
     }
     if (json_unpack(body, "{s:s, s?s, s?s, s?s}", "name", &name, "display_name", &display, "role",
                     &role_name, "password", &password) != 0 ||
-        !name_ok(name) || !db_role_parse(role_name, &role) ||
+        !db_user_name_valid(name) || !db_role_parse(role_name, &role) ||
         (password && strlen(password) < PASSWORD_MIN_LENGTH)) {
         http_error(res, 422, "invalid",
-                   "send {\"name\": [a-z0-9._-]{1,63}, \"role\": student|instructor|admin, "
-                   "\"display_name\"?, \"password\"? (8 characters or more)}");
+                   "send {\"name\": " DB_NAME_RULE ", \"role\": student|instructor|admin, "
+                   "\"display_name\"?, \"password\"? (%d characters or more)}",
+                   PASSWORD_MIN_LENGTH);
     } else if (role == DB_ROLE_ADMIN && req->user.role != DB_ROLE_ADMIN) {
         http_error(res, 403, "forbidden", "only an admin may add an admin");
     } else {
-        if (!password) {
+        bool made_up = !password; /* its owner changes it at the first login */
+        if (made_up) {
             password_random(generated, GENERATED_PASSWORD_LENGTH);
             password = generated;
         }
-        enum db_outcome o = password_hash(password, hash)
-                                ? db_user_add(db, name, display ? display : name, role, hash, NULL)
-                                : DB_FAILED;
+        enum db_outcome o =
+            password_hash(password, hash)
+                ? db_user_add(db, name, display ? display : name, role, hash, made_up, NULL)
+                : DB_FAILED;
         if (o == DB_EXISTS)
             http_error(res, 409, "exists", "there is already a user '%s'", name);
         else if (o != DB_OK)
@@ -82,13 +71,17 @@ void api_user_create(struct http_request *req, struct http_response *res)
         else {
             audit(req, db, "user add", name);
             http_json(res, 201,
-                      json_pack("{s:s, s:s, s:s}", "name", name, "role", role_name, "password",
-                                password));
+                      json_pack("{s:s, s:s, s:s, s:b}", "name", name, "role", role_name, "password",
+                                password, "must_change_password", made_up));
         }
     }
     json_decref(body);
 }
 
+/* Resets a password to a generated one, which its owner must change at
+ * the next login; the user's sessions and API tokens end at once, in the
+ * same transaction. Instructors reset students' passwords; an instructor's
+ * or an admin's only an admin resets. */
 void api_user_password(struct http_request *req, struct http_response *res)
 {
     struct db *db = http_db(req, res);
@@ -100,17 +93,22 @@ void api_user_password(struct http_request *req, struct http_response *res)
         http_error(res, 404, "not_found", "no user '%s'", req->path_name);
         return;
     }
-    if (user.role == DB_ROLE_ADMIN && req->user.role != DB_ROLE_ADMIN) {
-        http_error(res, 403, "forbidden", "only an admin may reset an admin's password");
+    if (user.role != DB_ROLE_STUDENT && req->user.role != DB_ROLE_ADMIN) {
+        http_error(res, 403, "forbidden", "only an admin may reset the password of an %s",
+                   db_role_name(user.role));
         return;
     }
+    struct db_password_change change = {
+        .password_hash = hash, .must_change = true, .end_tokens = true, .keep_session = NULL};
     password_random(generated, GENERATED_PASSWORD_LENGTH);
-    if (!password_hash(generated, hash) || db_user_set_password(db, user.id, hash) != DB_OK) {
+    if (!password_hash(generated, hash) || db_user_set_password(db, user.id, &change) != DB_OK) {
         http_error(res, 500, "internal", "the password could not be set");
         return;
     }
     audit(req, db, "password reset", user.name);
-    http_json(res, 200, json_pack("{s:s, s:s}", "name", user.name, "password", generated));
+    http_json(res, 200,
+              json_pack("{s:s, s:s, s:b}", "name", user.name, "password", generated,
+                        "must_change_password", true));
 }
 
 /* Hides a submission from the scoreboards (kept, for audit), or shows it

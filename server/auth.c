@@ -46,6 +46,7 @@ bool auth_identify(struct http_request *req, struct http_response *res, bool pub
     }
     req->signed_in = true;
     req->by_session = true;
+    memcpy(req->session_hash, hash, sizeof req->session_hash);
     return true;
 }
 

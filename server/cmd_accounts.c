@@ -1,6 +1,8 @@
 /*
  * kgrade user add and kgrade token create: accounts and API tokens from
- * the command line, straight into the database.
+ * the command line, straight into the database. Names follow the API's
+ * rule (db_user_name_valid); a generated password must be changed by its
+ * owner at the first login.
  */
 #include "cli.h"
 #include "credentials.h"
@@ -26,7 +28,7 @@ static bool read_password(const struct cli_args *args, char *password, size_t si
 {
     *generated = !cli_given(args, OPT_PASSWORD_STDIN);
     if (*generated) {
-        password_random(password, 16);
+        password_random(password, GENERATED_PASSWORD_LENGTH);
         return true;
     }
     if (!fgets(password, (int)size, stdin))
@@ -41,6 +43,11 @@ int cmd_user_add(const struct cli_args *args)
     enum db_role role;
     char password[PASSWORD_LINE_MAX], hash[PASSWORD_HASH_MAX];
     bool generated;
+    if (!db_user_name_valid(name)) {
+        fprintf(stderr, "kgrade user add: '%s' is not a login name: a name is %s\n", name,
+                DB_NAME_RULE);
+        return CLI_EXIT_USAGE;
+    }
     if (!db_role_parse(args->value[OPT_ROLE], &role)) {
         fprintf(stderr, "kgrade user add: --role is student, instructor or admin\n");
         return CLI_EXIT_USAGE;
@@ -53,8 +60,9 @@ int cmd_user_add(const struct cli_args *args)
     struct db *db = open_db(args, "user add");
     if (!db)
         return CLI_EXIT_USAGE;
-    enum db_outcome o =
-        password_hash(password, hash) ? db_user_add(db, name, name, role, hash, NULL) : DB_FAILED;
+    enum db_outcome o = password_hash(password, hash)
+                            ? db_user_add(db, name, name, role, hash, generated, NULL)
+                            : DB_FAILED;
     db_close(db);
     if (o == DB_EXISTS) {
         fprintf(stderr, "kgrade user add: there is already a user '%s'\n", name);
@@ -64,8 +72,10 @@ int cmd_user_add(const struct cli_args *args)
         fprintf(stderr, "kgrade user add: the account could not be created\n");
         return CLI_EXIT_INTERNAL;
     }
-    if (generated)
+    if (generated) {
         printf("%s\n", password);
+        fprintf(stderr, "kgrade user add: %s must change this password at the first login\n", name);
+    }
     return CLI_EXIT_OK;
 }
 

@@ -29,11 +29,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_PORT       8080
-#define DEFAULT_BIND       "127.0.0.1"
-#define HTTP_THREADS       4
-#define ADMIN_NAME         "admin"
-#define ADMIN_PASSWORD_LEN 16
+#define DEFAULT_PORT 8080
+#define DEFAULT_BIND "127.0.0.1"
+#define HTTP_THREADS 4
+#define ADMIN_NAME   "admin"
 
 /* One per GPU; on the virtual GPU, one per 2 cores. */
 static int default_workers(void)
@@ -52,13 +51,14 @@ static bool first_admin(struct db *db)
 {
     if (db_user_count(db) != 0)
         return true;
-    char password[ADMIN_PASSWORD_LEN + 1], hash[PASSWORD_HASH_MAX];
-    password_random(password, ADMIN_PASSWORD_LEN);
+    char password[GENERATED_PASSWORD_LENGTH + 1], hash[PASSWORD_HASH_MAX];
+    password_random(password, GENERATED_PASSWORD_LENGTH);
     if (!password_hash(password, hash) ||
-        db_user_add(db, ADMIN_NAME, "Administrator", DB_ROLE_ADMIN, hash, NULL) != DB_OK)
+        db_user_add(db, ADMIN_NAME, "Administrator", DB_ROLE_ADMIN, hash, true, NULL) != DB_OK)
         return false;
     printf("A new database: created the account '%s' with the one-time password\n\n    %s\n\n"
-           "(shown only now; change it, or add accounts with kgrade user add).\n",
+           "(shown only now; it works only until it is changed, which the first login asks\n"
+           "for before anything else).\n",
            ADMIN_NAME, password);
     return true;
 }
@@ -144,7 +144,7 @@ static int serve(struct service *s, const sigset_t *stop)
 {
     char error[1024];
     int locks[SERVE_LOCKS] = {-1, -1};
-    struct MHD_Daemon *daemon = NULL;
+    struct http_daemon *daemon = NULL;
     if (!service_config_load(&s->config, error, sizeof error) ||
         !make_data_folder(s, error, sizeof error) ||
         !serve_locks_take(s->config.data, s->config.db_path, locks, error, sizeof error) ||
@@ -191,7 +191,7 @@ int cmd_serve(const struct cli_args *args)
     pthread_mutex_init(&s.queue_lock, NULL);
     pthread_cond_init(&s.queue_ready, NULL);
     s.metrics = metrics_new(http_route_count());
-    s.rates = rate_limiter_new();
+    s.rates = rate_limiter_new(RATE_KEYS_MAX, NULL);
     s.events = events_new(&s);
     s.answers = response_cache_new();
     s.references = reference_cache_new();

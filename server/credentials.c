@@ -13,6 +13,11 @@
 static pthread_mutex_t hashing_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t hashing_done = PTHREAD_COND_INITIALIZER;
 static int hashings;
+/* A hash of no one's password, made once with the parameters of every
+ * other, so that checking a password of no account costs what checking a
+ * wrong one does. */
+static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
+static char dummy_hash[PASSWORD_HASH_MAX];
 
 bool credentials_init(void)
 {
@@ -70,14 +75,34 @@ bool password_hash(const char *password, char hash[PASSWORD_HASH_MAX])
     return ok;
 }
 
+static void make_dummy_hash(void)
+{
+    char password[GENERATED_PASSWORD_LENGTH + 1];
+    password_random(password, GENERATED_PASSWORD_LENGTH);
+    if (!password_hash(password, dummy_hash))
+        dummy_hash[0] = '\0';
+}
+
 bool password_verify(const char *hash, const char *password)
 {
-    if (!hash || !hash[0])
-        return false;
+    bool none = !hash || !hash[0];
+    if (none) {
+        pthread_once(&dummy_once, make_dummy_hash);
+        hash = dummy_hash;
+    }
     hashing_begin();
     bool ok = crypto_pwhash_str_verify(hash, password, strlen(password)) == 0;
     hashing_end();
-    return ok;
+    return ok && !none;
+}
+
+bool password_check_account(struct db *db, const char *name, const char *password,
+                            struct db_user *user)
+{
+    char hash[PASSWORD_HASH_MAX];
+    bool known = db && db_user_by_name(db, name, user, hash, sizeof hash) == DB_OK;
+    return strlen(password) <= PASSWORD_MAX_LENGTH &&
+           password_verify(known ? hash : NULL, password);
 }
 
 void password_random(char *out, size_t length)

@@ -26,7 +26,8 @@ struct http_request {
     bool signed_in;
     bool by_session; /* a cookie, not a token: state changes need the CSRF token */
     struct db_user user;
-    char csrf[65]; /* the session's CSRF token */
+    char csrf[65];                             /* the session's CSRF token */
+    unsigned char session_hash[DB_HASH_BYTES]; /* the session's, when by_session */
 };
 
 struct http_response {
@@ -61,7 +62,15 @@ const char *http_header_of(struct http_request *req, const char *name);
 const char *http_query(struct http_request *req, const char *name);
 
 /* ---- routes (routes.c) */
-enum http_access { HTTP_PUBLIC, HTTP_SIGNED_IN, HTTP_INSTRUCTOR };
+/* Who may call a route. An account whose password must be changed first
+ * reaches only the public routes and HTTP_ACCOUNT's (its own password,
+ * logging out); the others answer it 403 password_change_required. */
+enum http_access {
+    HTTP_PUBLIC,
+    HTTP_ACCOUNT,   /* signed in, even with a password to change */
+    HTTP_SIGNED_IN, /* signed in with a password of one's own */
+    HTTP_INSTRUCTOR,
+};
 
 typedef void http_handler(struct http_request *req, struct http_response *res);
 

@@ -1,15 +1,19 @@
 /*
  * The HTTP daemon: libmicrohttpd with a thread pool on epoll, suspend and
- * resume for the event streams. Each request's body is gathered (at most
- * SERVICE_BODY_MAX bytes: 413 beyond, refused from Content-Length before
- * it is read), then routed: 404 for an unknown path, 405 for a known path
- * with another method, 401 for a bad or missing credential, 403 for a role
- * too low or a session's state change without its CSRF token. One log
- * line per request; metrics by route and status.
+ * resume for the event streams. Each request's headers must all arrive
+ * within HTTP_HEADERS_SECONDS (header_deadline.h); its body is gathered (at
+ * most SERVICE_BODY_MAX bytes: 413 beyond, refused from Content-Length
+ * before it is read), then routed: 404 for an unknown path or one holding
+ * a NUL byte (raw or %00), 405 for a known path with another method, 401
+ * for a bad or missing credential, 403 for a role too low, for an account
+ * that must change its password first, or for a session's state change
+ * without its CSRF token. One log line per request; metrics by route and
+ * status.
  */
 #include "http_daemon.h"
 
 #include "api.h"
+#include "header_deadline.h"
 #include "metrics.h"
 
 #include <arpa/inet.h>
@@ -23,6 +27,7 @@
 #define CONNECTIONS_MAX         1000
 #define CONNECTIONS_PER_CLIENT  64
 #define CONNECTION_MEMORY_BYTES (64 * 1024) /* headers and URL */
+#define HTTP_HEADERS_SECONDS    10          /* all of a request's headers, however slow */
 
 /* Scripts from the server's own files only: no inline script can run,
  * whatever a page shows. Styles may also be inline, because the editor
@@ -34,10 +39,21 @@
     "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "             \
     "form-action 'self'"
 
+struct http_daemon {
+    struct MHD_Daemon *mhd;
+    struct header_deadlines *deadlines;
+};
+
+/* One request's state, made when its URI arrives (on_uri). */
 struct gathering {
     char *body;
     size_t size;
     bool too_large;
+    bool headers_done; /* the access handler has been called */
+    bool nul_in_path;  /* a NUL byte in the path, raw or %00: 404 */
+    const char *raw_uri;
+    size_t raw_uri_length; /* up to a raw NUL, if any */
+    bool raw_uri_has_query;
     double started;
 };
 
@@ -73,6 +89,12 @@ static bool allowed(const struct http_route *route, struct http_request *req,
                    "log in, or send an API token in 'Authorization: Bearer TOKEN'");
         return false;
     }
+    if (route->access > HTTP_ACCOUNT && req->user.must_change_password) {
+        http_error(res, 403, "password_change_required",
+                   "choose a password of your own first: on the page /password, or with POST "
+                   "/api/v1/me/password {\"current_password\", \"new_password\"}");
+        return false;
+    }
     if (route->access == HTTP_INSTRUCTOR && req->user.role == DB_ROLE_STUDENT) {
         http_error(res, 403, "forbidden", "this is for instructors and admins");
         return false;
@@ -84,15 +106,16 @@ static bool allowed(const struct http_route *route, struct http_request *req,
     return true;
 }
 
-static int dispatch(struct http_request *req, struct http_response *res, bool too_large)
+static int dispatch(struct http_request *req, struct http_response *res, const struct gathering *g)
 {
-    int index = http_route_find(req->method, req->url, req);
+    int index = g->nul_in_path ? -1 : http_route_find(req->method, req->url, req);
     if (index == -1)
-        http_error(res, 404, "not_found", "no such resource: %.200s", req->url);
+        http_error(res, 404, "not_found", "no such resource: %.200s%s", req->url,
+                   g->nul_in_path ? " (with a NUL byte)" : "");
     else if (index == -2)
         http_error(res, 405, "method_not_allowed", "%.200s does not take %s", req->url,
                    req->method);
-    else if (too_large)
+    else if (g->too_large)
         http_error(res, 413, "too_large", "the body is over %d KB", SERVICE_BODY_MAX / 1024);
     else if (auth_identify(req, res, http_route(index)->access == HTTP_PUBLIC) &&
              allowed(http_route(index), req, res))
@@ -141,7 +164,7 @@ static enum MHD_Result answer(struct service *service, struct MHD_Connection *c,
                                .body_size = g->size};
     struct http_response res = {.status = 500};
     client_of(c, req.client, sizeof req.client);
-    int route = dispatch(&req, &res, g->too_large);
+    int route = dispatch(&req, &res, g);
     double ms = (now_seconds() - g->started) * 1e3;
     metrics_request(service->metrics, route, res.status, ms);
     fprintf(stderr, "http %s %s %s %d %.1f ms %s\n", req.client, method, url, res.status, ms,
@@ -151,36 +174,87 @@ static enum MHD_Result answer(struct service *service, struct MHD_Connection *c,
     return ok;
 }
 
+/* Whether the path of a raw URI holds an encoded NUL (%00), which
+ * libmicrohttpd would decode into a path cut short. */
+static bool encoded_nul_in_path(const char *uri)
+{
+    const char *nul = strstr(uri, "%00");
+    return nul && nul < uri + strcspn(uri, "?");
+}
+
+/* Made when the request line has arrived: the request's state, and what
+ * its raw URI says. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls, (void)c;
+    struct gathering *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->started = now_seconds();
+    g->raw_uri = uri;
+    g->raw_uri_length = strlen(uri);
+    g->raw_uri_has_query = strchr(uri, '?') != NULL;
+    g->nul_in_path = encoded_nul_in_path(uri);
+    return g;
+}
+
+/* Whether bytes of the path hid behind a raw NUL. libmicrohttpd 0.9.75
+ * takes a NUL in the request line and hands over the URI cut at it (later
+ * versions refuse the request). It parses the line in place: the URL
+ * starts where the raw URI did, and the version follows the raw URI's end
+ * (the space before it, and any the URI ended with, become NULs). So
+ * anything else between the visible URI and the version came after a NUL
+ * (in the path, unless the visible part reached the query already). The
+ * bytes are read only where the URL is where the raw URI was and the
+ * version lies within the request line's buffer: a parser that copies is
+ * not second-guessed. */
+static bool raw_nul_in_path(const struct gathering *g, const char *url, const char *version)
+{
+    uintptr_t start = (uintptr_t)g->raw_uri, v = (uintptr_t)version;
+    if (g->raw_uri_has_query || (uintptr_t)url != start || v <= start + g->raw_uri_length ||
+        v - start > CONNECTION_MEMORY_BYTES)
+        return false;
+    for (const char *p = g->raw_uri + g->raw_uri_length; p < version; p++)
+        if (*p != '\0' && *p != ' ' && *p != '\t')
+            return true;
+    return false;
+}
+
+/* Adds a piece of the body; false when memory is short. */
+static bool gather(struct gathering *g, const char *data, size_t n)
+{
+    if (g->too_large || g->size + n > SERVICE_BODY_MAX) {
+        g->too_large = true;
+        return true;
+    }
+    char *grown = realloc(g->body, g->size + n + 1);
+    if (!grown)
+        return false;
+    memcpy(grown + g->size, data, n);
+    g->body = grown;
+    g->size += n;
+    g->body[g->size] = '\0';
+    return true;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_size, void **state)
 {
-    (void)version;
     struct gathering *g = *state;
-    if (!g) {
-        g = calloc(1, sizeof *g);
-        if (!g)
-            return MHD_NO;
-        g->started = now_seconds();
+    if (!g)
+        return MHD_NO;
+    if (!g->headers_done) {
+        header_deadlines_met(c);
+        g->headers_done = true;
+        g->nul_in_path = g->nul_in_path || raw_nul_in_path(g, url, version);
         g->too_large = announced_too_large(c);
-        *state = g;
         return g->too_large ? answer(cls, c, url, method, g) : MHD_YES;
     }
     if (*upload_size) {
         size_t n = *upload_size;
         *upload_size = 0;
-        if (g->too_large || g->size + n > SERVICE_BODY_MAX) {
-            g->too_large = true;
-            return MHD_YES;
-        }
-        char *grown = realloc(g->body, g->size + n + 1);
-        if (!grown)
-            return MHD_NO;
-        memcpy(grown + g->size, upload_data, n);
-        g->body = grown;
-        g->size += n;
-        g->body[g->size] = '\0';
-        return MHD_YES;
+        return gather(g, upload_data, n) ? MHD_YES : MHD_NO;
     }
     return answer(cls, c, url, method, g);
 }
@@ -188,15 +262,33 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **state,
                          enum MHD_RequestTerminationCode code)
 {
-    (void)cls, (void)c, (void)code;
+    (void)cls, (void)code;
     struct gathering *g = *state;
     if (g)
         free(g->body);
     free(g);
     *state = NULL;
+    header_deadlines_next(c);
 }
 
-struct MHD_Daemon *http_daemon_start(struct service *service, char *error, size_t error_size)
+static struct MHD_Daemon *start_mhd(struct service *service, struct header_deadlines *deadlines,
+                                    const struct sockaddr_in *address)
+{
+    unsigned flags =
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+    return MHD_start_daemon(
+        flags, (uint16_t)service->config.port, NULL, NULL, on_request, service,
+        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)service->config.http_threads, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)service->config.client_timeout_seconds, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)CONNECTIONS_MAX, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)CONNECTIONS_PER_CLIENT, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)CONNECTION_MEMORY_BYTES, MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION,
+        header_deadlines_notify, deadlines, MHD_OPTION_END);
+}
+
+struct http_daemon *http_daemon_start(struct service *service, char *error, size_t error_size)
 {
     struct sockaddr_in address = {.sin_family = AF_INET,
                                   .sin_port = htons((uint16_t)service->config.port)};
@@ -204,29 +296,29 @@ struct MHD_Daemon *http_daemon_start(struct service *service, char *error, size_
         snprintf(error, error_size, "--bind %s is not an IPv4 address", service->config.bind);
         return NULL;
     }
-    unsigned flags =
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | MHD_USE_ITC;
-    struct MHD_Daemon *d = MHD_start_daemon(
-        flags, (uint16_t)service->config.port, NULL, NULL, on_request, service,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)service->config.http_threads, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)service->config.client_timeout_seconds, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)CONNECTIONS_MAX, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)CONNECTIONS_PER_CLIENT, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        (size_t)CONNECTION_MEMORY_BYTES, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_END);
-    if (!d)
-        snprintf(error, error_size, "cannot listen on %s:%d (in use, or not allowed)",
-                 service->config.bind, service->config.port);
-    return d;
+    struct http_daemon *d = calloc(1, sizeof *d);
+    if (d)
+        d->deadlines = header_deadlines_start(HTTP_HEADERS_SECONDS);
+    if (d && d->deadlines)
+        d->mhd = start_mhd(service, d->deadlines, &address);
+    if (d && d->mhd)
+        return d;
+    snprintf(error, error_size, "cannot listen on %s:%d (in use, or not allowed)",
+             service->config.bind, service->config.port);
+    if (d)
+        header_deadlines_stop(d->deadlines);
+    free(d);
+    return NULL;
 }
 
-void http_daemon_quiesce(struct MHD_Daemon *daemon)
+void http_daemon_quiesce(struct http_daemon *daemon)
 {
-    MHD_quiesce_daemon(daemon);
+    MHD_quiesce_daemon(daemon->mhd);
 }
 
-void http_daemon_stop(struct MHD_Daemon *daemon)
+void http_daemon_stop(struct http_daemon *daemon)
 {
-    MHD_stop_daemon(daemon);
+    MHD_stop_daemon(daemon->mhd); /* closes every connection first */
+    header_deadlines_stop(daemon->deadlines);
+    free(daemon);
 }

@@ -7,12 +7,13 @@
 
 #include "service.h"
 
-struct MHD_Daemon;
+struct http_daemon;
 
 /* Listens on the configured address and port. NULL with a sentence. */
-struct MHD_Daemon *http_daemon_start(struct service *service, char *error, size_t error_size);
+struct http_daemon *http_daemon_start(struct service *service, char *error, size_t error_size);
 /* Stops accepting; running requests end. */
-void http_daemon_quiesce(struct MHD_Daemon *daemon);
-void http_daemon_stop(struct MHD_Daemon *daemon);
+void http_daemon_quiesce(struct http_daemon *daemon);
+/* Stops and frees the daemon. */
+void http_daemon_stop(struct http_daemon *daemon);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void http_text(struct http_response *res, int status, const char *content_type, char *body,
                size_t size)
@@ -72,10 +73,22 @@ const char *http_query(struct http_request *req, const char *name)
     return MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* Whether a Content-Type value is the media type `type` (case aside),
+ * with parameters or none: "application/json; charset=utf-8" is
+ * application/json, "application/jsonx" and "text/json" are not. */
+static bool media_type_is(const char *value, const char *type)
+{
+    size_t n = strlen(type);
+    if (!value || strncasecmp(value, type, n) != 0)
+        return false;
+    value += n;
+    value += strspn(value, " \t");
+    return *value == '\0' || *value == ';';
+}
+
 json_t *http_json_body(struct http_request *req, struct http_response *res)
 {
-    const char *type = http_header_of(req, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (!type || strncmp(type, "application/json", 16) != 0) {
+    if (!media_type_is(http_header_of(req, MHD_HTTP_HEADER_CONTENT_TYPE), "application/json")) {
         http_error(res, 415, "unsupported_media_type",
                    "send the body as JSON, with Content-Type: application/json");
         return NULL;

@@ -1,61 +1,180 @@
 /*
- * Rate limits in a fixed window per key (rate_limit.h).
+ * Rate limits in a fixed window per key, counted exactly (rate_limit.h): a
+ * hash table of chained entries, each holding its whole key, under one
+ * lock. Expired entries go when their bucket is walked, in a sweep of the
+ * whole table every RATE_SWEEP_SECONDS, and in a sweep when the table is
+ * full and some window may have ended.
  */
 #include "rate_limit.h"
 
 #include <pthread.h>
-#include <stdint.h>
+#include <sodium.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-#define SLOTS 4096
+#define BUCKETS 16384 /* a power of two: 4 keys a bucket at RATE_KEYS_MAX */
 
-struct slot {
-    uint64_t key;
-    time_t window_start;
+struct entry {
+    struct entry *next;
+    int64_t window_end; /* the key is forgotten from then on */
     int count;
+    char key[];
 };
 
 struct rate_limiter {
     pthread_mutex_t lock;
-    struct slot slots[SLOTS];
+    rate_clock *clock;
+    int max_keys, n_keys;
+    int64_t next_sweep;
+    int64_t first_end; /* no live window ends before this */
+    unsigned char hash_key[crypto_shorthash_KEYBYTES];
+    struct entry *buckets[BUCKETS];
 };
 
-static uint64_t hash(const char *key)
+static int64_t monotonic_seconds(void)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *key; key++)
-        h = (h ^ (unsigned char)*key) * 0x100000001b3ull;
-    return h;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec;
 }
 
-struct rate_limiter *rate_limiter_new(void)
+struct rate_limiter *rate_limiter_new(int max_keys, rate_clock *clock)
 {
-    struct rate_limiter *r = calloc(1, sizeof *r);
-    if (r)
-        pthread_mutex_init(&r->lock, NULL);
+    struct rate_limiter *r = sodium_init() >= 0 ? calloc(1, sizeof *r) : NULL;
+    if (!r)
+        return NULL;
+    pthread_mutex_init(&r->lock, NULL);
+    r->clock = clock ? clock : monotonic_seconds;
+    r->max_keys = max_keys;
+    r->first_end = INT64_MAX;
+    r->next_sweep = r->clock() + RATE_SWEEP_SECONDS;
+    randombytes_buf(r->hash_key, sizeof r->hash_key);
     return r;
+}
+
+/* Unlinks and frees the entry `*link` points to. */
+static void drop(struct rate_limiter *r, struct entry **link)
+{
+    struct entry *e = *link;
+    *link = e->next;
+    free(e);
+    r->n_keys--;
 }
 
 void rate_limiter_free(struct rate_limiter *r)
 {
+    if (!r)
+        return;
+    for (int b = 0; b < BUCKETS; b++)
+        while (r->buckets[b])
+            drop(r, &r->buckets[b]);
+    pthread_mutex_destroy(&r->lock);
     free(r);
+}
+
+static struct entry **bucket_of(struct rate_limiter *r, const char *key)
+{
+    uint64_t h;
+    crypto_shorthash((unsigned char *)&h, (const unsigned char *)key, strlen(key), r->hash_key);
+    return &r->buckets[h & (BUCKETS - 1)];
+}
+
+/* Drops every key whose window is over and notes when the first kept one
+ * ends. O(keys + BUCKETS): once a sweep interval, or when full and a
+ * window may have ended, never once per request. */
+static void sweep(struct rate_limiter *r, int64_t now)
+{
+    r->first_end = INT64_MAX;
+    for (int b = 0; b < BUCKETS; b++)
+        for (struct entry **link = &r->buckets[b]; *link;) {
+            if ((*link)->window_end <= now) {
+                drop(r, link);
+                continue;
+            }
+            if ((*link)->window_end < r->first_end)
+                r->first_end = (*link)->window_end;
+            link = &(*link)->next;
+        }
+    r->next_sweep = now + RATE_SWEEP_SECONDS;
+}
+
+/* Whether a new key may be added, sweeping first when full. */
+static bool room(struct rate_limiter *r, int64_t now)
+{
+    if (r->n_keys >= r->max_keys && now >= r->first_end)
+        sweep(r, now);
+    return r->n_keys < r->max_keys;
+}
+
+/* The live entry of `key`, or NULL; drops the expired ones on the way. */
+static struct entry *find(struct rate_limiter *r, struct entry **bucket, const char *key,
+                          int64_t now)
+{
+    for (struct entry **link = bucket; *link;) {
+        if ((*link)->window_end <= now) {
+            drop(r, link);
+            continue;
+        }
+        if (strcmp((*link)->key, key) == 0)
+            return *link;
+        link = &(*link)->next;
+    }
+    return NULL;
+}
+
+/* A new entry for `key`; NULL when the table is full (the caller fails
+ * closed) or memory is short. */
+static struct entry *add(struct rate_limiter *r, struct entry **bucket, const char *key, int window,
+                         int64_t now)
+{
+    size_t size = strlen(key) + 1;
+    struct entry *e = room(r, now) ? malloc(sizeof *e + size) : NULL;
+    if (!e)
+        return NULL;
+    memcpy(e->key, key, size);
+    e->window_end = now + window;
+    e->count = 0;
+    e->next = *bucket;
+    *bucket = e;
+    r->n_keys++;
+    if (e->window_end < r->first_end)
+        r->first_end = e->window_end;
+    return e;
 }
 
 bool rate_allow(struct rate_limiter *r, const char *key, int limit, int window, int *retry_after)
 {
-    uint64_t h = hash(key);
-    time_t now = time(NULL);
     pthread_mutex_lock(&r->lock);
-    struct slot *s = &r->slots[h % SLOTS];
-    if (s->key != h || now - s->window_start >= window)
-        *s = (struct slot){h, now, 0};
-    bool allowed = s->count < limit;
+    int64_t now = r->clock();
+    if (now >= r->next_sweep)
+        sweep(r, now);
+    struct entry **bucket = bucket_of(r, key);
+    struct entry *e = find(r, bucket, key, now);
+    if (!e)
+        e = add(r, bucket, key, window, now); /* NULL when full: closed */
+    bool allowed = e && e->count < limit;
     if (allowed)
-        s->count++;
-    *retry_after = allowed ? 0 : (int)(s->window_start + window - now);
-    if (*retry_after < 1 && !allowed)
-        *retry_after = 1;
+        e->count++;
+    int64_t wait = (e ? e->window_end : r->first_end) - now;
+    *retry_after = allowed ? 0 : wait < 1 ? 1 : wait > window ? window : (int)wait;
     pthread_mutex_unlock(&r->lock);
     return allowed;
+}
+
+void rate_refund(struct rate_limiter *r, const char *key)
+{
+    pthread_mutex_lock(&r->lock);
+    struct entry *e = find(r, bucket_of(r, key), key, r->clock());
+    if (e && e->count > 0)
+        e->count--;
+    pthread_mutex_unlock(&r->lock);
+}
+
+int rate_limiter_keys(struct rate_limiter *r)
+{
+    pthread_mutex_lock(&r->lock);
+    int n = r->n_keys;
+    pthread_mutex_unlock(&r->lock);
+    return n;
 }

@@ -46,11 +46,9 @@ static void charge(struct clock_by_phase *c, int next)
     c->since = now;
 }
 
-static void on_phase(void *context, enum grader_phase phase, int case_index, int n_cases)
+static void on_phase(void *context, const struct grader_progress *progress)
 {
-    (void)case_index;
-    (void)n_cases;
-    charge(context, (int)phase);
+    charge(context, (int)progress->phase);
 }
 
 static char *read_source(const char *path, size_t *size)

@@ -87,7 +87,7 @@ static bool seed(struct bench *b)
     for (int u = 0; ok && u < USERS; u++) {
         char name[32];
         snprintf(name, sizeof name, "user%04d", u);
-        ok = db_user_add(db, name, name, DB_ROLE_STUDENT, NULL, &ids[u]) == DB_OK;
+        ok = db_user_add(db, name, name, DB_ROLE_STUDENT, NULL, false, &ids[u]) == DB_OK;
     }
     for (int k = 0; ok && k < RESULTS; k++)
         ok = add_result(db, ids[k % USERS], k);

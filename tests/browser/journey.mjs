@@ -4,9 +4,10 @@
 // journey: log in; submit a good kernel and see "passed" with the time
 // chart; a compile error marked at its line; a wrong kernel with its first
 // mismatch; the scoreboard; a token made on the tokens page that works
-// with curl; the instructor's class table, CSV export and a new account
-// whose display name tries XSS and shows as text; the note when a session
-// expires; a certificate once both assessments pass. No page may log an error (a CSP violation would). Screenshots
+// with curl; the admin's first login, which asks for a password of their
+// own before anything else; the instructor's class table, CSV export and a
+// new account whose display name tries XSS and shows as text; the note
+// when a session expires; a certificate once both assessments pass. No page may log an error (a CSP violation would). Screenshots
 // of each page go to BUILD/browser/.
 //
 //   node tests/browser/journey.mjs BUILD
@@ -68,12 +69,12 @@ async function addStudent(name, password) {
   await new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`user add: ${code}`)))));
 }
 
-async function login(page, name, password) {
+async function login(page, name, password, { landing = 'Exercises' } = {}) {
   await page.goto(`${base}/login`);
   await page.getByLabel('Name').fill(name);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('heading', { name: 'Exercises' }).waitFor();
+  await page.getByRole('heading', { name: landing }).waitFor();
 }
 
 // Replaces the editor's text: CodeMirror's or the plain text area.
@@ -182,8 +183,20 @@ async function journey(browser, admin) {
     await page.getByText('Your session has expired').waitFor();
     await page.getByRole('heading', { name: 'Log in' }).waitFor();
   });
+  await check('the admin\'s first login asks for a password of their own, and nothing else opens', async () => {
+    await login(page, 'admin', admin, { landing: 'Change your password' });
+    await page.getByText('Your password was made for you').waitFor();
+    await page.goto(`${base}/instructor`);
+    await page.getByRole('heading', { name: 'Change your password' }).waitFor();
+    await page.getByLabel('Current password').fill(admin);
+    await page.getByLabel('New password', { exact: true }).fill('admin-password-2');
+    await page.getByLabel('New password, again').fill('admin-password-2');
+    await shot(page, 'password');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByRole('heading', { name: 'Exercises' }).waitFor();
+    await page.getByText('Your password is changed').waitFor();
+  });
   await check('the instructor sees the class and exports the grades', async () => {
-    await login(page, 'admin', admin);
     await page.getByRole('link', { name: 'Class' }).click();
     await page.getByRole('link', { name: 'sam' }).first().waitFor();
     const csv = await page.request.get(`${base}/api/v1/export/grades.csv`);

@@ -4,8 +4,12 @@
 #
 #   start_server EXERCISES [ARGS...]   starts the server (its pid in SERVER_PID)
 #   api METHOD PATH [curl args...]     prints the body; the status in $TMP/status
+#   status                             the status of the last api call
+#   login NAME PASSWORD JAR            logs in, cookies in JAR; prints the CSRF token
 #   submit_kernel TOKEN EXERCISE FILE [curl args...]   prints the new submission's id
 #   wait_done TOKEN ID                 waits until it is done; prints its verdict
+#   student_token NAME                 adds a student with a password of their
+#                                      own; prints an API token for them
 
 PORT=$((20000 + RANDOM % 20000))
 BASE="http://127.0.0.1:$PORT"
@@ -35,6 +39,13 @@ api() {
     cat "$TMP/body"
 }
 
+status() { cat "$TMP/status"; }
+
+login() {
+    api POST /api/v1/login -c "$3" -H 'Content-Type: application/json' \
+        --data-binary "{\"name\": \"$1\", \"password\": \"$2\"}" | jq -r .csrf_token
+}
+
 submit_kernel() {
     local token=$1 exercise=$2 file=$3
     shift 3
@@ -54,4 +65,10 @@ wait_done() {
         sleep 0.1
     done
     echo "not done"
+}
+
+student_token() {
+    echo "$1-own-password" | "$KGRADE" --db "$DATA/kgrade.db" user add "$1" --role student \
+        --password-stdin >/dev/null &&
+        "$KGRADE" --db "$DATA/kgrade.db" token create "$1"
 }

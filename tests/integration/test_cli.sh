@@ -59,6 +59,13 @@ expect "user add refuses a second ana" 1 "already a user 'ana'" -- \
     "$KGRADE" --db "$TMP/db" user add ana --role student
 expect "user add refuses an unknown role" 2 "--role" -- \
     "$KGRADE" --db "$TMP/db" user add bo --role root
+for bad in "Bo" "bo smith" "bo/../x" "" "$(printf 'b%.0s' $(seq 64))"; do
+    expect "user add refuses the name '$bad' as the API does, saying what a name may hold" 2 \
+        "is not a login name: a name is 1 to 63 characters among a-z, 0-9, '.', '_' and '-'" -- \
+        "$KGRADE" --db "$TMP/db" user add "$bad" --role student
+done
+expect "user add takes a name of 63 of a-z, 0-9, '.', '_' and '-'" 0 "" -- \
+    "$KGRADE" --db "$TMP/db" user add "a.b_c-$(printf '9%.0s' $(seq 57))" --role student
 expect "user add takes a password on stdin" 0 "^$" -- \
     bash -c "echo 'a long password' | '$KGRADE' --db '$TMP/db' user add bo --role student --password-stdin"
 expect "user add refuses a short password" 2 "8 to" -- \

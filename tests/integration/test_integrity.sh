@@ -23,8 +23,7 @@ SOLUTION=passed__fused.cu
 KGRADE_PATH=$(realpath "$KGRADE")
 
 start_server "$PWD/exercises" || exit 1
-"$KGRADE" --db "$DATA/kgrade.db" user add mallory --role student >/dev/null
-MALLORY=$("$KGRADE" --db "$DATA/kgrade.db" token create mallory)
+MALLORY=$(student_token mallory)
 
 # The corpus with this machine's paths.
 mkdir -p "$TMP/corpus"

@@ -21,8 +21,6 @@ kill_server() {
     wait "$SERVER_PID" 2>/dev/null
 }
 
-status() { cat "$TMP/status"; }
-
 # submit TOKEN FILE [extra curl args]: a tiny-add submission; prints its id
 submit() { submit_kernel "$1" tiny-add "$2" "${@:3}"; }
 
@@ -39,12 +37,6 @@ wait_running() {
 # field TOKEN ID JQ: a field of a submission
 field() { api GET "/api/v1/submissions/$2" -H "Authorization: Bearer $1" | jq -r "$3"; }
 
-# student NAME: a new student's API token
-student() {
-    "$KGRADE" --db "$DATA/kgrade.db" user add "$1" --role student >/dev/null &&
-        "$KGRADE" --db "$DATA/kgrade.db" token create "$1"
-}
-
 # worker_pid [NOT]: the pid of this test's server's `kgrade worker` (a
 # child of the server, found by its parent: never another test's), other
 # than NOT
@@ -60,8 +52,8 @@ worker_pid() {
 
 # ---- fair between users: round-robin, and a cap on one user's waiting submissions
 start_server "$EXERCISES" || exit 1
-ANN=$(student ann)
-BEN=$(student ben)
+ANN=$(student_token ann)
+BEN=$(student_token ben)
 ann_ids=()
 for _ in $(seq 8); do ann_ids+=("$(submit "$ANN" "$KERNELS/slow.cu")"); done
 wait_running "$ANN" "${ann_ids[0]}" # ben arrives while ann's first is graded
@@ -111,7 +103,7 @@ expect "after a kill -9 a new server starts: the lock died with its holder" 0 \
     "^$SERVER_PID$" -- bash -c "curl -sf $BASE/api/v1/health >/dev/null && head -1 $DATA/serve.lock"
 
 # ---- a grading whose worker process dies: graded again once
-SAM=$(student sam)
+SAM=$(student_token sam)
 once=$(submit "$SAM" "$KERNELS/slow.cu")
 killed=$(worker_pid) && kill -KILL "$killed"
 expect "a job whose worker was killed once gets its real verdict" 0 "^too_slow$" -- \

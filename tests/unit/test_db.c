@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct fixture {
@@ -39,8 +40,8 @@ static int setup(void **state)
     close(fd);
     f->db = db_open(f->path, error, sizeof error);
     if (!f->db ||
-        db_user_add(f->db, "alice", "Alice A.", DB_ROLE_STUDENT, NULL, &f->alice) != DB_OK ||
-        db_user_add(f->db, "bob", "Bob B.", DB_ROLE_STUDENT, NULL, &f->bob) != DB_OK)
+        db_user_add(f->db, "alice", "Alice A.", DB_ROLE_STUDENT, NULL, false, &f->alice) != DB_OK ||
+        db_user_add(f->db, "bob", "Bob B.", DB_ROLE_STUDENT, NULL, false, &f->bob) != DB_OK)
         return -1;
     *state = f;
     return 0;
@@ -81,10 +82,10 @@ static void test_migrations_apply_once(void **state)
 {
     struct fixture *f = *state;
     char error[256];
-    assert_int_equal(db_schema_version(f->db), 4);
+    assert_int_equal(db_schema_version(f->db), 5);
     struct db *again = db_open(f->path, error, sizeof error);
     assert_non_null(again);
-    assert_int_equal(db_schema_version(again), 4);
+    assert_int_equal(db_schema_version(again), 5);
     assert_int_equal(db_user_count(again), 2); /* the data survived */
     db_close(again);
 }
@@ -102,15 +103,21 @@ static void test_users(void **state)
     struct fixture *f = *state;
     struct db_user u;
     char hash[128];
-    assert_int_equal(db_user_add(f->db, "alice", "Other", DB_ROLE_ADMIN, NULL, NULL), DB_EXISTS);
-    assert_int_equal(db_user_add(f->db, "carol", "Carol", DB_ROLE_INSTRUCTOR, "$argon2id$x", NULL),
-                     DB_OK);
+    assert_int_equal(db_user_add(f->db, "alice", "Other", DB_ROLE_ADMIN, NULL, false, NULL),
+                     DB_EXISTS);
+    assert_int_equal(
+        db_user_add(f->db, "carol", "Carol", DB_ROLE_INSTRUCTOR, "$argon2id$x", true, NULL), DB_OK);
     assert_int_equal(db_user_by_name(f->db, "carol", &u, hash, sizeof hash), DB_OK);
     assert_string_equal(u.display_name, "Carol");
     assert_int_equal(u.role, DB_ROLE_INSTRUCTOR);
+    assert_true(u.must_change_password);
     assert_string_equal(hash, "$argon2id$x");
     assert_int_equal(db_user_by_name(f->db, "nobody", &u, NULL, 0), DB_NOT_FOUND);
-    assert_int_equal(db_user_set_password(f->db, u.id, "$argon2id$y"), DB_OK);
+    struct db_password_change change = {.password_hash = "$argon2id$y"};
+    assert_int_equal(db_user_set_password(f->db, u.id, &change), DB_OK);
+    assert_int_equal(db_user_by_name(f->db, "carol", &u, hash, sizeof hash), DB_OK);
+    assert_false(u.must_change_password);
+    assert_string_equal(hash, "$argon2id$y");
     assert_int_equal(db_user_by_id(f->db, f->alice, &u), DB_OK);
     assert_string_equal(u.name, "alice");
     json_t *all = db_users_list(f->db);
@@ -119,6 +126,76 @@ static void test_users(void **state)
     enum db_role role;
     assert_true(db_role_parse("admin", &role) && role == DB_ROLE_ADMIN);
     assert_false(db_role_parse("root", &role));
+}
+
+/* The one rule for login names, of the API and of kgrade user add. */
+static void test_user_names(void **state)
+{
+    (void)state;
+    assert_true(db_user_name_valid("sam"));
+    assert_true(db_user_name_valid("a.b_c-9"));
+    assert_true(
+        db_user_name_valid("x23456789012345678901234567890123456789012345678901234567890123"));
+    assert_false(db_user_name_valid(
+        "x234567890123456789012345678901234567890123456789012345678901234")); /* 64 */
+    assert_false(db_user_name_valid(""));
+    assert_false(db_user_name_valid("Sam")); /* lower case only */
+    assert_false(db_user_name_valid("sam smith"));
+    assert_false(db_user_name_valid("sam/../x"));
+    assert_false(db_user_name_valid("s\xc3\xa9"));
+}
+
+/* A password change ends sessions (but the one kept) and, when asked, API
+ * tokens, in the same transaction; the flag of a password to change
+ * reaches the user wherever it is read. */
+static void test_password_change_ends_credentials(void **state)
+{
+    struct fixture *f = *state;
+    unsigned char token[DB_HASH_BYTES] = {1}, kept[DB_HASH_BYTES] = {2}, other[DB_HASH_BYTES] = {3};
+    unsigned char bobs[DB_HASH_BYTES] = {4};
+    int64_t later = db_now_ms() + 60000;
+    struct db_user u;
+    char csrf[65];
+    assert_int_equal(db_token_add(f->db, f->alice, "ci", token, NULL), DB_OK);
+    assert_int_equal(db_session_add(f->db, f->alice, kept, "c1", later), DB_OK);
+    assert_int_equal(db_session_add(f->db, f->alice, other, "c2", later), DB_OK);
+    assert_int_equal(db_session_add(f->db, f->bob, bobs, "c3", later), DB_OK);
+
+    struct db_password_change own = {.password_hash = "$argon2id$own", .keep_session = kept};
+    assert_int_equal(db_user_set_password(f->db, f->alice, &own), DB_OK);
+    assert_int_equal(db_session_user(f->db, kept, db_now_ms(), &u, csrf), DB_OK);
+    assert_int_equal(db_session_user(f->db, other, db_now_ms(), &u, csrf), DB_NOT_FOUND);
+    assert_int_equal(db_token_user(f->db, token, &u), DB_OK); /* tokens stay */
+    assert_false(u.must_change_password);
+
+    struct db_password_change reset = {
+        .password_hash = "$argon2id$made-up", .must_change = true, .end_tokens = true};
+    assert_int_equal(db_user_set_password(f->db, f->alice, &reset), DB_OK);
+    assert_int_equal(db_session_user(f->db, kept, db_now_ms(), &u, csrf), DB_NOT_FOUND);
+    assert_int_equal(db_token_user(f->db, token, &u), DB_NOT_FOUND);
+    assert_int_equal(db_session_user(f->db, bobs, db_now_ms(), &u, csrf), DB_OK); /* not bob's */
+    assert_int_equal(db_user_by_id(f->db, f->alice, &u), DB_OK);
+    assert_true(u.must_change_password);
+    assert_int_equal(db_user_set_password(f->db, 9999, &reset), DB_NOT_FOUND);
+}
+
+/* A new database file is private: 0600, whatever the umask. */
+static void test_new_database_is_private(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/kgrade-test-db-dir-XXXXXX", path[64], error[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/new.db", dir);
+    mode_t old = umask(0);
+    struct db *db = db_open(path, error, sizeof error);
+    umask(old);
+    assert_non_null(db);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    db_close(db);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void test_tokens_and_sessions(void **state)
@@ -208,7 +285,8 @@ static void test_the_queue_is_fair(void **state)
 {
     struct fixture *f = *state;
     int64_t carol, a[4], b, c[2];
-    assert_int_equal(db_user_add(f->db, "carol", "Carol", DB_ROLE_STUDENT, NULL, &carol), DB_OK);
+    assert_int_equal(db_user_add(f->db, "carol", "Carol", DB_ROLE_STUDENT, NULL, false, &carol),
+                     DB_OK);
     for (int i = 0; i < 4; i++)
         a[i] = submit(f, f->alice, "vector-add", NULL);
     b = submit(f, f->bob, "vector-add", NULL);
@@ -454,6 +532,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_migrations_apply_once, setup, teardown),
         cmocka_unit_test(test_a_bad_path_says_why),
         cmocka_unit_test_setup_teardown(test_users, setup, teardown),
+        cmocka_unit_test(test_user_names),
+        cmocka_unit_test_setup_teardown(test_password_change_ends_credentials, setup, teardown),
+        cmocka_unit_test(test_new_database_is_private),
         cmocka_unit_test_setup_teardown(test_tokens_and_sessions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_queue_is_fair, setup, teardown),

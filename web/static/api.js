@@ -1,8 +1,9 @@
 // The REST API as the pages use it: JSON in and out, the session cookie
-// sent along, the session's CSRF token on every state change, and a 401
-// while signed in turned into the "session expired" note.
+// sent along, the session's CSRF token on every state change, a 401 while
+// signed in turned into the "session expired" note, and a 403
+// password_change_required into a visit to the password page.
 
-const state = { csrf: null, onExpired: () => {} };
+const state = { csrf: null, onExpired: () => {}, onPasswordChange: () => {} };
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -18,6 +19,10 @@ export function setCsrf(token) {
 
 export function onSessionExpired(callback) {
   state.onExpired = callback;
+}
+
+export function onPasswordChangeRequired(callback) {
+  state.onPasswordChange = callback;
 }
 
 // api('GET', '/api/v1/me') -> the JSON answer; throws ApiError otherwise.
@@ -46,6 +51,7 @@ export async function api(method, path, body, { quiet401 = false, headers: extra
   if (response.ok) return json;
   const error = (json && json.error) || {};
   if (response.status === 401 && !quiet401) state.onExpired();
+  if (response.status === 403 && error.code === 'password_change_required') state.onPasswordChange();
   throw new ApiError(response.status, error.code || 'http_' + response.status,
     error.message || `The server answered ${response.status}.`);
 }

@@ -1,14 +1,16 @@
 // The pages' entry: who is signed in, the navigation, and the router that
 // draws each page path (the server answers every one with index.html)
-// from the REST API without reloading.
+// from the REST API without reloading. An account that must change its
+// password is sent to the password page, whatever page it asks for.
 
-import { api, onSessionExpired, setCsrf } from './api.js';
+import { api, onPasswordChangeRequired, onSessionExpired, setCsrf } from './api.js';
 import { fill, h, link } from './dom.js';
 import { showCertificate } from './certificate.js';
 import { showExercises } from './exercises.js';
 import { showExercise } from './exercise.js';
 import { showInstructor, showStudent } from './instructor.js';
 import { showLogin } from './login.js';
+import { showPassword } from './password.js';
 import { showCourseScoreboard, showScoreboard } from './scoreboard.js';
 import { showSubmission, showSubmissions } from './submissions.js';
 import { showTokens } from './tokens.js';
@@ -24,6 +26,7 @@ const routes = [
   [/^\/scoreboard\/course\/([\w.-]+)$/, (m) => showCourseScoreboard(session, m[1])],
   [/^\/scoreboard\/([\w.-]+)$/, (m) => showScoreboard(session, m[1])],
   [/^\/tokens$/, () => showTokens(session)],
+  [/^\/password$/, () => showPassword(session)],
   [/^\/certificates\/([a-z2-7]+)$/, (m) => showCertificate(session, m[1])],
   [/^\/instructor$/, () => showInstructor(session)],
   [/^\/instructor\/students\/([\w.-]+)$/, (m) => showStudent(session, m[1])],
@@ -63,6 +66,7 @@ function drawNavigation() {
   const who = document.getElementById('who');
   if (session.user) {
     fill(who, h('span', { class: 'user' }, session.user.display_name),
+      link('/password', 'Password'),
       h('button', { type: 'button', class: 'link-button', onclick: logout }, 'Log out'));
   } else {
     fill(who, link('/login', 'Log in'));
@@ -96,8 +100,17 @@ export async function refreshSession() {
   drawNavigation();
 }
 
+// Sends an account whose password must be changed to the password page.
+function passwordFirst(path) {
+  if (!session.user || !session.user.must_change_password || path === '/password') return false;
+  notice('Choose a password of your own before anything else.', 'warning');
+  navigate('/password', { replace: true });
+  return true;
+}
+
 async function route() {
   const path = location.pathname;
+  if (passwordFirst(path)) return;
   for (const [pattern, show] of routes) {
     const m = path.match(pattern);
     if (m) {
@@ -129,6 +142,11 @@ onSessionExpired(() => {
   drawNavigation();
   notice('Your session has expired: log in again to go on.', 'warning');
   navigate(`/login?next=${encodeURIComponent(location.pathname)}`, { replace: true });
+});
+
+onPasswordChangeRequired(() => {
+  if (session.user) session.user.must_change_password = true;
+  passwordFirst(location.pathname);
 });
 
 document.addEventListener('click', followLinks);

@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# Integration tests of `kgrade serve`'s accounts and HTTP hardening, on a
+# server of their own: the data folder, database and key private; a
+# password someone else made up (the first admin's, a generated one, a
+# reset) to be changed before anything else; POST /api/v1/me/password
+# ending the other sessions; a reset ending the user's sessions and tokens;
+# who may reset whose password; login limits that count failures only (a
+# class of 30 behind one address logs in, one account cannot be guessed,
+# an unknown name costs the time of a wrong password, an address runs out);
+# Content-Type checked exactly; NUL bytes in paths; a slowloris client cut
+# off while others are served.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+EXERCISES=tests/service/exercises
+. tests/integration/service_lib.sh
+
+# "STATUS BODY" of the last call, for one pattern to check both
+answered() { echo "$(cat "$TMP/status") $(cat "$TMP/body")"; }
+error_shape() { echo "^$1 \{\"error\":\{\"code\":\"$2\",\"message\":\".+\"\}\}$"; }
+
+# as JAR CSRF METHOD PATH [BODY]: a session's request with a JSON body
+as() {
+    api "$3" "$4" -b "$1" -H "X-CSRF-Token: $2" -H 'Content-Type: application/json' \
+        --data-binary "${5:-{\}}"
+}
+change_password() { # JAR CSRF CURRENT NEW
+    as "$1" "$2" POST /api/v1/me/password "{\"current_password\": \"$3\", \"new_password\": \"$4\"}"
+}
+
+start_server "$EXERCISES" || exit 1
+ADMIN_PASSWORD=$(grep -A2 'one-time password' "$TMP/server.out" | tail -1 | tr -d ' ')
+
+# ---- 7. private files
+expect "the data folder is 0700" 0 "^700$" -- stat -c %a "$DATA"
+expect "the database is 0600" 0 "^600$" -- stat -c %a "$DATA/kgrade.db"
+expect "its -wal and -shm are 0600" 0 "^600 600$" -- \
+    bash -c "echo \$(stat -c %a '$DATA/kgrade.db-wal') \$(stat -c %a '$DATA/kgrade.db-shm')"
+expect "the signing key is 0600" 0 "^600$" -- stat -c %a "$DATA/signing.key"
+expect "serve says the admin's password lasts until the first login" 0 "works only until it is changed" -- \
+    cat "$TMP/server.out"
+
+# ---- 4. the first admin's one-time password must be changed first
+ADMIN_CSRF=$(login admin "$ADMIN_PASSWORD" "$TMP/admin.jar")
+expect "the admin logs in with the one-time password, told to change it" 0 '^200 .*"must_change_password":true' -- answered
+login admin "$ADMIN_PASSWORD" "$TMP/admin-other.jar" >/dev/null
+expect "GET /api/v1/me says so too" 0 "^true$" -- bash -c \
+    "curl -s -b $TMP/admin.jar $BASE/api/v1/me | jq -e '.must_change_password == true and .name == \"admin\"'"
+api GET /api/v1/users -b "$TMP/admin.jar" >/dev/null
+expect "every other route is 403 password_change_required" 0 "$(error_shape 403 password_change_required)" -- answered
+as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/tokens '{"name": "ci"}' >/dev/null
+expect "... a token cannot be made either" 0 "^403 .*password_change_required" -- answered
+change_password "$TMP/admin.jar" "$ADMIN_CSRF" wrong-password admin-password-1 >/dev/null
+expect "a wrong current password is 403 wrong_password" 0 "$(error_shape 403 wrong_password)" -- answered
+change_password "$TMP/admin.jar" "$ADMIN_CSRF" "$ADMIN_PASSWORD" short >/dev/null
+expect "a new password under 8 characters is 422" 0 "^422 .*8 to 1024 characters" -- answered
+change_password "$TMP/admin.jar" "$ADMIN_CSRF" "$ADMIN_PASSWORD" "$ADMIN_PASSWORD" >/dev/null
+expect "the same password again is 422" 0 "^422 .*same_password" -- answered
+change_password "$TMP/admin.jar" "$ADMIN_CSRF" "$ADMIN_PASSWORD" admin-password-1 >/dev/null
+expect "the admin changes it" 0 '^200 \{"changed":true,"must_change_password":false\}$' -- answered
+api GET /api/v1/users -b "$TMP/admin.jar" >/dev/null
+expect "the session that changed it goes on, with every route" 0 "^200$" -- status
+api GET /api/v1/me -b "$TMP/admin-other.jar" >/dev/null
+expect "the admin's other session has ended" 0 '"signed_in":false' -- answered
+api GET /api/v1/users -b "$TMP/admin-other.jar" >/dev/null
+expect "... and is refused (401)" 0 "^401$" -- status
+login admin "$ADMIN_PASSWORD" "$TMP/x.jar" >/dev/null
+expect "the one-time password no longer works" 0 "^401$" -- status
+ADMIN_CSRF=$(login admin admin-password-1 "$TMP/admin.jar")
+expect "the new one does, with nothing left to change" 0 '^200 .*"must_change_password":false' -- answered
+
+# ---- accounts made with and without a password of their own
+as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users '{"name": "gus", "role": "student"}' >/dev/null
+GUS_PASSWORD=$(jq -r .password "$TMP/body")
+expect "an account made without a password gets one to change" 0 '^201 .*"must_change_password":true' -- answered
+GUS_CSRF=$(login gus "$GUS_PASSWORD" "$TMP/gus.jar")
+api GET /api/v1/submissions -b "$TMP/gus.jar" >/dev/null
+expect "... and must change it before anything else" 0 "^403 .*password_change_required" -- answered
+api POST /api/v1/logout -b "$TMP/gus.jar" -H "X-CSRF-Token: $GUS_CSRF" >/dev/null
+expect "... though it may log out" 0 "^200$" -- status
+"$KGRADE" --db "$DATA/kgrade.db" user add hal --role student >/dev/null 2>"$TMP/hal.err"
+expect "kgrade user add says a generated password is to be changed" 0 "hal must change this password" -- cat "$TMP/hal.err"
+HAL=$("$KGRADE" --db "$DATA/kgrade.db" token create hal)
+api GET /api/v1/submissions -H "Authorization: Bearer $HAL" >/dev/null
+expect "... and until it is, the account's API tokens get 403 too" 0 "^403 .*password_change_required" -- answered
+for u in sam tess tim uma; do
+    as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users \
+        "{\"name\": \"$u\", \"role\": \"student\", \"password\": \"$u-password\"}" >/dev/null
+done
+expect "an account made with a password of its own has nothing to change" 0 '^201 .*"must_change_password":false' -- answered
+for u in ivy ian; do
+    as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users \
+        "{\"name\": \"$u\", \"role\": \"instructor\", \"password\": \"$u-password\"}" >/dev/null
+done
+
+# ---- 3. a reset ends the user's sessions and tokens at once
+SAM_CSRF=$(login sam sam-password "$TMP/sam.jar")
+SAM=$(as "$TMP/sam.jar" "$SAM_CSRF" POST /api/v1/tokens '{"name": "ci"}' | jq -r .token)
+api GET /api/v1/submissions -H "Authorization: Bearer $SAM" >/dev/null
+expect "sam's token works before the reset" 0 "^200$" -- status
+IVY_CSRF=$(login ivy ivy-password "$TMP/ivy.jar")
+NEW_SAM=$(as "$TMP/ivy.jar" "$IVY_CSRF" POST /api/v1/users/sam/password | jq -r .password)
+expect "an instructor resets a student's password" 0 '^200 .*"must_change_password":true' -- answered
+api GET /api/v1/submissions -H "Authorization: Bearer $SAM" >/dev/null
+expect "right after the reset sam's token is refused (401)" 0 "^401$" -- status
+api GET /api/v1/submissions -b "$TMP/sam.jar" >/dev/null
+expect "... and sam's session cookie too (401)" 0 "^401$" -- status
+SAM_CSRF=$(login sam "$NEW_SAM" "$TMP/sam.jar")
+expect "sam logs in with the new password, to be changed" 0 '^200 .*"must_change_password":true' -- answered
+change_password "$TMP/sam.jar" "$SAM_CSRF" "$NEW_SAM" sam-password-2 >/dev/null
+expect "... and changes it" 0 "^200$" -- status
+
+# ---- 5. who may reset whose password
+as "$TMP/ivy.jar" "$IVY_CSRF" POST /api/v1/users/ian/password >/dev/null
+expect "an instructor cannot reset another instructor's password (403)" 0 "$(error_shape 403 forbidden)" -- answered
+as "$TMP/ivy.jar" "$IVY_CSRF" POST /api/v1/users/admin/password >/dev/null
+expect "... nor an admin's (403)" 0 "^403 .*only an admin" -- answered
+login ian ian-password "$TMP/ian.jar" >/dev/null
+expect "... and ian's password still works" 0 "^200$" -- status
+as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users/ian/password >/dev/null
+expect "an admin resets an instructor's password" 0 '^200 .*"password":".{16}"' -- answered
+
+# ---- 2. login limits: failures only, per account and per address
+for u in $(seq -w 1 30); do
+    as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users \
+        "{\"name\": \"s$u\", \"role\": \"student\", \"password\": \"password-s$u\"}" >/dev/null
+done
+start=$(date +%s)
+logged_in=0
+for u in $(seq -w 1 30); do
+    [[ $((10#$u)) -le 5 ]] && login "s$u" typo-password "$TMP/class.jar" >/dev/null # a few typos first
+    login "s$u" "password-s$u" "$TMP/class.jar" >/dev/null
+    [[ $(status) == 200 ]] && logged_in=$((logged_in + 1))
+done
+took=$(($(date +%s) - start))
+expect "a class of 30 behind one address, typos included, all log in within a minute" 0 "^30 in [0-9] s$|^30 in [1-5][0-9] s$" -- \
+    echo "$logged_in in $took s"
+ok=0
+for _ in $(seq 15); do
+    login uma uma-password "$TMP/uma.jar" >/dev/null
+    [[ $(status) == 200 ]] && ok=$((ok + 1))
+done
+expect "successful logins cost nothing: 15 in a row all work" 0 "^15$" -- echo "$ok"
+for _ in $(seq 10); do login tess wrong-password "$TMP/tess.jar" >/dev/null; done
+expect "ten wrong passwords for one account are each 401" 0 "^401$" -- status
+api POST /api/v1/login -H 'Content-Type: application/json' -D "$TMP/headers" \
+    --data-binary '{"name": "tess", "password": "tess-password"}' >/dev/null
+expect "then the account waits (429), even with the right password" 0 "$(error_shape 429 too_many_logins)" -- answered
+expect "with Retry-After" 0 "^Retry-After: [0-9]+" -- tr -d '\r' <"$TMP/headers"
+login uma uma-password "$TMP/uma.jar" >/dev/null
+expect "another account logs in from the same address" 0 "^200$" -- status
+
+# An unknown name must cost what a wrong password does (a dummy hash is
+# checked): a functional check with a generous bound, not a speed test.
+timed_login() { curl -s -o /dev/null -w '%{time_total}\n' -H 'Content-Type: application/json' \
+    --data-binary "{\"name\": \"$1\", \"password\": \"not-the-password\"}" "$BASE/api/v1/login"; }
+times=$(for i in 1 2 3; do echo "wrong $(timed_login tim)"; echo "unknown $(timed_login "ghost$i")"; done)
+expect "an unknown account takes at least half the time of a wrong password" 0 "^yes" -- \
+    awk '{ t[$1] += $2 } END { printf "%s (unknown %.3f s, wrong %.3f s)\n", \
+        (t["unknown"] >= 0.5 * t["wrong"] ? "yes" : "no"), t["unknown"], t["wrong"] }' <<<"$times"
+
+# ---- 8b. Content-Type exactly application/json
+for type in 'application/json; charset=utf-8' 'Application/JSON' 'application/json ;charset=UTF-8'; do
+    api POST /api/v1/login -H "Content-Type: $type" --data-binary '{"name": "uma", "password": "uma-password"}' >/dev/null
+    expect "Content-Type '$type' is JSON" 0 "^200$" -- status
+done
+for type in 'application/jsonx' 'text/json' 'application/json-patch+json' 'text/plain'; do
+    api POST /api/v1/login -H "Content-Type: $type" --data-binary '{"name": "uma", "password": "uma-password"}' >/dev/null
+    expect "Content-Type '$type' is 415" 0 "$(error_shape 415 unsupported_media_type)" -- answered
+done
+
+# ---- 8c. NUL bytes in a static file's path
+raw_status() { # the status line of a raw request line
+    python3 - "$PORT" "$1" <<'EOF'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(sys.argv[2].encode().replace(b"<NUL>", b"\0") + b"\r\nHost: x\r\nConnection: close\r\n\r\n")
+answer = b""
+while (chunk := s.recv(65536)):
+    answer += chunk
+print(answer.split(b"\r\n")[0].decode())
+EOF
+}
+api GET /static/app.js >/dev/null
+expect "a static file is served" 0 "^200$" -- status
+api GET '/static/app.js%00.png' >/dev/null
+expect "an encoded NUL (%00) in its path is 404" 0 "$(error_shape 404 not_found)" -- answered
+api GET '/static/app.js%00' >/dev/null
+expect "... at the end too" 0 "^404$" -- status
+expect "a raw NUL byte in its path is 404" 0 "^HTTP/1.1 404" -- raw_status 'GET /static/app.js<NUL>.png HTTP/1.1'
+expect "... before a query too" 0 "^HTTP/1.1 404" -- raw_status 'GET /static/app.js<NUL>?x=1 HTTP/1.1'
+expect "a NUL-free request line is still served" 0 "^HTTP/1.1 200" -- raw_status 'GET /static/app.js HTTP/1.1'
+
+# ---- 8a. slowloris: headers trickled a byte a second are cut off
+python3 - "$PORT" >"$TMP/slow.out" <<'EOF' &
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+start = time.monotonic()
+s.settimeout(1)
+while time.monotonic() - start < 40:
+    try:
+        s.send(b"a")  # one header byte a second: never idle
+        if s.recv(1) == b"":
+            break
+    except socket.timeout:
+        continue
+    except OSError:
+        break
+print("closed after %d s" % (time.monotonic() - start) if time.monotonic() - start < 40 else "still open")
+EOF
+slow=$!
+sleep 3
+expect "others are served while a client trickles its headers" 0 '"status":"ok"' -- \
+    curl -s --max-time 5 "$BASE/api/v1/health"
+wait "$slow"
+expect "the trickling client is closed after about 10 s" 0 "^closed after (9|1[0-9]) s$" -- cat "$TMP/slow.out"
+expect "... and the server says why" 0 "headers took over 10 s" -- cat "$TMP/server.log"
+expect "the server still answers" 0 '"status":"ok"' -- curl -s --max-time 5 "$BASE/api/v1/health"
+
+# ---- 2, last (it spends the address's budget): an address runs out too
+n=0
+until [[ $n -ge 110 ]]; do
+    n=$((n + 1))
+    login "nobody$n" wrong-password "$TMP/x.jar" >/dev/null
+    [[ $(status) == 429 ]] && break
+done
+expect "an address trying name after name waits (429) after 100 failures in all" 0 "^429 .*from this address" -- answered
+api POST /api/v1/login -H 'Content-Type: application/json' --data-binary '{"name": "uma", "password": "uma-password"}' >/dev/null
+expect "... for every account" 0 "^429$" -- status
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID"
+finish

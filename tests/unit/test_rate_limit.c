@@ -1,0 +1,162 @@
+/*
+ * Unit tests of the rate limiter (server/rate_limit.c): every key keeps its
+ * own exact count, even keys that shared a slot in the old table of 4096
+ * slots indexed by a 64-bit hash (where one key's event reset the other's
+ * count); a key whose window is over is forgotten, and its memory freed; at
+ * the cap of live keys a new key fails closed while known keys go on.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "server/rate_limit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define OLD_SLOTS 4096
+
+static int64_t fake_now = 1000;
+
+static int64_t fake_clock(void)
+{
+    return fake_now;
+}
+
+/* The slot a key had in the old table: FNV-1a 64 modulo 4096. */
+static uint64_t old_slot(const char *key)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *key; key++)
+        h = (h ^ (unsigned char)*key) * 0x100000001b3ull;
+    return h % OLD_SLOTS;
+}
+
+/* A login name whose key shared the old slot of `victim`'s key. */
+static void colliding_key(const char *victim, char *out, size_t size)
+{
+    for (int i = 0;; i++) {
+        snprintf(out, size, "login-account:guess%d", i);
+        if (old_slot(out) == old_slot(victim) && strcmp(out, victim) != 0)
+            return;
+    }
+}
+
+static void test_colliding_keys_keep_separate_counts(void **state)
+{
+    (void)state;
+    struct rate_limiter *r = rate_limiter_new(RATE_KEYS_MAX, fake_clock);
+    const char *victim = "login-account:alice";
+    char other[64];
+    int wait = 0;
+    colliding_key(victim, other, sizeof other);
+    assert_int_equal(old_slot(victim), old_slot(other)); /* they shared a slot */
+    for (int i = 0; i < 3; i++)
+        assert_true(rate_allow(r, victim, 3, 60, &wait));
+    assert_false(rate_allow(r, victim, 3, 60, &wait));
+    assert_true(rate_allow(r, other, 3, 60, &wait));   /* the crafted key's own count */
+    assert_false(rate_allow(r, victim, 3, 60, &wait)); /* ... did not reset alice's */
+    assert_true(wait >= 1 && wait <= 60);
+    assert_true(rate_allow(r, other, 3, 60, &wait));
+    assert_true(rate_allow(r, other, 3, 60, &wait));
+    assert_false(rate_allow(r, other, 3, 60, &wait));
+    rate_limiter_free(r);
+}
+
+/* Many keys, so many share a bucket: each is still counted exactly. */
+static void test_many_keys_counted_exactly(void **state)
+{
+    (void)state;
+    struct rate_limiter *r = rate_limiter_new(RATE_KEYS_MAX, fake_clock);
+    char key[32];
+    int wait = 0;
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 40000; i++) {
+            snprintf(key, sizeof key, "address:%d", i);
+            assert_true(rate_allow(r, key, 2, 60, &wait));
+        }
+    for (int i = 0; i < 40000; i++) {
+        snprintf(key, sizeof key, "address:%d", i);
+        assert_false(rate_allow(r, key, 2, 60, &wait));
+    }
+    assert_int_equal(rate_limiter_keys(r), 40000);
+    rate_limiter_free(r);
+}
+
+/* A refund gives back one counted event (a login that worked): the
+ * attempts are counted as they start, so many at once cannot overrun. */
+static void test_refund(void **state)
+{
+    (void)state;
+    struct rate_limiter *r = rate_limiter_new(RATE_KEYS_MAX, fake_clock);
+    int wait = -1;
+    for (int i = 0; i < 50; i++) { /* fifty right passwords */
+        assert_true(rate_allow(r, "login-account:bob", 2, 900, &wait));
+        rate_refund(r, "login-account:bob");
+    }
+    assert_true(rate_allow(r, "login-account:bob", 2, 900, &wait)); /* two wrong ones */
+    assert_true(rate_allow(r, "login-account:bob", 2, 900, &wait));
+    fake_now += 100;
+    assert_false(rate_allow(r, "login-account:bob", 2, 900, &wait));
+    assert_int_equal(wait, 800);
+    rate_refund(r, "login-account:nobody"); /* nothing to give back: nothing kept */
+    assert_int_equal(rate_limiter_keys(r), 1);
+    rate_limiter_free(r);
+}
+
+static void test_expiry_frees_memory(void **state)
+{
+    (void)state;
+    struct rate_limiter *r = rate_limiter_new(RATE_KEYS_MAX, fake_clock);
+    char key[32];
+    int wait = 0;
+    for (int i = 0; i < 1000; i++) {
+        snprintf(key, sizeof key, "submit:%d", i);
+        assert_true(rate_allow(r, key, 1, 10, &wait));
+    }
+    assert_int_equal(rate_limiter_keys(r), 1000);
+    assert_false(rate_allow(r, "submit:7", 1, 10, &wait));
+    fake_now += 10;
+    assert_true(rate_allow(r, "submit:7", 1, 10, &wait)); /* a new window */
+    fake_now += RATE_SWEEP_SECONDS;
+    assert_true(rate_allow(r, "another", 1, 10, &wait)); /* any call sweeps when due */
+    assert_int_equal(rate_limiter_keys(r), 1);
+    rate_limiter_free(r);
+}
+
+static void test_cap_fails_closed_for_new_keys(void **state)
+{
+    (void)state;
+    struct rate_limiter *r = rate_limiter_new(100, fake_clock);
+    char key[32];
+    int wait = 0;
+    for (int i = 0; i < 100; i++) {
+        snprintf(key, sizeof key, "login-address:%d", i);
+        assert_true(rate_allow(r, key, 5, 60, &wait));
+        fake_now += i == 0 ? 10 : 0; /* the first window ends 10 s before the others */
+    }
+    assert_false(rate_allow(r, "login-address:new", 5, 60, &wait));
+    assert_int_equal(wait, 50); /* until the first window ends */
+    assert_false(rate_allow(r, "login-address:newer", 5, 60, &wait));
+    assert_int_equal(rate_limiter_keys(r), 100);                  /* nothing overwritten */
+    assert_true(rate_allow(r, "login-address:42", 5, 60, &wait)); /* known keys go on */
+    fake_now += 50;
+    assert_true(rate_allow(r, "login-address:new", 5, 60, &wait)); /* the first one expired */
+    assert_int_equal(rate_limiter_keys(r), 100);
+    rate_limiter_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_colliding_keys_keep_separate_counts),
+        cmocka_unit_test(test_many_keys_counted_exactly),
+        cmocka_unit_test(test_refund),
+        cmocka_unit_test(test_expiry_frees_memory),
+        cmocka_unit_test(test_cap_fails_closed_for_new_keys),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
