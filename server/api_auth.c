@@ -5,6 +5,7 @@
  */
 #include "api.h"
 #include "credentials.h"
+#include "known_browser.h"
 #include "login_limit.h"
 
 #include <stdio.h>
@@ -24,10 +25,9 @@ static bool start_session(struct http_request *req, struct http_response *res,
         db_session_add(db, user->id, hash, csrf,
                        db_now_ms() + (int64_t)SERVICE_SESSION_SECONDS * 1000) != DB_OK)
         return false;
-    bool tls = http_header_of(req, "X-Forwarded-Proto") &&
-               strcmp(http_header_of(req, "X-Forwarded-Proto"), "https") == 0;
     snprintf(header, sizeof header, "%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d%s",
-             SESSION_COOKIE_NAME, cookie, SERVICE_SESSION_SECONDS, tls ? "; Secure" : "");
+             SESSION_COOKIE_NAME, cookie, SERVICE_SESSION_SECONDS,
+             http_forwarded_tls(req) ? "; Secure" : "");
     http_header(res, "Set-Cookie", header);
     return true;
 }
@@ -44,13 +44,15 @@ static void log_in(struct http_request *req, struct http_response *res, const ch
         return;
     }
     login_attempt_succeeded(req, name);
-    if (!start_session(req, res, &user, csrf))
+    if (!start_session(req, res, &user, csrf)) {
         http_error(res, 500, "internal", "the session could not be started");
-    else
-        http_json(res, 200,
-                  json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", user.name, "display_name",
-                            user.display_name, "role", db_role_name(user.role), "csrf_token", csrf,
-                            "must_change_password", user.must_change_password));
+        return;
+    }
+    known_browser_remember(req, res, name);
+    http_json(res, 200,
+              json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", user.name, "display_name",
+                        user.display_name, "role", db_role_name(user.role), "csrf_token", csrf,
+                        "must_change_password", user.must_change_password));
 }
 
 void api_login(struct http_request *req, struct http_response *res)

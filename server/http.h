@@ -58,6 +58,9 @@ json_t *http_json_body(struct http_request *req, struct http_response *res);
 struct db *http_db(struct http_request *req, struct http_response *res);
 /* A header of the request, or NULL. */
 const char *http_header_of(struct http_request *req, const char *name);
+/* Whether the client reached the reverse proxy in front by HTTPS
+ * (X-Forwarded-Proto: https): cookies are then marked Secure. */
+bool http_forwarded_tls(struct http_request *req);
 /* A query argument, or NULL. */
 const char *http_query(struct http_request *req, const char *name);
 

@@ -68,6 +68,12 @@ const char *http_header_of(struct http_request *req, const char *name)
     return MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, name);
 }
 
+bool http_forwarded_tls(struct http_request *req)
+{
+    const char *proto = http_header_of(req, "X-Forwarded-Proto");
+    return proto && strcmp(proto, "https") == 0;
+}
+
 const char *http_query(struct http_request *req, const char *name)
 {
     return MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, name);

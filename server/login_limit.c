@@ -4,17 +4,26 @@
  */
 #include "login_limit.h"
 
+#include "known_browser.h"
 #include "rate_limit.h"
 
 #include <stdio.h>
 
 #define KEY_MAX 128
 
-/* The limiter's keys of an account and of an address. Names are cut at
- * DB_NAME_MAX characters: longer ones belong to no account. */
+/* The limiter's keys of an attempt: a known browser's own, or the
+ * account's and the address's (`address` empty for a known browser).
+ * Names are cut at DB_NAME_MAX characters: longer ones belong to no
+ * account. */
 static void keys_of(struct http_request *req, const char *name, char account[KEY_MAX],
                     char address[KEY_MAX])
 {
+    char browser[KNOWN_BROWSER_ID_MAX];
+    if (known_browser_of(req, name, browser)) {
+        snprintf(account, KEY_MAX, "login-browser:%s", browser);
+        address[0] = '\0';
+        return;
+    }
     snprintf(account, KEY_MAX, "login-account:%.*s", DB_NAME_MAX, name);
     snprintf(address, KEY_MAX, "login-address:%s", req->client);
 }
@@ -26,9 +35,9 @@ bool login_attempt_begin(struct http_request *req, struct http_response *res, co
     keys_of(req, name, account, address);
     bool account_ok = rate_allow(req->service->rates, account, LOGIN_FAILURES_PER_ACCOUNT,
                                  LOGIN_FAILURE_WINDOW_S, &wait);
-    bool address_ok =
-        account_ok && rate_allow(req->service->rates, address, LOGIN_FAILURES_PER_ADDRESS,
-                                 LOGIN_FAILURE_WINDOW_S, &wait);
+    bool address_ok = account_ok && (!address[0] || rate_allow(req->service->rates, address,
+                                                               LOGIN_FAILURES_PER_ADDRESS,
+                                                               LOGIN_FAILURE_WINDOW_S, &wait));
     if (address_ok)
         return true;
     if (account_ok)
@@ -46,5 +55,6 @@ void login_attempt_succeeded(struct http_request *req, const char *name)
     char account[KEY_MAX], address[KEY_MAX];
     keys_of(req, name, account, address);
     rate_refund(req->service->rates, account);
-    rate_refund(req->service->rates, address);
+    if (address[0])
+        rate_refund(req->service->rates, address);
 }

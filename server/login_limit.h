@@ -7,7 +7,11 @@
  * behind one NAT, typos included, still logs in, while one machine cannot
  * try passwords on account after account. A name with no account is
  * counted like any other, so the limit tells nothing of which accounts
- * exist. Each attempt is counted as a failure before its password is
+ * exist. A browser where the account logged in before (known_browser.h)
+ * has a budget of its own, LOGIN_FAILURES_PER_ACCOUNT, and the account's
+ * and the address's do not apply to it: a classmate who spends them, or
+ * a whole NAT's, cannot lock a student out of the browser they use. Each
+ * attempt is counted as a failure before its password is
  * checked and given back when it was right, so attempts sent all at once
  * cannot overrun the limit while the checks queue.
  */

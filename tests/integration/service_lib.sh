@@ -5,7 +5,7 @@
 #   start_server EXERCISES [ARGS...]   starts the server (its pid in SERVER_PID)
 #   api METHOD PATH [curl args...]     prints the body; the status in $TMP/status
 #   status                             the status of the last api call
-#   login NAME PASSWORD JAR            logs in, cookies in JAR; prints the CSRF token
+#   login NAME PASSWORD JAR [curl args...]   logs in, cookies in JAR; prints the CSRF token
 #   submit_kernel TOKEN EXERCISE FILE [curl args...]   prints the new submission's id
 #   wait_done TOKEN ID                 waits until it is done; prints its verdict
 #   student_token NAME                 adds a student with a password of their
@@ -42,7 +42,7 @@ api() {
 status() { cat "$TMP/status"; }
 
 login() {
-    api POST /api/v1/login -c "$3" -H 'Content-Type: application/json' \
+    api POST /api/v1/login -c "$3" "${@:4}" -H 'Content-Type: application/json' \
         --data-binary "{\"name\": \"$1\", \"password\": \"$2\"}" | jq -r .csrf_token
 }
 

@@ -142,6 +142,9 @@ for _ in $(seq 15); do
     [[ $(status) == 200 ]] && ok=$((ok + 1))
 done
 expect "successful logins cost nothing: 15 in a row all work" 0 "^15$" -- echo "$ok"
+login tess tess-password "$TMP/tess-own.jar" >/dev/null # tess's own browser, before the attack
+expect "a login that works makes the browser known: a cookie for the login path only" 0 \
+    "/api/v1/login.*kgrade_browser" -- cat "$TMP/tess-own.jar"
 for _ in $(seq 10); do login tess wrong-password "$TMP/tess.jar" >/dev/null; done
 expect "ten wrong passwords for one account are each 401" 0 "^401$" -- status
 api POST /api/v1/login -H 'Content-Type: application/json' -D "$TMP/headers" \
@@ -150,6 +153,20 @@ expect "then the account waits (429), even with the right password" 0 "$(error_s
 expect "with Retry-After" 0 "^Retry-After: [0-9]+" -- tr -d '\r' <"$TMP/headers"
 login uma uma-password "$TMP/uma.jar" >/dev/null
 expect "another account logs in from the same address" 0 "^200$" -- status
+# login_from JAR NAME PASSWORD: a login from the browser whose cookies are in JAR
+login_from() { login "$2" "$3" "$1" -b "$1"; }
+login_from "$TMP/tess-own.jar" tess tess-password >/dev/null
+expect "tess is not locked out of the browser she logged in from before (no lockout by a classmate)" 0 "^200$" -- status
+sed -i "s/\(kgrade_browser\t[^.]*\.\).*/\1$(printf 'A%.0s' $(seq 43))/" "$TMP/tess-own.jar"
+login_from "$TMP/tess-own.jar" tess tess-password >/dev/null
+expect "... a forged browser cookie counts for nothing (429)" 0 "^429$" -- status
+login_from "$TMP/uma.jar" tess tess-password >/dev/null
+expect "... nor uma's browser cookie for tess's name (429)" 0 "^429$" -- status
+for _ in $(seq 10); do login_from "$TMP/uma.jar" uma wrong-password >/dev/null; done
+login_from "$TMP/uma.jar" uma uma-password >/dev/null
+expect "a known browser has ten wrong passwords of its own, then waits too" 0 "^429 .*for this account" -- answered
+login uma uma-password "$TMP/uma-2.jar" >/dev/null
+expect "... which are not the account's" 0 "^200$" -- status
 
 # An unknown name must cost what a wrong password does (a dummy hash is
 # checked): a functional check with a generous bound, not a speed test.
@@ -229,6 +246,8 @@ done
 expect "an address trying name after name waits (429) after 100 failures in all" 0 "^429 .*from this address" -- answered
 api POST /api/v1/login -H 'Content-Type: application/json' --data-binary '{"name": "uma", "password": "uma-password"}' >/dev/null
 expect "... for every account" 0 "^429$" -- status
+login_from "$TMP/uma-2.jar" uma uma-password >/dev/null
+expect "... but from a browser an account logged in from before, the account logs in" 0 "^200$" -- status
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"
 finish
