@@ -68,10 +68,12 @@ enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
     if (v == GRADER_VERDICT_TOO_SLOW) {
         g->lower_bound = true;
         g->student_ms = g->exercise.max_ratio * g->reference_ms;
+        char bar[GRADER_NUMBER_TEXT_MAX], ms[GRADER_NUMBER_TEXT_MAX];
         snprintf(message, size,
-                 "stopped once its modeled time passed %.2f× the reference's %.4f ms: far too "
+                 "stopped once its modeled time passed %s the reference's %s: far too "
                  "slow, whatever it computes",
-                 g->exercise.max_ratio, g->reference_ms);
+                 grader_ratio_text(g->exercise.max_ratio, bar),
+                 grader_ms_text(g->reference_ms, ms));
         return v;
     }
     snprintf(message, size, "%s", f.message);
