@@ -165,7 +165,7 @@ static int format_one(struct arg_cursor *c, const char *spec, size_t len, char *
 {
     char conv = spec[len - 1];
     char fmt[64];
-    if (len >= sizeof fmt)
+    if (len + 3 >= sizeof fmt) /* room for "ll", the conversion and the NUL */
         return snprintf(out, size, "%.*s", (int)len, spec);
     bool wide = memchr(spec, 'l', len) != NULL && conv != 'c'; /* %ld %lld %lu: 8 bytes */
     /* strip length modifiers, then add the ones the host's printf needs */

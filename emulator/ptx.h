@@ -213,6 +213,16 @@ enum ptx_operand_kind {
 #define PTX_MAX_VEC      4
 #define PTX_NO_PC        0xFFFFFFFFu
 
+/* Limits the loader holds a program to, so that no size or offset wraps:
+ * a function's parameters (a kernel's, or a call's, 32,764 bytes on a real
+ * GPU), a frame's local memory (512 KB a thread on a real GPU), a
+ * module variable, a module's static shared memory. */
+#define PTX_PARAM_SPACE_MAX (64u << 10)
+#define PTX_LOCAL_SPACE_MAX (512u << 10)
+#define PTX_VARIABLE_MAX    (1ull << 32)
+#define PTX_SHARED_SPACE_MAX                                                                       \
+    (1u << 30) /* far above any GPU's: the launch refuses what is too much */
+
 struct ptx_operand {
     uint8_t kind;  /* enum ptx_operand_kind */
     uint8_t space; /* for ADDR and SYMBOL: enum ptx_space of what it points into */

@@ -516,6 +516,58 @@ static bool call_param_list(struct ptx_parser *ps, uint32_t *count)
     }
 }
 
+/* What kgrade's built-in functions read of their arguments and write of
+ * their return value (builtins.c), whatever the program declares. */
+static const struct {
+    uint8_t n_args;
+    uint8_t arg_bytes[3];
+    uint8_t return_bytes;
+} builtin_abi[] = {
+    [PTX_BUILTIN_VPRINTF] = {2, {8, 8}, 4},
+    [PTX_BUILTIN_MALLOC] = {1, {8}, 8},
+    [PTX_BUILTIN_FREE] = {1, {8}, 0},
+    [PTX_BUILTIN_ASSERTFAIL] = {3, {8, 8, 4}, 0},
+};
+
+/* Whether `bytes` at `offset` lie inside the caller's call parameters. */
+static bool inside_call_space(const struct ptx_function *caller, uint32_t offset, uint32_t bytes)
+{
+    return (uint64_t)offset + bytes <= caller->call_param_bytes;
+}
+
+/* Every argument a call passes and the return value it takes lie inside
+ * the caller's call parameters, and a built-in gets the arguments it
+ * reads: the interpreter copies them without checks of its own. */
+static bool call_fits(struct ptx_parser *ps, const struct ptx_insn *insn, int line)
+{
+    const struct ptx_function *caller = ps->fn, *callee = &ps->module->functions[insn->target];
+    const uint32_t *args = &caller->call_args[insn->o[1].imm];
+    bool builtin = callee->builtin != PTX_BUILTIN_NONE;
+    uint32_t n_args = insn->o[1].count;
+    if (builtin && n_args < builtin_abi[callee->builtin].n_args)
+        return ptx_fail(ps, line, "%s takes %u arguments, not %u", callee->name,
+                        builtin_abi[callee->builtin].n_args, n_args);
+    for (uint32_t i = 0; i < n_args; i++) {
+        uint32_t bytes = builtin                          ? (i < builtin_abi[callee->builtin].n_args
+                                                                 ? builtin_abi[callee->builtin].arg_bytes[i]
+                                                                 : 0)
+                         : i < (uint32_t)callee->n_params ? callee->params[i].size
+                                                          : 0;
+        if (!inside_call_space(caller, args[i], bytes))
+            return ptx_fail(ps, line, "argument %u of the call to %s does not fit its .param",
+                            i + 1, callee->name);
+    }
+    if (insn->o[2].count == 1) {
+        uint32_t bytes = builtin                 ? builtin_abi[callee->builtin].return_bytes
+                         : callee->n_returns > 0 ? callee->returns[0].size
+                                                 : 0;
+        if (!inside_call_space(caller, caller->call_args[insn->o[2].imm], bytes))
+            return ptx_fail(ps, line, "the return value of the call to %s does not fit its .param",
+                            callee->name);
+    }
+    return true;
+}
+
 /* call[.uni] [(ret),] func [, (args)] ; — o[0] the function, o[1] the
  * arguments (imm: first index in call_args, count), o[2] the return
  * (imm: its offset in call_args, count 0 or 1). */
@@ -559,7 +611,7 @@ static bool parse_call(struct ptx_parser *ps, struct ptx_insn *insn)
     ps->fn->calls = true;
     if (!ptx_tok_is(&t, ';'))
         return ptx_fail(ps, t.line, "expected ';' after a call");
-    return true;
+    return call_fits(ps, insn, t.line);
 }
 
 /* ------------------------------------------------------------ validation */

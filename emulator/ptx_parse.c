@@ -225,14 +225,31 @@ static bool parse_declaration(struct ptx_parser *ps, struct declaration *d)
     return true;
 }
 
-static uint32_t declaration_bytes(const struct declaration *d)
+static uint64_t declaration_bytes(const struct declaration *d)
 {
-    return (uint32_t)(ptx_type_bytes(d->type) * d->vec * d->elements);
+    return (uint64_t)ptx_type_bytes(d->type) * d->vec * d->elements;
 }
 
-static uint32_t align_up(uint32_t v, uint32_t a)
+static uint64_t align_up(uint64_t v, uint64_t a)
 {
     return (v + a - 1) / a * a;
+}
+
+/* Places `d` at the end of a space of `*bytes` (a function's parameters, a
+ * frame's locals), whose total may not pass `limit`: its offset in
+ * `offset`. In 64 bits, so no program can wrap the total and put an offset
+ * outside the space. */
+static bool place_in_space(struct ptx_parser *ps, const struct declaration *d, uint32_t *bytes,
+                           uint64_t limit, const char *space, uint32_t *offset)
+{
+    uint64_t at = align_up(*bytes, d->align), end = at + declaration_bytes(d);
+    if (end > limit)
+        return ptx_fail(ps, d->name.line,
+                        "'%.*s' takes the %s past %llu bytes, more than a GPU allows",
+                        (int)d->name.len, d->name.text, space, (unsigned long long)limit);
+    *offset = (uint32_t)at;
+    *bytes = (uint32_t)end;
+    return true;
 }
 
 /* One element of an initializer, stored little-endian as the type says. */
@@ -317,15 +334,20 @@ static bool add_variable(struct ptx_parser *ps, enum ptx_space space, const stru
     memset(v, 0, sizeof *v);
     v->name = dup_text(d->name.text, d->name.len);
     v->space = space;
-    v->size = declaration_bytes(d);
+    if (declaration_bytes(d) >= PTX_VARIABLE_MAX)
+        return ptx_fail(ps, d->name.line, "'%.*s' is too large", (int)d->name.len, d->name.text);
+    v->size = (uint32_t)declaration_bytes(d);
     v->align = d->align;
     v->is_extern_shared = space == PTX_SPACE_SHARED && (d->unsized || is_extern);
     if (!v->name)
         return ptx_fail(ps, d->name.line, "out of memory");
     if (space == PTX_SPACE_SHARED && !v->is_extern_shared) {
-        ps->shared_bytes = align_up(ps->shared_bytes, v->align);
-        v->address = ps->shared_bytes;
-        ps->shared_bytes += v->size;
+        uint64_t at = align_up(ps->shared_bytes, v->align);
+        if (at + v->size > PTX_SHARED_SPACE_MAX)
+            return ptx_fail(ps, d->name.line, "'%.*s' takes shared memory past %u bytes",
+                            (int)d->name.len, d->name.text, PTX_SHARED_SPACE_MAX);
+        v->address = (uint32_t)at;
+        ps->shared_bytes = (uint32_t)(at + v->size);
     }
     m->n_variables++;
     struct ptx_symbol s = {v->name,
@@ -375,12 +397,11 @@ static bool parse_param(struct ptx_parser *ps, struct ptx_param **list, int *cou
         return ptx_fail(ps, t.line, "out of memory");
     *list = grown;
     struct ptx_param *p = &grown[*count];
+    if (!place_in_space(ps, &d, bytes, PTX_PARAM_SPACE_MAX, "parameters", &p->offset))
+        return false;
     p->name = dup_text(d.name.text, d.name.len);
-    p->size = declaration_bytes(&d);
+    p->size = (uint32_t)declaration_bytes(&d);
     p->align = d.align;
-    *bytes = align_up(*bytes, p->align);
-    p->offset = *bytes;
-    *bytes += p->size;
     (*count)++;
     return p->name ? true : ptx_fail(ps, t.line, "out of memory");
 }
@@ -544,17 +565,18 @@ static bool parse_frame_declaration(struct ptx_parser *ps, bool is_local)
     struct declaration d;
     if (!parse_declaration(ps, &d) || !expect_punct(ps, ';'))
         return false;
-    uint32_t *bytes = is_local ? &ps->fn->local_bytes : &ps->fn->call_param_bytes;
-    *bytes = align_up(*bytes, d.align);
+    uint32_t *bytes = is_local ? &ps->fn->local_bytes : &ps->fn->call_param_bytes, offset;
+    if (!place_in_space(ps, &d, bytes, is_local ? PTX_LOCAL_SPACE_MAX : PTX_PARAM_SPACE_MAX,
+                        is_local ? "local memory" : "call parameters", &offset))
+        return false;
     struct ptx_symbol s = {d.name.text,
                            d.name.len,
                            is_local ? PTX_SYM_LOCAL : PTX_SYM_PARAM,
                            is_local ? PTX_SPACE_LOCAL : PTX_SPACE_CALL_PARAM,
-                           *bytes,
+                           offset,
                            0,
                            (uint8_t)d.type,
                            0};
-    *bytes += declaration_bytes(&d);
     return add_symbol(ps, s);
 }
 

@@ -20,6 +20,7 @@
 #include "sandbox/sandbox.h"
 
 #include <glob.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,33 @@ static bool worker_died(const struct sandbox_outcome *o)
     return o->end == SANDBOX_EXITED || o->end == SANDBOX_SIGNALED;
 }
 
+/* Whether the worker's final line is a result of this request: a known
+ * verdict, the same in the result, for the exercise and (when the caller
+ * drew it) the seed asked for. The job runs a student's code, so its word
+ * is checked as far as it can be here; a result that disagrees is no
+ * result. Sets `verdict`. */
+static bool result_consistent(const struct grader_request *request, const json_t *final,
+                              enum grader_verdict *verdict)
+{
+    const json_t *result = json_object_get(final, "result");
+    const char *name = json_string_value(json_object_get(final, "verdict"));
+    const char *exercise = json_string_value(json_object_get(result, "exercise"));
+    const char *inner = json_string_value(json_object_get(result, "verdict"));
+    const char *seed = json_string_value(json_object_get(result, "seed"));
+    char wanted_seed[32];
+    snprintf(wanted_seed, sizeof wanted_seed, "%" PRIu64, request->seed);
+    if (!json_is_object(result) || !name || !inner || strcmp(name, inner) != 0 || !exercise ||
+        strcmp(exercise, request->exercise) != 0 ||
+        (request->seed_given && (!seed || strcmp(seed, wanted_seed) != 0)))
+        return false;
+    for (int v = 0; v <= GRADER_VERDICT_INTERNAL_ERROR; v++)
+        if (strcmp(grader_verdict_name((enum grader_verdict)v), name) == 0) {
+            *verdict = (enum grader_verdict)v;
+            return true;
+        }
+    return false;
+}
+
 static json_t *result_of(struct follow *f, const struct sandbox_outcome *o,
                          enum grader_verdict *verdict, char *error, size_t error_size)
 {
@@ -206,13 +234,8 @@ static json_t *result_of(struct follow *f, const struct sandbox_outcome *o,
         return NULL;
     }
     json_t *result = json_object_get(f->final, "result");
-    const char *name = json_string_value(json_object_get(f->final, "verdict"));
-    if (o->end == SANDBOX_EXITED && json_is_object(result) && name) {
-        for (int v = 0; v <= GRADER_VERDICT_INTERNAL_ERROR; v++)
-            if (strcmp(grader_verdict_name((enum grader_verdict)v), name) == 0)
-                *verdict = (enum grader_verdict)v;
+    if (o->end == SANDBOX_EXITED && result_consistent(f->job->request, f->final, verdict))
         return json_incref(result);
-    }
     char message[GRADER_MESSAGE_MAX];
     if (o->end == SANDBOX_EXITED)
         snprintf(message, sizeof message, "the grading worker ended without a verdict (%s%s)",

@@ -145,6 +145,42 @@ static void unsupported_constructs_name_their_line(void **state)
                        "does not support 'add' on this type", false);
 }
 
+/* Sizes and offsets a program declares cannot wrap, and a call's arguments
+ * and return value must lie inside the caller's .param space: the
+ * interpreter copies them unchecked (regression: a 4 GB .param array
+ * wrapped the space and let a call read and write the host's heap). */
+static void parameter_spaces_cannot_wrap(void **state)
+{
+    (void)state;
+#define CALLEE ".func (.param .b64 r) give(.param .b64 x)\n{\n  ret;\n}\n"
+    assert_parse_error(HEADER CALLEE ".entry k()\n{\n"
+                                     "  { .param .b64 a; .param .align 8 .b64 pad[536870849];\n"
+                                     "    call.uni give, (a); }\n}\n",
+                       "'pad' takes the call parameters past 65536 bytes", false);
+    assert_parse_error(HEADER CALLEE ".entry k()\n{\n  .local .b8 big[600000];\n  ret;\n}\n",
+                       "'big' takes the local memory past 524288 bytes", false);
+    assert_parse_error(HEADER ".entry k(.param .b8 p[70000])\n{\n  ret;\n}\n",
+                       "'p' takes the parameters past 65536 bytes", false);
+    assert_parse_error(HEADER ".shared .b8 s1[1073741000];\n.shared .b8 s2[4096];\n",
+                       "'s2' takes shared memory past", false);
+    /* an argument smaller than the callee's parameter */
+    assert_parse_error(HEADER CALLEE ".entry k()\n{\n"
+                                     "  { .param .b8 a; call.uni give, (a); }\n}\n",
+                       "argument 1 of the call to give does not fit its .param", false);
+    assert_parse_error(HEADER CALLEE
+                       ".entry k()\n{\n"
+                       "  { .param .b64 a; .param .b8 r; call.uni (r), give, (a); }\n}\n",
+                       "the return value of the call to give does not fit its .param", false);
+    /* a built-in gets the arguments it reads, whatever its declaration says */
+    assert_parse_error(HEADER ".extern .func (.param .b32 r) vprintf(.param .b8 f);\n"
+                              ".entry k()\n{\n  { .param .b8 f; call.uni vprintf, (f); }\n}\n",
+                       "vprintf takes 2 arguments, not 1", false);
+    assert_parse_error(HEADER ".extern .func free(.param .b8 p);\n"
+                              ".entry k()\n{\n  { .param .b8 p; call.uni free, (p); }\n}\n",
+                       "argument 1 of the call to free does not fit its .param", false);
+#undef CALLEE
+}
+
 static void branches_reconverge_at_their_post_dominator(void **state)
 {
     (void)state;
@@ -241,6 +277,7 @@ int main(void)
         cmocka_unit_test(kernel_parameters_and_instructions_are_decoded),
         cmocka_unit_test(modifiers_are_read_by_operation),
         cmocka_unit_test(unsupported_constructs_name_their_line),
+        cmocka_unit_test(parameter_spaces_cannot_wrap),
         cmocka_unit_test(branches_reconverge_at_their_post_dominator),
         cmocka_unit_test(only_registers_read_before_written_start_at_zero),
         cmocka_unit_test(variables_functions_and_calls_are_laid_out),
