@@ -66,7 +66,13 @@ const char *db_role_name(enum db_role role);
 /* False for a name that is no role. */
 bool db_role_parse(const char *name, enum db_role *role);
 
-enum db_outcome { DB_OK, DB_EXISTS, DB_NOT_FOUND, DB_FAILED };
+enum db_outcome {
+    DB_OK,
+    DB_EXISTS,
+    DB_NOT_FOUND,
+    DB_FULL, /* a cap on what one user may hold is reached */
+    DB_FAILED,
+};
 
 /* Adds an account; `password_hash` may be NULL (no password login);
  * `must_change_password` when the password was made up for its owner. */
@@ -96,8 +102,12 @@ int64_t db_user_count(struct db *db);
 
 /* ------------------------------------------------ tokens and sessions */
 
+/* A new token, unless the user has `live_max` live ones already (DB_FULL;
+ * 0: no cap); the user's revoked tokens beyond the newest `live_max` are
+ * forgotten, so revoking and creating again does not grow the store. */
 enum db_outcome db_token_add(struct db *db, int64_t user_id, const char *name,
-                             const unsigned char hash[DB_HASH_BYTES], int64_t *id);
+                             const unsigned char hash[DB_HASH_BYTES], int64_t live_max,
+                             int64_t *id);
 /* The owner of a live (not revoked) token; records its use. */
 enum db_outcome db_token_user(struct db *db, const unsigned char hash[DB_HASH_BYTES],
                               struct db_user *user);
@@ -105,9 +115,11 @@ enum db_outcome db_token_user(struct db *db, const unsigned char hash[DB_HASH_BY
 json_t *db_tokens_list(struct db *db, int64_t user_id);
 enum db_outcome db_token_revoke(struct db *db, int64_t user_id, int64_t token_id);
 
+/* A new session; the user's expired ones, and the oldest beyond the newest
+ * `per_user`, end in the same transaction. */
 enum db_outcome db_session_add(struct db *db, int64_t user_id,
                                const unsigned char hash[DB_HASH_BYTES], const char *csrf,
-                               int64_t expires_at);
+                               int64_t expires_at, int64_t per_user);
 /* The user of a session not expired at `now`, and its CSRF token (csrf
  * holds 65 bytes). */
 enum db_outcome db_session_user(struct db *db, const unsigned char hash[DB_HASH_BYTES], int64_t now,

@@ -1,6 +1,8 @@
 /*
  * Accounts, API tokens, web sessions and the audit log. Tokens and session
  * cookies are stored as their BLAKE2b hashes only (the caller hashes).
+ * What one user may hold is capped by the caller's numbers, checked in the
+ * transaction that adds.
  */
 #include "db_internal.h"
 
@@ -119,10 +121,33 @@ enum db_outcome db_user_by_id(struct db *db, int64_t id, struct db_user *user)
     return one_user(s, user, NULL, 0);
 }
 
-/* The three steps of db_user_set_password, inside its transaction. */
-static enum db_outcome set_password(struct db *db, int64_t id,
-                                    const struct db_password_change *change)
+typedef enum db_outcome db_steps(struct db *db, const void *args);
+
+/* `steps` in one transaction: committed when they give DB_OK, else rolled
+ * back. */
+static enum db_outcome transaction(struct db *db, db_steps *steps, const void *args)
 {
+    if (!db_begin(db))
+        return DB_FAILED;
+    enum db_outcome o = steps(db, args);
+    if (o == DB_OK && !db_commit(db))
+        o = DB_FAILED;
+    if (o != DB_OK)
+        db_rollback(db);
+    return o;
+}
+
+struct password_set {
+    int64_t id;
+    const struct db_password_change *change;
+};
+
+/* The three steps of db_user_set_password. */
+static enum db_outcome set_password(struct db *db, const void *args)
+{
+    const struct password_set *p = args;
+    const struct db_password_change *change = p->change;
+    int64_t id = p->id;
     sqlite3_stmt *s = db_statement(
         db, "UPDATE users SET password_hash = ?, must_change_password = ? WHERE id = ?");
     if (!s)
@@ -151,14 +176,7 @@ static enum db_outcome set_password(struct db *db, int64_t id,
 enum db_outcome db_user_set_password(struct db *db, int64_t id,
                                      const struct db_password_change *change)
 {
-    if (!db_begin(db))
-        return DB_FAILED;
-    enum db_outcome o = set_password(db, id, change);
-    if (o == DB_OK && !db_commit(db))
-        o = DB_FAILED;
-    if (o != DB_OK)
-        db_rollback(db);
-    return o;
+    return transaction(db, set_password, &(struct password_set){id, change});
 }
 
 json_t *db_users_list(struct db *db)
@@ -184,22 +202,62 @@ int64_t db_user_count(struct db *db)
 
 /* ------------------------------------------------------------ tokens */
 
-enum db_outcome db_token_add(struct db *db, int64_t user_id, const char *name,
-                             const unsigned char hash[DB_HASH_BYTES], int64_t *id)
+struct token_add {
+    int64_t user_id;
+    const char *name;
+    const unsigned char *hash;
+    int64_t live_max;
+    int64_t *id;
+};
+
+/* Whether the user has room for one more live token; their revoked tokens
+ * beyond the newest `live_max` are forgotten. */
+static enum db_outcome token_room(struct db *db, int64_t user_id, int64_t live_max)
 {
-    sqlite3_stmt *s = db_statement(db, "INSERT INTO api_tokens (user_id, name, token_hash, "
-                                       "created_at) VALUES (?, ?, ?, ?)");
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT count(*) FROM api_tokens WHERE user_id = ? AND revoked_at IS NULL");
+    if (s)
+        sqlite3_bind_int64(s, 1, user_id);
+    int64_t live = db_scalar(s, -1);
+    if (live < 0)
+        return DB_FAILED;
+    if (live >= live_max)
+        return DB_FULL;
+    s = db_statement(db, "DELETE FROM api_tokens WHERE user_id = ?1 AND revoked_at IS NOT NULL "
+                         "AND id NOT IN (SELECT id FROM api_tokens WHERE user_id = ?1 AND "
+                         "revoked_at IS NOT NULL ORDER BY id DESC LIMIT ?2)");
     if (!s)
         return DB_FAILED;
     sqlite3_bind_int64(s, 1, user_id);
-    sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
-    sqlite3_bind_blob(s, 3, hash, DB_HASH_BYTES, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, live_max);
+    return db_run(db, s) ? DB_OK : DB_FAILED;
+}
+
+static enum db_outcome add_token(struct db *db, const void *args)
+{
+    const struct token_add *t = args;
+    enum db_outcome room = t->live_max ? token_room(db, t->user_id, t->live_max) : DB_OK;
+    if (room != DB_OK)
+        return room;
+    sqlite3_stmt *s = db_statement(
+        db, "INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?)");
+    if (!s)
+        return DB_FAILED;
+    sqlite3_bind_int64(s, 1, t->user_id);
+    sqlite3_bind_text(s, 2, t->name, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(s, 3, t->hash, DB_HASH_BYTES, SQLITE_STATIC);
     sqlite3_bind_int64(s, 4, db_now_ms());
     if (!db_run(db, s))
         return DB_FAILED;
-    if (id)
-        *id = sqlite3_last_insert_rowid(db->sql);
+    if (t->id)
+        *t->id = sqlite3_last_insert_rowid(db->sql);
     return DB_OK;
+}
+
+enum db_outcome db_token_add(struct db *db, int64_t user_id, const char *name,
+                             const unsigned char hash[DB_HASH_BYTES], int64_t live_max, int64_t *id)
+{
+    return transaction(db, add_token, &(struct token_add){user_id, name, hash, live_max, id});
 }
 
 enum db_outcome db_token_user(struct db *db, const unsigned char hash[DB_HASH_BYTES],
@@ -260,20 +318,45 @@ enum db_outcome db_token_revoke(struct db *db, int64_t user_id, int64_t token_id
 
 /* ---------------------------------------------------------- sessions */
 
-enum db_outcome db_session_add(struct db *db, int64_t user_id,
-                               const unsigned char hash[DB_HASH_BYTES], const char *csrf,
-                               int64_t expires_at)
+struct session_add {
+    int64_t user_id;
+    const unsigned char *hash;
+    const char *csrf;
+    int64_t expires_at, per_user;
+};
+
+static enum db_outcome add_session(struct db *db, const void *args)
 {
+    const struct session_add *a = args;
+    int64_t now = db_now_ms();
     sqlite3_stmt *s = db_statement(db, "INSERT INTO sessions (token_hash, csrf, user_id, "
                                        "created_at, expires_at) VALUES (?, ?, ?, ?, ?)");
     if (!s)
         return DB_FAILED;
-    sqlite3_bind_blob(s, 1, hash, DB_HASH_BYTES, SQLITE_STATIC);
-    sqlite3_bind_text(s, 2, csrf, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 3, user_id);
-    sqlite3_bind_int64(s, 4, db_now_ms());
-    sqlite3_bind_int64(s, 5, expires_at);
+    sqlite3_bind_blob(s, 1, a->hash, DB_HASH_BYTES, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, a->csrf, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 3, a->user_id);
+    sqlite3_bind_int64(s, 4, now);
+    sqlite3_bind_int64(s, 5, a->expires_at);
+    if (!db_run(db, s))
+        return DB_FAILED;
+    s = db_statement(db, "DELETE FROM sessions WHERE user_id = ?1 AND (expires_at <= ?2 OR id NOT "
+                         "IN (SELECT id FROM sessions WHERE user_id = ?1 ORDER BY id DESC "
+                         "LIMIT ?3))");
+    if (!s)
+        return DB_FAILED;
+    sqlite3_bind_int64(s, 1, a->user_id);
+    sqlite3_bind_int64(s, 2, now);
+    sqlite3_bind_int64(s, 3, a->per_user);
     return db_run(db, s) ? DB_OK : DB_FAILED;
+}
+
+enum db_outcome db_session_add(struct db *db, int64_t user_id,
+                               const unsigned char hash[DB_HASH_BYTES], const char *csrf,
+                               int64_t expires_at, int64_t per_user)
+{
+    return transaction(db, add_session,
+                       &(struct session_add){user_id, hash, csrf, expires_at, per_user});
 }
 
 enum db_outcome db_session_user(struct db *db, const unsigned char hash[DB_HASH_BYTES], int64_t now,

@@ -332,15 +332,12 @@ static bool add_variable(struct ptx_parser *ps, enum ptx_space space, const stru
     m->variables = grown;
     struct ptx_variable *v = &m->variables[m->n_variables];
     memset(v, 0, sizeof *v);
-    v->name = dup_text(d->name.text, d->name.len);
     v->space = space;
     if (declaration_bytes(d) >= PTX_VARIABLE_MAX)
         return ptx_fail(ps, d->name.line, "'%.*s' is too large", (int)d->name.len, d->name.text);
     v->size = (uint32_t)declaration_bytes(d);
     v->align = d->align;
     v->is_extern_shared = space == PTX_SPACE_SHARED && (d->unsized || is_extern);
-    if (!v->name)
-        return ptx_fail(ps, d->name.line, "out of memory");
     if (space == PTX_SPACE_SHARED && !v->is_extern_shared) {
         uint64_t at = align_up(ps->shared_bytes, v->align);
         if (at + v->size > PTX_SHARED_SPACE_MAX)
@@ -349,6 +346,11 @@ static bool add_variable(struct ptx_parser *ps, enum ptx_space space, const stru
         v->address = (uint32_t)at;
         ps->shared_bytes = (uint32_t)(at + v->size);
     }
+    /* named last: a variable refused above is not counted, so the module
+     * would never free its name */
+    v->name = dup_text(d->name.text, d->name.len);
+    if (!v->name)
+        return ptx_fail(ps, d->name.line, "out of memory");
     m->n_variables++;
     struct ptx_symbol s = {v->name,
                            d->name.len,

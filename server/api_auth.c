@@ -1,7 +1,8 @@
 /*
  * Logging in and out (a session cookie and its CSRF token), and API
- * tokens (created shown once, listed, revoked). Wrong passwords are
- * limited per account and per address (login_limit.h).
+ * tokens (created shown once, listed, revoked). Logins are limited
+ * (login_limit.h); a user holds at most SERVICE_SESSIONS_PER_USER sessions
+ * and SERVICE_TOKENS_PER_USER live tokens.
  */
 #include "api.h"
 #include "credentials.h"
@@ -23,7 +24,8 @@ static bool start_session(struct http_request *req, struct http_response *res,
     struct db *db = service_db(req->service);
     if (!credential_new("", cookie, hash) || !credential_new("", csrf, ignored) || !db ||
         db_session_add(db, user->id, hash, csrf,
-                       db_now_ms() + (int64_t)SERVICE_SESSION_SECONDS * 1000) != DB_OK)
+                       db_now_ms() + (int64_t)SERVICE_SESSION_SECONDS * 1000,
+                       SERVICE_SESSIONS_PER_USER) != DB_OK)
         return false;
     snprintf(header, sizeof header, "%s=%s; Path=/; HttpOnly; SameSite=Strict; Max-Age=%d%s",
              SESSION_COOKIE_NAME, cookie, SERVICE_SESSION_SECONDS,
@@ -33,7 +35,7 @@ static bool start_session(struct http_request *req, struct http_response *res,
 }
 
 /* Checks the password (an unknown name costs the same time) and starts a
- * session. */
+ * session (the user's oldest beyond SERVICE_SESSIONS_PER_USER ends). */
 static void log_in(struct http_request *req, struct http_response *res, const char *name,
                    const char *password)
 {
@@ -43,7 +45,8 @@ static void log_in(struct http_request *req, struct http_response *res, const ch
         http_error(res, 401, "bad_credentials", "wrong name or password");
         return;
     }
-    login_attempt_succeeded(req, name);
+    if (!login_attempt_succeeded(req, res, name))
+        return;
     if (!start_session(req, res, &user, csrf)) {
         http_error(res, 500, "internal", "the session could not be started");
         return;
@@ -109,13 +112,21 @@ void api_token_create(struct http_request *req, struct http_response *res)
     unsigned char hash[DB_HASH_BYTES];
     int64_t id = 0;
     struct db *db = service_db(req->service);
-    if (!db || !credential_new("kg_", token, hash) ||
-        db_token_add(db, req->user.id, name, hash, &id) != DB_OK)
-        http_error(res, 500, "internal", "the token could not be created");
-    else
+    enum db_outcome o =
+        db && credential_new("kg_", token, hash)
+            ? db_token_add(db, req->user.id, name, hash, SERVICE_TOKENS_PER_USER, &id)
+            : DB_FAILED;
+    if (o == DB_OK)
         http_json(res, 201,
                   json_pack("{s:I, s:s, s:s, s:s}", "id", (json_int_t)id, "name", name, "token",
                             token, "note", "shown once: keep it now"));
+    else if (o == DB_FULL)
+        http_error(res, 409, "too_many_tokens",
+                   "you have %d live tokens, the most one may have: revoke one you no longer use "
+                   "(DELETE /api/v1/tokens/{id}, or on the tokens page) first",
+                   SERVICE_TOKENS_PER_USER);
+    else
+        http_error(res, 500, "internal", "the token could not be created");
     json_decref(body);
 }
 

@@ -27,7 +27,8 @@ static void change(struct http_request *req, struct http_response *res, const ch
         http_error(res, 403, "wrong_password", "the current password is not right");
         return;
     }
-    login_attempt_succeeded(req, req->user.name);
+    if (!login_attempt_succeeded(req, res, req->user.name))
+        return;
     struct db_password_change change = {
         .password_hash = hash,
         .must_change = false,

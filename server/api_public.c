@@ -2,9 +2,11 @@
  * The public routes: health, the exercises, the scoreboards, the metrics.
  */
 #include "api.h"
+#include "events.h"
 #include "exercise_cache.h"
 #include "grader/grader.h"
 #include "metrics.h"
+#include "rate_limit.h"
 #include "response_cache.h"
 
 #include <cmark.h>
@@ -211,11 +213,19 @@ void api_certificate_key(struct http_request *req, struct http_response *res)
 
 void api_metrics(struct http_request *req, struct http_response *res)
 {
-    struct db *db = service_db(req->service);
+    struct service *s = req->service;
+    struct db *db = service_db(s);
     size_t size = 0;
-    char *text =
-        metrics_text(req->service->metrics, db ? db_queue_length(db) : -1,
-                     atomic_load(&req->service->busy_workers), req->service->n_workers, &size);
+    struct metrics_gauges g = {
+        .queue_depth = db ? db_queue_length(db) : -1,
+        .busy_workers = atomic_load(&s->busy_workers),
+        .workers = s->n_workers,
+        .anonymous_keys = rate_limiter_keys(s->limiters.anonymous),
+        .account_keys = rate_limiter_keys(s->limiters.accounts),
+        .submission_keys = rate_limiter_keys(s->limiters.submissions),
+        .event_streams = events_streams(s->events),
+    };
+    char *text = metrics_text(s->metrics, &g, &size);
     if (!text)
         http_error(res, 500, "internal", "out of memory");
     else

@@ -63,7 +63,8 @@ static bool under_rate(struct http_request *req, struct http_response *res)
     char key[64];
     int wait = 0;
     snprintf(key, sizeof key, "submit:%lld", (long long)req->user.id);
-    if (rate_allow(req->service->rates, key, req->service->config.rate_per_minute, 60, &wait))
+    if (rate_allow(req->service->limiters.submissions, key, req->service->config.rate_per_minute,
+                   60, &wait))
         return true;
     retry_after(res, wait);
     http_error(res, 429, "rate_limited", "more than %d submissions a minute: wait %d s",
@@ -203,9 +204,5 @@ void api_submission_events(struct http_request *req, struct http_response *res)
     struct db *db;
     if (!visible(req, res, &db))
         return;
-    res->stream = events_stream(req->service->events, req, req->path_id);
-    if (res->stream)
-        res->status = 200;
-    else
-        http_error(res, 500, "internal", "the event stream could not be opened");
+    events_stream(req->service->events, req, res, req->path_id);
 }

@@ -91,7 +91,7 @@ int cmd_token_create(const struct cli_args *args)
         return CLI_EXIT_USAGE;
     enum db_outcome o = db_user_by_name(db, name, &user, NULL, 0);
     if (o == DB_OK)
-        o = credential_new("kg_", token, hash) ? db_token_add(db, user.id, label, hash, NULL)
+        o = credential_new("kg_", token, hash) ? db_token_add(db, user.id, label, hash, 0, NULL)
                                                : DB_FAILED;
     db_close(db);
     if (o == DB_NOT_FOUND) {

@@ -191,11 +191,14 @@ int cmd_serve(const struct cli_args *args)
     pthread_mutex_init(&s.queue_lock, NULL);
     pthread_cond_init(&s.queue_ready, NULL);
     s.metrics = metrics_new(http_route_count());
-    s.rates = rate_limiter_new(RATE_KEYS_MAX, NULL);
+    s.limiters = (struct service_limiters){rate_limiter_new(RATE_KEYS_MAX, NULL),
+                                           rate_limiter_new(RATE_KEYS_MAX, NULL),
+                                           rate_limiter_new(RATE_KEYS_MAX, NULL)};
     s.events = events_new(&s);
     s.answers = response_cache_new();
     s.references = reference_cache_new();
-    if (!s.metrics || !s.rates || !s.events || !s.answers || !s.references) {
+    if (!s.metrics || !s.limiters.anonymous || !s.limiters.accounts || !s.limiters.submissions ||
+        !s.events || !s.answers || !s.references) {
         fprintf(stderr, "kgrade serve: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
@@ -203,7 +206,9 @@ int cmd_serve(const struct cli_args *args)
     events_free(s.events);
     response_cache_free(s.answers);
     reference_cache_free(s.references);
-    rate_limiter_free(s.rates);
+    rate_limiter_free(s.limiters.anonymous);
+    rate_limiter_free(s.limiters.accounts);
+    rate_limiter_free(s.limiters.submissions);
     metrics_free(s.metrics);
     return code;
 }

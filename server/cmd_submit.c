@@ -10,8 +10,9 @@
  * Nothing is submitted twice: every attempt carries the same
  * Idempotency-Key, so a retry after a lost answer gets the same submission
  * back. A full queue or a rate limit (503, 429) is waited out as the
- * server's Retry-After says, a few times. A dropped event stream is
- * replaced by asking for the submission until it is done.
+ * server's Retry-After says, a few times. A dropped event stream, or one
+ * the server refuses (429: the user has too many open), is replaced by
+ * asking for the submission until it is done.
  */
 #include "api_client.h"
 #include "cli.h"
@@ -211,11 +212,12 @@ static json_t *follow(struct submit *s, int *code)
 {
     char events[96];
     snprintf(events, sizeof events, "%s/events", s->path);
-    for (int failures = 0;;) {
+    for (int failures = 0, busy = 0;;) {
         struct api_reply reply;
         bool stopped = api_client_events(s->client, events, on_event, s, &reply);
         api_reply_free(&reply);
-        if (!stopped && reply.status != 0 && reply.status != 200) {
+        bool refused = reply.status == 429 || reply.status == 503; /* too many streams: poll */
+        if (!stopped && reply.status != 0 && reply.status != 200 && !refused) {
             refusal_say(s->client, &reply);
             *code = refusal_code(&reply);
             return NULL;
@@ -224,9 +226,11 @@ static json_t *follow(struct submit *s, int *code)
         if (!submission || is_done(submission))
             return submission;
         json_decref(submission);
-        failures = stopped || reply.status == 200 ? 0 : failures + 1;
+        failures = stopped || reply.status == 200 || refused ? 0 : failures + 1;
         if (failures > 0)
             say("the event stream is not reachable (%s); asking again", reply.message);
+        if (refused && busy++ == 0)
+            say("%s; asking for the submission every %d s instead", reply.message, POLL_SECONDS);
         sleep(POLL_SECONDS);
     }
 }

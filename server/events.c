@@ -5,10 +5,14 @@
  * grading (replayed to a stream that joins late) and the list of open
  * streams. A stream's reader runs in libmicrohttpd's thread: it writes
  * what is new, and when there is nothing suspends its connection; a
- * publisher, the queue moving or the keep-alive ticker resumes it.
+ * publisher, the queue moving (for the streams of submissions in it or
+ * being graded) or the keep-alive ticker resumes it. The reader asks the store
+ * outside the hub's lock, so a slow query holds up no other stream nor a
+ * publishing worker.
  */
 #include "events.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +35,17 @@ struct grading_log {
     struct grading_log *next;
 };
 
+/* A stream's `started`, `ended` and pending text are its reader's own;
+ * the rest is under the hub's lock, but `position_stale`, which the reader
+ * takes before it asks the store, outside the lock. */
 struct stream {
     struct event_hub *hub;
     struct MHD_Connection *connection;
-    int64_t id;
+    int64_t id, user_id;
     int next;         /* the next event of the log to send */
-    int64_t position; /* the queue position last sent; -1 none */
-    bool started, ended, suspended, keepalive, position_stale;
+    int64_t position; /* the queue position last sent; -1: not waiting in the queue */
+    bool started, ended, suspended, keepalive;
+    atomic_bool position_stale;
     char *pending; /* formatted, not yet written */
     size_t pending_size, pending_sent;
     struct stream *next_stream;
@@ -159,13 +167,24 @@ void events_publish(struct event_hub *hub, int64_t id, const char *name, const j
     free(text);
 }
 
+/* Whether the queue's moving may change what a stream tells: its
+ * submission waits in the queue, or its grading began and has not ended
+ * (a worker that died puts it back in the queue). Not so for the others,
+ * which are spared a query each time the queue moves. */
+static bool may_be_queued(struct event_hub *hub, const struct stream *s)
+{
+    const struct grading_log *l = s->position >= 0 ? NULL : find_log(hub, s->id);
+    return s->position >= 0 || (l && !l->finished_at);
+}
+
 void events_queue_moved(struct event_hub *hub)
 {
     pthread_mutex_lock(&hub->lock);
-    for (struct stream *s = hub->streams; s; s = s->next_stream) {
-        s->position_stale = true;
-        wake(s);
-    }
+    for (struct stream *s = hub->streams; s; s = s->next_stream)
+        if (may_be_queued(hub, s)) {
+            atomic_store(&s->position_stale, true);
+            wake(s);
+        }
     pthread_mutex_unlock(&hub->lock);
 }
 
@@ -185,30 +204,35 @@ static void queue_text(struct stream *s, char *text)
     free(text);
 }
 
-/* What the store says of the submission: its status, and when done the
- * "done" event (for a stream whose grading's log is gone). */
-static void from_store(struct stream *s, bool first)
+/* What the store says of the submission, asked outside the hub's lock
+ * (the queue's positions take a query of the whole queue). */
+static json_t *from_store(struct stream *s)
 {
     struct db *db = service_db(s->hub->service);
-    json_t *sub = db ? db_submission_json(db, s->id, false) : NULL;
+    return db ? db_submission_json(db, s->id, false) : NULL;
+}
+
+/* The events of what the store said, `sub`: queued with the position (or
+ * position when it moved), and when done the "done" event (for a stream
+ * whose grading's log is gone). Hub locked. */
+static void store_events(struct stream *s, const json_t *sub, bool first)
+{
     const char *status = json_string_value(json_object_get(sub, "status"));
+    int64_t position = json_integer_value(json_object_get(sub, "queue_position"));
+    bool queued = status && strcmp(status, "queued") == 0;
     if (status && strcmp(status, "done") == 0 && !find_log(s->hub, s->id)) {
         json_t *data = json_pack("{s:I, s:O}", "id", (json_int_t)s->id, "verdict",
                                  json_object_get(sub, "verdict"));
         queue_text(s, format_event("done", data));
         json_decref(data);
         s->ended = true;
-    } else if (status && strcmp(status, "queued") == 0) {
-        int64_t position = json_integer_value(json_object_get(sub, "queue_position"));
-        if (first || position != s->position) {
-            json_t *data =
-                json_pack("{s:I, s:I}", "id", (json_int_t)s->id, "position", (json_int_t)position);
-            queue_text(s, format_event(first ? "queued" : "position", data));
-            json_decref(data);
-        }
-        s->position = position;
+    } else if (queued && (first || position != s->position)) {
+        json_t *data =
+            json_pack("{s:I, s:I}", "id", (json_int_t)s->id, "position", (json_int_t)position);
+        queue_text(s, format_event(first ? "queued" : "position", data));
+        json_decref(data);
     }
-    json_decref(sub);
+    s->position = queued ? position : -1;
 }
 
 /* The events of the log not yet sent. */
@@ -222,39 +246,56 @@ static void from_log(struct stream *s)
     }
 }
 
+/* Fills the pending text with what is new (hub locked); `sub` is what the
+ * store said, or NULL when it was not asked. */
+static void refill(struct stream *s, const json_t *sub)
+{
+    free(s->pending);
+    s->pending = NULL;
+    s->pending_size = s->pending_sent = 0;
+    if (sub)
+        store_events(s, sub, !s->started);
+    s->started = true;
+    if (!s->ended)
+        from_log(s);
+    if (s->keepalive && s->pending_size == 0)
+        queue_text(s, strdup(": keep-alive\n\n"));
+    s->keepalive = false;
+}
+
+/* Writes what is pending, ends the stream, or suspends it until there is
+ * more (hub locked). */
+static ssize_t write_pending(struct stream *s, char *buf, size_t max)
+{
+    if (s->pending_sent < s->pending_size) {
+        size_t n =
+            s->pending_size - s->pending_sent < max ? s->pending_size - s->pending_sent : max;
+        memcpy(buf, s->pending + s->pending_sent, n);
+        s->pending_sent += n;
+        return (ssize_t)n;
+    }
+    if (s->ended)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    s->suspended = true;
+    MHD_suspend_connection(s->connection);
+    if (atomic_load(&s->position_stale))
+        wake(s); /* the queue moved while the store was asked */
+    return 0;
+}
+
 static ssize_t read_stream(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
     struct stream *s = cls;
-    struct event_hub *hub = s->hub;
-    pthread_mutex_lock(&hub->lock);
-    if (s->pending_sent == s->pending_size) {
-        free(s->pending);
-        s->pending = NULL;
-        s->pending_size = s->pending_sent = 0;
-        if (!s->started || s->position_stale)
-            from_store(s, !s->started);
-        s->started = true;
-        s->position_stale = false;
-        if (!s->ended)
-            from_log(s);
-        if (s->keepalive && s->pending_size == 0)
-            queue_text(s, strdup(": keep-alive\n\n"));
-        s->keepalive = false;
-    }
-    ssize_t n = 0;
-    if (s->pending_sent < s->pending_size) {
-        n = (ssize_t)(s->pending_size - s->pending_sent < max ? s->pending_size - s->pending_sent
-                                                              : max);
-        memcpy(buf, s->pending + s->pending_sent, (size_t)n);
-        s->pending_sent += (size_t)n;
-    } else if (s->ended) {
-        n = MHD_CONTENT_READER_END_OF_STREAM;
-    } else {
-        s->suspended = true;
-        MHD_suspend_connection(s->connection);
-    }
-    pthread_mutex_unlock(&hub->lock);
+    bool empty = s->pending_sent == s->pending_size;
+    bool stale = empty && atomic_exchange(&s->position_stale, false);
+    json_t *sub = empty && (!s->started || stale) ? from_store(s) : NULL;
+    pthread_mutex_lock(&s->hub->lock);
+    if (empty)
+        refill(s, sub);
+    ssize_t n = write_pending(s, buf, max);
+    pthread_mutex_unlock(&s->hub->lock);
+    json_decref(sub);
     return n;
 }
 
@@ -273,29 +314,70 @@ static void free_stream(void *cls)
     free(s);
 }
 
-struct MHD_Response *events_stream(struct event_hub *hub, struct http_request *req, int64_t id)
+/* Links `s` to the hub unless its user has EVENTS_STREAMS_PER_USER open. */
+static bool add_stream(struct event_hub *hub, struct stream *s)
+{
+    int open = 0;
+    pthread_mutex_lock(&hub->lock);
+    for (struct stream *o = hub->streams; o; o = o->next_stream)
+        open += o->user_id == s->user_id;
+    if (open < EVENTS_STREAMS_PER_USER) {
+        s->next_stream = hub->streams;
+        hub->streams = s;
+    }
+    pthread_mutex_unlock(&hub->lock);
+    return open < EVENTS_STREAMS_PER_USER;
+}
+
+static void too_many_streams(struct http_response *res)
+{
+    http_header(res, "Retry-After", EVENTS_RETRY_AFTER);
+    http_error(res, 429, "too_many_streams",
+               "you have %d event streams open, the most one may have: close a page that "
+               "follows a grading, or ask GET /api/v1/submissions/{id} instead",
+               EVENTS_STREAMS_PER_USER);
+}
+
+void events_stream(struct event_hub *hub, struct http_request *req, struct http_response *res,
+                   int64_t id)
 {
     struct stream *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    s->hub = hub;
-    s->connection = req->connection;
-    s->id = id;
-    s->position = -1;
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_CHUNK,
-                                                               read_stream, s, free_stream);
-    if (!r) {
+    struct MHD_Response *r = NULL;
+    if (s) {
+        *s = (struct stream){.hub = hub,
+                             .connection = req->connection,
+                             .id = id,
+                             .user_id = req->user.id,
+                             .position = -1};
+        atomic_init(&s->position_stale, false);
+    }
+    if (s && !add_stream(hub, s)) {
         free(s);
-        return NULL;
+        too_many_streams(res);
+        return;
+    }
+    if (s && !(r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_CHUNK, read_stream, s,
+                                                     free_stream)))
+        free_stream(s);
+    if (!r) {
+        http_error(res, 500, "internal", "the event stream could not be opened");
+        return;
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
     MHD_add_response_header(r, "X-Accel-Buffering", "no");
+    res->stream = r;
+    res->status = 200;
+}
+
+int events_streams(struct event_hub *hub)
+{
+    int n = 0;
     pthread_mutex_lock(&hub->lock);
-    s->next_stream = hub->streams;
-    hub->streams = s;
+    for (struct stream *s = hub->streams; s; s = s->next_stream)
+        n++;
     pthread_mutex_unlock(&hub->lock);
-    return r;
+    return n;
 }
 
 /* ------------------------------------------------------------ the ticker */

@@ -14,6 +14,10 @@
 #include "http.h"
 
 #define EVENTS_KEEPALIVE_SECONDS 15
+/* Streams one user may have open at once; beyond: 429. A stream a client
+ * left is closed by the next keep-alive, so a slot frees within that. */
+#define EVENTS_STREAMS_PER_USER 8
+#define EVENTS_RETRY_AFTER      "15"
 
 struct event_hub *events_new(struct service *service);
 void events_free(struct event_hub *hub);
@@ -25,7 +29,12 @@ void events_publish(struct event_hub *hub, int64_t id, const char *name, const j
 /* The queue moved: queued streams recompute their position. */
 void events_queue_moved(struct event_hub *hub);
 
-/* The streaming response for submission `id` (its access checked). */
-struct MHD_Response *events_stream(struct event_hub *hub, struct http_request *req, int64_t id);
+/* Answers the stream of submission `id` (its access checked): 200 with
+ * the streaming response, or 429 with Retry-After when the user has
+ * EVENTS_STREAMS_PER_USER open. */
+void events_stream(struct event_hub *hub, struct http_request *req, struct http_response *res,
+                   int64_t id);
+/* The streams open now. */
+int events_streams(struct event_hub *hub);
 
 #endif

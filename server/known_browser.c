@@ -14,7 +14,6 @@
 #define NONCE_TEXT  sodium_base64_ENCODED_LEN(NONCE_BYTES, B64)
 #define MAC_TEXT    sodium_base64_ENCODED_LEN(crypto_auth_BYTES, B64)
 
-_Static_assert(NONCE_TEXT <= KNOWN_BROWSER_ID_MAX, "a nonce fits an id");
 _Static_assert(NONCE_TEXT + MAC_TEXT <= KNOWN_BROWSER_VALUE_MAX, "a value fits");
 _Static_assert(crypto_sign_SEEDBYTES == crypto_kdf_KEYBYTES, "the seed is a KDF key");
 
@@ -56,7 +55,7 @@ static bool decode(unsigned char *out, size_t bytes, const char *text, size_t te
 }
 
 bool known_browser_check(const unsigned char key[KNOWN_BROWSER_KEY_BYTES], const char *value,
-                         const char *name, char id[KNOWN_BROWSER_ID_MAX])
+                         const char *name)
 {
     unsigned char nonce[NONCE_BYTES], mac[crypto_auth_BYTES], expected[crypto_auth_BYTES];
     const size_t nonce_length = NONCE_TEXT - 1, mac_length = MAC_TEXT - 1;
@@ -65,14 +64,10 @@ bool known_browser_check(const unsigned char key[KNOWN_BROWSER_KEY_BYTES], const
         !decode(mac, sizeof mac, value + nonce_length + 1, mac_length))
         return false;
     mac_of(key, nonce, name, expected);
-    if (sodium_memcmp(mac, expected, sizeof mac) != 0)
-        return false;
-    memcpy(id, value, nonce_length);
-    id[nonce_length] = '\0';
-    return true;
+    return sodium_memcmp(mac, expected, sizeof mac) == 0;
 }
 
-bool known_browser_of(struct http_request *req, const char *name, char id[KNOWN_BROWSER_ID_MAX])
+bool known_browser_of(struct http_request *req, const char *name)
 {
     unsigned char key[KNOWN_BROWSER_KEY_BYTES];
     const char *value =
@@ -80,7 +75,7 @@ bool known_browser_of(struct http_request *req, const char *name, char id[KNOWN_
     if (!value)
         return false;
     known_browser_key(&req->service->signing_key, key);
-    bool known = known_browser_check(key, value, name, id);
+    bool known = known_browser_check(key, value, name);
     sodium_memzero(key, sizeof key);
     return known;
 }

@@ -17,7 +17,6 @@
 #define KNOWN_BROWSER_COOKIE    "kgrade_browser"
 #define KNOWN_BROWSER_SECONDS   (180 * 24 * 3600)
 #define KNOWN_BROWSER_KEY_BYTES crypto_auth_KEYBYTES
-#define KNOWN_BROWSER_ID_MAX    32 /* a browser's nonce as text, with its NUL */
 #define KNOWN_BROWSER_VALUE_MAX 80 /* a cookie value, with its NUL */
 
 /* The cookies' MAC key, derived from the signing key for this use only. */
@@ -26,13 +25,12 @@ void known_browser_key(const struct signing_key *signing_key,
 /* A fresh cookie value for `name`. */
 void known_browser_value(const unsigned char key[KNOWN_BROWSER_KEY_BYTES], const char *name,
                          char value[KNOWN_BROWSER_VALUE_MAX]);
-/* Whether `value` is a cookie made for `name`; when it is, `id` is the
- * browser's nonce as text (a rate-limit key). */
+/* Whether `value` is a cookie made for `name`. */
 bool known_browser_check(const unsigned char key[KNOWN_BROWSER_KEY_BYTES], const char *value,
-                         const char *name, char id[KNOWN_BROWSER_ID_MAX]);
+                         const char *name);
 
 /* known_browser_check on the request's cookie. */
-bool known_browser_of(struct http_request *req, const char *name, char id[KNOWN_BROWSER_ID_MAX]);
+bool known_browser_of(struct http_request *req, const char *name);
 /* Answers a cookie that makes this browser known for `name` (after a
  * login that worked). */
 void known_browser_remember(struct http_request *req, struct http_response *res, const char *name);

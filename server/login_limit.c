@@ -1,9 +1,11 @@
 /*
- * Wrong passwords counted per account and per address (login_limit.h),
- * in the service's rate limiter.
+ * Logins counted (login_limit.h): failures per account and per address in
+ * the anonymous limiter, a known browser's failures and the logins that
+ * worked per account in the accounts' limiter.
  */
 #include "login_limit.h"
 
+#include "client_address.h"
 #include "known_browser.h"
 #include "rate_limit.h"
 
@@ -11,50 +13,104 @@
 
 #define KEY_MAX 128
 
-/* The limiter's keys of an attempt: a known browser's own, or the
- * account's and the address's (`address` empty for a known browser).
- * Names are cut at DB_NAME_MAX characters: longer ones belong to no
- * account. */
-static void keys_of(struct http_request *req, const char *name, char account[KEY_MAX],
-                    char address[KEY_MAX])
+/* The key `kind:text`, the text cut at DB_NAME_MAX characters (a longer
+ * name belongs to no account; an address group is shorter). */
+static const char *key_of(char key[KEY_MAX], const char *kind, const char *text)
 {
-    char browser[KNOWN_BROWSER_ID_MAX];
-    if (known_browser_of(req, name, browser)) {
-        snprintf(account, KEY_MAX, "login-browser:%s", browser);
-        address[0] = '\0';
-        return;
+    snprintf(key, KEY_MAX, "%s:%.*s", kind, DB_NAME_MAX, text);
+    return key;
+}
+
+/* Counts a failure of an attempt from a browser not known for the name:
+ * the address first, so that an address with no failures left adds no
+ * key of a name. */
+static enum login_limit count_anonymous(struct rate_limiter *r, const struct login_attempt *a,
+                                        int *retry_after)
+{
+    char address[KEY_MAX], account[KEY_MAX];
+    key_of(address, "login-address", a->address);
+    if (!rate_allow(r, address, LOGIN_FAILURES_PER_ADDRESS, LOGIN_WINDOW_S, retry_after))
+        return LOGIN_ADDRESS_SPENT;
+    if (rate_allow(r, key_of(account, "login-account", a->name), LOGIN_FAILURES_PER_ACCOUNT,
+                   LOGIN_WINDOW_S, retry_after))
+        return LOGIN_ALLOWED;
+    rate_refund(r, address);
+    return LOGIN_ACCOUNT_SPENT;
+}
+
+enum login_limit login_limit_begin(const struct service_limiters *l, const struct login_attempt *a,
+                                   int *retry_after)
+{
+    char key[KEY_MAX];
+    if (!rate_check(l->accounts, key_of(key, "logins", a->name), LOGIN_SUCCESSES_PER_ACCOUNT,
+                    retry_after))
+        return LOGIN_SUCCESSES_SPENT;
+    if (!a->known_browser)
+        return count_anonymous(l->anonymous, a, retry_after);
+    return rate_allow(l->accounts, key_of(key, "known", a->name), LOGIN_FAILURES_PER_ACCOUNT,
+                      LOGIN_WINDOW_S, retry_after)
+               ? LOGIN_ALLOWED
+               : LOGIN_ACCOUNT_SPENT;
+}
+
+enum login_limit login_limit_succeeded(const struct service_limiters *l,
+                                       const struct login_attempt *a, int *retry_after)
+{
+    char key[KEY_MAX];
+    if (a->known_browser) {
+        rate_refund(l->accounts, key_of(key, "known", a->name));
+    } else {
+        rate_refund(l->anonymous, key_of(key, "login-account", a->name));
+        rate_refund(l->anonymous, key_of(key, "login-address", a->address));
     }
-    snprintf(account, KEY_MAX, "login-account:%.*s", DB_NAME_MAX, name);
-    snprintf(address, KEY_MAX, "login-address:%s", req->client);
+    return rate_allow(l->accounts, key_of(key, "logins", a->name), LOGIN_SUCCESSES_PER_ACCOUNT,
+                      LOGIN_WINDOW_S, retry_after)
+               ? LOGIN_ALLOWED
+               : LOGIN_SUCCESSES_SPENT;
+}
+
+/* ------------------------------------------------------ for a request */
+
+/* 429 with Retry-After, saying which budget is spent. */
+static bool refuse(struct http_response *res, enum login_limit why, int wait)
+{
+    char retry[16];
+    snprintf(retry, sizeof retry, "%d", wait);
+    http_header(res, "Retry-After", retry);
+    if (why == LOGIN_SUCCESSES_SPENT)
+        http_error(res, 429, "too_many_logins",
+                   "this account logged in (or had its password checked) %d times in %d minutes: "
+                   "wait %s s; the sessions it has go on",
+                   LOGIN_SUCCESSES_PER_ACCOUNT, LOGIN_WINDOW_S / 60, retry);
+    else
+        http_error(
+            res, 429, "too_many_logins",
+            "too many wrong passwords %s: wait %s s, or ask an instructor for a new password",
+            why == LOGIN_ADDRESS_SPENT ? "from this address" : "for this account", retry);
+    return false;
+}
+
+typedef enum login_limit login_step(const struct service_limiters *l, const struct login_attempt *a,
+                                    int *retry_after);
+
+/* One step of the limits for a request; false after answering 429. */
+static bool step(struct http_request *req, struct http_response *res, const char *name,
+                 login_step *counted)
+{
+    char group[CLIENT_GROUP_MAX];
+    int wait = 0;
+    client_address_group(req->client, group);
+    struct login_attempt a = {name, group, known_browser_of(req, name)};
+    enum login_limit why = counted(&req->service->limiters, &a, &wait);
+    return why == LOGIN_ALLOWED || refuse(res, why, wait);
 }
 
 bool login_attempt_begin(struct http_request *req, struct http_response *res, const char *name)
 {
-    char account[KEY_MAX], address[KEY_MAX], retry[16];
-    int wait = 0;
-    keys_of(req, name, account, address);
-    bool account_ok = rate_allow(req->service->rates, account, LOGIN_FAILURES_PER_ACCOUNT,
-                                 LOGIN_FAILURE_WINDOW_S, &wait);
-    bool address_ok = account_ok && (!address[0] || rate_allow(req->service->rates, address,
-                                                               LOGIN_FAILURES_PER_ADDRESS,
-                                                               LOGIN_FAILURE_WINDOW_S, &wait));
-    if (address_ok)
-        return true;
-    if (account_ok)
-        rate_refund(req->service->rates, account);
-    snprintf(retry, sizeof retry, "%d", wait);
-    http_header(res, "Retry-After", retry);
-    http_error(res, 429, "too_many_logins",
-               "too many wrong passwords %s: wait %s s, or ask an instructor for a new password",
-               account_ok ? "from this address" : "for this account", retry);
-    return false;
+    return step(req, res, name, login_limit_begin);
 }
 
-void login_attempt_succeeded(struct http_request *req, const char *name)
+bool login_attempt_succeeded(struct http_request *req, struct http_response *res, const char *name)
 {
-    char account[KEY_MAX], address[KEY_MAX];
-    keys_of(req, name, account, address);
-    rate_refund(req->service->rates, account);
-    if (address[0])
-        rate_refund(req->service->rates, address);
+    return step(req, res, name, login_limit_succeeded);
 }

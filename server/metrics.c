@@ -118,15 +118,8 @@ static void grading_text(struct metrics *m, FILE *out)
             atomic_load(&m->grading_sum), atomic_load(&m->grading_count));
 }
 
-char *metrics_text(struct metrics *m, int64_t queue_depth, int busy_workers, int workers,
-                   size_t *size)
+static void gauges_text(const struct metrics_gauges *g, FILE *out)
 {
-    char *text = NULL;
-    FILE *out = open_memstream(&text, size);
-    if (!out)
-        return NULL;
-    requests_text(m, out);
-    grading_text(m, out);
     fprintf(out,
             "# HELP kgrade_queue_depth Submissions waiting to be graded.\n"
             "# TYPE kgrade_queue_depth gauge\nkgrade_queue_depth %lld\n"
@@ -134,7 +127,27 @@ char *metrics_text(struct metrics *m, int64_t queue_depth, int busy_workers, int
             "# TYPE kgrade_workers_busy gauge\nkgrade_workers_busy %d\n"
             "# HELP kgrade_workers Workers in the pool.\n"
             "# TYPE kgrade_workers gauge\nkgrade_workers %d\n",
-            (long long)queue_depth, busy_workers, workers);
+            (long long)g->queue_depth, g->busy_workers, g->workers);
+    fprintf(out,
+            "# HELP kgrade_rate_limit_keys Keys held by each rate limiter.\n"
+            "# TYPE kgrade_rate_limit_keys gauge\n"
+            "kgrade_rate_limit_keys{limiter=\"anonymous\"} %d\n"
+            "kgrade_rate_limit_keys{limiter=\"accounts\"} %d\n"
+            "kgrade_rate_limit_keys{limiter=\"submissions\"} %d\n"
+            "# HELP kgrade_event_streams Event streams open.\n"
+            "# TYPE kgrade_event_streams gauge\nkgrade_event_streams %d\n",
+            g->anonymous_keys, g->account_keys, g->submission_keys, g->event_streams);
+}
+
+char *metrics_text(struct metrics *m, const struct metrics_gauges *g, size_t *size)
+{
+    char *text = NULL;
+    FILE *out = open_memstream(&text, size);
+    if (!out)
+        return NULL;
+    requests_text(m, out);
+    grading_text(m, out);
+    gauges_text(g, out);
     fclose(out);
     return text;
 }

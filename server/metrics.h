@@ -1,8 +1,9 @@
 /*
  * Internal to server/: the service's counters, shown at GET /metrics in
  * Prometheus's text format: HTTP requests by route and status, graded
- * submissions by verdict, a histogram of grading times, the queue's depth
- * and the busy workers.
+ * submissions by verdict, a histogram of grading times, the queue's depth,
+ * the busy workers, the keys of each rate limiter and the open event
+ * streams (a flood shows there first).
  */
 #ifndef KGRADE_SERVER_METRICS_H
 #define KGRADE_SERVER_METRICS_H
@@ -21,8 +22,15 @@ void metrics_request(struct metrics *m, int route, int status, double ms);
 /* A submission graded: its verdict's name and the seconds it took. */
 void metrics_graded(struct metrics *m, const char *verdict, double seconds);
 
+/* What GET /metrics reads from the service at the time it is asked. */
+struct metrics_gauges {
+    int64_t queue_depth; /* -1: unknown */
+    int busy_workers, workers;
+    int anonymous_keys, account_keys, submission_keys; /* of the rate limiters */
+    int event_streams;
+};
+
 /* The text of GET /metrics (malloc'ed). */
-char *metrics_text(struct metrics *m, int64_t queue_depth, int busy_workers, int workers,
-                   size_t *size);
+char *metrics_text(struct metrics *m, const struct metrics_gauges *g, size_t *size);
 
 #endif

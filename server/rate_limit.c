@@ -3,7 +3,7 @@
  * hash table of chained entries, each holding its whole key, under one
  * lock. Expired entries go when their bucket is walked, in a sweep of the
  * whole table every RATE_SWEEP_SECONDS, and in a sweep when the table is
- * full and some window may have ended.
+ * full and some window may have ended; an entry refunded to 0 goes at once.
  */
 #include "rate_limit.h"
 
@@ -107,9 +107,10 @@ static bool room(struct rate_limiter *r, int64_t now)
     return r->n_keys < r->max_keys;
 }
 
-/* The live entry of `key`, or NULL; drops the expired ones on the way. */
-static struct entry *find(struct rate_limiter *r, struct entry **bucket, const char *key,
-                          int64_t now)
+/* The link to the live entry of `key`, or NULL; drops the expired ones on
+ * the way. */
+static struct entry **find(struct rate_limiter *r, struct entry **bucket, const char *key,
+                           int64_t now)
 {
     for (struct entry **link = bucket; *link;) {
         if ((*link)->window_end <= now) {
@@ -117,7 +118,7 @@ static struct entry *find(struct rate_limiter *r, struct entry **bucket, const c
             continue;
         }
         if (strcmp((*link)->key, key) == 0)
-            return *link;
+            return link;
         link = &(*link)->next;
     }
     return NULL;
@@ -143,31 +144,53 @@ static struct entry *add(struct rate_limiter *r, struct entry **bucket, const ch
     return e;
 }
 
-bool rate_allow(struct rate_limiter *r, const char *key, int limit, int window, int *retry_after)
+/* Seconds from `now` to `end`, at least 1 and at most `most`. */
+static int seconds_until(int64_t end, int64_t now, int most)
+{
+    int64_t wait = end - now;
+    return wait < 1 ? 1 : wait > most ? most : (int)wait;
+}
+
+/* Takes the lock; the time now, after a sweep when one is due. */
+static int64_t lock_now(struct rate_limiter *r)
 {
     pthread_mutex_lock(&r->lock);
     int64_t now = r->clock();
     if (now >= r->next_sweep)
         sweep(r, now);
+    return now;
+}
+
+bool rate_allow(struct rate_limiter *r, const char *key, int limit, int window, int *retry_after)
+{
+    int64_t now = lock_now(r);
     struct entry **bucket = bucket_of(r, key);
-    struct entry *e = find(r, bucket, key, now);
-    if (!e)
-        e = add(r, bucket, key, window, now); /* NULL when full: closed */
+    struct entry **link = find(r, bucket, key, now);
+    struct entry *e = link ? *link : add(r, bucket, key, window, now); /* NULL when full: closed */
     bool allowed = e && e->count < limit;
     if (allowed)
         e->count++;
-    int64_t wait = (e ? e->window_end : r->first_end) - now;
-    *retry_after = allowed ? 0 : wait < 1 ? 1 : wait > window ? window : (int)wait;
+    *retry_after = allowed ? 0 : seconds_until(e ? e->window_end : r->first_end, now, window);
+    pthread_mutex_unlock(&r->lock);
+    return allowed;
+}
+
+bool rate_check(struct rate_limiter *r, const char *key, int limit, int *retry_after)
+{
+    int64_t now = lock_now(r);
+    struct entry **link = find(r, bucket_of(r, key), key, now);
+    bool allowed = !link || (*link)->count < limit;
+    *retry_after = allowed ? 0 : seconds_until((*link)->window_end, now, INT32_MAX);
     pthread_mutex_unlock(&r->lock);
     return allowed;
 }
 
 void rate_refund(struct rate_limiter *r, const char *key)
 {
-    pthread_mutex_lock(&r->lock);
-    struct entry *e = find(r, bucket_of(r, key), key, r->clock());
-    if (e && e->count > 0)
-        e->count--;
+    int64_t now = lock_now(r);
+    struct entry **link = find(r, bucket_of(r, key), key, now);
+    if (link && --(*link)->count <= 0)
+        drop(r, link);
     pthread_mutex_unlock(&r->lock);
 }
 

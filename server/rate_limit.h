@@ -10,8 +10,11 @@
  * is full). At most `max_keys` keys are live at once; while that many are,
  * a NEW key fails closed: it is limited, with the seconds until the first
  * live window ends as its Retry-After, and keys already counted go on as
- * before. Buckets are chosen by SipHash under a random key, so clients
- * cannot pile their keys into one bucket.
+ * before. Keys that anyone can make up (a login name, an address) must
+ * therefore live in a limiter of their own, apart from keys only an
+ * account holder can add, or filling one would refuse the other. Buckets
+ * are chosen by SipHash under a random key, so clients cannot pile their
+ * keys into one bucket.
  */
 #ifndef KGRADE_SERVER_RATE_LIMIT_H
 #define KGRADE_SERVER_RATE_LIMIT_H
@@ -36,9 +39,15 @@ void rate_limiter_free(struct rate_limiter *r);
  * `limit` events in its `window` seconds (this one is not counted), with
  * the seconds to wait in `*retry_after`. */
 bool rate_allow(struct rate_limiter *r, const char *key, int limit, int window, int *retry_after);
+/* Whether `key` has an event left (false with the seconds to wait in
+ * `*retry_after`), counting nothing and adding no key: a check before
+ * costly work whose event is counted only once it has happened. */
+bool rate_check(struct rate_limiter *r, const char *key, int limit, int *retry_after);
 /* Gives back one event rate_allow counted for `key`: an attempt counted
  * before its outcome was known (so that attempts at once cannot overrun
- * the limit) that turned out not to count, such as a login that worked. */
+ * the limit) that turned out not to count, such as a login that worked.
+ * A key whose count comes back to 0 is forgotten at once: refunded
+ * attempts hold no key. */
 void rate_refund(struct rate_limiter *r, const char *key);
 
 /* The keys held now (expired ones not yet swept included). */

@@ -19,8 +19,13 @@
 #define SERVICE_QUEUE_MAX       1000 /* queued submissions; beyond: 503 */
 #define SERVICE_RATE_PER_MINUTE 30   /* submissions per user; beyond: 429 */
 #define SERVICE_SESSION_SECONDS (12 * 3600)
-#define SERVICE_WORKERS_MAX     64
-#define SERVICE_CLIENT_TIMEOUT  30 /* seconds */
+/* What one user may hold: a login past SERVICE_SESSIONS_PER_USER ends the
+ * user's oldest session; a token past SERVICE_TOKENS_PER_USER live ones is
+ * refused (409) until one is revoked. */
+#define SERVICE_SESSIONS_PER_USER 20
+#define SERVICE_TOKENS_PER_USER   20
+#define SERVICE_WORKERS_MAX       64
+#define SERVICE_CLIENT_TIMEOUT    30 /* seconds */
 
 /* The graders are shared: what one user may have waiting, and how often a
  * grading interrupted by a death (its worker's, the server's) is tried. */
@@ -47,6 +52,15 @@ struct service_config {
 struct event_hub;
 struct metrics;
 struct rate_limiter;
+
+/* The rate limiters (rate_limit.h), apart so that keys anyone can make up
+ * never crowd out the keys of accounts: a full limiter refuses new keys. */
+struct service_limiters {
+    struct rate_limiter *anonymous;   /* login names and client addresses: anyone adds keys */
+    struct rate_limiter *accounts;    /* per account, added only by its holder: logins, known
+                                       * browsers' failures */
+    struct rate_limiter *submissions; /* per user */
+};
 struct reference_cache;
 struct response_cache;
 
@@ -55,7 +69,7 @@ struct service {
     struct sandbox_protections protections;
     struct event_hub *events;
     struct metrics *metrics;
-    struct rate_limiter *rates;
+    struct service_limiters limiters;
     struct response_cache *answers;     /* rendered scoreboards */
     struct reference_cache *references; /* the exercises' compiled references */
     struct signing_key signing_key;     /* signs certificates (<data>/signing.key) */

@@ -10,6 +10,8 @@
 #   wait_done TOKEN ID                 waits until it is done; prints its verdict
 #   student_token NAME                 adds a student with a password of their
 #                                      own; prints an API token for them
+#   wait_running TOKEN ID              waits until the submission is being graded
+#   worker_pid [NOT]                   the pid of this server's `kgrade worker`
 
 PORT=$((20000 + RANDOM % 20000))
 BASE="http://127.0.0.1:$PORT"
@@ -71,4 +73,27 @@ student_token() {
     echo "$1-own-password" | "$KGRADE" --db "$DATA/kgrade.db" user add "$1" --role student \
         --password-stdin >/dev/null &&
         "$KGRADE" --db "$DATA/kgrade.db" token create "$1"
+}
+
+# wait_running TOKEN ID: waits until the submission is being graded
+wait_running() {
+    for _ in $(seq 300); do
+        [[ $(api GET "/api/v1/submissions/$2" -H "Authorization: Bearer $1" | jq -r .status) == running ]] &&
+            return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# worker_pid [NOT]: the pid of this test's server's `kgrade worker` (a
+# child of the server, found by its parent: never another test's), other
+# than NOT
+worker_pid() {
+    for _ in $(seq 400); do
+        local p
+        p=$(pgrep -P "$SERVER_PID" -f 'kgrade[^ ]* worker$' | grep -vx "${1:-0}" | head -1)
+        [[ -n $p ]] && { echo "$p"; return 0; }
+        sleep 0.025
+    done
+    return 1
 }

@@ -4,9 +4,12 @@
 # password someone else made up (the first admin's, a generated one, a
 # reset) to be changed before anything else; POST /api/v1/me/password
 # ending the other sessions; a reset ending the user's sessions and tokens;
-# who may reset whose password; login limits that count failures only (a
-# class of 30 behind one address logs in, one account cannot be guessed,
-# an unknown name costs the time of a wrong password, an address runs out);
+# who may reset whose password; login limits (a class of 30 behind one
+# address logs in, one account cannot be guessed, a known browser's budget
+# is its account's, an unknown name costs the time of a wrong password,
+# logins that work are limited per account, an address runs out and then
+# adds no key to the limiter while known browsers and submissions go on);
+# sessions and API tokens capped per user; event streams capped per user;
 # Content-Type checked exactly; NUL bytes in paths; a slowloris client cut
 # off while others are served.
 set -uo pipefail
@@ -16,6 +19,8 @@ cd "$(dirname "$0")/../.."
 EXERCISES=tests/service/exercises
 . tests/integration/service_lib.sh
 
+KERNELS=tests/service/kernels
+
 # "STATUS BODY" of the last call, for one pattern to check both
 answered() { echo "$(cat "$TMP/status") $(cat "$TMP/body")"; }
 error_shape() { echo "^$1 \{\"error\":\{\"code\":\"$2\",\"message\":\".+\"\}\}$"; }
@@ -24,6 +29,16 @@ error_shape() { echo "^$1 \{\"error\":\{\"code\":\"$2\",\"message\":\".+\"\}\}$"
 as() {
     api "$3" "$4" -b "$1" -H "X-CSRF-Token: $2" -H 'Content-Type: application/json' \
         --data-binary "${5:-{\}}"
+}
+# metric NAME: a value of GET /metrics
+metric() { curl -s "$BASE/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
+# until_metric NAME VALUE: waits (up to 10 s) until the metric has the value
+until_metric() {
+    for _ in $(seq 200); do
+        [[ $(metric "$1") == "$2" ]] && return 0
+        sleep 0.05
+    done
+    return 1
 }
 change_password() { # JAR CSRF CURRENT NEW
     as "$1" "$2" POST /api/v1/me/password "{\"current_password\": \"$3\", \"new_password\": \"$4\"}"
@@ -167,6 +182,9 @@ login_from "$TMP/uma.jar" uma uma-password >/dev/null
 expect "a known browser has ten wrong passwords of its own, then waits too" 0 "^429 .*for this account" -- answered
 login uma uma-password "$TMP/uma-2.jar" >/dev/null
 expect "... which are not the account's" 0 "^200$" -- status
+login_from "$TMP/uma-2.jar" uma uma-password >/dev/null
+expect "... and a fresh cookie does not bring ten more: they are the account's known browsers'" 0 \
+    "^429 .*for this account" -- answered
 
 # An unknown name must cost what a wrong password does (a dummy hash is
 # checked): a functional check with a generous bound, not a speed test.
@@ -176,6 +194,77 @@ times=$(for i in 1 2 3; do echo "wrong $(timed_login tim)"; echo "unknown $(time
 expect "an unknown account takes at least half the time of a wrong password" 0 "^yes" -- \
     awk '{ t[$1] += $2 } END { printf "%s (unknown %.3f s, wrong %.3f s)\n", \
         (t["unknown"] >= 0.5 * t["wrong"] ? "yes" : "no"), t["unknown"], t["wrong"] }' <<<"$times"
+
+# ---- logins that work: 30 an account a quarter of an hour; 20 sessions a user
+as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users \
+    '{"name": "val", "role": "student", "password": "val-password"}' >/dev/null
+ok=0
+for i in $(seq 30); do
+    VAL_CSRF=$(login val val-password "$TMP/val-$i.jar")
+    [[ $(status) == 200 ]] && ok=$((ok + 1))
+done
+expect "an account logs in 30 times in a row" 0 "^30$" -- echo "$ok"
+api POST /api/v1/login -H 'Content-Type: application/json' -D "$TMP/headers" \
+    --data-binary '{"name": "val", "password": "val-password"}' >/dev/null
+expect "the 31st login in 15 minutes is 429, saying why" 0 \
+    "^429 .*too_many_logins.*logged in \(or had its password checked\) 30 times in 15 minutes" -- answered
+expect "... with Retry-After" 0 "^Retry-After: [0-9]+" -- tr -d '\r' <"$TMP/headers"
+login val wrong-password "$TMP/x.jar" >/dev/null
+expect "... a wrong password too (no Argon2 spent on it)" 0 "^429 .*30 times" -- answered
+signed_in() { curl -s -b "$1" "$BASE/api/v1/me" | jq -r .signed_in; }
+expect "a user keeps their 20 newest sessions" 0 "^true true$" -- \
+    echo "$(signed_in "$TMP/val-11.jar") $(signed_in "$TMP/val-30.jar")"
+expect "... a login past them ended the oldest" 0 "^false false$" -- \
+    echo "$(signed_in "$TMP/val-1.jar") $(signed_in "$TMP/val-10.jar")"
+
+# ---- API tokens: 20 live ones a user
+made=0
+for i in $(seq 20); do
+    as "$TMP/val-30.jar" "$VAL_CSRF" POST /api/v1/tokens "{\"name\": \"ci-$i\"}" >/dev/null
+    [[ $(status) == 201 ]] && made=$((made + 1))
+done
+expect "a user makes 20 API tokens" 0 "^20$" -- echo "$made"
+as "$TMP/val-30.jar" "$VAL_CSRF" POST /api/v1/tokens '{"name": "one-more"}' >/dev/null
+expect "the 21st is 409, saying to revoke one" 0 "$(error_shape 409 too_many_tokens)" -- answered
+expect "... in words" 0 "you have 20 live tokens.*revoke one" -- answered
+first_token=$(as "$TMP/val-30.jar" "$VAL_CSRF" GET /api/v1/tokens | jq -r '.tokens[-1].id')
+as "$TMP/val-30.jar" "$VAL_CSRF" DELETE "/api/v1/tokens/$first_token" >/dev/null
+as "$TMP/val-30.jar" "$VAL_CSRF" POST /api/v1/tokens '{"name": "one-more"}' >/dev/null
+expect "... and once one is revoked, another can be made" 0 "^201$" -- status
+
+# ---- event streams: 8 a user
+TIM=$("$KGRADE" --db "$DATA/kgrade.db" token create tim)
+warm=$(submit_kernel "$TIM" tiny-add "$KERNELS/good.cu") # the reference compiled and kept
+wait_done "$TIM" "$warm" >/dev/null
+running=$(submit_kernel "$TIM" tiny-add "$KERNELS/slow.cu")
+wait_running "$TIM" "$running"
+stopped=$(worker_pid) && kill -STOP "$stopped" # the grading holds still
+streams=()
+for i in $(seq 8); do
+    curl -s -N --max-time 60 -H "Authorization: Bearer $TIM" \
+        "$BASE/api/v1/submissions/$running/events" >"$TMP/stream-$i.out" &
+    streams+=($!)
+done
+until_metric kgrade_event_streams 8
+api GET "/api/v1/submissions/$running/events" -H "Authorization: Bearer $TIM" -D "$TMP/headers" >/dev/null
+expect "a user's ninth event stream is 429" 0 "$(error_shape 429 too_many_streams)" -- answered
+expect "... saying so" 0 "you have 8 event streams open" -- answered
+expect "... with Retry-After" 0 "^Retry-After: 15" -- tr -d '\r' <"$TMP/headers"
+"$KGRADE" submit --server "$BASE" --token "$TIM" --exercise tiny-add "$KERNELS/good.cu" \
+    >"$TMP/submit.out" 2>"$TMP/submit.err" &
+submitting=$!
+for _ in $(seq 100); do grep -q "every 2 s instead" "$TMP/submit.err" && break; sleep 0.1; done
+expect "kgrade submit refused a stream asks for its submission instead" 0 \
+    "you have 8 event streams open.*; asking for the submission every 2 s instead" -- cat "$TMP/submit.err"
+kill -CONT "$stopped"
+wait "${streams[@]}"
+wait "$submitting"
+expect "... and gets its verdict" 0 "^0 tiny-add: passed" -- echo "$? $(cat "$TMP/submit.out")"
+expect "the eight streams all end with the grading" 0 "^8$" -- \
+    bash -c "cat $TMP/stream-*.out | grep -c '^event: done$'"
+until_metric kgrade_event_streams 0
+expect "then the user opens a stream again" 0 "^event: done$" -- \
+    timeout 20 curl -s -N -H "Authorization: Bearer $TIM" "$BASE/api/v1/submissions/$running/events"
 
 # ---- 8b. Content-Type exactly application/json
 for type in 'application/json; charset=utf-8' 'Application/JSON' 'application/json ;charset=UTF-8'; do
@@ -237,6 +326,7 @@ expect "... and the server says why" 0 "headers took over 10 s" -- cat "$TMP/ser
 expect "the server still answers" 0 '"status":"ok"' -- curl -s --max-time 5 "$BASE/api/v1/health"
 
 # ---- 2, last (it spends the address's budget): an address runs out too
+login tim tim-password "$TMP/tim.jar" >/dev/null # tim's browser, known before the flood
 n=0
 until [[ $n -ge 110 ]]; do
     n=$((n + 1))
@@ -244,10 +334,16 @@ until [[ $n -ge 110 ]]; do
     [[ $(status) == 429 ]] && break
 done
 expect "an address trying name after name waits (429) after 100 failures in all" 0 "^429 .*from this address" -- answered
+keys=$(metric 'kgrade_rate_limit_keys{limiter="anonymous"}')
+for i in $(seq 50); do login "more$i" wrong-password "$TMP/x.jar" >/dev/null; done
+expect "... and the names it tries past its budget add no key: one address cannot fill the limiter" 0 \
+    "^$keys$" -- metric 'kgrade_rate_limit_keys{limiter="anonymous"}'
 api POST /api/v1/login -H 'Content-Type: application/json' --data-binary '{"name": "uma", "password": "uma-password"}' >/dev/null
 expect "... for every account" 0 "^429$" -- status
-login_from "$TMP/uma-2.jar" uma uma-password >/dev/null
+login_from "$TMP/tim.jar" tim tim-password >/dev/null
 expect "... but from a browser an account logged in from before, the account logs in" 0 "^200$" -- status
+submit_kernel "$TIM" tiny-add "$KERNELS/good.cu" >/dev/null
+expect "... and submissions are still taken" 0 "^202$" -- status
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"
 finish

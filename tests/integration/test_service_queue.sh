@@ -24,31 +24,8 @@ kill_server() {
 # submit TOKEN FILE [extra curl args]: a tiny-add submission; prints its id
 submit() { submit_kernel "$1" tiny-add "$2" "${@:3}"; }
 
-# wait_running TOKEN ID: waits until the submission is being graded
-wait_running() {
-    for _ in $(seq 300); do
-        [[ $(api GET "/api/v1/submissions/$2" -H "Authorization: Bearer $1" | jq -r .status) == running ]] &&
-            return 0
-        sleep 0.05
-    done
-    return 1
-}
-
 # field TOKEN ID JQ: a field of a submission
 field() { api GET "/api/v1/submissions/$2" -H "Authorization: Bearer $1" | jq -r "$3"; }
-
-# worker_pid [NOT]: the pid of this test's server's `kgrade worker` (a
-# child of the server, found by its parent: never another test's), other
-# than NOT
-worker_pid() {
-    for _ in $(seq 400); do
-        local p
-        p=$(pgrep -P "$SERVER_PID" -f 'kgrade[^ ]* worker$' | grep -vx "${1:-0}" | head -1)
-        [[ -n $p ]] && { echo "$p"; return 0; }
-        sleep 0.025
-    done
-    return 1
-}
 
 # ---- fair between users: round-robin, and a cap on one user's waiting submissions
 start_server "$EXERCISES" || exit 1

@@ -1,6 +1,6 @@
 /*
  * Unit tests of the store (db/): migrations applied once, accounts,
- * tokens and sessions by hash, the queue (committed, idempotent, capped in
+ * tokens and sessions by hash (capped per user), the queue (committed, idempotent, capped in
  * all and per user, fair between users, requeued after a crash with its
  * attempts counted), results kept across regrades, queue positions that
  * match the claim order, scoreboards (best passing assessment result per user,
@@ -156,10 +156,10 @@ static void test_password_change_ends_credentials(void **state)
     int64_t later = db_now_ms() + 60000;
     struct db_user u;
     char csrf[65];
-    assert_int_equal(db_token_add(f->db, f->alice, "ci", token, NULL), DB_OK);
-    assert_int_equal(db_session_add(f->db, f->alice, kept, "c1", later), DB_OK);
-    assert_int_equal(db_session_add(f->db, f->alice, other, "c2", later), DB_OK);
-    assert_int_equal(db_session_add(f->db, f->bob, bobs, "c3", later), DB_OK);
+    assert_int_equal(db_token_add(f->db, f->alice, "ci", token, 0, NULL), DB_OK);
+    assert_int_equal(db_session_add(f->db, f->alice, kept, "c1", later, 20), DB_OK);
+    assert_int_equal(db_session_add(f->db, f->alice, other, "c2", later, 20), DB_OK);
+    assert_int_equal(db_session_add(f->db, f->bob, bobs, "c3", later, 20), DB_OK);
 
     struct db_password_change own = {.password_hash = "$argon2id$own", .keep_session = kept};
     assert_int_equal(db_user_set_password(f->db, f->alice, &own), DB_OK);
@@ -205,7 +205,7 @@ static void test_tokens_and_sessions(void **state)
     int64_t token;
     struct db_user u;
     char csrf[65];
-    assert_int_equal(db_token_add(f->db, f->alice, "ci", hash, &token), DB_OK);
+    assert_int_equal(db_token_add(f->db, f->alice, "ci", hash, 0, &token), DB_OK);
     assert_int_equal(db_token_user(f->db, hash, &u), DB_OK);
     assert_int_equal(u.id, f->alice);
     assert_int_equal(db_token_user(f->db, other, &u), DB_NOT_FOUND);
@@ -218,7 +218,7 @@ static void test_tokens_and_sessions(void **state)
     json_decref(list);
 
     int64_t now = db_now_ms();
-    assert_int_equal(db_session_add(f->db, f->bob, other, "csrf-token", now + 1000), DB_OK);
+    assert_int_equal(db_session_add(f->db, f->bob, other, "csrf-token", now + 1000, 20), DB_OK);
     assert_int_equal(db_session_user(f->db, other, now, &u, csrf), DB_OK);
     assert_string_equal(csrf, "csrf-token");
     assert_int_equal(u.id, f->bob);
@@ -226,6 +226,63 @@ static void test_tokens_and_sessions(void **state)
                      DB_NOT_FOUND); /* expired */
     assert_int_equal(db_session_delete(f->db, other), DB_OK);
     assert_int_equal(db_session_user(f->db, other, now, &u, csrf), DB_NOT_FOUND);
+}
+
+/* A user holds at most `per_user` sessions: a new one ends the oldest
+ * beyond, and the expired ones; another user's are not touched. */
+static void test_sessions_per_user_capped(void **state)
+{
+    struct fixture *f = *state;
+    unsigned char hash[DB_HASH_BYTES] = {0}, bobs[DB_HASH_BYTES] = {0xb0};
+    int64_t now = db_now_ms();
+    struct db_user u;
+    char csrf[65];
+    assert_int_equal(db_session_add(f->db, f->bob, bobs, "b", now + 100000, 3), DB_OK);
+    for (int i = 1; i <= 5; i++) {
+        hash[0] = (unsigned char)i;
+        assert_int_equal(db_session_add(f->db, f->alice, hash, "a", now + 100000, 3), DB_OK);
+    }
+    for (int i = 1; i <= 5; i++) {
+        hash[0] = (unsigned char)i;
+        assert_int_equal(db_session_user(f->db, hash, now, &u, csrf),
+                         i <= 2 ? DB_NOT_FOUND : DB_OK); /* the two oldest ended */
+    }
+    assert_int_equal(db_session_user(f->db, bobs, now, &u, csrf), DB_OK);
+    hash[0] = 9; /* a session that expires goes when the user logs in again */
+    assert_int_equal(db_session_add(f->db, f->bob, hash, "b", db_now_ms() + 20, 3), DB_OK);
+    usleep(50000);
+    hash[0] = 10;
+    assert_int_equal(db_session_add(f->db, f->bob, hash, "b", now + 100000, 3), DB_OK);
+    hash[0] = 9;
+    assert_int_equal(db_session_user(f->db, hash, now, &u, csrf), DB_NOT_FOUND); /* gone */
+    assert_int_equal(db_session_user(f->db, bobs, now, &u, csrf), DB_OK);
+}
+
+/* At most `live_max` live tokens (DB_FULL beyond, until one is revoked);
+ * revoked tokens beyond the newest `live_max` are forgotten; 0: no cap. */
+static void test_tokens_per_user_capped(void **state)
+{
+    struct fixture *f = *state;
+    unsigned char hash[DB_HASH_BYTES] = {0};
+    int64_t ids[3], id = 0;
+    for (int i = 0; i < 3; i++) {
+        hash[0] = (unsigned char)(i + 1);
+        assert_int_equal(db_token_add(f->db, f->alice, "ci", hash, 3, &ids[i]), DB_OK);
+    }
+    hash[0] = 4;
+    assert_int_equal(db_token_add(f->db, f->alice, "ci", hash, 3, &id), DB_FULL);
+    assert_int_equal(db_token_add(f->db, f->bob, "ci", hash, 3, &id), DB_OK); /* bob's own */
+    assert_int_equal(db_token_revoke(f->db, f->alice, ids[0]), DB_OK);
+    for (int i = 0; i < 10; i++) { /* revoke and create, again and again */
+        hash[0] = (unsigned char)(10 + i);
+        assert_int_equal(db_token_add(f->db, f->alice, "ci", hash, 3, &id), DB_OK);
+        assert_int_equal(db_token_revoke(f->db, f->alice, id), DB_OK);
+    }
+    json_t *list = db_tokens_list(f->db, f->alice);
+    assert_int_equal(json_array_size(list), 2 + 3 + 1); /* 2 live, 3 revoked kept, the last */
+    json_decref(list);
+    hash[0] = 30;
+    assert_int_equal(db_token_add(f->db, f->alice, "cli", hash, 0, &id), DB_OK); /* no cap */
 }
 
 static void test_queue(void **state)
@@ -459,7 +516,7 @@ static void test_scoreboard_version(void **state)
     assert_true(v1 > v0);
     unsigned char hash[DB_HASH_BYTES] = {7};
     struct db_user u;
-    assert_int_equal(db_token_add(f->db, f->bob, "ci", hash, NULL), DB_OK);
+    assert_int_equal(db_token_add(f->db, f->bob, "ci", hash, 0, NULL), DB_OK);
     assert_int_equal(db_token_user(f->db, hash, &u), DB_OK);
     assert_int_equal(db_scoreboard_version(f->db), v1); /* a token's use is not shown */
     assert_int_equal(db_submission_hide(f->db, id, true), DB_OK);
@@ -536,6 +593,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_password_change_ends_credentials, setup, teardown),
         cmocka_unit_test(test_new_database_is_private),
         cmocka_unit_test_setup_teardown(test_tokens_and_sessions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sessions_per_user_capped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tokens_per_user_capped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
         cmocka_unit_test_setup_teardown(test_the_queue_is_fair, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_user_has_few_waiting, setup, teardown),

@@ -2,8 +2,9 @@
  * Unit tests of the rate limiter (server/rate_limit.c): every key keeps its
  * own exact count, even keys that shared a slot in the old table of 4096
  * slots indexed by a 64-bit hash (where one key's event reset the other's
- * count); a key whose window is over is forgotten, and its memory freed; at
- * the cap of live keys a new key fails closed while known keys go on.
+ * count); a key whose window is over is forgotten, and its memory freed, as
+ * is a key refunded to 0; at the cap of live keys a new key fails closed
+ * while known keys go on; a check counts nothing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -96,6 +97,7 @@ static void test_refund(void **state)
     for (int i = 0; i < 50; i++) { /* fifty right passwords */
         assert_true(rate_allow(r, "login-account:bob", 2, 900, &wait));
         rate_refund(r, "login-account:bob");
+        assert_int_equal(rate_limiter_keys(r), 0); /* refunded to 0: no key held */
     }
     assert_true(rate_allow(r, "login-account:bob", 2, 900, &wait)); /* two wrong ones */
     assert_true(rate_allow(r, "login-account:bob", 2, 900, &wait));
@@ -104,6 +106,45 @@ static void test_refund(void **state)
     assert_int_equal(wait, 800);
     rate_refund(r, "login-account:nobody"); /* nothing to give back: nothing kept */
     assert_int_equal(rate_limiter_keys(r), 1);
+    rate_limiter_free(r);
+}
+
+/* A refund that brings a count back to 0 forgets the key: attempts given
+ * back cannot keep keys alive until the table is full. */
+static void test_refunded_keys_hold_no_room(void **state)
+{
+    (void)state;
+    struct rate_limiter *r = rate_limiter_new(10, fake_clock);
+    char key[32];
+    int wait = 0;
+    for (int i = 0; i < 1000; i++) {
+        snprintf(key, sizeof key, "login-account:x%d", i);
+        assert_true(rate_allow(r, key, 10, 900, &wait));
+        rate_refund(r, key);
+    }
+    assert_int_equal(rate_limiter_keys(r), 0);
+    assert_true(rate_allow(r, "submit:1", 1, 60, &wait));
+    rate_limiter_free(r);
+}
+
+/* rate_check tells whether an event is left, counting nothing and adding
+ * no key. */
+static void test_check(void **state)
+{
+    (void)state;
+    struct rate_limiter *r = rate_limiter_new(RATE_KEYS_MAX, fake_clock);
+    int wait = -1;
+    assert_true(rate_check(r, "logins:val", 2, &wait));
+    assert_int_equal(wait, 0);
+    assert_int_equal(rate_limiter_keys(r), 0);
+    assert_true(rate_allow(r, "logins:val", 2, 900, &wait));
+    assert_true(rate_check(r, "logins:val", 2, &wait));
+    assert_true(rate_allow(r, "logins:val", 2, 900, &wait));
+    fake_now += 100;
+    assert_false(rate_check(r, "logins:val", 2, &wait));
+    assert_int_equal(wait, 800);
+    fake_now += 800;
+    assert_true(rate_check(r, "logins:val", 2, &wait)); /* the window ended */
     rate_limiter_free(r);
 }
 
@@ -155,6 +196,8 @@ int main(void)
         cmocka_unit_test(test_colliding_keys_keep_separate_counts),
         cmocka_unit_test(test_many_keys_counted_exactly),
         cmocka_unit_test(test_refund),
+        cmocka_unit_test(test_refunded_keys_hold_no_room),
+        cmocka_unit_test(test_check),
         cmocka_unit_test(test_expiry_frees_memory),
         cmocka_unit_test(test_cap_fails_closed_for_new_keys),
     };
