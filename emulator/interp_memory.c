@@ -236,7 +236,8 @@ static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_spa
 }
 
 /* Tells the timing model about an access of the lanes of m, `bytes` each:
- * global requests by their sectors, shared ones by their banks. `known`
+ * global requests by their sectors, shared ones by their banks (generic
+ * addresses by the window they fall in), and a generic load's latency. `known`
  * holds the lanes' addresses when the caller has them. Local and parameter
  * accesses are not counted. */
 static void account(struct warp *w, const struct frame *f, const struct ptx_insn *insn,
@@ -246,8 +247,11 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
     struct timing_launch *t = &w->block->launch->timing;
     if (!t->enabled)
         return;
+    bool generic_load = insn->op == PTX_OP_LD && space == PTX_SPACE_GENERIC;
     if (known) { /* the fast path checked that every lane is global */
         timing_global_request(&w->timing, t, &w->block->log, insn, m, known, bytes, kind);
+        if (generic_load)
+            timing_generic_load(&w->timing, t->device, TIMING_IN_GLOBAL);
         return;
     }
     uint64_t address[WARP_SIZE];
@@ -272,6 +276,11 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
         timing_global_request(&w->timing, t, &w->block->log, insn, global, address, bytes, kind);
     if (shared)
         timing_shared_request(&w->timing, t, insn, shared, address, bytes, kind == TIMING_ATOMIC);
+    if (generic_load)
+        timing_generic_load(&w->timing, t->device,
+                            global   ? TIMING_IN_GLOBAL
+                            : shared ? TIMING_IN_SHARED
+                                     : TIMING_IN_LOCAL);
 }
 
 bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)

@@ -426,6 +426,7 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
     t->lines_are_source = f->n_code > 0 && f->code[f->n_code - 1].src_line != 0;
     t->resident_blocks = occupancy(cfg->device, threads_per_block, shared_bytes, t->registers);
     t->budget_ms = cfg->time_budget_ms;
+    t->blocks_total = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     pthread_mutex_init(&t->lock, NULL);
     size_t n = (size_t)t->sm_count;
     t->issued = calloc(n * PTX_CLASS_COUNT, sizeof *t->issued);
@@ -434,8 +435,8 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
     t->block_paths = calloc(n, sizeof *t->block_paths);
     t->longest_path = calloc(n, sizeof *t->longest_path);
     t->sequencer = t->enabled ? sequencer_create(cfg->device->l2_bytes) : NULL;
-    return t->issued && t->lsu_clocks && t->shared_wavefronts && t->block_paths && t->longest_path &&
-           (!t->enabled || t->sequencer);
+    return t->issued && t->lsu_clocks && t->shared_wavefronts && t->block_paths &&
+           t->longest_path && (!t->enabled || t->sequencer);
 }
 
 void timing_launch_free(struct timing_launch *t)
@@ -458,7 +459,7 @@ static void merge_hotspot(struct timing_hotspot *h, uint32_t value, uint32_t lin
 }
 
 void timing_block_done(struct timing_launch *t, uint64_t block_index, struct timing_warp *warps,
-                       unsigned n_warps, struct timing_log *log)
+                       unsigned n_warps, struct timing_log *log, bool complete)
 {
     if (!t->enabled)
         return;
@@ -483,6 +484,7 @@ void timing_block_done(struct timing_launch *t, uint64_t block_index, struct tim
         merge_hotspot(&t->bank_conflict, w->worst_ways, w->worst_ways_line);
         merge_hotspot(&t->scattered_access, w->worst_sectors, w->worst_sectors_line);
     }
+    t->blocks_complete += complete;
     t->block_paths[sm] += path;
     t->longest_path[sm] = path > t->longest_path[sm] ? path : t->longest_path[sm];
     pthread_mutex_unlock(&t->lock);
@@ -572,6 +574,8 @@ double timing_finish(struct timing_launch *t, struct kgemu_counters *out)
     out->registers_per_thread = t->registers;
     out->registers_exact = t->registers_exact;
     out->lines_are_source = t->lines_are_source;
+    out->blocks_total = t->blocks_total;
+    out->blocks_complete = t->blocks_complete;
     if (!t->enabled)
         return 0;
     struct timing_sequencer *s = t->sequencer;

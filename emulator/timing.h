@@ -81,6 +81,7 @@ struct timing_launch {
     struct kgemu_counters totals;
     struct timing_hotspot bank_conflict, scattered_access;
     struct timing_sequencer *sequencer;
+    uint64_t blocks_total, blocks_complete;
     double budget_ms; /* 0: none */
 };
 
@@ -94,6 +95,8 @@ static inline void timing_issue(struct timing_warp *tw, const struct emu_device_
 {
     const struct emu_timing_constants *c = &d->timing;
     tw->issued[insn->issue_class]++;
+    if (insn->op == PTX_OP_LD && insn->space == PTX_SPACE_GENERIC)
+        return; /* its latency is known once its lanes' addresses are (timing_generic_load) */
     bool global_load = insn->op == PTX_OP_LD && insn->space != PTX_SPACE_SHARED &&
                        insn->space != PTX_SPACE_PARAM && insn->space != PTX_SPACE_LOCAL;
     switch ((enum ptx_issue_class)insn->issue_class) {
@@ -120,6 +123,24 @@ static inline void timing_issue(struct timing_warp *tw, const struct emu_device_
     tw->after_global_load = global_load;
 }
 
+/* Where a generic load's lanes turned out to point. */
+enum timing_window { TIMING_IN_GLOBAL, TIMING_IN_SHARED, TIMING_IN_LOCAL };
+
+/* The latency of a generic load, once its addresses are known: a global
+ * one's (overlapping a global load just before it), shared memory's for
+ * shared memory, and for local memory, which the L1 holds, the same. */
+static inline void timing_generic_load(struct timing_warp *tw, const struct emu_device_model *d,
+                                       enum timing_window window)
+{
+    const struct emu_timing_constants *c = &d->timing;
+    bool global = window == TIMING_IN_GLOBAL;
+    if (global)
+        tw->path += (uint64_t)(tw->after_global_load ? c->latency_alu : c->latency_global);
+    else
+        tw->path += (uint64_t)c->latency_shared;
+    tw->after_global_load = global;
+}
+
 /* A global request of the lanes in `mask` at `address[lane]`, `bytes`
  * each: counts its distinct sectors and logs its lines. */
 void timing_global_request(struct timing_warp *tw, struct timing_launch *t, struct timing_log *log,
@@ -132,9 +153,10 @@ void timing_shared_request(struct timing_warp *tw, struct timing_launch *t,
                            const struct ptx_insn *insn, uint32_t mask, const uint64_t *offset,
                            unsigned bytes, bool atomic);
 
-/* A finished block: its warps' counts go to its SM, its log to the L2 model. */
+/* A finished block (`complete`), or one stopped part way: its warps'
+ * counts go to its SM, its log to the L2 model. */
 void timing_block_done(struct timing_launch *t, uint64_t block_index, struct timing_warp *warps,
-                       unsigned n_warps, struct timing_log *log);
+                       unsigned n_warps, struct timing_log *log, bool complete);
 
 /* A lower bound of the launch's final modeled time (ms), from what ran so
  * far and the running warp: every term only grows as the launch goes on,

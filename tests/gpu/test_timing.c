@@ -3,7 +3,8 @@
  * real H100 does (coalescing, parallelism, fusion, bank conflicts, atomics),
  * give copies the time the DRAM bandwidth implies, be deterministic (the
  * same launch, any number of host threads), stop a hopelessly slow kernel at
- * its modeled-time budget but never one that finishes within it, and report its counters through kgemu.h.
+ * its modeled-time budget but never one that finishes within it, and report its counters through
+ * kgemu.h.
  */
 #include "gpu_test.h"
 
@@ -45,6 +46,27 @@ static const char *const source =
     "        out[c] = total;\n"
     "    }\n"
     "}\n"
+    "#define MATMUL(name, GENERIC)                                                     \\\n"
+    "extern \"C\" __global__ void name(const float *a, const float *b, float *c, int n) \\\n"
+    "{                                                                                  \\\n"
+    "    __shared__ float ta[16][16], tb[16][16];                                       \\\n"
+    "    /* GENERIC: a pointer the compiler cannot place, so it reads with generic ld */ \\\n"
+    "    const float *pa = GENERIC && n < 0 ? a : &ta[0][0];                            \\\n"
+    "    const float *pb = GENERIC && n < 0 ? b : &tb[0][0];                            \\\n"
+    "    int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x; \\\n"
+    "    float sum = 0;                                                                 \\\n"
+    "    for (int k0 = 0; k0 < n; k0 += 16) {                                           \\\n"
+    "        ta[threadIdx.y][threadIdx.x] = a[row * n + k0 + threadIdx.x];              \\\n"
+    "        tb[threadIdx.y][threadIdx.x] = b[(k0 + threadIdx.y) * n + col];            \\\n"
+    "        __syncthreads();                                                           \\\n"
+    "        for (int k = 0; k < 16; k++)                                               \\\n"
+    "            sum += pa[threadIdx.y * 16 + k] * pb[k * 16 + threadIdx.x];            \\\n"
+    "        __syncthreads();                                                           \\\n"
+    "    }                                                                              \\\n"
+    "    c[row * n + col] = sum;                                                        \\\n"
+    "}\n"
+    "MATMUL(matmul_shared, 0)\n"
+    "MATMUL(matmul_generic, 1)\n"
     "extern \"C\" __global__ void normalize(const float *g, float *t, unsigned n)\n"
     "{ unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) t[i] = g[i] / 255.0f; }\n"
     "extern \"C\" __global__ void weigh(const float *t, const float *w, float *u, unsigned n)\n"
@@ -275,6 +297,14 @@ static void slow_kernels_stop_at_their_budget(CUdeviceptr in, CUdeviceptr out)
     CHECK(last_fault(&f) == 1);
     CHECK(f.over_time_budget == 1);
     CHECK(strstr(f.message, "over its budget of 0.500 ms") != NULL);
+    CHECK(f.bound_at_stop_ms > 0.5);
+    /* the counters of the part that ran: the one block, stopped part way */
+    struct kgemu_counters c;
+    CHECK(last_counters(&c) == 1);
+    CHECK_EQ(c.blocks_total, 1);
+    CHECK_EQ(c.blocks_complete, 0);
+    CHECK(c.global_requests > 0);
+    CHECK(c.latency_ms > 0);
 }
 
 /* A grid of one small block per SM, each looping over its share, waits
@@ -288,10 +318,30 @@ static void few_blocks_wait_on_latency(CUdeviceptr in, CUdeviceptr out)
     float few = timed(kernel("copy_grid_stride"), 128, 1, 64, 1, args);
     struct kgemu_counters c;
     last_counters(&c);
-    printf("copy 16M: full grid %.4f ms, 128 blocks of 64 threads %.4f ms (%.1fx, %s)\n", full,
-           few, few / full, c.limiter);
+    printf("copy 16M: full grid %.4f ms, 128 blocks of 64 threads %.4f ms (%.1fx, %s)\n", full, few,
+           few / full, c.limiter);
     CHECK(strcmp(c.limiter, "latency") == 0);
     CHECK(few >= 4 * full);
+}
+
+/* Shared memory read through a generic pointer (C++ through a pointer,
+ * every Numba kernel) is timed as shared memory, not as global. */
+static void generic_shared_is_shared(void)
+{
+    int n = 512;
+    CUdeviceptr a = device_floats((size_t)n * n, 1), b = device_floats((size_t)n * n, 1), c;
+    CHECK_CU(cuMemAlloc(&c, (size_t)n * n * 4));
+    void *args[] = {&a, &b, &c, &n};
+    float direct = timed(kernel("matmul_shared"), 32, 32, 16, 16, args);
+    struct kgemu_counters shared, generic;
+    last_counters(&shared);
+    float through = timed(kernel("matmul_generic"), 32, 32, 16, 16, args);
+    last_counters(&generic);
+    printf("tiled matmul 512: ld.shared %.4f ms, generic ld of shared %.4f ms (%.2fx)\n", direct,
+           through, through / direct);
+    CHECK(through <= 1.15f * direct);
+    CHECK(generic.shared_requests >= shared.shared_requests);
+    cuMemFree(a), cuMemFree(b), cuMemFree(c);
 }
 
 /* The budget stops a launch only when its final time is sure to be over
@@ -374,6 +424,7 @@ int main(void)
     time_is_deterministic(in, out);
     registers_set_occupancy(in, out);
     few_blocks_wait_on_latency(in, out);
+    generic_shared_is_shared();
     budgets_never_stop_a_kernel_within_them(in, out);
     slow_kernels_stop_at_their_budget(in, out); /* last: a timeout ends the context */
     return gpu_test_summary();

@@ -47,6 +47,30 @@ for dir in exercises/*/; do
             ${dir}reference.cu 2>/dev/null | jq -r '\"\\(.verdict) \\(.performance.ratio)\"'"
 done
 
+# A too_slow kernel stopped by the budget explains itself: its time and
+# ratio as lower bounds, and the counters of the part that ran, with the
+# bank conflict at its line (the transpose at 4096 x 4096, to stay quick).
+mkdir -p "$TMP/small"
+cp -r exercises/transpose "$TMP/small/"
+jq '.assessed = {"rows": 4096, "cols": 4096}' exercises/transpose/exercise.json \
+    >"$TMP/small/transpose/exercise.json"
+stopped=$(grade --exercises "$TMP/small" --exercise transpose --json \
+    exercises/transpose/solutions/too_slow__bank_conflicts.cu)
+expect "a stopped too_slow says its ratio is a lower bound, and what that means" 0 \
+    "^too_slow: too slow: stopped when its modeled time passed the bar of 1.25× .* so it is at least 1\.2[0-9]*× the reference's time, and more if it had gone on$" -- \
+    jq -r '"\(.verdict): \(.message)"' <<<"$stopped"
+expect "... with its time and ratio marked as lower bounds, at least the bar" 0 "^true$" -- jq -e \
+    '.performance.lower_bound and .performance.ratio >= 1.25 and .performance.student_ms > .performance.reference_ms' \
+    <<<"$stopped"
+expect "... with the counters of the part that ran" 0 "^true$" -- jq -e \
+    '.performance.counters.partial.blocks_complete < .performance.counters.partial.blocks_total
+     and .performance.counters.partial.blocks_total == 16384 and .performance.counters.limiter == "shared"' \
+    <<<"$stopped"
+expect "... and the 32-way bank conflict at its line" 0 '^\{"ways":32,"line":15\}$' -- \
+    jq -c .performance.counters.worst_bank_conflict <<<"$stopped"
+expect "a launch that ran to the end has no partial counters" 0 "^null$" -- bash -c \
+    "'$KGRADE' grade --exercise vector-add --n 5000 --json exercises/vector-add/solutions/passed__guarded_index.cu | jq .performance.counters.partial"
+
 # The grade JSON.
 good=exercises/vector-add/solutions/passed__guarded_index.cu
 json=$(grade --exercise vector-add --n 5000 --seed 77 --json "$good")
