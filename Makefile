@@ -94,7 +94,7 @@ WEB_MODULES := web/node_modules/.package-lock.json
 HAVE_NPM    := $(shell command -v npm 2>/dev/null)
 WEB_TARGETS := $(if $(HAVE_NPM),$(WEB_BUNDLE))
 
-.PHONY: FORCE all deps deps-check test test-unit test-asan test-integration test-full test-gpu test-fuzz run \
+.PHONY: FORCE all deps deps-check test test-unit test-asan test-integration test-full test-references test-gpu test-fuzz run \
         test-browser bench web \
         fmt fmt-check clean
 
@@ -245,6 +245,9 @@ test-integration: $(BUILD)/kgrade
 # The gradings at full size (100M elements): minutes, so not in `make test`.
 test-full: $(BUILD)/kgrade $(EMU_LIB)
 	@tests/run-tests.sh $(BUILD) full
+# Every exercise's reference and known-good solutions at full size (part of test-full).
+test-references: $(BUILD)/kgrade $(EMU_LIB)
+	@tests/run-tests.sh $(BUILD) references
 test-gpu: $(EMU_LIB) $(GPU_BIN)
 	@tests/run-tests.sh $(BUILD) gpu
 test-browser: $(BUILD)/kgrade $(WEB_BUNDLE)
