@@ -1,7 +1,7 @@
 # kgrade's build.
 #
 #   make          build build/kgrade
-#   make test     build and run every test (unit, unit under ASan+UBSan, integration, fuzz)
+#   make test     build and run every test (unit, unit under ASan+UBSan, web, integration, fuzz)
 #   make run      install what is missing, build, run the main job
 #   make bench    run the benchmarks (each prints a ratio against a baseline of the same run)
 #   make fmt      format the C sources with clang-format
@@ -94,7 +94,7 @@ WEB_MODULES := web/node_modules/.package-lock.json
 HAVE_NPM    := $(shell command -v npm 2>/dev/null)
 WEB_TARGETS := $(if $(HAVE_NPM),$(WEB_BUNDLE))
 
-.PHONY: FORCE all deps deps-check test test-unit test-asan test-integration test-full test-references test-gpu test-fuzz run \
+.PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-integration test-full test-references test-gpu test-fuzz run \
         test-browser bench web \
         fmt fmt-check clean
 
@@ -240,6 +240,8 @@ test-unit: $(UNIT_BIN) $(EMU_UNIT_BIN) $(SANDBOX_JOB)
 	@tests/run-tests.sh $(BUILD) unit
 test-asan: $(UNIT_ASAN) $(EMU_UNIT_ASAN) $(SANDBOX_JOB)
 	@tests/run-tests.sh $(BUILD) asan
+test-web:
+	@tests/run-tests.sh $(BUILD) web
 test-integration: $(BUILD)/kgrade
 	@tests/run-tests.sh $(BUILD) integration
 # The gradings at full size (100M elements): minutes, so not in `make test`.

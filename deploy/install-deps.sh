@@ -13,13 +13,14 @@ CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
 CUDA_MIN_VERSION=13000   # CUDA_VERSION in cuda.h: 1000 * major + 10 * minor
 
 # Build: compiler, pkg-config and the libraries of DESIGN.md. Tests: cmocka,
-# clang with its sanitizer and libFuzzer runtimes, clang-format, curl, jq; wrk for make bench.
+# clang with its sanitizer and libFuzzer runtimes, clang-format, curl, jq,
+# sqlite3 (to plant an old certificate in a test database); wrk for make bench.
 PACKAGES=(
     build-essential pkg-config
     libmicrohttpd-dev libsqlite3-dev libjansson-dev libcmocka-dev
     libseccomp-dev libsodium-dev libcurl4-openssl-dev libcmark-dev
     clang libclang-rt-dev clang-format
-    curl ca-certificates jq wrk
+    curl ca-certificates jq sqlite3 wrk
 )
 
 check_only=false

@@ -273,16 +273,19 @@ static enum grader_verdict run_cases(struct grading *g, json_t *cases, char *mes
 static enum grader_verdict judge_speed(struct grading *g, char *message, size_t size)
 {
     double ratio = g->reference_ms > 0 ? g->student_ms / g->reference_ms : 0;
+    char times[GRADER_NUMBER_TEXT_MAX], bar[GRADER_NUMBER_TEXT_MAX];
+    char student[GRADER_NUMBER_TEXT_MAX], reference[GRADER_NUMBER_TEXT_MAX];
+    grader_ratio_text(ratio, times);
+    grader_ratio_text(g->exercise.max_ratio, bar);
     if (g->lower_bound || ratio > g->exercise.max_ratio) {
         snprintf(message, size,
-                 "correct, but %s%.3g× the reference's time (%.4g ms against %.4g ms); the bar "
-                 "is %.3g×",
-                 g->lower_bound ? "at least " : "", ratio, g->student_ms, g->reference_ms,
-                 g->exercise.max_ratio);
+                 "correct, but %s%s the reference's time (%s against %s); the bar is %s",
+                 g->lower_bound ? "at least " : "", times, grader_ms_text(g->student_ms, student),
+                 grader_ms_text(g->reference_ms, reference), bar);
         return GRADER_VERDICT_TOO_SLOW;
     }
-    snprintf(message, size, "correct, at %.3g× the reference's time (the bar is %.3g×)", ratio,
-             g->exercise.max_ratio);
+    snprintf(message, size, "correct; time as a ratio to the reference's: %s (the bar is %s)",
+             times, bar);
     return GRADER_VERDICT_PASSED;
 }
 

@@ -42,12 +42,15 @@ static void too_slow_when_stopped(struct grading *g, const struct kgemu_fault *f
     g->lower_bound = true;
     g->student_ms = f->bound_at_stop_ms > bar_ms ? f->bound_at_stop_ms : bar_ms;
     g->has_counters = g->api.kgemu_last_counters && g->api.kgemu_last_counters(&g->counters) == 1;
+    char bar[GRADER_NUMBER_TEXT_MAX], reference[GRADER_NUMBER_TEXT_MAX];
+    char needed[GRADER_NUMBER_TEXT_MAX], ratio[GRADER_NUMBER_TEXT_MAX];
     snprintf(message, size,
-             "too slow: stopped when its modeled time passed the bar of %.3g× the reference's "
-             "%.3g ms; at that point it needed at least %.3g ms, so it is at least %.3g× the "
-             "reference's time, and more if it had gone on",
-             g->exercise.max_ratio, g->reference_ms, g->student_ms,
-             g->student_ms / g->reference_ms);
+             "too slow: stopped when its modeled time passed the bar of %s the reference's %s; "
+             "at that point it needed at least %s, so it is at least %s the reference's time, "
+             "and more if it had gone on",
+             grader_ratio_text(g->exercise.max_ratio, bar),
+             grader_ms_text(g->reference_ms, reference), grader_ms_text(g->student_ms, needed),
+             grader_ratio_text(g->student_ms / g->reference_ms, ratio));
 }
 
 enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,

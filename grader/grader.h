@@ -306,4 +306,30 @@ const char *grader_phase_name(enum grader_phase phase);
 /* "passed", "compile_error", … as DESIGN.md spells them. */
 const char *grader_verdict_name(enum grader_verdict verdict);
 
+/* ------------------------------------------------ numbers people can read */
+
+/* Ratios and times as every message, the command line, the CSV and the
+ * certificates print them (number_text.c; web/static/format.js is the
+ * pages' twin, and tests/unit/number_text_cases.json holds both to the same
+ * answers). */
+#define GRADER_NUMBER_TEXT_MAX 96
+/* A ratio at most this says how many times faster than the reference the
+ * kernel is: at half the reference's time or less the ratio alone (0.00484×)
+ * reads poorly, the speed-up (207×) well. */
+#define GRADER_RATIO_FASTER_AT 0.5
+
+/* Three significant figures in plain decimal, trailing zeros kept: "0.00484",
+ * "1.00", "0.999", "207", "12300"; "0" for zero; outside [1e-6, 1e15)
+ * "4.84e-7"; "nan", "inf", "-inf". Returns `out`. */
+const char *grader_number_text(double x, char out[GRADER_NUMBER_TEXT_MAX]);
+
+/* A ratio to the reference's time: "1.03×", or for a kernel at most
+ * GRADER_RATIO_FASTER_AT "0.00484×, 207× faster than the reference".
+ * Returns `out`. */
+const char *grader_ratio_text(double ratio, char out[GRADER_NUMBER_TEXT_MAX]);
+
+/* A time given in milliseconds, in the unit that reads best: "335 µs",
+ * "12.3 ms", "1.23 s" (three significant figures; "0 ms"). Returns `out`. */
+const char *grader_ms_text(double ms, char out[GRADER_NUMBER_TEXT_MAX]);
+
 #endif

@@ -7,6 +7,7 @@
  */
 #include "api.h"
 #include "credentials.h"
+#include "grader/grader.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,7 +192,7 @@ static void csv_field(FILE *out, const char *text, bool last)
 void api_export_grades(struct http_request *req, struct http_response *res)
 {
     struct db *db = http_db(req, res);
-    char *text = NULL, number[32];
+    char *text = NULL, number[GRADER_NUMBER_TEXT_MAX];
     size_t size = 0;
     if (!db)
         return;
@@ -206,8 +207,9 @@ void api_export_grades(struct http_request *req, struct http_response *res)
         csv_field(out, json_string_value(json_object_get(row, "exercise")), false);
         csv_field(out, json_string_value(json_object_get(row, "status")), false);
         json_t *ratio = json_object_get(row, "best_ratio");
-        snprintf(number, sizeof number, "%.3f", json_number_value(ratio));
-        csv_field(out, json_is_number(ratio) ? number : "", false);
+        csv_field(out,
+                  json_is_number(ratio) ? grader_number_text(json_number_value(ratio), number) : "",
+                  false);
         snprintf(number, sizeof number, "%lld",
                  (long long)json_integer_value(json_object_get(row, "submissions")));
         csv_field(out, number, true);

@@ -2,6 +2,7 @@
  * A certificate as a signed document (certificate.h).
  */
 #include "certificate.h"
+#include "grader/grader.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -25,10 +26,9 @@ void certificate_new_id(char id[CERTIFICATE_ID_LENGTH + 1])
 
 static json_t *assessment_json(const struct certificate_assessment *a)
 {
-    char ratio[32];
-    snprintf(ratio, sizeof ratio, "%.2f", a->ratio);
+    char ratio[GRADER_NUMBER_TEXT_MAX];
     return json_pack("{s:s, s:I, s:s}", "exercise", a->exercise, "submission",
-                     (json_int_t)a->submission, "ratio", ratio);
+                     (json_int_t)a->submission, "ratio", grader_number_text(a->ratio, ratio));
 }
 
 char *certificate_payload(const struct certificate_facts *f)
@@ -48,6 +48,26 @@ char *certificate_payload(const struct certificate_facts *f)
     char *text = payload ? json_dumps(payload, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(payload);
     return text;
+}
+
+bool certificate_format_known(const char *format)
+{
+    return format &&
+           (strcmp(format, CERTIFICATE_FORMAT) == 0 || strcmp(format, CERTIFICATE_FORMAT_V1) == 0);
+}
+
+void certificate_ratio_text(const char *format, const char *ratio, char *out, size_t size)
+{
+    char text[GRADER_NUMBER_TEXT_MAX];
+    char *end = NULL;
+    double value = ratio ? strtod(ratio, &end) : 0;
+    bool number = ratio && end != ratio && *end == '\0';
+    if (number && format && strcmp(format, CERTIFICATE_FORMAT) == 0)
+        snprintf(out, size, "%s", grader_ratio_text(value, text));
+    else if (number && value == 0) /* /1's two decimals: under 0.005 */
+        snprintf(out, size, "under 0.005×, over 200× faster than the reference");
+    else
+        snprintf(out, size, "%s×", ratio ? ratio : "?");
 }
 
 void certificate_sign(const struct signing_key *key, const char *payload,

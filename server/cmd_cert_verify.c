@@ -5,8 +5,10 @@
  * signature must cover the payload's exact bytes with the service's public
  * key (given in base64, or fetched from the server's
  * /api/v1/certificates/public-key), the payload must be a kgrade
- * certificate with the file's id, and it must not be revoked (with
- * --server, as the server says now; offline, as the file says).
+ * certificate (kgrade-certificate/2, or /1 issued before) with the file's
+ * id, and it must not be revoked (with --server, as the server says now;
+ * offline, as the file says). A valid one is printed with its assessments
+ * and their ratios, as people read them (certificate_ratio_text).
  *
  * Exit codes: 0 valid, 1 not valid (saying why), 2 a file that cannot be
  * read or is not a certificate, 4 a server that cannot be reached.
@@ -54,21 +56,37 @@ static json_t *public_key_of(const struct cli_args *args, int *code)
     return key;
 }
 
+/* The assessments a valid payload signs, one a line with its ratio. */
+static void print_assessments(const json_t *p, const char *format)
+{
+    size_t i;
+    json_t *a;
+    char ratio[256];
+    json_array_foreach(json_object_get(p, "assessments"), i, a)
+    {
+        certificate_ratio_text(format, json_string_value(json_object_get(a, "ratio")), ratio,
+                               sizeof ratio);
+        printf("  %s: %s\n", json_string_value(json_object_get(a, "exercise")), ratio);
+    }
+}
+
 /* Checks the signed payload's own claims against the file's. */
 static bool payload_matches(const char *payload, const char *id, char *why, size_t size)
 {
     json_t *p = json_loads(payload, 0, NULL);
     const char *format = json_string_value(json_object_get(p, "format"));
     const char *pid = json_string_value(json_object_get(p, "id"));
-    bool ok = format && strcmp(format, CERTIFICATE_FORMAT) == 0 && pid && strcmp(pid, id) == 0;
-    if (!ok)
-        snprintf(why, size, "the payload is not a %s for the certificate %s", CERTIFICATE_FORMAT,
-                 id);
-    else
+    bool ok = certificate_format_known(format) && pid && strcmp(pid, id) == 0;
+    if (!ok) {
+        snprintf(why, size, "the payload is not a %s (or %s) for the certificate %s",
+                 CERTIFICATE_FORMAT, CERTIFICATE_FORMAT_V1, id);
+    } else {
         printf("VALID: %s, %s, issued on %s (certificate %s)\n",
                json_string_value(json_object_get(json_object_get(p, "course"), "title")),
                json_string_value(json_object_get(p, "student")),
                json_string_value(json_object_get(p, "issued_on")), id);
+        print_assessments(p, format);
+    }
     json_decref(p);
     return ok;
 }

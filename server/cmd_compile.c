@@ -43,7 +43,8 @@ static void print_human(const struct grader_compile_result *r, const char *file_
         if (r->log[strlen(r->log) - 1] != '\n')
             putchar('\n');
     }
-    printf("%s: %s (%s, %.2f s)\n", file_name, r->message, arch, seconds);
+    char took[GRADER_NUMBER_TEXT_MAX];
+    printf("%s: %s (%s, %s)\n", file_name, r->message, arch, grader_ms_text(seconds * 1e3, took));
     print_kernels(r);
 }
 

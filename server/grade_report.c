@@ -1,12 +1,14 @@
 /*
  * The result of a grading, as `kgrade grade` and `kgrade submit` print it
  * (the verdict and its sentence, the compiler's diagnostics with the
- * source line and a caret, the time against the reference's, the device
+ * source line and a caret, the time against the reference's (numbers as
+ * grader_ms_text and grader_ratio_text write them), the device
  * and seed, the kernels' output; or the grade JSON as it is), and the exit
  * code its verdict gives. One place, so both commands say the same.
  */
 #include "grade_report.h"
 #include "cli.h"
+#include "grader/grader.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -59,6 +61,24 @@ static void print_kernel_output(const json_t *r)
         printf("  | ... (the rest is in --json's \"output\")\n");
 }
 
+/* "time: 12.3 ms, reference 9.85 ms: ratio 1.25× (bar 1.25×), modeled". */
+static void print_time(const json_t *perf)
+{
+    bool bound = json_is_true(json_object_get(perf, "lower_bound"));
+    json_int_t runs = json_integer_value(json_object_get(json_object_get(perf, "timing"), "runs"));
+    char how[64] = "", student[GRADER_NUMBER_TEXT_MAX], reference[GRADER_NUMBER_TEXT_MAX],
+         ratio[GRADER_NUMBER_TEXT_MAX], bar[GRADER_NUMBER_TEXT_MAX];
+    if (runs > 1)
+        snprintf(how, sizeof how, ", medians of %lld runs", (long long)runs);
+    printf("  time: %s%s, reference %s: ratio %s%s (bar %s)%s%s\n", bound ? "at least " : "",
+           grader_ms_text(json_number_value(json_object_get(perf, "student_ms")), student),
+           grader_ms_text(json_number_value(json_object_get(perf, "reference_ms")), reference),
+           bound ? "> " : "",
+           grader_ratio_text(json_number_value(json_object_get(perf, "ratio")), ratio),
+           grader_ratio_text(json_number_value(json_object_get(perf, "max_ratio")), bar), how,
+           json_is_true(json_object_get(perf, "estimated")) ? ", modeled" : "");
+}
+
 static void print_human(const json_t *r, const char *file, const struct source_file *source)
 {
     json_t *perf = json_object_get(r, "performance");
@@ -66,20 +86,8 @@ static void print_human(const json_t *r, const char *file, const struct source_f
            json_string_value(json_object_get(r, "verdict")),
            json_string_value(json_object_get(r, "message")));
     print_diagnostics(r, file, source);
-    if (json_is_number(json_object_get(perf, "student_ms"))) {
-        bool bound = json_is_true(json_object_get(perf, "lower_bound"));
-        json_int_t runs =
-            json_integer_value(json_object_get(json_object_get(perf, "timing"), "runs"));
-        char how[64] = "";
-        if (runs > 1)
-            snprintf(how, sizeof how, ", medians of %lld runs", (long long)runs);
-        printf("  time: %s%.4f ms, reference %.4f ms: ratio %s%.2f (bar %.2f)%s%s\n",
-               bound ? "at least " : "", json_number_value(json_object_get(perf, "student_ms")),
-               json_number_value(json_object_get(perf, "reference_ms")), bound ? "> " : "",
-               json_number_value(json_object_get(perf, "ratio")),
-               json_number_value(json_object_get(perf, "max_ratio")), how,
-               json_is_true(json_object_get(perf, "estimated")) ? ", modeled" : "");
-    }
+    if (json_is_number(json_object_get(perf, "student_ms")))
+        print_time(perf);
     json_t *device = json_object_get(r, "device");
     printf("  on %s; seed %s%s\n", json_string_value(json_object_get(device, "name")),
            json_string_value(json_object_get(r, "seed")),

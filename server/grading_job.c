@@ -143,6 +143,17 @@ static double on_line(void *context, const char *text, size_t length, double ela
     return limit;
 }
 
+/* A student's run stopped at its limit, scaled from the reference's time. */
+static void student_timeout_message(const struct follow *f, char *message, size_t size)
+{
+    char limit[GRADER_NUMBER_TEXT_MAX], reference[GRADER_NUMBER_TEXT_MAX];
+    snprintf(message, size,
+             "the kernel ran longer than its %s limit on this case (%g× the %s the reference "
+             "took here, and at least %g s) and was stopped",
+             grader_ms_text(f->student_limit * 1e3, limit), GRADING_STUDENT_FACTOR,
+             grader_ms_text(f->reference_seconds * 1e3, reference), GRADING_STUDENT_FLOOR_SECONDS);
+}
+
 /* The verdict of a job the sandbox ended, and its sentence. */
 static enum grader_verdict verdict_of_end(const struct follow *f, const struct sandbox_outcome *o,
                                           char *message, size_t size)
@@ -157,11 +168,7 @@ static enum grader_verdict verdict_of_end(const struct follow *f, const struct s
             return GRADER_VERDICT_COMPILE_ERROR;
         }
         if (f->in_student && f->student_scaled)
-            snprintf(message, size,
-                     "the kernel ran longer than its %.3g s limit on this case (%g× the %.2g s "
-                     "the reference took here, and at least %g s) and was stopped",
-                     f->student_limit, GRADING_STUDENT_FACTOR, f->reference_seconds,
-                     GRADING_STUDENT_FLOOR_SECONDS);
+            student_timeout_message(f, message, size);
         else
             snprintf(message, size,
                      "the grading ran longer than its %g s limit and was stopped (%s)",

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs kgrade's tests and ends with one line: "N passed, N failed".
 #
-#   tests/run-tests.sh BUILD [unit|asan|integration|fuzz ...]   (default: all)
+#   tests/run-tests.sh BUILD [unit|asan|web|integration|fuzz ...]   (default: all)
 #
 # unit:        the cmocka programs in BUILD/tests/unit
 # asan:        the same programs built with AddressSanitizer + UBSan (leaks included)
+# web:         the pages' scripts' unit tests, tests/web/test_*.mjs, in Node
+#              (skipped, saying so, when node is missing)
 # gpu:         the programs in BUILD/tests/gpu, on the virtual GPU (BUILD/emulator)
 # integration: the scripts in tests/integration, against BUILD/kgrade
 # full:        the scripts in tests/full, the gradings at full size (not in the
@@ -19,7 +21,7 @@ cd "$(dirname "$0")/.."
 build="${1:?usage: tests/run-tests.sh BUILD [unit|asan|integration|fuzz ...]}"
 shift
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan gpu integration browser fuzz)
+[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan web gpu integration browser fuzz)
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
@@ -65,6 +67,15 @@ for section in "${sections[@]}"; do
         for t in "$dir"/test_*; do
             [[ -x "$t" ]] && run "$section: $(basename "$t")" "$t"
         done
+        ;;
+    web)
+        if command -v node >/dev/null; then
+            for t in tests/web/test_*.mjs; do
+                run "web: $(basename "$t")" node "$t"
+            done
+        else
+            echo "== web: skipped: needs node (apt-get install nodejs)"
+        fi
         ;;
     gpu)
         for t in "$build"/tests/gpu/test_*; do

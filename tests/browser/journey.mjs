@@ -8,11 +8,16 @@
 // own before anything else; the instructor's class table, CSV export and a
 // new account whose display name tries XSS and shows as text; the note
 // when a session expires; a certificate once both assessments pass. No page may log an error (a CSP violation would). Screenshots
-// of each page go to BUILD/browser/.
+// of each page go to BUILD/browser/. Numbers people can read (issue 16):
+// tiny-add-twice's reference is slow on purpose, so a good kernel is some
+// 300× faster, and no page may show "0.00×" for it; a certificate of the
+// old format (kgrade-certificate/1), planted in the database, still shows
+// VALID.
 //
 //   node tests/browser/journey.mjs BUILD
 
 import { execFile, spawn } from 'node:child_process';
+import { createPrivateKey, sign } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -101,6 +106,28 @@ async function submitAndWait(page, file) {
   return (await page.locator('.result').getAttribute('class')).replace('result', '').trim();
 }
 
+// The page's text says how many times faster, and never "0.00×".
+async function readsFaster(page) {
+  await page.getByText(/× faster than the reference/).first().waitFor();
+  const text = await page.locator('main').textContent();
+  expect(!text.includes('0.00×'), `the page shows 0.00×: ${text.slice(0, 300)}`);
+  expect(/0\.00[1-9]\d\d×, [1-9]\d\d× faster than the reference/.test(text), 'three significant figures, and how many times faster');
+}
+
+// A certificate as kgrade issued them before issue 16 (kgrade-certificate/1,
+// two decimals: 0.00 for a ratio under 0.005), signed with the server's key
+// and written into its database, as an upgraded server would hold it.
+async function plantOldCertificate(id, user) {
+  const seed = readFileSync(join(data, 'signing.key')).subarray(0, 32);
+  const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+  const payload = JSON.stringify({ assessments: [{ exercise: 'tiny-add', ratio: '0.00', submission: 1 }],
+    course: { id: 'old-course', title: 'An old course' }, format: 'kgrade-certificate/1', id, issued_on: '2025-01-01', student: user });
+  const signature = sign(null, Buffer.from(payload), key).toString('base64');
+  await run('sqlite3', ['-cmd', '.timeout 10000', join(data, 'kgrade.db'),
+    `INSERT INTO certificates (id, user_id, course, payload, signature, issued_at) VALUES ('${id}', ` +
+    `(SELECT id FROM users WHERE name = '${user}'), 'old-course', '${payload}', '${signature}', 1735689600000)`]);
+}
+
 async function shot(page, name) {
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
 }
@@ -170,12 +197,31 @@ async function journey(browser, admin) {
     await page.goto(`${base}/exercises/tiny-add-twice`);
     const verdict = await submitAndWait(page, `${kernels}/good.cu`);
     expect(verdict === 'passed', `verdict ${verdict}`);
+    await readsFaster(page);
+    await shot(page, 'exercise-faster');
     await page.getByRole('link', { name: 'Exercises' }).click();
     await page.getByRole('heading', { name: 'Your certificates' }).waitFor();
+    await readsFaster(page);
     await page.getByRole('link', { name: /test-course: certificate/ }).click();
     await page.locator('.certificate-status.valid').waitFor();
     expect((await page.locator('.certificate-name').textContent()) === 'sam', 'the name is on it');
+    await readsFaster(page);
     await shot(page, 'certificate');
+  });
+  await check('a kernel far faster than the reference never reads 0.00× in the lists and scoreboards', async () => {
+    await page.getByRole('link', { name: 'My submissions' }).click();
+    await page.locator('tbody tr').nth(3).waitFor();
+    await readsFaster(page);
+    await page.goto(`${base}/scoreboard/tiny-add-twice`);
+    await page.getByRole('cell', { name: 'sam', exact: true }).waitFor();
+    await readsFaster(page);
+  });
+  await check('a certificate of the old format still shows VALID, its 0.00 read as under 0.005×', async () => {
+    await plantOldCertificate('oldformatcertificate234567', 'sam');
+    await page.goto(`${base}/certificates/oldformatcertificate234567`);
+    await page.locator('.certificate-status.valid').waitFor();
+    await page.getByRole('cell', { name: 'under 0.005×, over 200× faster than the reference' }).waitFor();
+    expect(!(await page.locator('main').textContent()).includes('0.00×'), 'no 0.00× on the page');
   });
   await check('a token made on the tokens page works with curl', async () => {
     await page.getByRole('link', { name: 'API tokens' }).click();
@@ -209,8 +255,10 @@ async function journey(browser, admin) {
   await check('the instructor sees the class and exports the grades', async () => {
     await page.getByRole('link', { name: 'Class' }).click();
     await page.getByRole('link', { name: 'sam' }).first().waitFor();
-    const csv = await page.request.get(`${base}/api/v1/export/grades.csv`);
-    expect(csv.ok() && (await csv.text()).includes('sam,sam,tiny-add,passed'), 'the CSV has sam passed');
+    await readsFaster(page);
+    const csv = await (await page.request.get(`${base}/api/v1/export/grades.csv`)).text();
+    expect(csv.includes('sam,sam,tiny-add,passed,1.00,'), 'the CSV has sam passed');
+    expect(/^sam,sam,tiny-add-twice,passed,0\.00[1-9]\d\d,1$/m.test(csv), `three significant figures in the CSV: ${csv}`);
     await shot(page, 'instructor');
   });
   await check('a display name with markup shows as text', async () => {
@@ -233,7 +281,7 @@ async function journey(browser, admin) {
   });
   await check('the instructor revokes the certificate; its page says REVOKED with the reason', async () => {
     const { certificates } = await (await page.request.get(`${base}/api/v1/certificates?user=sam`)).json();
-    await page.goto(`${base}/certificates/${certificates[0].id}`);
+    await page.goto(`${base}/certificates/${certificates.find((c) => c.course === 'test-course').id}`);
     await page.getByLabel('Reason').fill('a test of revocation');
     await page.getByRole('button', { name: 'Revoke this certificate' }).click();
     await page.locator('.certificate-status.revoked').getByText('a test of revocation').waitFor();

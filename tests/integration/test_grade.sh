@@ -113,6 +113,23 @@ expect "and a caret under the column" 1 "^        \|                   \^$" -- \
 expect "a fault shows the student's line" 1 "^      5 \|         c\[i - 2\] = a\[i\] \+ b\[i\];$" -- \
     grade --exercise vector-add --n 5000 "$TMP/before.cu"
 
+# Numbers people can read: ratios and times with three significant figures,
+# and a kernel far faster than the reference says so (issue 16: "0.00×").
+three='([0-9]\.[0-9]{2}|[1-9][0-9]\.[0-9]|[1-9][0-9]{2}) (µs|ms|s)'
+fast=exercises/histogram/solutions/passed__shared_privatized.cu
+expect "a faster kernel's message gives its ratio and how many times faster" 0 \
+    "^histogram: passed: correct; time as a ratio to the reference's: 0\.0[1-9][0-9]{2}×, [1-9][0-9]\.[0-9]× faster than the reference \(the bar is 1\.50×\)$" -- \
+    grade --exercise histogram --n 200000 "$fast"
+expect "... and its time line, three significant figures each" 0 \
+    "^  time: $three, reference $three: ratio 0\.0[1-9][0-9]{2}×, [1-9][0-9]\.[0-9]× faster than the reference \(bar 1\.50×\), modeled$" -- \
+    grade --exercise histogram --n 200000 "$fast"
+expect "... while its JSON keeps the numbers whole" 0 "^true$" -- jq -e '
+    .performance | .ratio < 0.1 and ((.ratio - .student_ms / .reference_ms) | fabs) < 1e-5
+    and (.ratio | tostring | length) > 6' < <(grade --exercise histogram --n 200000 --json "$fast")
+expect "a too_slow message gives both times in their units" 1 \
+    "^histogram: too_slow: correct, but [1-9][0-9.]*× the reference's time \($three against $three\); the bar is 1\.50×$" -- \
+    grade --exercise histogram --n 200000 exercises/histogram/solutions/too_slow__one_thread.cu
+
 # The kernels' printf output: in the JSON's "output", never mixed into it.
 cat >"$TMP/printf.cu" <<'EOF'
 extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n)

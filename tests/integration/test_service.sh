@@ -38,8 +38,12 @@ expect "the public key is published: 32 bytes of base64" 0 "^32$" -- bash -c "ba
 # Sign as any Ed25519 implementation would (OpenSSL), with the server's key.
 { printf '302e020100300506032b657004220420' | xxd -r -p; head -c 32 "$DATA/signing.key"; } |
     openssl pkey -inform DER -out "$TMP/key.pem" 2>/dev/null
-certificate() { # ID NAME REVOKED -> a certificate file on stdout
-    local payload="{\"assessments\":[{\"exercise\":\"tiny-add\",\"ratio\":\"1.00\",\"submission\":1}],\"course\":{\"id\":\"test-course\",\"title\":\"T\"},\"format\":\"kgrade-certificate/1\",\"id\":\"$1\",\"issued_on\":\"2026-11-24\",\"student\":\"$2\"}"
+# ID NAME REVOKED [FORMAT RATIO] -> a certificate file on stdout; by default
+# of the first format (kgrade-certificate/1, two decimals), as issued before
+# issue 16.
+certificate() {
+    local format=${4:-kgrade-certificate/1} ratio=${5:-1.00}
+    local payload="{\"assessments\":[{\"exercise\":\"tiny-add\",\"ratio\":\"$ratio\",\"submission\":1}],\"course\":{\"id\":\"test-course\",\"title\":\"T\"},\"format\":\"$format\",\"id\":\"$1\",\"issued_on\":\"2026-11-24\",\"student\":\"$2\"}"
     printf '%s' "$payload" >"$TMP/payload"
     local sig
     sig=$(openssl pkeyutl -sign -rawin -inkey "$TMP/key.pem" -in "$TMP/payload" | base64 -w0)
@@ -50,11 +54,23 @@ certificate abc Sam false >"$TMP/good-cert.json"
 expect "cert verify --server: a certificate signed with the server's key is valid" 0 "^VALID: T, Sam, issued on 2026-11-24" -- \
     "$KGRADE" cert verify --server "$BASE" "$TMP/good-cert.json"
 expect "cert verify --public-key agrees" 0 "^VALID" -- "$KGRADE" cert verify --public-key "$KEY" "$TMP/good-cert.json"
+expect "an old-format (/1) certificate still verifies, its ratio as signed" 0 "^  tiny-add: 1\.00×$" -- \
+    "$KGRADE" cert verify --public-key "$KEY" "$TMP/good-cert.json"
+certificate abc Sam false kgrade-certificate/1 0.00 >"$TMP/old-fast-cert.json"
+expect "an old-format 0.00 reads as what it meant" 0 "^  tiny-add: under 0\.005×, over 200× faster than the reference$" -- \
+    "$KGRADE" cert verify --public-key "$KEY" "$TMP/old-fast-cert.json"
+certificate abc Sam false kgrade-certificate/2 0.00484 >"$TMP/new-cert.json"
+expect "a kgrade-certificate/2 verifies, its ratio with three significant figures" 0 \
+    "^  tiny-add: 0\.00484×, 207× faster than the reference$" -- \
+    "$KGRADE" cert verify --public-key "$KEY" "$TMP/new-cert.json"
+certificate abc Sam false kgrade-certificate/3 0.00484 >"$TMP/future-cert.json"
+expect "a format kgrade never issued is not valid, whoever signed it" 1 "NOT VALID: the payload is not a kgrade-certificate/2" -- \
+    "$KGRADE" cert verify --public-key "$KEY" "$TMP/future-cert.json"
 jq '.payload |= sub("Sam"; "Sal")' "$TMP/good-cert.json" >"$TMP/tampered.json"
 expect "one byte of the name changed: not valid" 1 "NOT VALID: the signature does not match" -- \
     "$KGRADE" cert verify --public-key "$KEY" "$TMP/tampered.json"
 jq '.id = "xyz"' "$TMP/good-cert.json" >"$TMP/other-id.json"
-expect "a payload for another id: not valid" 1 "NOT VALID: the payload is not a kgrade-certificate/1 for the certificate xyz" -- \
+expect "a payload for another id: not valid" 1 "NOT VALID: the payload is not a kgrade-certificate/2 \(or kgrade-certificate/1\) for the certificate xyz" -- \
     "$KGRADE" cert verify --public-key "$KEY" "$TMP/other-id.json"
 certificate abc Sam true >"$TMP/revoked-cert.json"
 expect "a certificate marked revoked: exit 1, with the reason" 1 "REVOKED: copied" -- \
@@ -252,6 +268,18 @@ second=$(submit_to "$CARA" tiny-add-twice "$KERNELS/good.cu")
 wait_done "$CARA" "$first" >/dev/null
 wait_done "$CARA" "$second" >/dev/null
 expect "the last assessment passed issues one certificate, however many passes" 0 "^1$" -- certificates_of_cara
+# tiny-add-twice's reference is slow on purpose: a good kernel is ~300× faster.
+expect "a kernel faster than the reference says so, with three significant figures" 0 \
+    "^correct; time as a ratio to the reference's: 0\.00[1-9][0-9]{2}×, [1-9][0-9]{2}× faster than the reference \(the bar is 1\.25×\)$" -- \
+    bash -c "curl -s -H 'Authorization: Bearer $CARA' $BASE/api/v1/submissions/$first | jq -r .result.message"
+expect "... and its JSON keeps the ratio and the times as full-precision numbers" 0 "^true$" -- bash -c \
+    "curl -s -H 'Authorization: Bearer $CARA' $BASE/api/v1/submissions/$first | jq -e '.result.performance |
+        .ratio < 0.005 and ((.ratio - .student_ms / .reference_ms) | fabs) < 1e-12
+        and ([.ratio, .student_ms, .reference_ms] | all(type == \"number\" and (tostring | length) > 8))'"
+expect "the CSV gives the ratio with three significant figures" 0 "^cara,cara,tiny-add-twice,passed,0\.00[1-9][0-9]{2},2$" -- \
+    curl -s -b "$TMP/admin.jar" "$BASE/api/v1/export/grades.csv"
+expect "... and a ratio of 1 as 1.00" 0 "^cara,cara,tiny-add,passed,1\.00,1$" -- \
+    curl -s -b "$TMP/admin.jar" "$BASE/api/v1/export/grades.csv"
 CERT=$(curl -s -H "Authorization: Bearer $CARA" "$BASE/api/v1/certificates?user=me" | jq -r '.certificates[0].id')
 expect "its id is 128 random bits in base32" 0 "^[a-z2-7]{26}$" -- echo "$CERT"
 curl -s "$BASE/api/v1/certificates/$CERT" >"$TMP/cert.json"
@@ -259,9 +287,31 @@ expect "anyone reads it; the server checks its signature" 0 "^true$" -- jq -e \
     '.signature_valid and (.revoked | not) and (.payload | fromjson | .student == "cara" and (.assessments | length) == 2 and .course.id == "test-course")' "$TMP/cert.json"
 expect "kgrade cert verify --server: VALID" 0 "^VALID: The service's test course, cara" -- \
     "$KGRADE" cert verify --server "$BASE" "$TMP/cert.json"
+expect "it is issued as kgrade-certificate/2, ratios with three significant figures" 0 "^true$" -- jq -e \
+    '.payload | fromjson | .format == "kgrade-certificate/2"
+        and ([.assessments[].ratio] | .[0] == "1.00" and (.[1] | test("^0\\.00[1-9][0-9]{2}$")))' "$TMP/cert.json"
+expect "kgrade cert verify shows the fast one as faster than the reference" 0 \
+    "^  tiny-add-twice: 0\.00[1-9][0-9]{2}×, [1-9][0-9]{2}× faster than the reference$" -- \
+    "$KGRADE" cert verify --server "$BASE" "$TMP/cert.json"
+expect "no certificate, CSV or message shows 0.00×" 0 "^0$" -- bash -c \
+    "{ '$KGRADE' cert verify --server '$BASE' '$TMP/cert.json';
+       curl -s -b '$TMP/admin.jar' '$BASE/api/v1/export/grades.csv';
+       curl -s -H 'Authorization: Bearer $CARA' '$BASE/api/v1/submissions/$first'; } | grep -c '0\.00×\|,0\.00,' || true"
 jq '.payload |= sub("cara"; "carA")' "$TMP/cert.json" >"$TMP/cert-tampered.json"
 expect "kgrade cert verify: a tampered name is NOT VALID" 1 "NOT VALID" -- \
     "$KGRADE" cert verify --server "$BASE" "$TMP/cert-tampered.json"
+# A certificate issued before issue 16 (kgrade-certificate/1, two decimals)
+# as the database keeps it: it still verifies, on the server and offline.
+OLD=oldformatcertificate234567
+certificate "$OLD" Sam false kgrade-certificate/1 0.00 >"$TMP/old-cert.json"
+sqlite3 -cmd '.timeout 10000' "$DATA/kgrade.db" "INSERT INTO certificates (id, user_id, course, payload,
+    signature, issued_at) VALUES ('$OLD', (SELECT id FROM users WHERE name = 'sam'), 'old-course',
+    '$(jq -r .payload "$TMP/old-cert.json")', '$(jq -r .signature "$TMP/old-cert.json")', 1795564799000)"
+expect "the server still finds an old-format certificate valid" 0 "^true$" -- bash -c \
+    "curl -s $BASE/api/v1/certificates/$OLD | jq -e '.signature_valid and (.payload | fromjson | .format) == \"kgrade-certificate/1\"'"
+expect "kgrade cert verify --server: VALID, its 0.00 read as what it meant" 0 \
+    "^  tiny-add: under 0\.005×, over 200× faster than the reference$" -- \
+    bash -c "curl -s $BASE/api/v1/certificates/$OLD >'$TMP/old-served.json' && '$KGRADE' cert verify --server '$BASE' '$TMP/old-served.json'"
 wait_done "$CARA" "$(submit_to "$CARA" tiny-add "$KERNELS/good.cu")" >/dev/null
 expect "a later pass issues no second certificate" 0 "^1$" -- certificates_of_cara
 api POST "/api/v1/certificates/$CERT/revoke" -H "Authorization: Bearer $CARA" \
@@ -284,7 +334,10 @@ expect "an unknown certificate is 404" 0 "^404$" -- \
 VIC=$(echo vic-password | "$KGRADE" --db "$DATA/kgrade.db" user add vic --role student --password-stdin &&
     "$KGRADE" --db "$DATA/kgrade.db" token create vic)
 ksubmit() { "$KGRADE" submit --server "$BASE" --token "$VIC" --exercise tiny-add "$@"; }
-expect "submit: a good kernel passes, exit 0, printed like grade" 0 "^  time: .* ms, reference .* ms: ratio" -- \
+# Times and ratios with three significant figures: 3.04 µs, 12.3 ms, 207 ms.
+three='([0-9]\.[0-9]{2}|[1-9][0-9]\.[0-9]|[1-9][0-9]{2}) (µs|ms|s)'
+expect "submit: a good kernel passes, exit 0, printed like grade" 0 \
+    "^  time: $three, reference $three: ratio 1\.00× \(bar 1\.25×\), modeled$" -- \
     ksubmit "$KERNELS/good.cu"
 expect "submit: progress from the event stream on stderr" 0 "kgrade submit: compiling" -- \
     ksubmit "$KERNELS/good.cu"

@@ -5,6 +5,17 @@
 
 import { api } from './api.js';
 import { fill, formatDate, h } from './dom.js';
+import { formatRatio } from './format.js';
+
+// A signed ratio (a string) as people read it. kgrade-certificate/2 signs
+// three significant figures ("0.00484"); /1, issued before, signed two
+// decimals, where "0.00" meant under 0.005. As server/certificate.c says it.
+export function certificateRatio(format, ratio) {
+  const value = Number(ratio);
+  if (format === 'kgrade-certificate/2' && ratio !== '' && Number.isFinite(value)) return formatRatio(value);
+  if (ratio !== '' && value === 0) return 'under 0.005×, over 200× faster than the reference';
+  return `${ratio}×`;
+}
 
 function verdictOf(c) {
   if (c.revoked) return h('p', { class: 'certificate-status revoked', role: 'status' }, 'REVOKED',
@@ -43,7 +54,7 @@ export async function showCertificate(session, id) {
       h('p', {}, `passed every assessment of the course; issued on ${p.issued_on}.`),
       h('table', {}, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Assessment'),
         h('th', { scope: 'col' }, 'Time, as a ratio to the reference'))),
-      h('tbody', {}, p.assessments.map((a) => h('tr', {}, h('td', {}, a.exercise), h('td', {}, `${a.ratio}×`))))),
+      h('tbody', {}, p.assessments.map((a) => h('tr', {}, h('td', {}, a.exercise), h('td', {}, certificateRatio(p.format, a.ratio)))))),
       verdictOf(c),
       h('p', { class: 'certificate-id' }, `Certificate ${c.id}`)),
     revokeForm(session, c),

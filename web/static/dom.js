@@ -52,14 +52,3 @@ export function formatDate(ms) {
   if (ms === null || ms === undefined) return '';
   return new Date(ms).toLocaleString();
 }
-
-export function formatMs(ms) {
-  if (typeof ms !== 'number') return '';
-  if (ms >= 100) return `${ms.toFixed(0)} ms`;
-  if (ms >= 1) return `${ms.toFixed(2)} ms`;
-  return `${(ms * 1000).toFixed(1)} µs`;
-}
-
-export function formatRatio(ratio) {
-  return typeof ratio === 'number' ? `${ratio.toFixed(2)}×` : '';
-}

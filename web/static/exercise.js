@@ -5,7 +5,8 @@
 
 import { api } from './api.js';
 import { notice, refreshSession } from './app.js';
-import { fill, formatRatio, h, link } from './dom.js';
+import { fill, h, link } from './dom.js';
+import { formatRatio } from './format.js';
 import { follow, progressView } from './grading.js';
 import { marksOf, renderResult } from './result.js';
 

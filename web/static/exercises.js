@@ -3,7 +3,8 @@
 // best ratio), the assessments marked.
 
 import { api } from './api.js';
-import { fill, formatRatio, h, link } from './dom.js';
+import { fill, h, link } from './dom.js';
+import { formatRatio } from './format.js';
 
 export function statusOf(progress, id) {
   const row = (progress || []).find((p) => p.exercise === id);

@@ -5,7 +5,8 @@
 
 import { api } from './api.js';
 import { requireUser } from './app.js';
-import { fill, formatRatio, h, link, table } from './dom.js';
+import { fill, h, link, table } from './dom.js';
+import { formatRatio } from './format.js';
 import { submissionRows } from './submissions.js';
 
 function forInstructors(session) {

@@ -5,7 +5,8 @@
 // device, and the kernels' printed output. `marksOf` gives what the
 // editor marks at its lines.
 
-import { formatMs, formatRatio, h } from './dom.js';
+import { h } from './dom.js';
+import { formatMs, formatRatio } from './format.js';
 
 export const VERDICT_WORDS = {
   passed: 'Passed',
@@ -112,7 +113,7 @@ function timeSection(result) {
   chart.append(marker);
   return h('section', { class: 'timing' }, h('h3', {}, 'Time'),
     chart,
-    h('p', {}, `Ratio ${p.lower_bound ? 'at least ' : ''}${formatRatio(p.ratio)} the reference's time; the bar is ${formatRatio(p.max_ratio)}.`,
+    h('p', {}, `Time as a ratio to the reference's: ${p.lower_bound ? 'at least ' : ''}${formatRatio(p.ratio)}; the bar is ${formatRatio(p.max_ratio)}.`,
       p.lower_bound ? ' The run was stopped once it was sure to miss the bar: your kernel needs at least this long, and more had it gone on.' : '',
       p.estimated ? ' Modeled by the virtual GPU (deterministic).' : '',
       p.timing && p.timing.runs > 1 ? ` Medians of ${p.timing.runs} runs.` : ''));

@@ -2,7 +2,8 @@
 // (assessments passed).
 
 import { api } from './api.js';
-import { fill, formatDate, formatMs, formatRatio, h, link, table } from './dom.js';
+import { fill, formatDate, h, link, table } from './dom.js';
+import { formatMs, formatRatio } from './format.js';
 
 export async function showScoreboard(session, exercise) {
   const board = await api('GET', `/api/v1/scoreboard/${encodeURIComponent(exercise)}`);

@@ -3,7 +3,8 @@
 
 import { api } from './api.js';
 import { requireUser } from './app.js';
-import { fill, formatDate, formatMs, formatRatio, h, link, table } from './dom.js';
+import { fill, formatDate, h, link, table } from './dom.js';
+import { formatMs, formatRatio } from './format.js';
 import { follow, progressView } from './grading.js';
 import { renderResult, verdictBadge } from './result.js';
 
