@@ -270,7 +270,9 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
     }
     if (global)
         timing_global_request(&w->timing, t, &w->block->log, insn, global, address, bytes, kind);
-    if (shared)
+    if (shared && insn->merge) /* ld.shared that ptxas merges (ptx_merge.c) */
+        bytes = timing_shared_merge(&w->timing, insn, shared, address, bytes);
+    if (shared && bytes)
         timing_shared_request(&w->timing, t, insn, shared, address, bytes, kind == TIMING_ATOMIC);
 }
 
