@@ -447,8 +447,9 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
     t->lsu_clocks = calloc(n, sizeof *t->lsu_clocks);
     t->shared_wavefronts = calloc(n, sizeof *t->shared_wavefronts);
     t->block_paths = calloc(n, sizeof *t->block_paths);
+    t->longest_path = calloc(n, sizeof *t->longest_path);
     t->sequencer = t->enabled ? sequencer_create(cfg->device->l2_bytes) : NULL;
-    return t->issued && t->lsu_clocks && t->shared_wavefronts && t->block_paths &&
+    return t->issued && t->lsu_clocks && t->shared_wavefronts && t->block_paths && t->longest_path &&
            (!t->enabled || t->sequencer);
 }
 
@@ -458,6 +459,7 @@ void timing_launch_free(struct timing_launch *t)
     free(t->lsu_clocks);
     free(t->shared_wavefronts);
     free(t->block_paths);
+    free(t->longest_path);
     sequencer_free(t->sequencer);
     pthread_mutex_destroy(&t->lock);
 }
@@ -497,6 +499,7 @@ void timing_block_done(struct timing_launch *t, uint64_t block_index, struct tim
         merge_hotspot(&t->scattered_access, w->worst_sectors, w->worst_sectors_line);
     }
     t->block_paths[sm] += path;
+    t->longest_path[sm] = path > t->longest_path[sm] ? path : t->longest_path[sm];
     pthread_mutex_unlock(&t->lock);
     sequencer_submit(t->sequencer, block_index, log);
 }
@@ -541,7 +544,11 @@ static struct bounds compute_bounds(const struct timing_launch *t, uint64_t dram
         double issue = issue_clocks(t, sm) / hz;
         double lsu = (double)t->lsu_clocks[sm] / hz;
         double shared = (double)t->shared_wavefronts[sm] / c->shared_wavefronts_per_clock / hz;
-        double latency = (double)t->block_paths[sm] / t->resident_blocks / hz;
+        /* blocks overlap their latencies up to the resident count, and no
+         * SM finishes before its longest block */
+        double waves = (double)t->block_paths[sm] / t->resident_blocks;
+        double longest = (double)t->longest_path[sm];
+        double latency = (waves > longest ? waves : longest) / hz;
         b.issue = issue > b.issue ? issue : b.issue;
         b.lsu = lsu > b.lsu ? lsu : b.lsu;
         b.shared = shared > b.shared ? shared : b.shared;

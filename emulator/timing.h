@@ -82,7 +82,8 @@ struct timing_launch {
     uint64_t *issued; /* [sm][class]: warp instructions */
     uint64_t *lsu_clocks;
     uint64_t *shared_wavefronts;
-    uint64_t *block_paths; /* Σ of the blocks' longest warp paths */
+    uint64_t *block_paths;  /* Σ of the blocks' longest warp paths */
+    uint64_t *longest_path; /* the longest warp path of any of its blocks */
     pthread_mutex_t lock;
     struct kgemu_counters totals;
     struct timing_hotspot bank_conflict, scattered_access;
@@ -203,7 +204,11 @@ unsigned timing_shared_merge(struct timing_warp *tw, const struct ptx_insn *insn
 void timing_block_done(struct timing_launch *t, uint64_t block_index, struct timing_warp *warps,
                        unsigned n_warps, struct timing_log *log);
 
-/* A lower bound of the launch's time so far (ms), given the running warp. */
+/* A lower bound of the launch's final modeled time (ms), from what ran so
+ * far and the running warp: every term only grows as the launch goes on,
+ * and a warp's path never exceeds its SM's final latency term, so a
+ * budget checked against it never stops a kernel that would finish
+ * within it. */
 double timing_lower_bound_ms(struct timing_launch *t, const struct timing_warp *running);
 
 /* The launch's modeled time in milliseconds; fills `out`. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Integration tests of `kgrade grade`: every known-good and known-bad kernel
-# in exercises/*/solutions gets the verdict its name says (at a small size
-# with --n, to stay quick), the grade JSON's fields, reproducible seeds, and
+# in exercises/*/solutions gets the verdict its name says and every
+# reference passes as a student's kernel at ratio 1 (at a small size with
+# --n, to stay quick), the grade JSON's fields, reproducible seeds, and
 # the configuration errors. The gradings at the full assessment size are in
 # tests/full/test_assessments.sh (`make test-full`).
 set -uo pipefail
@@ -36,6 +37,15 @@ for f in exercises/*/solutions/*.cu; do
         grade --exercise "$exercise" --n "$(quick_size "$exercise")" "$f"
 done
 
+# Every exercise's reference, submitted as the student's kernel, passes at
+# exactly its own time (tests/full/test_references.sh: at the full size).
+for dir in exercises/*/; do
+    [[ -f ${dir}exercise.json ]] || continue
+    exercise=$(basename "$dir")
+    expect "$exercise: the reference as the student's kernel passes at ratio 1" 0 "^passed 1$" -- \
+        bash -c "'$KGRADE' grade --exercise $exercise --n $(quick_size "$exercise") --json \
+            ${dir}reference.cu 2>/dev/null | jq -r '\"\\(.verdict) \\(.performance.ratio)\"'"
+done
 
 # The grade JSON.
 good=exercises/vector-add/solutions/passed__guarded_index.cu
