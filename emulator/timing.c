@@ -449,8 +449,8 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
     t->block_paths = calloc(n, sizeof *t->block_paths);
     t->longest_path = calloc(n, sizeof *t->longest_path);
     t->sequencer = t->enabled ? sequencer_create(cfg->device->l2_bytes) : NULL;
-    return t->issued && t->lsu_clocks && t->shared_wavefronts && t->block_paths && t->longest_path &&
-           (!t->enabled || t->sequencer);
+    return t->issued && t->lsu_clocks && t->shared_wavefronts && t->block_paths &&
+           t->longest_path && (!t->enabled || t->sequencer);
 }
 
 void timing_launch_free(struct timing_launch *t)

@@ -3,7 +3,8 @@
  * real H100 does (coalescing, parallelism, fusion, bank conflicts, atomics),
  * give copies the time the DRAM bandwidth implies, be deterministic (the
  * same launch, any number of host threads), stop a hopelessly slow kernel at
- * its modeled-time budget but never one that finishes within it, and report its counters through kgemu.h.
+ * its modeled-time budget but never one that finishes within it, and report its counters through
+ * kgemu.h.
  */
 #include "gpu_test.h"
 
@@ -288,8 +289,8 @@ static void few_blocks_wait_on_latency(CUdeviceptr in, CUdeviceptr out)
     float few = timed(kernel("copy_grid_stride"), 128, 1, 64, 1, args);
     struct kgemu_counters c;
     last_counters(&c);
-    printf("copy 16M: full grid %.4f ms, 128 blocks of 64 threads %.4f ms (%.1fx, %s)\n", full,
-           few, few / full, c.limiter);
+    printf("copy 16M: full grid %.4f ms, 128 blocks of 64 threads %.4f ms (%.1fx, %s)\n", full, few,
+           few / full, c.limiter);
     CHECK(strcmp(c.limiter, "latency") == 0);
     CHECK(few >= 4 * full);
 }
