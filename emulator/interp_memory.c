@@ -250,9 +250,7 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
     bool generic_load = insn->op == PTX_OP_LD && space == PTX_SPACE_GENERIC;
     if (known) { /* the fast path checked that every lane is global */
         timing_global_request(&w->timing, t, &w->block->log, insn, m, known, bytes, kind);
-        if (generic_load)
-            timing_generic_load(&w->timing, t->device, TIMING_IN_GLOBAL);
-        return;
+        return; /* a generic load into global memory keeps the latency it issued with */
     }
     uint64_t address[WARP_SIZE];
     uint32_t global = 0, shared = 0;
@@ -274,10 +272,12 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
     }
     if (global)
         timing_global_request(&w->timing, t, &w->block->log, insn, global, address, bytes, kind);
-    if (shared)
+    if (shared && insn->merge) /* ld.shared that ptxas merges (ptx_merge.c) */
+        bytes = timing_shared_merge(&w->timing, insn, shared, address, bytes);
+    if (shared && bytes)
         timing_shared_request(&w->timing, t, insn, shared, address, bytes, kind == TIMING_ATOMIC);
     if (generic_load)
-        timing_generic_load(&w->timing, t->device,
+        timing_generic_load(&w->timing, t->device, f->fn, (uint32_t)(insn - f->fn->code), f->ready,
                             global   ? TIMING_IN_GLOBAL
                             : shared ? TIMING_IN_SHARED
                                      : TIMING_IN_LOCAL);

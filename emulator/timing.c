@@ -393,6 +393,21 @@ void timing_shared_request(struct timing_warp *tw, struct timing_launch *t,
     note_hotspot(&tw->worst_ways, &tw->worst_ways_line, wavefronts, line_of(insn));
 }
 
+unsigned timing_shared_merge(struct timing_warp *tw, const struct ptx_insn *insn, uint32_t mask,
+                             const uint64_t *offset, unsigned bytes)
+{
+    uint64_t bit = 1ull << (insn->merge_group % 64);
+    if (insn->merge == PTX_MERGE_FOLLOWER)
+        return tw->merged & bit ? 0 : bytes;
+    unsigned group = bytes * insn->merge;
+    uint64_t misaligned = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        if (mask >> l & 1)
+            misaligned |= offset[l] % group;
+    tw->merged = misaligned ? tw->merged & ~bit : tw->merged | bit;
+    return misaligned ? bytes : group;
+}
+
 /* ---------------------------------------------------------------- blocks */
 
 static int occupancy(const struct emu_device_model *d, unsigned threads, uint32_t shared,
