@@ -4,6 +4,7 @@
 #   make test     build and run every test (unit, unit under ASan+UBSan, web, integration, fuzz)
 #   make run      install what is missing, build, run the main job
 #   make bench    run the benchmarks (each prints a ratio against a baseline of the same run)
+#   make calibrate  the timing model against three published tables (minutes)
 #   make fmt      format the C sources with clang-format
 #   make clean    remove build/
 #
@@ -83,6 +84,11 @@ FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN   := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 BENCH_SRC  := $(sort $(wildcard tests/bench/bench_*.c))
 BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+# The calibration against published tables (tests/calibrate/): the tables and
+# their runners, shared by build/calibrate (make calibrate) and the GPU test
+# test_literature; they compile with the grader and run on cuda.h like the GPU tests.
+CALIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out tests/calibrate/calibrate.c,$(sort $(wildcard tests/calibrate/*.c))))
+CALIB_LIBS := -L$(CUDA_HOME)/lib64/stubs -lcuda $(LDLIBS)
 # The job the sandbox's tests run inside it (a plain program).
 SANDBOX_JOB := $(BUILD)/tests/sandbox/job
 
@@ -94,8 +100,8 @@ WEB_MODULES := web/node_modules/.package-lock.json
 HAVE_NPM    := $(shell command -v npm 2>/dev/null)
 WEB_TARGETS := $(if $(HAVE_NPM),$(WEB_BUNDLE))
 
-.PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-integration test-full test-gpu test-fuzz run \
-        test-browser bench web \
+.PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-integration test-full test-references test-gpu test-fuzz run \
+        test-browser bench calibrate web \
         fmt fmt-check clean
 
 all: deps-check $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS)
@@ -202,6 +208,16 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h)
 	@echo "  CC GPU  $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda $(NVRTC_LIBS) -lm
 
+# The GPU test of the published tables' orderings links the calibration's tables.
+$(BUILD)/tests/gpu/test_literature: tests/gpu/test_literature.c $(CALIB_OBJ) $(OBJ) $(wildcard tests/gpu/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC GPU  $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(CALIB_OBJ) $(OBJ) $(CALIB_LIBS)
+
+$(BUILD)/calibrate: $(BUILD)/obj/tests/calibrate/calibrate.o $(CALIB_OBJ) $(OBJ)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CALIB_LIBS)
+
 $(SANDBOX_JOB): tests/sandbox/job.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -233,7 +249,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 test: deps $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
-      $(SANDBOX_JOB) $(GPU_BIN) $(FUZZ_BIN) fmt-check
+      $(SANDBOX_JOB) $(GPU_BIN) $(BUILD)/calibrate $(FUZZ_BIN) fmt-check
 	@tests/run-tests.sh $(BUILD)
 
 test-unit: $(UNIT_BIN) $(EMU_UNIT_BIN) $(SANDBOX_JOB)
@@ -247,6 +263,9 @@ test-integration: $(BUILD)/kgrade
 # The gradings at full size (100M elements): minutes, so not in `make test`.
 test-full: $(BUILD)/kgrade $(EMU_LIB)
 	@tests/run-tests.sh $(BUILD) full
+# Every exercise's reference and known-good solutions at full size (part of test-full).
+test-references: $(BUILD)/kgrade $(EMU_LIB)
+	@tests/run-tests.sh $(BUILD) references
 test-gpu: $(EMU_LIB) $(GPU_BIN)
 	@tests/run-tests.sh $(BUILD) gpu
 test-browser: $(BUILD)/kgrade $(WEB_BUNDLE)
@@ -259,6 +278,10 @@ test-fuzz: $(FUZZ_BIN)
 # admin's one-time password.
 run: deps $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS)
 	$(BUILD)/kgrade serve --port 8080 --data var
+
+# The timing model against three published tables (tests/calibrate/): minutes on 2 cores.
+calibrate: $(BUILD)/calibrate $(EMU_LIB)
+	@LD_LIBRARY_PATH=$(BUILD)/emulator $(BUILD)/calibrate
 
 bench: $(BENCH_BIN) $(EMU_LIB)
 	@for b in $(BENCH_BIN); do echo "== $$b"; LD_LIBRARY_PATH=$(BUILD)/emulator $$b || exit 1; done

@@ -70,6 +70,8 @@ struct frame {
     const struct ptx_function *fn;
     lanes_t *regs;
     uint32_t *preds;
+    uint64_t *ready;             /* the timing model's scoreboard: when each register, then
+                                    each predicate, is ready (clocks) */
     uint8_t *params;             /* per lane: fn->call_param_bytes each, lane-major */
     uint32_t local_base;         /* offset of the frame's depot in each lane's local memory */
     int stack_base;              /* SIMT depth of the caller's entry */

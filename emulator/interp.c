@@ -1099,13 +1099,16 @@ static bool branch(struct warp *w, const struct ptx_insn *insn, uint32_t pc, uin
 static bool frame_alloc(struct warp *w, struct frame *fr, const struct ptx_function *fn)
 {
     size_t regs = (size_t)fn->n_regs * sizeof(lanes_t);
-    size_t preds = (size_t)(fn->n_preds ? fn->n_preds : 1) * sizeof(uint32_t);
+    /* rounded up to 8 bytes: the scoreboard after the predicates holds uint64_t */
+    size_t preds = ((size_t)(fn->n_preds ? fn->n_preds : 1) * sizeof(uint32_t) + 7) & ~(size_t)7;
     size_t params = (size_t)fn->call_param_bytes * WARP_SIZE;
-    fr->regs = calloc(1, regs + preds + params + 16);
+    size_t ready = ((size_t)fn->n_regs + fn->n_preds) * sizeof(uint64_t);
+    fr->regs = calloc(1, regs + preds + ready + params + 16);
     if (!fr->regs)
         return false;
     fr->preds = (uint32_t *)((uint8_t *)fr->regs + regs);
-    fr->params = (uint8_t *)fr->preds + preds;
+    fr->ready = (uint64_t *)((uint8_t *)fr->preds + preds);
+    fr->params = (uint8_t *)fr->ready + ready;
     fr->fn = fn;
     (void)w;
     return true;
@@ -1541,7 +1544,7 @@ static enum warp_state step(struct warp *w, struct scratch *s)
         m &= f->preds[insn->guard] ^ (insn->guard_neg ? FULL_MASK : 0);
     w->instructions++;
     if (w->block->launch->timing.enabled)
-        timing_issue(&w->timing, w->block->launch->cfg->device, insn);
+        timing_issue(&w->timing, w->block->launch->cfg->device, f->fn, pc, f->ready);
     if (++w->since_check >= BUDGET_CHECK_INTERVAL && !launch_check_budget(w, insn))
         return WARP_FAULTED;
     const struct ptx_operand *o = insn->o;
@@ -1683,7 +1686,10 @@ bool warp_start(struct warp *w, struct block *b, unsigned index)
     w->state = WARP_RUNNING;
     w->released = false;
     w->carry = 0;
+    /* the scoreboard's clock runs on: this frame's ready times are in the past */
+    uint64_t clock = w->timing.start + w->timing.path;
     memset(&w->timing, 0, sizeof w->timing);
+    w->timing.start = w->timing.floor = w->timing.last = clock;
     w->local_top = ls->function->ptx->local_bytes;
     w->depth = 0;
     w->n_frames = 1;

@@ -236,7 +236,8 @@ static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_spa
 }
 
 /* Tells the timing model about an access of the lanes of m, `bytes` each:
- * global requests by their sectors, shared ones by their banks. `known`
+ * global requests by their sectors, shared ones by their banks (generic
+ * addresses by the window they fall in), and a generic load's latency. `known`
  * holds the lanes' addresses when the caller has them. Local and parameter
  * accesses are not counted. */
 static void account(struct warp *w, const struct frame *f, const struct ptx_insn *insn,
@@ -246,9 +247,10 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
     struct timing_launch *t = &w->block->launch->timing;
     if (!t->enabled)
         return;
+    bool generic_load = insn->op == PTX_OP_LD && space == PTX_SPACE_GENERIC;
     if (known) { /* the fast path checked that every lane is global */
         timing_global_request(&w->timing, t, &w->block->log, insn, m, known, bytes, kind);
-        return;
+        return; /* a generic load into global memory keeps the latency it issued with */
     }
     uint64_t address[WARP_SIZE];
     uint32_t global = 0, shared = 0;
@@ -270,8 +272,15 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
     }
     if (global)
         timing_global_request(&w->timing, t, &w->block->log, insn, global, address, bytes, kind);
-    if (shared)
+    if (shared && insn->merge) /* ld.shared that ptxas merges (ptx_merge.c) */
+        bytes = timing_shared_merge(&w->timing, insn, shared, address, bytes);
+    if (shared && bytes)
         timing_shared_request(&w->timing, t, insn, shared, address, bytes, kind == TIMING_ATOMIC);
+    if (generic_load)
+        timing_generic_load(&w->timing, t->device, f->fn, (uint32_t)(insn - f->fn->code), f->ready,
+                            global   ? TIMING_IN_GLOBAL
+                            : shared ? TIMING_IN_SHARED
+                                     : TIMING_IN_LOCAL);
 }
 
 bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)

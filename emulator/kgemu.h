@@ -37,12 +37,14 @@ struct kgemu_fault {
     unsigned block[3];               /* the faulting thread, when one is to blame */
     unsigned thread[3];
     int has_thread;
-    uint64_t address;      /* the faulting address, for memory faults; 0 otherwise */
-    int ptx_line;          /* line of the PTX text; 0 when unknown */
-    int over_time_budget;  /* 1: stopped by kgemu_set_time_budget's budget (slow, not stuck) */
-    int source_line;       /* line of the CUDA source (.loc, from -lineinfo); 0 when unknown */
-    unsigned access_bytes; /* memory faults: the access's size (0 when unknown) */
-    int access_write;      /* memory faults: 1 a write or an atomic, 0 a read */
+    uint64_t address;        /* the faulting address, for memory faults; 0 otherwise */
+    int ptx_line;            /* line of the PTX text; 0 when unknown */
+    int over_time_budget;    /* 1: stopped by kgemu_set_time_budget's budget (slow, not stuck) */
+    int source_line;         /* line of the CUDA source (.loc, from -lineinfo); 0 when unknown */
+    unsigned access_bytes;   /* memory faults: the access's size (0 when unknown) */
+    int access_write;        /* memory faults: 1 a write or an atomic, 0 a read */
+    double bound_at_stop_ms; /* over_time_budget: the lower bound of the modeled time that
+                                passed the budget (the launch needs at least this long) */
 };
 
 /* What the timing model counted for the last launch of the current context
@@ -75,7 +77,11 @@ struct kgemu_counters {
     int worst_bank_conflict_line;       /* and its line (0: none) */
     unsigned worst_sectors_per_request; /* the most scattered global request's sectors */
     int worst_sectors_line;
-    int lines_are_source; /* 1: the lines are the CUDA source's (.loc); 0: the PTX's */
+    int lines_are_source;     /* 1: the lines are the CUDA source's (.loc); 0: the PTX's */
+    uint64_t blocks_total;    /* the launch's blocks */
+    uint64_t blocks_complete; /* those that ran to the end: fewer when the launch was stopped
+                                 (a fault, a budget), and the counts are then of the part that
+                                 ran, the stopped blocks' partial work included */
 };
 
 /* 1: this libcuda.so.1 is kgrade's virtual GPU. */

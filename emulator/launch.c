@@ -49,7 +49,7 @@ static void where_of(const struct ptx_insn *insn, char *out, size_t size)
  * only, so it is set under the same lock. */
 static __attribute__((format(printf, 7, 0))) enum warp_state
 record_fault(struct warp *w, int lane, const struct ptx_insn *insn, CUresult code, uint64_t address,
-             int over_time_budget, const char *format, va_list ap)
+             double budget_bound_ms, const char *format, va_list ap)
 {
     struct launch_state *ls = w->block->launch;
     pthread_mutex_lock(&ls->fault_lock);
@@ -57,7 +57,8 @@ record_fault(struct warp *w, int lane, const struct ptx_insn *insn, CUresult cod
         struct kgemu_fault *f = &ls->fault;
         char what[KGEMU_MESSAGE_MAX], where[48];
         vsnprintf(what, sizeof what, format, ap);
-        f->over_time_budget = over_time_budget;
+        f->over_time_budget = budget_bound_ms > 0;
+        f->bound_at_stop_ms = budget_bound_ms;
         where_of(insn, where, sizeof where);
         f->code = code;
         snprintf(f->kernel, sizeof f->kernel, "%s", ls->function->ptx->name);
@@ -88,17 +89,19 @@ enum warp_state launch_fault(struct warp *w, int lane, const struct ptx_insn *in
 {
     va_list ap;
     va_start(ap, format);
-    enum warp_state s = record_fault(w, lane, insn, code, address, 0, format, ap);
+    enum warp_state s = record_fault(w, lane, insn, code, address, 0.0, format, ap);
     va_end(ap);
     return s;
 }
 
-static __attribute__((format(printf, 3, 4))) void
-over_budget_fault(struct warp *w, const struct ptx_insn *insn, const char *format, ...)
+static __attribute__((format(printf, 4, 5))) void over_budget_fault(struct warp *w,
+                                                                    const struct ptx_insn *insn,
+                                                                    double bound_ms,
+                                                                    const char *format, ...)
 {
     va_list ap;
     va_start(ap, format);
-    record_fault(w, -1, insn, CUDA_ERROR_LAUNCH_TIMEOUT, 0, 1, format, ap);
+    record_fault(w, -1, insn, CUDA_ERROR_LAUNCH_TIMEOUT, 0, bound_ms, format, ap);
     va_end(ap);
 }
 
@@ -123,7 +126,7 @@ static bool check_time_budget(struct warp *w, const struct ptx_insn *insn)
     double bound = timing_lower_bound_ms(&ls->timing, &w->timing);
     if (bound <= ls->timing.budget_ms)
         return true;
-    over_budget_fault(w, insn,
+    over_budget_fault(w, insn, bound,
                       "the kernel needs at least %.3f ms on the modeled GPU, over its budget of "
                       "%.3f ms, and was stopped",
                       bound, ls->timing.budget_ms);
@@ -273,17 +276,21 @@ static bool run_with_barriers(struct block *b)
     }
 }
 
-/* Hands the block's counts and log to the timing model; checks the budget. */
-static bool finish_block_timing(struct runner *r, uint64_t index)
+/* Hands the block's counts and log to the timing model, whether it ran to
+ * the end or was stopped (so a stopped launch still has the counters of
+ * what ran, and every block the sequencer waits for arrives); checks the
+ * budget after a complete block. */
+static bool finish_block_timing(struct runner *r, uint64_t index, bool complete)
 {
     struct launch_state *ls = r->ls;
     struct block *b = &r->block;
     if (!ls->timing.enabled)
-        return true;
+        return complete;
     for (unsigned i = 0; i < b->n_warps; i++)
         r->timing[i] = b->warps[i].timing;
-    timing_block_done(&ls->timing, index, r->timing, b->n_warps, &b->log);
-    return index % BUDGET_BLOCK_INTERVAL != 0 || check_time_budget(&b->warps[0], NULL);
+    timing_block_done(&ls->timing, index, r->timing, b->n_warps, &b->log, complete);
+    return complete &&
+           (index % BUDGET_BLOCK_INTERVAL != 0 || check_time_budget(&b->warps[0], NULL));
 }
 
 static bool run_block(struct runner *r, uint64_t index)
@@ -314,7 +321,7 @@ static bool run_block(struct runner *r, uint64_t index)
             ok = warp_run(&b->warps[i]) != WARP_FAULTED;
     for (unsigned i = 0; i < b->n_warps; i++)
         flush_instructions(ls, &b->warps[i]);
-    return ok && finish_block_timing(r, index);
+    return finish_block_timing(r, index, ok);
 }
 
 struct worker_result {

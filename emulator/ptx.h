@@ -180,18 +180,20 @@ enum {
     PTX_F_HI = 1u << 4,
     PTX_F_LO = 1u << 5,
     PTX_F_WIDE = 1u << 6,
-    PTX_F_CC = 1u << 7,         /* writes the carry flag */
-    PTX_F_HAS_RND = 1u << 8,    /* a rounding modifier was given */
-    PTX_F_SHIFT_LEFT = 1u << 9, /* shf.l */
-    PTX_F_CLAMP = 1u << 10,     /* shf.clamp */
-    PTX_F_TO = 1u << 11,        /* cvta.to.space: generic → space */
-    PTX_F_RED_POPC = 1u << 12,  /* bar.red.popc */
-    PTX_F_RED_AND = 1u << 13,   /* bar.red.and */
-    PTX_F_RED_OR = 1u << 14,    /* bar.red.or */
-    PTX_F_ARRIVE = 1u << 15,    /* bar.arrive: no wait */
-    PTX_F_SHIFTAMT = 1u << 16,  /* bfind.shiftamt */
-    PTX_F_NEG_C = 1u << 17,     /* setp's third operand is negated: !p */
-    PTX_F_WARP_SYNC = 1u << 18, /* bar.warp.sync: a warp-level barrier (no-op in lockstep) */
+    PTX_F_CC = 1u << 7,           /* writes the carry flag */
+    PTX_F_HAS_RND = 1u << 8,      /* a rounding modifier was given */
+    PTX_F_SHIFT_LEFT = 1u << 9,   /* shf.l */
+    PTX_F_CLAMP = 1u << 10,       /* shf.clamp */
+    PTX_F_TO = 1u << 11,          /* cvta.to.space: generic → space */
+    PTX_F_RED_POPC = 1u << 12,    /* bar.red.popc */
+    PTX_F_RED_AND = 1u << 13,     /* bar.red.and */
+    PTX_F_RED_OR = 1u << 14,      /* bar.red.or */
+    PTX_F_ARRIVE = 1u << 15,      /* bar.arrive: no wait */
+    PTX_F_SHIFTAMT = 1u << 16,    /* bfind.shiftamt */
+    PTX_F_NEG_C = 1u << 17,       /* setp's third operand is negated: !p */
+    PTX_F_WARP_SYNC = 1u << 18,   /* bar.warp.sync: a warp-level barrier (no-op in lockstep) */
+    PTX_F_BLOCK_START = 1u << 19, /* starts a basic block: a branch target or after a branch
+                                     (ptx_deps.c; the scoreboard's scheduling unit) */
 };
 
 enum ptx_operand_kind {
@@ -282,14 +284,24 @@ struct ptx_insn {
     uint8_t n_operands;
     uint8_t guard_neg;
     uint8_t issue_class; /* enum ptx_issue_class */
+    uint8_t merge;       /* ld.shared merged as ptxas would (ptx_merge.c): the leader's
+                            member count, PTX_MERGE_FOLLOWER for the others, 0 for none */
     uint32_t guard;      /* predicate register, or PTX_NO_REG */
     uint32_t flags;      /* PTX_F_* */
     uint32_t target;     /* bra: the instruction index; call: the function index */
     uint32_t reconv;     /* bra: where divergent paths meet again (PTX_NO_PC: at exit) */
     uint32_t ptx_line;
-    uint32_t src_line; /* from .loc; 0 when none */
+    uint32_t src_line;    /* from .loc; 0 when none */
+    uint16_t merge_group; /* the merged group of an ld.shared (when merge != 0) */
     struct ptx_operand o[PTX_MAX_OPERANDS];
 };
+
+#define PTX_MERGE_FOLLOWER 0x80u
+
+/* An instruction's dependencies (ptx_deps.c): the rows of a frame's scoreboard
+ * it reads and writes. Registers are rows 0..n_regs-1, predicates follow them;
+ * PTX_DEP_WRITE marks a row the instruction writes. */
+#define PTX_DEP_WRITE 0x80000000u
 
 /* A parameter of a function: where it lives in the frame's parameter area
  * (.func) or in the launch's parameter buffer (.entry). */
@@ -322,6 +334,9 @@ struct ptx_function {
     uint32_t n_call_args;
     uint32_t *zero_rows; /* registers that may be read before written: zeroed at start */
     uint32_t n_zero_rows;
+    uint32_t *dep_start; /* n_code + 1: instruction i's dependencies are
+                            deps[dep_start[i] .. dep_start[i + 1]) */
+    uint32_t *deps;
     bool uses_barrier;
     bool calls;      /* has call instructions */
     int max_threads; /* .maxntid / .reqntid product; 0 when not given */
@@ -375,6 +390,23 @@ int ptx_find_uninitialized(struct ptx_function *function);
 
 /* Fills reg_estimate: the most registers live at once, as ptxas would allocate. */
 int ptx_estimate_registers(struct ptx_function *function);
+
+/* Fills dep_start and deps: the registers and predicates each instruction
+ * reads and writes, for the timing model's scoreboard; flags the instructions
+ * that start a basic block (PTX_F_BLOCK_START). */
+int ptx_find_dependencies(struct ptx_function *function);
+
+/* Marks the runs of ld.shared that ptxas would merge into 64- and 128-bit
+ * loads (merge, merge_group). */
+void ptx_merge_shared_loads(struct ptx_function *function);
+
+/* True when the instruction writes its first operand (a destination). */
+bool ptx_writes_first_operand(const struct ptx_insn *insn);
+
+/* Calls `visit` on each register row the operand names (vectors: each; with
+ * `with_address_base`, an address's base register too). */
+void ptx_each_row(const struct ptx_operand *o, bool with_address_base,
+                  void (*visit)(void *ctx, uint32_t row), void *ctx);
 
 const char *ptx_op_name(enum ptx_op op);
 

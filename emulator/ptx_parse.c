@@ -743,8 +743,9 @@ static bool parse_body(struct ptx_parser *ps, int index)
     if (!resolve_labels(ps))
         return false;
     if (ptx_compute_reconvergence(f) != 0 || ptx_find_uninitialized(f) != 0 ||
-        ptx_estimate_registers(f) != 0)
+        ptx_estimate_registers(f) != 0 || ptx_find_dependencies(f) != 0)
         return ptx_fail(ps, ps->lx.line, "out of memory");
+    ptx_merge_shared_loads(f);
     return true;
 }
 
@@ -995,6 +996,8 @@ void ptx_module_free(struct ptx_module *module)
         free(f->call_args);
         free(f->zero_rows);
         free(f->row_units);
+        free(f->dep_start);
+        free(f->deps);
         free(f->name);
     }
     for (int i = 0; i < module->n_variables; i++) {

@@ -45,7 +45,7 @@ static bool has_bit(const uint64_t *set, uint32_t row)
     return set[row / WORD_BITS] >> (row % WORD_BITS) & 1;
 }
 
-static bool writes_first_operand(const struct ptx_insn *insn)
+bool ptx_writes_first_operand(const struct ptx_insn *insn)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
     return insn->n_operands > 0 && op != PTX_OP_ST && op != PTX_OP_RED && op != PTX_OP_BRA &&
@@ -54,9 +54,8 @@ static bool writes_first_operand(const struct ptx_insn *insn)
            op != PTX_OP_CALL;
 }
 
-/* Calls `visit` on each register row the operand names (vectors: each). */
-static void each_row(const struct ptx_operand *o, bool with_address_base,
-                     void (*visit)(void *ctx, uint32_t row), void *ctx)
+void ptx_each_row(const struct ptx_operand *o, bool with_address_base,
+                  void (*visit)(void *ctx, uint32_t row), void *ctx)
 {
     if (o->kind == PTX_OPD_REG)
         visit(ctx, o->reg);
@@ -90,10 +89,10 @@ static void check_read(void *ctx, uint32_t row)
 static void transfer(const struct ptx_insn *insn, const uint64_t *in, uint64_t *out, size_t words)
 {
     memcpy(out, in, words * sizeof *out);
-    if (insn->guard != PTX_NO_REG || !writes_first_operand(insn))
+    if (insn->guard != PTX_NO_REG || !ptx_writes_first_operand(insn))
         return;
     struct visit_ctx c = {out, NULL, NULL};
-    each_row(&insn->o[0], false, mark_written, &c);
+    ptx_each_row(&insn->o[0], false, mark_written, &c);
 }
 
 static int successors_of(const struct ptx_function *f, uint32_t i, uint32_t out[2])
@@ -153,9 +152,9 @@ int ptx_find_uninitialized(struct ptx_function *f)
     for (uint32_t i = 0; i < f->n_code; i++) {
         struct visit_ctx c = {NULL, set_of(&in, i), needed};
         const struct ptx_insn *insn = &f->code[i];
-        int first_source = writes_first_operand(insn) ? 1 : 0;
+        int first_source = ptx_writes_first_operand(insn) ? 1 : 0;
         for (int k = first_source; k < insn->n_operands; k++)
-            each_row(&insn->o[k], true, check_read, &c);
+            ptx_each_row(&insn->o[k], true, check_read, &c);
     }
     f->n_zero_rows = 0;
     f->zero_rows = malloc((f->n_regs ? f->n_regs : 1) * sizeof *f->zero_rows);
@@ -193,11 +192,11 @@ static void live_transfer(const struct ptx_insn *insn, const uint64_t *out, uint
 {
     memcpy(in, out, words * sizeof *in);
     struct live_ctx c = {in};
-    bool writes = writes_first_operand(insn);
+    bool writes = ptx_writes_first_operand(insn);
     if (writes && insn->guard == PTX_NO_REG)
-        each_row(&insn->o[0], false, clear_row, &c);
+        ptx_each_row(&insn->o[0], false, clear_row, &c);
     for (int k = writes ? 1 : 0; k < insn->n_operands; k++)
-        each_row(&insn->o[k], true, mark_live, &c);
+        ptx_each_row(&insn->o[k], true, mark_live, &c);
 }
 
 static unsigned units_live(const struct ptx_function *f, const uint64_t *set)

@@ -393,6 +393,21 @@ void timing_shared_request(struct timing_warp *tw, struct timing_launch *t,
     note_hotspot(&tw->worst_ways, &tw->worst_ways_line, wavefronts, line_of(insn));
 }
 
+unsigned timing_shared_merge(struct timing_warp *tw, const struct ptx_insn *insn, uint32_t mask,
+                             const uint64_t *offset, unsigned bytes)
+{
+    uint64_t bit = 1ull << (insn->merge_group % 64);
+    if (insn->merge == PTX_MERGE_FOLLOWER)
+        return tw->merged & bit ? 0 : bytes;
+    unsigned group = bytes * insn->merge;
+    uint64_t misaligned = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        if (mask >> l & 1)
+            misaligned |= offset[l] % group;
+    tw->merged = misaligned ? tw->merged & ~bit : tw->merged | bit;
+    return misaligned ? bytes : group;
+}
+
 /* ---------------------------------------------------------------- blocks */
 
 static int occupancy(const struct emu_device_model *d, unsigned threads, uint32_t shared,
@@ -426,15 +441,17 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
     t->lines_are_source = f->n_code > 0 && f->code[f->n_code - 1].src_line != 0;
     t->resident_blocks = occupancy(cfg->device, threads_per_block, shared_bytes, t->registers);
     t->budget_ms = cfg->time_budget_ms;
+    t->blocks_total = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     pthread_mutex_init(&t->lock, NULL);
     size_t n = (size_t)t->sm_count;
     t->issued = calloc(n * PTX_CLASS_COUNT, sizeof *t->issued);
     t->lsu_clocks = calloc(n, sizeof *t->lsu_clocks);
     t->shared_wavefronts = calloc(n, sizeof *t->shared_wavefronts);
     t->block_paths = calloc(n, sizeof *t->block_paths);
+    t->longest_path = calloc(n, sizeof *t->longest_path);
     t->sequencer = t->enabled ? sequencer_create(cfg->device->l2_bytes) : NULL;
     return t->issued && t->lsu_clocks && t->shared_wavefronts && t->block_paths &&
-           (!t->enabled || t->sequencer);
+           t->longest_path && (!t->enabled || t->sequencer);
 }
 
 void timing_launch_free(struct timing_launch *t)
@@ -443,6 +460,7 @@ void timing_launch_free(struct timing_launch *t)
     free(t->lsu_clocks);
     free(t->shared_wavefronts);
     free(t->block_paths);
+    free(t->longest_path);
     sequencer_free(t->sequencer);
     pthread_mutex_destroy(&t->lock);
 }
@@ -456,7 +474,7 @@ static void merge_hotspot(struct timing_hotspot *h, uint32_t value, uint32_t lin
 }
 
 void timing_block_done(struct timing_launch *t, uint64_t block_index, struct timing_warp *warps,
-                       unsigned n_warps, struct timing_log *log)
+                       unsigned n_warps, struct timing_log *log, bool complete)
 {
     if (!t->enabled)
         return;
@@ -481,7 +499,9 @@ void timing_block_done(struct timing_launch *t, uint64_t block_index, struct tim
         merge_hotspot(&t->bank_conflict, w->worst_ways, w->worst_ways_line);
         merge_hotspot(&t->scattered_access, w->worst_sectors, w->worst_sectors_line);
     }
+    t->blocks_complete += complete;
     t->block_paths[sm] += path;
+    t->longest_path[sm] = path > t->longest_path[sm] ? path : t->longest_path[sm];
     pthread_mutex_unlock(&t->lock);
     sequencer_submit(t->sequencer, block_index, log);
 }
@@ -526,7 +546,11 @@ static struct bounds compute_bounds(const struct timing_launch *t, uint64_t dram
         double issue = issue_clocks(t, sm) / hz;
         double lsu = (double)t->lsu_clocks[sm] / hz;
         double shared = (double)t->shared_wavefronts[sm] / c->shared_wavefronts_per_clock / hz;
-        double latency = (double)t->block_paths[sm] / t->resident_blocks / hz;
+        /* blocks overlap their latencies up to the resident count, and no
+         * SM finishes before its longest block */
+        double waves = (double)t->block_paths[sm] / t->resident_blocks;
+        double longest = (double)t->longest_path[sm];
+        double latency = (waves > longest ? waves : longest) / hz;
         b.issue = issue > b.issue ? issue : b.issue;
         b.lsu = lsu > b.lsu ? lsu : b.lsu;
         b.shared = shared > b.shared ? shared : b.shared;
@@ -565,6 +589,8 @@ double timing_finish(struct timing_launch *t, struct kgemu_counters *out)
     out->registers_per_thread = t->registers;
     out->registers_exact = t->registers_exact;
     out->lines_are_source = t->lines_are_source;
+    out->blocks_total = t->blocks_total;
+    out->blocks_complete = t->blocks_complete;
     if (!t->enabled)
         return 0;
     struct timing_sequencer *s = t->sequencer;

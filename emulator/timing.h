@@ -26,8 +26,17 @@
 /* What one warp counts while it runs. */
 struct timing_warp {
     uint64_t issued[PTX_CLASS_COUNT];
-    uint64_t path;          /* clocks of its dependent chain */
-    bool after_global_load; /* back-to-back loads overlap their latency */
+    uint64_t path; /* clocks of its dependent chain: when its last result is ready */
+    /* The scoreboard (timing_issue). Clocks run on from one warp to the next on
+     * the same host thread, so a frame's ready times from an earlier warp are
+     * always in the past; `start` is this warp's first. */
+    uint64_t start;
+    uint64_t floor;       /* when the current basic block may begin to issue */
+    uint64_t last;        /* when its latest instruction issued */
+    uint64_t count;       /* the instructions it issued */
+    uint64_t merged;      /* bit g % 64: merged ld.shared group g runs as one access */
+    uint64_t issued_at;   /* when its latest instruction issued (for timing_generic_load) */
+    uint64_t path_before; /* its path before that instruction */
     uint64_t global_requests;
     uint64_t global_sectors;
     uint64_t lsu_clocks;
@@ -75,11 +84,13 @@ struct timing_launch {
     uint64_t *issued; /* [sm][class]: warp instructions */
     uint64_t *lsu_clocks;
     uint64_t *shared_wavefronts;
-    uint64_t *block_paths; /* Σ of the blocks' longest warp paths */
+    uint64_t *block_paths;  /* Σ of the blocks' longest warp paths */
+    uint64_t *longest_path; /* the longest warp path of any of its blocks */
     pthread_mutex_t lock;
     struct kgemu_counters totals;
     struct timing_hotspot bank_conflict, scattered_access;
     struct timing_sequencer *sequencer;
+    uint64_t blocks_total, blocks_complete;
     double budget_ms; /* 0: none */
 };
 
@@ -87,36 +98,115 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
                         unsigned threads_per_block, uint32_t shared_bytes);
 void timing_launch_free(struct timing_launch *t);
 
-/* One instruction issued by a warp (its class and latency). */
-static inline void timing_issue(struct timing_warp *tw, const struct emu_device_model *d,
-                                const struct ptx_insn *insn)
+/* The clocks until an instruction's result is ready. */
+static inline uint64_t timing_latency(const struct emu_timing_constants *c,
+                                      const struct ptx_insn *insn)
 {
-    const struct emu_timing_constants *c = &d->timing;
-    tw->issued[insn->issue_class]++;
-    bool global_load = insn->op == PTX_OP_LD && insn->space != PTX_SPACE_SHARED &&
-                       insn->space != PTX_SPACE_PARAM && insn->space != PTX_SPACE_LOCAL;
     switch ((enum ptx_issue_class)insn->issue_class) {
     case PTX_CLASS_FP64:
-        tw->path += (uint64_t)c->latency_fp64;
-        break;
+        return (uint64_t)c->latency_fp64;
     case PTX_CLASS_SFU:
-        tw->path += (uint64_t)c->latency_sfu;
-        break;
+        return (uint64_t)c->latency_sfu;
     case PTX_CLASS_MEMORY:
-        if (global_load && !tw->after_global_load)
-            tw->path += (uint64_t)c->latency_global;
-        else
-            tw->path +=
-                (uint64_t)(insn->space == PTX_SPACE_SHARED ? c->latency_shared : c->latency_alu);
-        break;
+        if (insn->op == PTX_OP_LD && insn->space != PTX_SPACE_SHARED &&
+            insn->space != PTX_SPACE_PARAM && insn->space != PTX_SPACE_LOCAL)
+            return (uint64_t)c->latency_global;
+        return (uint64_t)(insn->space == PTX_SPACE_SHARED ? c->latency_shared : c->latency_alu);
     case PTX_CLASS_CONTROL:
-        tw->path += (uint64_t)c->latency_control;
-        break;
+        return (uint64_t)c->latency_control;
     default:
-        tw->path += (uint64_t)c->latency_alu;
-        break;
+        return (uint64_t)c->latency_alu;
     }
-    tw->after_global_load = global_load;
+}
+
+/* The next basic block: it issues after the current one's instructions,
+ * one a clock, or after its latest. */
+static inline void timing_next_block(struct timing_warp *tw)
+{
+    uint64_t end = tw->floor + tw->count;
+    tw->floor = end > tw->last ? end : tw->last;
+    tw->count = 0;
+}
+
+/* The warp waits for everything it has in flight (a barrier, a call, a return). */
+static inline void timing_drain(struct timing_warp *tw)
+{
+    timing_next_block(tw);
+    if (tw->floor < tw->start + tw->path)
+        tw->floor = tw->start + tw->path;
+}
+
+/* When instruction `pc` of `fn` can issue: once its sources are ready in the
+ * frame's scoreboard `ready` (a row per register, then per predicate), and not
+ * before its basic block. Its results are then ready `latency` later. */
+static inline uint64_t timing_schedule(struct timing_warp *tw, const struct ptx_function *fn,
+                                       uint32_t pc, uint64_t *ready, uint64_t latency)
+{
+    const uint32_t *dep = &fn->deps[fn->dep_start[pc]], *end = &fn->deps[fn->dep_start[pc + 1]];
+    uint64_t at = tw->floor + 1;
+    for (const uint32_t *p = dep; p < end; p++)
+        if (!(*p & PTX_DEP_WRITE) && ready[*p] > at)
+            at = ready[*p];
+    for (const uint32_t *p = dep; p < end; p++)
+        if (*p & PTX_DEP_WRITE)
+            ready[*p & ~PTX_DEP_WRITE] = at + latency;
+    return at;
+}
+
+/* One instruction issued by a warp: instruction `pc` of `fn`, whose frame's
+ * scoreboard is `ready`. Within a basic block the instructions issue in the
+ * order their dependencies allow, as ptxas schedules them (independent ones —
+ * a thread tile's multiply-adds, loads and their uses — overlap; dependent
+ * ones wait for their sources' latency), one a clock at most; basic blocks
+ * follow each other, and a barrier, a call or a return waits for every
+ * result in flight. The warp's path is when its last result is ready. A
+ * merged ld.shared that follows its group's leader (ptx_merge.c) is part of
+ * the leader's instruction: it is neither issued nor counted. */
+static inline void timing_issue(struct timing_warp *tw, const struct emu_device_model *d,
+                                const struct ptx_function *fn, uint32_t pc, uint64_t *ready)
+{
+    const struct ptx_insn *insn = &fn->code[pc];
+    uint64_t latency = timing_latency(&d->timing, insn);
+    if (insn->op == PTX_OP_BAR || insn->op == PTX_OP_BARRIER || insn->op == PTX_OP_CALL ||
+        insn->op == PTX_OP_RET)
+        timing_drain(tw);
+    else if (insn->flags & PTX_F_BLOCK_START)
+        timing_next_block(tw);
+    uint64_t at = timing_schedule(tw, fn, pc, ready, latency);
+    tw->issued_at = at;
+    tw->path_before = tw->path;
+    if (insn->merge == PTX_MERGE_FOLLOWER && (tw->merged >> (insn->merge_group % 64) & 1))
+        return;
+    tw->issued[insn->issue_class]++;
+    tw->count++;
+    tw->last = at > tw->last ? at : tw->last;
+    uint64_t done = at + latency, issued = tw->floor + tw->count;
+    done = done > issued ? done : issued;
+    if (done - tw->start > tw->path)
+        tw->path = done - tw->start;
+}
+
+/* Where a generic load's lanes turned out to point. */
+enum timing_window { TIMING_IN_GLOBAL, TIMING_IN_SHARED, TIMING_IN_LOCAL };
+
+/* A generic load (instruction `pc` of `fn`, just issued by timing_issue,
+ * which gave it a global load's latency) once its addresses are known:
+ * one into shared memory, or into local memory, which the L1 holds, has
+ * shared memory's latency instead. */
+static inline void timing_generic_load(struct timing_warp *tw, const struct emu_device_model *d,
+                                       const struct ptx_function *fn, uint32_t pc, uint64_t *ready,
+                                       enum timing_window window)
+{
+    if (window == TIMING_IN_GLOBAL)
+        return;
+    uint64_t done = tw->issued_at + (uint64_t)d->timing.latency_shared;
+    const uint32_t *dep = &fn->deps[fn->dep_start[pc]], *end = &fn->deps[fn->dep_start[pc + 1]];
+    for (const uint32_t *p = dep; p < end; p++)
+        if (*p & PTX_DEP_WRITE)
+            ready[*p & ~PTX_DEP_WRITE] = done;
+    uint64_t issued = tw->floor + tw->count;
+    done = done > issued ? done : issued;
+    tw->path = done - tw->start > tw->path_before ? done - tw->start : tw->path_before;
 }
 
 /* A global request of the lanes in `mask` at `address[lane]`, `bytes`
@@ -131,11 +221,23 @@ void timing_shared_request(struct timing_warp *tw, struct timing_launch *t,
                            const struct ptx_insn *insn, uint32_t mask, const uint64_t *offset,
                            unsigned bytes, bool atomic);
 
-/* A finished block: its warps' counts go to its SM, its log to the L2 model. */
-void timing_block_done(struct timing_launch *t, uint64_t block_index, struct timing_warp *warps,
-                       unsigned n_warps, struct timing_log *log);
+/* A merged ld.shared group (ptx_merge.c) at run time: its leader, when every
+ * lane's offset is aligned to the group's size, makes the group one access and
+ * returns that size; otherwise each member is an access of its own. Returns 0
+ * for a follower of a group that runs as one (nothing more to count). */
+unsigned timing_shared_merge(struct timing_warp *tw, const struct ptx_insn *insn, uint32_t mask,
+                             const uint64_t *offset, unsigned bytes);
 
-/* A lower bound of the launch's time so far (ms), given the running warp. */
+/* A finished block (`complete`), or one stopped part way: its warps'
+ * counts go to its SM, its log to the L2 model. */
+void timing_block_done(struct timing_launch *t, uint64_t block_index, struct timing_warp *warps,
+                       unsigned n_warps, struct timing_log *log, bool complete);
+
+/* A lower bound of the launch's final modeled time (ms), from what ran so
+ * far and the running warp: every term only grows as the launch goes on,
+ * and a warp's path never exceeds its SM's final latency term, so a
+ * budget checked against it never stops a kernel that would finish
+ * within it. */
 double timing_lower_bound_ms(struct timing_launch *t, const struct timing_warp *running);
 
 /* The launch's modeled time in milliseconds; fills `out`. */

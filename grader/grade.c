@@ -37,13 +37,24 @@ const char *grader_phase_name(enum grader_phase phase)
     return phase <= GRADER_PHASE_TIMING ? names[phase] : "unknown";
 }
 
+/* About how long a run of the phase takes here: the reference's, from its
+ * speed at an earlier case; the student's, as long as the reference took. */
+static double expected_seconds(const struct grading *g, enum grader_phase phase)
+{
+    if (phase == GRADER_PHASE_REFERENCE)
+        return g->seconds_per_byte * g->case_bytes;
+    return phase == GRADER_PHASE_STUDENT ? g->case_reference_seconds : 0;
+}
+
 void grade_phase(struct grading *g, enum grader_phase phase)
 {
     struct grader_progress p = {
         .phase = phase,
         .case_index = phase == GRADER_PHASE_COMPILE ? -1 : g->case_index,
         .n_cases = g->n_cases,
+        .case_label = phase == GRADER_PHASE_COMPILE ? "" : g->case_label,
         .reference_seconds = phase == GRADER_PHASE_STUDENT ? g->case_reference_seconds : 0,
+        .expected_seconds = expected_seconds(g, phase),
     };
     if (g->request->progress)
         g->request->progress(g->request->progress_context, &p);
@@ -171,17 +182,58 @@ static enum grader_verdict prepare_reference(struct grading *g,
     return GRADER_VERDICT_PASSED;
 }
 
+/* 100000000 as "100,000,000". */
+static void group_thousands(long long value, char *out, size_t size)
+{
+    char digits[32];
+    unsigned long long magnitude =
+        value < 0 ? 0ull - (unsigned long long)value : (unsigned long long)value;
+    int n = snprintf(digits, sizeof digits, "%llu", magnitude);
+    size_t used = 0;
+    if (value < 0 && used + 1 < size)
+        out[used++] = '-';
+    for (int i = 0; i < n && used + 1 < size; i++) {
+        if (i > 0 && (n - i) % 3 == 0 && used + 2 < size)
+            out[used++] = ',';
+        out[used++] = digits[i];
+    }
+    out[used] = '\0';
+}
+
+/* "n = 1000003" or "rows = 1001, cols = 999"; with `grouped`, thousands
+ * apart: "n = 100,000,000". */
+static void sizes_text(const struct exercise *e, const struct exercise_case *c, bool grouped,
+                       char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < e->n_sizes && used < size; i++) {
+        char number[32];
+        if (grouped)
+            group_thousands((long long)c->values[i], number, sizeof number);
+        else
+            snprintf(number, sizeof number, "%lld", (long long)c->values[i]);
+        used += (size_t)snprintf(out + used, size - used, "%s%s = %s", i ? ", " : "", e->sizes[i],
+                                 number);
+    }
+}
+
 /* "with n = 1000003: " or "with rows = 1001, cols = 999: ", then the
  * case's own sentence. */
 static void case_message(const struct exercise *e, const struct exercise_case *c, const char *what,
                          char *message, size_t size)
 {
-    char sizes[160] = "";
-    size_t used = 0;
-    for (int i = 0; i < e->n_sizes && used < sizeof sizes; i++)
-        used += (size_t)snprintf(sizes + used, sizeof sizes - used, "%s%s = %lld", i ? ", " : "",
-                                 e->sizes[i], (long long)c->values[i]);
+    char sizes[160];
+    sizes_text(e, c, false, sizes, sizeof sizes);
     snprintf(message, size, "with %s: %.300s", sizes, what);
+}
+
+/* The progress's label of a case: "assessment, n = 100,000,000". */
+static void label_case(struct grading *g, const struct exercise_case *c, bool assessed)
+{
+    char sizes[128];
+    sizes_text(&g->exercise, c, true, sizes, sizeof sizes);
+    snprintf(g->case_label, sizeof g->case_label, "%s%s", assessed ? "assessment, " : "", sizes);
 }
 
 /* Each correctness case, then the assessment case (or the --n case). */
@@ -202,6 +254,7 @@ static enum grader_verdict run_cases(struct grading *g, json_t *cases, char *mes
                                         : k < e->n_cases  ? &e->cases[k]
                                                           : &e->assessed;
         struct case_outcome out;
+        label_case(g, c, g->assessment && k == total - 1);
         if (!grade_case(g, c, k == total - 1, &out, message, size)) {
             json_decref(out.json);
             return GRADER_VERDICT_INTERNAL_ERROR;

@@ -50,6 +50,9 @@ struct grading {
     double reference_ms, student_ms; /* at the timed case */
     double case_reference_ms;        /* the reference's time at the case running */
     double case_reference_seconds;   /* its run's wall-clock time here */
+    double case_bytes;               /* the buffers' bytes at the case running */
+    double seconds_per_byte;         /* the reference's emulation speed here; 0: unknown */
+    char case_label[160];            /* grader_progress.case_label */
     bool timed_case;                 /* the case running is the timed one */
     bool lower_bound;                /* the student's time is a lower bound (budget) */
     bool has_counters;

@@ -32,6 +32,27 @@ static void add_diagnostic(struct grading *g, const char *kind, const struct kge
     json_array_append_new(g->diagnostics, d);
 }
 
+/* A student run stopped by the budget: its time is a lower bound (what the
+ * model was sure of when it stopped it, at least the bar), and its
+ * counters are those of the part that ran. */
+static void too_slow_when_stopped(struct grading *g, const struct kgemu_fault *f, char *message,
+                                  size_t size)
+{
+    double bar_ms = g->exercise.max_ratio * g->reference_ms;
+    g->lower_bound = true;
+    g->student_ms = f->bound_at_stop_ms > bar_ms ? f->bound_at_stop_ms : bar_ms;
+    g->has_counters = g->api.kgemu_last_counters && g->api.kgemu_last_counters(&g->counters) == 1;
+    char bar[GRADER_NUMBER_TEXT_MAX], reference[GRADER_NUMBER_TEXT_MAX];
+    char needed[GRADER_NUMBER_TEXT_MAX], ratio[GRADER_NUMBER_TEXT_MAX];
+    snprintf(message, size,
+             "too slow: stopped when its modeled time passed the bar of %s the reference's %s; "
+             "at that point it needed at least %s, so it is at least %s the reference's time, "
+             "and more if it had gone on",
+             grader_ratio_text(g->exercise.max_ratio, bar),
+             grader_ms_text(g->reference_ms, reference), grader_ms_text(g->student_ms, needed),
+             grader_ratio_text(g->student_ms / g->reference_ms, ratio));
+}
+
 enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
                                         struct kgemu_fault *fault, char *message, size_t size)
 {
@@ -66,14 +87,7 @@ enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
         break;
     }
     if (v == GRADER_VERDICT_TOO_SLOW) {
-        g->lower_bound = true;
-        g->student_ms = g->exercise.max_ratio * g->reference_ms;
-        char bar[GRADER_NUMBER_TEXT_MAX], ms[GRADER_NUMBER_TEXT_MAX];
-        snprintf(message, size,
-                 "stopped once its modeled time passed %s the reference's %s: far too "
-                 "slow, whatever it computes",
-                 grader_ratio_text(g->exercise.max_ratio, bar),
-                 grader_ms_text(g->reference_ms, ms));
+        too_slow_when_stopped(g, &f, message, size);
         return v;
     }
     snprintf(message, size, "%s", f.message);
@@ -119,6 +133,12 @@ static json_t *counters_json(const struct kgemu_counters *c)
     json_object_set_new(j, "worst_sectors_per_request",
                         json_pack("{s:i, s:i}", "sectors", (int)c->worst_sectors_per_request,
                                   "line", c->worst_sectors_line));
+    json_object_set_new(j, "partial",
+                        c->blocks_complete < c->blocks_total
+                            ? json_pack("{s:I, s:I}", "blocks_complete",
+                                        (json_int_t)c->blocks_complete, "blocks_total",
+                                        (json_int_t)c->blocks_total)
+                            : json_null());
     return j;
 }
 

@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A reference run on fewer bytes than this is mostly overhead: it does not
+ * tell the emulation's speed. */
+#define SPEED_SAMPLE_BYTES_MIN (1u << 20)
+
 bool run_fail(struct run *r, const char *format, ...)
 {
     va_list ap;
@@ -40,11 +44,13 @@ static int64_t eval(struct run *r, const char *text)
 static bool allocate(struct run *r)
 {
     const struct exercise *e = &r->g->exercise;
+    r->g->case_bytes = 0;
     for (int i = 0; i < e->n_buffers; i++) {
         struct run_buffer *b = &r->buffers[i];
         b->spec = &e->buffers[i];
         b->count = (size_t)eval(r, b->spec->length);
         b->bytes = b->count * value_type_bytes(b->spec->type);
+        r->g->case_bytes += (double)b->bytes;
         if (r->g->api.cuMemAlloc(&b->base, b->bytes + 2 * GUARD_BYTES) != CUDA_SUCCESS)
             return run_fail(r, "no device memory for buffer '%s' (%zu bytes)", b->spec->name,
                             b->bytes);
@@ -231,6 +237,8 @@ static bool run_reference(struct run *r, bool timed)
     if (!run_reference_once(r, true, &ms))
         return false;
     r->g->case_reference_seconds = timing_now_seconds() - started;
+    if (r->g->case_bytes >= SPEED_SAMPLE_BYTES_MIN) /* smaller runs are mostly overhead */
+        r->g->seconds_per_byte = r->g->case_reference_seconds / r->g->case_bytes;
     if (timed)
         r->g->reference_ms = ms;
     r->g->case_reference_ms = ms;

@@ -182,10 +182,17 @@ enum grader_phase {
 struct grader_progress {
     enum grader_phase phase;
     int case_index, n_cases; /* 0-based, of n_cases; -1 for the compile */
+    /* The case running, for people: "assessment, n = 100,000,000" or
+     * "rows = 33, cols = 70"; "" for the compile. */
+    const char *case_label;
     /* GRADER_PHASE_STUDENT: the wall-clock seconds this case's reference
      * run took here (the caller may scale the student's time limit to it);
      * 0 otherwise. */
     double reference_seconds;
+    /* GRADER_PHASE_REFERENCE and _STUDENT: about how many seconds the run
+     * will take here, from the reference's measured speed (a student's
+     * kernel as fast as the reference); 0 when not known yet. */
+    double expected_seconds;
 };
 
 typedef void grader_progress_fn(void *context, const struct grader_progress *progress);

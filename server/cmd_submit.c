@@ -40,7 +40,7 @@ struct submit {
     int64_t id;
     char path[64]; /* /api/v1/submissions/ID */
     bool done;
-    char phase[96]; /* the last progress shown, to show each change once */
+    char phase[256]; /* the last progress shown, to show each change once */
 };
 
 static void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
@@ -150,17 +150,35 @@ static int post(struct submit *s, const char *exercise, const struct source_file
     return code;
 }
 
+/* ": the reference, about 12 s" or ": your kernel" after a running line. */
+static void describe_step(const json_t *data, char *out, size_t size)
+{
+    const char *step = json_string_value(json_object_get(data, "step"));
+    json_t *expected = json_object_get(data, "expected_seconds");
+    out[0] = '\0';
+    if (!step)
+        return;
+    int n = snprintf(out, size, ": %s",
+                     strcmp(step, "reference") == 0 ? "the reference" : "your kernel");
+    if (json_is_number(expected) && n > 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, ", about %.*f s",
+                 json_number_value(expected) < 10 ? 1 : 0, json_number_value(expected));
+}
+
 static void show_progress(struct submit *s, const char *event, const json_t *data)
 {
-    char line[96];
+    char line[256], step[64];
     json_t *position = json_object_get(data, "position");
     json_t *c = json_object_get(data, "case"), *cases = json_object_get(data, "cases");
+    const char *what = json_string_value(json_object_get(data, "what"));
+    describe_step(data, step, sizeof step);
     if (json_is_integer(position))
         snprintf(line, sizeof line, "%s, position %" JSON_INTEGER_FORMAT " in the queue",
                  strcmp(event, "position") == 0 ? "queued" : event, json_integer_value(position));
     else if (json_is_integer(c) && json_is_integer(cases))
-        snprintf(line, sizeof line, "%.20s, case %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT,
-                 event, json_integer_value(c), json_integer_value(cases));
+        snprintf(line, sizeof line,
+                 "%.20s, case %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT " (%.100s)%s",
+                 event, json_integer_value(c), json_integer_value(cases), what ? what : "", step);
     else
         snprintf(line, sizeof line, "%.40s", event);
     if (strcmp(line, s->phase) != 0)

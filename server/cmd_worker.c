@@ -24,6 +24,7 @@ struct progress {
     FILE *out;
     const char *last; /* the phase last written */
     int last_case;
+    const char *last_step;
 };
 
 static void write_line(FILE *out, json_t *line)
@@ -34,26 +35,50 @@ static void write_line(FILE *out, json_t *line)
     json_decref(line);
 }
 
-/* One line per change of phase or case; and when the student's run of a
- * case begins, {"phase": "student", "reference_seconds": S}, which the
- * parent scales the student's time limit by (grading_job.c). */
-static void on_phase(void *context, const struct grader_progress *g)
+/* The run a "running" line is about: the reference's or the student's. */
+static const char *step_of(enum grader_phase phase)
 {
-    struct progress *p = context;
-    if (g->phase == GRADER_PHASE_STUDENT)
-        write_line(p->out, json_pack("{s:s, s:i, s:f}", "phase", "student", "case",
-                                     g->case_index + 1, "reference_seconds", g->reference_seconds));
-    const char *name = job_phase_name(g->phase);
-    if (p->last && strcmp(p->last, name) == 0 && g->case_index == p->last_case)
+    return phase == GRADER_PHASE_REFERENCE ? "reference"
+           : phase == GRADER_PHASE_STUDENT ? "student"
+                                           : NULL;
+}
+
+/* One line per change of phase, case or run: {"phase", "case", "cases",
+ * "what": "assessment, n = 100,000,000", and while running "step" (whose
+ * run) and "expected_seconds" when known}. */
+static void show_phase(struct progress *p, const struct grader_progress *g)
+{
+    const char *name = job_phase_name(g->phase), *step = step_of(g->phase);
+    if (p->last && strcmp(p->last, name) == 0 && g->case_index == p->last_case &&
+        p->last_step == step)
         return;
     p->last = name;
     p->last_case = g->case_index;
+    p->last_step = step;
     json_t *line = json_pack("{s:s}", "phase", name);
     if (g->case_index >= 0) {
         json_object_set_new(line, "case", json_integer(g->case_index + 1));
         json_object_set_new(line, "cases", json_integer(g->n_cases));
+        json_object_set_new(line, "what", json_string(g->case_label));
     }
+    if (step)
+        json_object_set_new(line, "step", json_string(step));
+    if (g->expected_seconds > 0)
+        json_object_set_new(line, "expected_seconds", json_real(g->expected_seconds));
     write_line(p->out, line);
+}
+
+/* The progress line, then, when the student's run of a case begins,
+ * {"phase": "student", "reference_seconds": S}, which the parent scales
+ * the student's time limit by (grading_job.c): it comes last, since any
+ * other line ends the student's limit there. */
+static void on_phase(void *context, const struct grader_progress *g)
+{
+    struct progress *p = context;
+    show_phase(p, g);
+    if (g->phase == GRADER_PHASE_STUDENT)
+        write_line(p->out, json_pack("{s:s, s:i, s:f}", "phase", "student", "case",
+                                     g->case_index + 1, "reference_seconds", g->reference_seconds));
 }
 
 static char *read_input(size_t *size)
@@ -71,7 +96,7 @@ static char *read_input(size_t *size)
 /* A grade job: progress lines, then the verdict. */
 static json_t *grade(struct grader_request *request, FILE *out, char *error, size_t error_size)
 {
-    struct progress progress = {out, NULL, -2};
+    struct progress progress = {out, NULL, -2, NULL};
     request->progress = on_phase;
     request->progress_context = &progress;
     enum grader_verdict verdict;

@@ -11,6 +11,7 @@
 # integration: the scripts in tests/integration, against BUILD/kgrade
 # full:        the scripts in tests/full, the gradings at full size (not in the
 #              default list: `make test-full`)
+# references:  tests/full/test_references.sh alone (`make test-references`)
 # browser:     tests/browser/journey.mjs, the web pages in Debian's Chromium
 #              (skipped, saying so, when Chromium or web/node_modules is missing)
 # fuzz:        each libFuzzer target in BUILD/fuzz for FUZZ_SECONDS (default 5)
@@ -85,6 +86,9 @@ for section in "${sections[@]}"; do
         for t in tests/"$section"/test_*.sh; do
             run "$section: $(basename "$t")" bash "$t"
         done
+        ;;
+    references)
+        run "full: test_references.sh" bash tests/full/test_references.sh
         ;;
     browser)
         if [[ -x "$CHROMIUM" && -d web/node_modules/playwright-core ]]; then

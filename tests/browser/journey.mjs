@@ -94,6 +94,13 @@ async function setSource(page, file) {
 
 async function submitAndWait(page, file) {
   await setSource(page, file);
+  await page.evaluate(() => { // every progress line shown, however briefly
+    window.progressSeen = [];
+    new MutationObserver(() => {
+      const label = document.querySelector('.progress-label');
+      if (label) window.progressSeen.push(label.textContent);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   await page.getByRole('button', { name: 'Submit' }).click();
   await page.locator('.result .verdict').waitFor({ timeout: 120000 });
   return (await page.locator('.result').getAttribute('class')).replace('result', '').trim();
@@ -152,6 +159,9 @@ async function journey(browser, admin) {
     expect(verdict === 'passed', `verdict ${verdict}`);
     await page.locator('.chart .bar-fill.fast').waitFor();
     expect(await page.locator('.bar-limit').count() === 1, 'the bar to pass is drawn');
+    const seen = await page.evaluate(() => window.progressSeen);
+    expect(seen.some((t) => /case \d of \d \(assessment, n = 1,000\): (the reference|your kernel)/.test(t)),
+      `the progress names the case and the run: ${JSON.stringify(seen)}`);
     await shot(page, 'exercise-passed');
   });
   await check('a compile error is marked at its line', async () => {

@@ -21,7 +21,10 @@ at_assessment vector-add passed__guarded_index.cu too_slow__one_thread.cu
 at_assessment hidden-layer passed__fused.cu too_slow__one_block.cu
 at_assessment histogram passed__shared_privatized.cu too_slow__every_bin_loop.cu
 at_assessment transpose passed__padded_tile.cu too_slow__bank_conflicts.cu
-expect "one thread doing everything is stopped by the budget" 1 "^vector-add: too_slow: stopped once" -- \
+expect "the too_slow transpose shows its counters and the bank conflict at its line" 0 '^true$' -- bash -c \
+    "'$KGRADE' grade --exercise transpose --json exercises/transpose/solutions/too_slow__bank_conflicts.cu |
+     jq -e '.performance.lower_bound and .performance.counters.worst_bank_conflict == {\"ways\": 32, \"line\": 15}'"
+expect "one thread doing everything is stopped by the budget" 1 "^vector-add: too_slow: too slow: stopped when" -- \
     timeout 120 "$KGRADE" grade --exercise vector-add \
     exercises/vector-add/solutions/too_slow__one_thread.cu
 finish

@@ -3,7 +3,8 @@
  * real H100 does (coalescing, parallelism, fusion, bank conflicts, atomics),
  * give copies the time the DRAM bandwidth implies, be deterministic (the
  * same launch, any number of host threads), stop a hopelessly slow kernel at
- * its modeled-time budget, and report its counters through kgemu.h.
+ * its modeled-time budget but never one that finishes within it, and report its counters through
+ * kgemu.h.
  */
 #include "gpu_test.h"
 
@@ -30,6 +31,36 @@ static const char *const source =
     "{\n"
     "    for (unsigned i = 0; i < n; i++) out[i] = in[i];\n"
     "}\n"
+    "extern \"C\" __global__ void copy_grid_stride(const float *in, float *out, unsigned n)\n"
+    "{\n"
+    "    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * "
+    "blockDim.x)\n"
+    "        out[i] = in[i];\n"
+    "}\n"
+    "extern \"C\" __global__ void col_sums(const float *m, float *out, int rows, int cols)\n"
+    "{\n"
+    "    int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    float total = 0.0f;\n"
+    "    if (c < cols) {\n"
+    "        for (int r = 0; r < rows; r++) total += m[r * cols + c];\n"
+    "        out[c] = total;\n"
+    "    }\n"
+    "}\n"
+    "#define CHASE(name, GENERIC)                                                      \\\n"
+    "extern \"C\" __global__ void name(const int *next, int *out, int steps)           \\\n"
+    "{                                                                                  \\\n"
+    "    __shared__ int links[256];                                                     \\\n"
+    "    links[threadIdx.x] = next[threadIdx.x];                                        \\\n"
+    "    __syncthreads();                                                               \\\n"
+    "    /* GENERIC: a pointer the compiler cannot place, so it reads with generic ld */ \\\n"
+    "    const int *p = GENERIC && steps < 0 ? next : links;                            \\\n"
+    "    int j = threadIdx.x;                                                           \\\n"
+    "    for (int k = 0; k < steps; k++)                                                \\\n"
+    "        j = p[j]; /* each load waits for the one before */                         \\\n"
+    "    out[threadIdx.x] = j;                                                          \\\n"
+    "}\n"
+    "CHASE(chase_shared, 0)\n"
+    "CHASE(chase_generic, 1)\n"
     "extern \"C\" __global__ void normalize(const float *g, float *t, unsigned n)\n"
     "{ unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) t[i] = g[i] / 255.0f; }\n"
     "extern \"C\" __global__ void weigh(const float *t, const float *w, float *u, unsigned n)\n"
@@ -260,6 +291,82 @@ static void slow_kernels_stop_at_their_budget(CUdeviceptr in, CUdeviceptr out)
     CHECK(last_fault(&f) == 1);
     CHECK(f.over_time_budget == 1);
     CHECK(strstr(f.message, "over its budget of 0.500 ms") != NULL);
+    CHECK(f.bound_at_stop_ms > 0.5);
+    /* the counters of the part that ran: the one block, stopped part way */
+    struct kgemu_counters c;
+    CHECK(last_counters(&c) == 1);
+    CHECK_EQ(c.blocks_total, 1);
+    CHECK_EQ(c.blocks_complete, 0);
+    CHECK(c.global_requests > 0);
+    CHECK(c.latency_ms > 0);
+}
+
+/* A grid of one small block per SM, each looping over its share, waits
+ * on its loads' latency: it cannot be faster than its longest block,
+ * however many blocks an SM could hold. */
+static void few_blocks_wait_on_latency(CUdeviceptr in, CUdeviceptr out)
+{
+    unsigned n = M16;
+    void *args[] = {&in, &out, &n};
+    float full = copy_time("copy", in, out, n);
+    float few = timed(kernel("copy_grid_stride"), 128, 1, 64, 1, args);
+    struct kgemu_counters c;
+    last_counters(&c);
+    printf("copy 16M: full grid %.4f ms, 128 blocks of 64 threads %.4f ms (%.1fx, %s)\n", full, few,
+           few / full, c.limiter);
+    CHECK(strcmp(c.limiter, "latency") == 0);
+    CHECK(few >= 4 * full);
+}
+
+/* Shared memory read through a generic pointer (C++ through a pointer,
+ * every Numba kernel) has shared memory's latency, not global memory's:
+ * a chain of dependent loads shows it. */
+static void generic_shared_is_shared(void)
+{
+    int next[256], steps = 2000;
+    for (int i = 0; i < 256; i++)
+        next[i] = (i * 37 + 11) % 256;
+    CUdeviceptr d_next, d_out;
+    CHECK_CU(cuMemAlloc(&d_next, sizeof next));
+    CHECK_CU(cuMemAlloc(&d_out, sizeof next));
+    CHECK_CU(cuMemcpyHtoD(d_next, next, sizeof next));
+    void *args[] = {&d_next, &d_out, &steps};
+    float direct = timed(kernel("chase_shared"), 1, 1, 256, 1, args);
+    float through = timed(kernel("chase_generic"), 1, 1, 256, 1, args);
+    printf("a chain of 2000 shared loads: ld.shared %.4f ms, generic ld %.4f ms (%.2fx)\n", direct,
+           through, through / direct);
+    CHECK(through <= 1.2f * direct);
+    cuMemFree(d_next), cuMemFree(d_out);
+}
+
+/* The budget stops a launch only when its final time is sure to be over
+ * it: a budget a hair above a kernel's own time never stops it, whatever
+ * the kernel's shape (regression: the reference of col-sums and of
+ * hypot-stride was stopped at 1.25 times its own time). */
+static float within_own_time(const char *name, unsigned gx, unsigned bx, void **args)
+{
+    CUfunction f = kernel(name);
+    float alone = timed(f, gx, 1, bx, 1, args);
+    CHECK_EQ(set_time_budget(alone * 1.001), CUDA_SUCCESS);
+    CHECK_CU(cuLaunchKernel(f, gx, 1, 1, bx, 1, 1, 0, NULL, args, NULL));
+    CUresult rc = cuCtxSynchronize();
+    CHECK_EQ(set_time_budget(0), CUDA_SUCCESS);
+    if (!CHECK_CU_IS(rc, CUDA_SUCCESS))
+        printf("%s was stopped under a budget of 1.001 times its own %.4f ms\n", name, alone);
+    return alone;
+}
+
+static void budgets_never_stop_a_kernel_within_them(CUdeviceptr in, CUdeviceptr out)
+{
+    unsigned n = M16, m = 1u << 20, one = 1;
+    int rows = 1024, cols = 16384;
+    void *copy_args[] = {&in, &out, &n}, *small_args[] = {&in, &out, &m};
+    void *one_args[] = {&in, &out, &one}, *sums_args[] = {&in, &out, &rows, &cols};
+    within_own_time("copy", (n + 255) / 256, 256, copy_args);
+    within_own_time("copy_grid_stride", 128, 64, copy_args);
+    within_own_time("copy_one_thread", 1, 1, small_args);
+    within_own_time("copy_one_thread", 1, 1, one_args);
+    within_own_time("col_sums", (unsigned)cols / 256, 256, sums_args);
 }
 
 /* ptxas's register count replaces the estimate: it sets occupancy, and a
@@ -311,6 +418,9 @@ int main(void)
     big_copy_takes_its_bandwidth();
     time_is_deterministic(in, out);
     registers_set_occupancy(in, out);
-    slow_kernels_stop_at_their_budget(in, out);
+    few_blocks_wait_on_latency(in, out);
+    generic_shared_is_shared();
+    budgets_never_stop_a_kernel_within_them(in, out);
+    slow_kernels_stop_at_their_budget(in, out); /* last: a timeout ends the context */
     return gpu_test_summary();
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Integration tests of `kgrade grade`: every known-good and known-bad kernel
-# in exercises/*/solutions gets the verdict its name says (at a small size
-# with --n, to stay quick), the grade JSON's fields, reproducible seeds, and
+# in exercises/*/solutions gets the verdict its name says and every
+# reference passes as a student's kernel at ratio 1 (at a small size with
+# --n, to stay quick), the grade JSON's fields, reproducible seeds, and
 # the configuration errors. The gradings at the full assessment size are in
 # tests/full/test_assessments.sh (`make test-full`).
 set -uo pipefail
@@ -36,6 +37,39 @@ for f in exercises/*/solutions/*.cu; do
         grade --exercise "$exercise" --n "$(quick_size "$exercise")" "$f"
 done
 
+# Every exercise's reference, submitted as the student's kernel, passes at
+# exactly its own time (tests/full/test_references.sh: at the full size).
+for dir in exercises/*/; do
+    [[ -f ${dir}exercise.json ]] || continue
+    exercise=$(basename "$dir")
+    expect "$exercise: the reference as the student's kernel passes at ratio 1" 0 "^passed 1$" -- \
+        bash -c "'$KGRADE' grade --exercise $exercise --n $(quick_size "$exercise") --json \
+            ${dir}reference.cu 2>/dev/null | jq -r '\"\\(.verdict) \\(.performance.ratio)\"'"
+done
+
+# A too_slow kernel stopped by the budget explains itself: its time and
+# ratio as lower bounds, and the counters of the part that ran, with the
+# bank conflict at its line (the transpose at 4096 x 4096, to stay quick).
+mkdir -p "$TMP/small"
+cp -r exercises/transpose "$TMP/small/"
+jq '.assessed = {"rows": 4096, "cols": 4096}' exercises/transpose/exercise.json \
+    >"$TMP/small/transpose/exercise.json"
+stopped=$(grade --exercises "$TMP/small" --exercise transpose --json \
+    exercises/transpose/solutions/too_slow__bank_conflicts.cu)
+expect "a stopped too_slow says its ratio is a lower bound, and what that means" 0 \
+    "^too_slow: too slow: stopped when its modeled time passed the bar of 1.25× .* so it is at least 1\.2[0-9]*× the reference's time, and more if it had gone on$" -- \
+    jq -r '"\(.verdict): \(.message)"' <<<"$stopped"
+expect "... with its time and ratio marked as lower bounds, at least the bar" 0 "^true$" -- jq -e \
+    '.performance.lower_bound and .performance.ratio >= 1.25 and .performance.student_ms > .performance.reference_ms' \
+    <<<"$stopped"
+expect "... with the counters of the part that ran" 0 "^true$" -- jq -e \
+    '.performance.counters.partial.blocks_complete < .performance.counters.partial.blocks_total
+     and .performance.counters.partial.blocks_total == 16384 and .performance.counters.limiter == "shared"' \
+    <<<"$stopped"
+expect "... and the 32-way bank conflict at its line" 0 '^\{"ways":32,"line":15\}$' -- \
+    jq -c .performance.counters.worst_bank_conflict <<<"$stopped"
+expect "a launch that ran to the end has no partial counters" 0 "^null$" -- bash -c \
+    "'$KGRADE' grade --exercise vector-add --n 5000 --json exercises/vector-add/solutions/passed__guarded_index.cu | jq .performance.counters.partial"
 
 # The grade JSON.
 good=exercises/vector-add/solutions/passed__guarded_index.cu

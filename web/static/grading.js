@@ -1,6 +1,7 @@
 // Following a grading: the event stream's phases as a progress bar
-// (queued with its position, compiling, running case k of n, checking,
-// timing), then the finished submission. Falls back to asking every two
+// (queued with its position, compiling, running case k of n with its sizes,
+// whose run and about how long it takes, checking, timing), then the
+// finished submission. Falls back to asking every two
 // seconds when the stream cannot be kept open.
 
 import { api } from './api.js';
@@ -28,6 +29,13 @@ function percentOf(phase, data) {
   }
 }
 
+// "about 12 s", "about 2 min": how long a run is expected to take.
+function aboutSeconds(seconds) {
+  if (seconds < 1) return 'a second';
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  return `${Math.round(seconds / 60)} min`;
+}
+
 export function progressView() {
   const label = h('span', { class: 'progress-label' }, 'Submitted');
   const bar = h('progress', { max: 100, value: 0, 'aria-label': 'Grading progress' });
@@ -37,7 +45,12 @@ export function progressView() {
     show(phase, data = {}) {
       let text = PHASE_WORDS[phase] || phase;
       if (data.position) text += `, position ${data.position} in the queue`;
-      if (data.case && data.cases && phase !== 'compiling') text += `, case ${data.case} of ${data.cases}`;
+      if (data.case && data.cases && phase !== 'compiling') {
+        text += `, case ${data.case} of ${data.cases}`;
+        if (data.what) text += ` (${data.what})`;
+      }
+      if (data.step) text += `: ${data.step === 'reference' ? 'the reference' : 'your kernel'}`;
+      if (typeof data.expected_seconds === 'number') text += `, about ${aboutSeconds(data.expected_seconds)}`;
       fill(label, text);
       bar.value = percentOf(phase, data);
     },

@@ -90,11 +90,13 @@ function mismatchSection(result) {
       h('dt', {}, 'Wrong elements'), h('dd', {}, String(wrong.mismatches))));
 }
 
-function bar(label, ms, scale, kind) {
-  const fill = h('span', { class: `bar-fill ${kind}` });
+// atLeast: the time is a lower bound (the run was stopped), drawn open-ended.
+function bar(label, ms, scale, kind, atLeast = false) {
+  const fill = h('span', { class: `bar-fill ${kind}${atLeast ? ' at-least' : ''}` });
   fill.style.width = `${Math.max(0.5, (100 * ms) / scale)}%`;
   return h('div', { class: 'bar-row' }, h('span', { class: 'bar-label' }, label),
-    h('span', { class: 'bar-track' }, fill), h('span', { class: 'bar-value' }, formatMs(ms)));
+    h('span', { class: 'bar-track' }, fill),
+    h('span', { class: 'bar-value' }, `${atLeast ? '≥ ' : ''}${formatMs(ms)}`));
 }
 
 function timeSection(result) {
@@ -103,15 +105,16 @@ function timeSection(result) {
   const limit = p.reference_ms * (p.max_ratio || 1);
   const scale = Math.max(p.student_ms, limit) * 1.08;
   const chart = h('div', { class: 'chart', role: 'img',
-    'aria-label': `your kernel ${formatMs(p.student_ms)}, the reference ${formatMs(p.reference_ms)}, the bar ${formatMs(limit)}` },
+    'aria-label': `your kernel ${p.lower_bound ? 'at least ' : ''}${formatMs(p.student_ms)}, the reference ${formatMs(p.reference_ms)}, the bar ${formatMs(limit)}` },
   bar('Reference', p.reference_ms, scale, 'reference'),
-  bar('Yours', p.student_ms, scale, p.passed ? 'fast' : 'slow'));
+  bar('Yours', p.student_ms, scale, p.passed ? 'fast' : 'slow', p.lower_bound));
   const marker = h('span', { class: 'bar-limit', title: `the bar: ${formatRatio(p.max_ratio)} the reference` });
   marker.style.left = `calc(var(--label-width) + (100% - var(--label-width) - var(--value-width)) * ${limit / scale})`;
   chart.append(marker);
   return h('section', { class: 'timing' }, h('h3', {}, 'Time'),
     chart,
-    h('p', {}, `Time as a ratio to the reference's: ${p.lower_bound ? 'over ' : ''}${formatRatio(p.ratio)}; the bar is ${formatRatio(p.max_ratio)}.`,
+    h('p', {}, `Time as a ratio to the reference's: ${p.lower_bound ? 'at least ' : ''}${formatRatio(p.ratio)}; the bar is ${formatRatio(p.max_ratio)}.`,
+      p.lower_bound ? ' The run was stopped once it was sure to miss the bar: your kernel needs at least this long, and more had it gone on.' : '',
       p.estimated ? ' Modeled by the virtual GPU (deterministic).' : '',
       p.timing && p.timing.runs > 1 ? ` Medians of ${p.timing.runs} runs.` : ''));
 }
@@ -125,6 +128,7 @@ function gpuSection(result, editor) {
   if (!faults.length && !notes.length && !counters.limiter) return null;
   return h('section', { class: 'gpu' }, h('h3', {}, 'What the GPU saw'),
     h('ul', {}, faults, notes,
+      counters.partial ? h('li', {}, `Counted over the part that ran before the stop (${counters.partial.blocks_complete} of ${counters.partial.blocks_total} blocks finished, the stopped ones' work included).`) : null,
       counters.limiter ? h('li', {}, `The time is bound by ${counters.limiter}.`) : null,
       counters.registers_per_thread ? h('li', {}, `${counters.registers_per_thread} registers per thread, ${counters.blocks_per_sm} blocks per SM.`) : null));
 }
