@@ -194,6 +194,8 @@ enum {
     PTX_F_WARP_SYNC = 1u << 18,   /* bar.warp.sync: a warp-level barrier (no-op in lockstep) */
     PTX_F_BLOCK_START = 1u << 19, /* starts a basic block: a branch target or after a branch
                                      (ptx_deps.c; the scoreboard's scheduling unit) */
+    PTX_F_DRAIN = 1u << 20,       /* bar, barrier, call, ret: the scoreboard waits for every
+                                     result in flight (ptx_deps.c) */
 };
 
 enum ptx_operand_kind {

@@ -8,7 +8,10 @@
  * The scoreboard schedules a basic block's instructions by their
  * dependencies, as ptxas does, and keeps the blocks in order: instructions
  * that start one (a branch's target, the one after a branch) are flagged
- * PTX_F_BLOCK_START.
+ * PTX_F_BLOCK_START, and those that wait for every result in flight (bar,
+ * barrier, call, ret) PTX_F_DRAIN. A list has the rows read before the rows
+ * written, so one pass over it knows when the instruction issues before it
+ * sets its results' times.
  *
  * Rows index one array: registers 0..n_regs-1, then predicates. A list per
  * instruction, flat: deps[dep_start[i] .. dep_start[i + 1]). An operand that
@@ -77,7 +80,10 @@ static void add_instruction(struct dep_list *l, const struct ptx_function *f,
 static void flag_block_starts(struct ptx_function *f)
 {
     for (uint32_t i = 0; i < f->n_code; i++) {
-        const struct ptx_insn *insn = &f->code[i];
+        struct ptx_insn *insn = &f->code[i];
+        if (insn->op == PTX_OP_BAR || insn->op == PTX_OP_BARRIER || insn->op == PTX_OP_CALL ||
+            insn->op == PTX_OP_RET)
+            insn->flags |= PTX_F_DRAIN;
         if (insn->op != PTX_OP_BRA)
             continue;
         if (insn->target < f->n_code)

@@ -138,18 +138,19 @@ static inline void timing_drain(struct timing_warp *tw)
 
 /* When instruction `pc` of `fn` can issue: once its sources are ready in the
  * frame's scoreboard `ready` (a row per register, then per predicate), and not
- * before its basic block. Its results are then ready `latency` later. */
+ * before its basic block. Its results are then ready `latency` later. Its
+ * dependency list has the rows it reads first (ptx_deps.c). */
 static inline uint64_t timing_schedule(struct timing_warp *tw, const struct ptx_function *fn,
                                        uint32_t pc, uint64_t *ready, uint64_t latency)
 {
     const uint32_t *dep = &fn->deps[fn->dep_start[pc]], *end = &fn->deps[fn->dep_start[pc + 1]];
     uint64_t at = tw->floor + 1;
-    for (const uint32_t *p = dep; p < end; p++)
-        if (!(*p & PTX_DEP_WRITE) && ready[*p] > at)
-            at = ready[*p];
-    for (const uint32_t *p = dep; p < end; p++)
-        if (*p & PTX_DEP_WRITE)
-            ready[*p & ~PTX_DEP_WRITE] = at + latency;
+    for (; dep < end; dep++) {
+        if (*dep & PTX_DEP_WRITE)
+            ready[*dep & ~PTX_DEP_WRITE] = at + latency;
+        else if (ready[*dep] > at)
+            at = ready[*dep];
+    }
     return at;
 }
 
@@ -167,8 +168,7 @@ static inline void timing_issue(struct timing_warp *tw, const struct emu_device_
 {
     const struct ptx_insn *insn = &fn->code[pc];
     uint64_t latency = timing_latency(&d->timing, insn);
-    if (insn->op == PTX_OP_BAR || insn->op == PTX_OP_BARRIER || insn->op == PTX_OP_CALL ||
-        insn->op == PTX_OP_RET)
+    if (insn->flags & PTX_F_DRAIN)
         timing_drain(tw);
     else if (insn->flags & PTX_F_BLOCK_START)
         timing_next_block(tw);
