@@ -32,11 +32,12 @@
 
 #include "gpu_test.h"
 
-#define CASE_SECONDS  60 /* the alarm of each child */
-#define QUICK_SECONDS 10 /* a runaway kernel under a small budget ends sooner */
-#define SMALL_BUDGET  "5000000"
-#define N             1000
-#define THREADS       128
+#define CASE_SECONDS   60 /* the alarm of each child */
+#define QUICK_SECONDS  10 /* a runaway kernel under a small budget ends sooner */
+#define SMALL_BUDGET   "5000000"
+#define N              1000
+#define THREADS        128
+#define ROUND_UP(n, m) (((n) + (m)-1) / (m) * (m))
 
 static int (*last_fault)(struct kgemu_fault *);
 static int (*is_virtual)(void);
@@ -523,7 +524,9 @@ static void case_assert(void)
 {
     CUcontext context;
     CUdeviceptr out;
-    if (!start_with(&context, &out, N * sizeof(int)))
+    /* room for every thread of the grid: the assert must be the only fault
+     * (a write past the end in another block could be reported first) */
+    if (!start_with(&context, &out, ROUND_UP(N, THREADS) * sizeof(int)))
         return;
     int bad = 777;
     void *args[] = {&out, &bad};
