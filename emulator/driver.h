@@ -21,6 +21,7 @@
 #include <pthread.h>
 
 #include "emu.h"
+#include "texture.h"
 
 /* ---------------------------------------------------------------- limits */
 
@@ -44,6 +45,7 @@ enum driver_kind {
     DRIVER_FUNCTION,
     DRIVER_STREAM,
     DRIVER_EVENT,
+    DRIVER_ARRAY,
     DRIVER_KINDS
 };
 
@@ -72,8 +74,9 @@ struct CUctx_st {
     struct kgemu_fault fault; /* the last failed launch, sticky or not */
     double clock_ms;          /* device time: the launches' elapsed_ms, summed */
     bool has_counters;
-    struct kgemu_counters counters; /* the timing model's counts of the last launch */
-    double time_budget_ms;          /* kgemu_set_time_budget; 0: none */
+    struct kgemu_counters counters;       /* the timing model's counts of the last launch */
+    double time_budget_ms;                /* kgemu_set_time_budget; 0: none */
+    struct emu_texture_objects *textures; /* texture and surface objects; NULL until one is made */
 };
 
 struct CUmod_st {
@@ -92,6 +95,13 @@ struct CUfunc_st {
 struct CUstream_st {
     struct driver_handle handle;
     unsigned flags;
+};
+
+/* A CUDA array (driver_array.c): its texels in device memory. */
+struct CUarray_st {
+    struct driver_handle handle;
+    struct emu_image image;
+    CUDA_ARRAY3D_DESCRIPTOR desc; /* as created (a 2D one with Depth 0) */
 };
 
 struct CUevent_st {
@@ -139,6 +149,10 @@ bool driver_handle_live(enum driver_kind kind, const void *handle);
 /* CUDA_ERROR_INVALID_HANDLE unless `handle` is a live handle of `kind` that
  * `ctx` owns (a module, function, stream or event of that context). */
 CUresult driver_handle_check(enum driver_kind kind, const void *handle, const struct CUctx_st *ctx);
+/* For driver_handle_remove_if: a handle that context `key` owns; a release
+ * that frees the handle's struct, which owns nothing else. */
+bool driver_handle_owned_by(const struct driver_handle *handle, const void *key);
+void driver_handle_free(struct driver_handle *handle);
 /* Removes every live handle of `kind` that `match` accepts and passes it to `release`. */
 void driver_handle_remove_if(enum driver_kind kind,
                              bool (*match)(const struct driver_handle *, const void *key),
@@ -152,6 +166,8 @@ CUresult driver_device_check(CUdevice device);
 /* What a context owns, released when it is destroyed or reset. */
 void driver_modules_release(struct CUctx_st *ctx);
 void driver_streams_events_release(struct CUctx_st *ctx);
+void driver_arrays_release(struct CUctx_st *ctx);
+void driver_texture_objects_release(struct CUctx_st *ctx);
 
 /* A stream of `ctx`, or one of the default streams (NULL, CU_STREAM_LEGACY,
  * CU_STREAM_PER_THREAD); CUDA_ERROR_INVALID_HANDLE otherwise. */

@@ -4,10 +4,11 @@
  *
  * A context owns its device memory (an emu_memory with the model's total
  * memory as capacity; contexts do not share it), the device heap, modules,
- * streams and events, and its sticky fault. Destroying it (or releasing the
- * primary context for the last time) frees all of that; resetting the
- * primary context frees it and starts afresh under the same handle, which
- * is how a program recovers from a sticky fault.
+ * streams and events, arrays, texture and surface objects, and its sticky
+ * fault. Destroying it (or releasing the primary context for the last time)
+ * frees all of that; resetting the primary context frees it and starts
+ * afresh under the same handle, which is how a program recovers from a
+ * sticky fault.
  *
  * Everything is synchronous, so synchronizing only reports the sticky fault.
  */
@@ -52,6 +53,8 @@ static void context_stop(struct CUctx_st *ctx)
 {
     driver_modules_release(ctx);
     driver_streams_events_release(ctx);
+    driver_texture_objects_release(ctx);
+    driver_arrays_release(ctx);
     if (ctx->heap != NULL)
         emu_heap_destroy(ctx->heap, ctx->memory);
     emu_memory_destroy(ctx->memory);

@@ -7,6 +7,8 @@
  * CUDA_ERROR_NO_DEVICE, says nothing, and every other call keeps returning
  * CUDA_ERROR_NOT_INITIALIZED, as on a machine without that GPU.
  */
+#include <stdlib.h>
+
 #include "driver.h"
 
 struct driver_state driver = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -87,6 +89,16 @@ void driver_handle_remove_if(enum driver_kind kind,
             link = &h->next;
         }
     }
+}
+
+bool driver_handle_owned_by(const struct driver_handle *handle, const void *key)
+{
+    return handle->context == key;
+}
+
+void driver_handle_free(struct driver_handle *handle)
+{
+    free(handle);
 }
 
 CUresult driver_device_check(CUdevice device)

@@ -101,12 +101,15 @@ enum emu_allocation_kind {
     EMU_ALLOC_USER,   /* cuMemAlloc */
     EMU_ALLOC_GLOBAL, /* a module's .global or .const variable */
     EMU_ALLOC_HEAP,   /* the device-side malloc heap */
+    EMU_ALLOC_ARRAY,  /* a CUDA array (driver_array.c): no kernel reaches it through a pointer */
 };
 
 struct emu_range {
     uint64_t base;
     uint64_t size;
     enum emu_allocation_kind kind;
+    uint64_t serial; /* unique to the allocation in its table: an address may be reused, this
+                        never is (a texture tells its own memory from what was put there later) */
 };
 
 struct emu_memory *emu_memory_create(size_t capacity);
@@ -189,6 +192,8 @@ bool emu_heap_free(struct emu_heap *heap, uint64_t address);
 
 /* --------------------------------------------------------------- launches */
 
+struct emu_texture_objects; /* texture.h */
+
 struct emu_launch {
     const struct emu_function *function;
     unsigned grid[3];
@@ -196,7 +201,9 @@ struct emu_launch {
     unsigned dynamic_shared_bytes;
     const void *params; /* packed as emu_function_info says */
     struct emu_memory *memory;
-    struct emu_heap *heap; /* NULL: malloc in a kernel returns NULL */
+    struct emu_heap *heap;                      /* NULL: malloc in a kernel returns NULL */
+    const struct emu_texture_objects *textures; /* the context's texture and surface objects
+                                                   (NULL: none made) */
     const struct emu_device_model *device;
     size_t stack_bytes_per_thread; /* CU_LIMIT_STACK_SIZE */
     size_t printf_bytes;           /* CU_LIMIT_PRINTF_FIFO_SIZE: more output is dropped */

@@ -187,6 +187,14 @@ bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, ui
  * NULL after recording a fault. */
 void *mem_resolve(struct warp *w, struct frame *f, const struct ptx_insn *insn, int lane,
                   enum ptx_space space, uint64_t address, unsigned bytes, bool write);
+/* The read-modify-write of atom, red and sured (insn's cmp and type) on the
+ * value at p with operands b and c; returns the old value. */
+uint64_t mem_atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint64_t c,
+                          bool global);
+
+/* interp_texture.c: tex, tld4, txq, suld, sust, sured and suq for the
+ * lanes of `mask`; false after recording a fault. */
+bool texture_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
 
 /* builtins.c: vprintf, malloc, free, __assertfail for the lanes of `mask`. */
 bool builtin_call(struct warp *w, struct frame *f, const struct ptx_insn *insn,
@@ -195,6 +203,14 @@ bool builtin_call(struct warp *w, struct frame *f, const struct ptx_insn *insn,
 void printf_buffer_init(struct printf_buffer *p, size_t limit);
 void printf_buffer_flush(struct printf_buffer *p);
 void printf_buffer_free(struct printf_buffer *p);
+
+/* Lane l's value of a register or immediate operand. */
+static inline uint64_t operand_lane(const struct frame *f, const struct ptx_operand *o, uint32_t l)
+{
+    if (o->kind == PTX_OPD_REG)
+        return f->regs[o->reg][l];
+    return (uint64_t)o->imm;
+}
 
 /* Reading typed values from 64-bit slots. */
 static inline float slot_f32(uint64_t v)

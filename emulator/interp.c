@@ -1496,6 +1496,14 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     case PTX_OP_ATOM:
     case PTX_OP_RED:
         return mem_atomic(w, f, insn, m);
+    case PTX_OP_TEX:
+    case PTX_OP_TLD4:
+    case PTX_OP_TXQ:
+    case PTX_OP_SULD:
+    case PTX_OP_SUST:
+    case PTX_OP_SURED:
+    case PTX_OP_SUQ:
+        return texture_execute(w, f, insn, m);
     case PTX_OP_SHFL: {
         int first = o[1].kind == PTX_OPD_PRED ? 2 : 1;
         exec_shfl(f, insn, s, src(w, f, &o[first], s->a), src(w, f, &o[first + 1], s->b),

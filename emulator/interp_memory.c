@@ -43,6 +43,13 @@ static void describe_global(struct warp *w, uint64_t address, unsigned bytes, ch
 {
     struct emu_range r;
     struct emu_memory *memory = w->block->launch->cfg->memory;
+    if (address >= 4096 && emu_memory_find(memory, address, 1, &r) && r.kind == EMU_ALLOC_ARRAY) {
+        snprintf(out, size,
+                 "0x%" PRIx64 ", inside a CUDA array, which kernels reach only through texture "
+                 "and surface objects",
+                 address);
+        return;
+    }
     bool near = emu_memory_nearest(memory, address, &r);
     uint64_t end = near ? r.base + r.size : 0;
     if (address < 4096) {
@@ -170,30 +177,6 @@ static enum ptx_space access_space(const struct frame *f, const struct ptx_insn 
     return (enum ptx_space)insn->space;
 }
 
-/* A value read from memory, extended to 64 bits by the type's signedness. */
-static uint64_t load_value(const void *p, unsigned bytes, bool sgn)
-{
-    switch (bytes) {
-    case 1:
-        return sgn ? (uint64_t)(int64_t) * (const int8_t *)p : *(const uint8_t *)p;
-    case 2: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return sgn ? (uint64_t)(int64_t)(int16_t)v : v;
-    }
-    case 4: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return sgn ? (uint64_t)(int64_t)(int32_t)v : v;
-    }
-    default: {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
-    }
-}
-
 /* The registers a load writes or a store reads: one, or a vector's. */
 static unsigned value_rows(const struct ptx_operand *o, uint32_t rows[PTX_MAX_VEC])
 {
@@ -298,14 +281,14 @@ bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint
                                        lane_address(f, &insn->o[1], 0), bytes, false);
         if (!p)
             return false;
-        uint64_t v = load_value(p, bytes, sgn), *d = f->regs[rows[0]];
+        uint64_t v = ptx_load_value(p, bytes, sgn), *d = f->regs[rows[0]];
         LANES(m, d[l] = v);
         return true;
     }
     if (n == 1 && rows[0] != PTX_NO_REG &&
         global_lanes_fit(w, f, space, &insn->o[1], m, bytes, address)) {
         uint64_t *d = f->regs[rows[0]];
-        LANES(m, d[l] = load_value((const void *)(uintptr_t)address[l], bytes, sgn));
+        LANES(m, d[l] = ptx_load_value((const void *)(uintptr_t)address[l], bytes, sgn));
         account(w, f, insn, space, &insn->o[1], m, bytes, TIMING_READ, address);
         return true;
     }
@@ -318,7 +301,7 @@ bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint
             return false;
         for (unsigned i = 0; i < n; i++)
             if (rows[i] != PTX_NO_REG)
-                f->regs[rows[i]][l] = load_value(p + i * bytes, bytes, sgn);
+                f->regs[rows[i]][l] = ptx_load_value(p + i * bytes, bytes, sgn);
     }
     account(w, f, insn, space, &insn->o[1], m, bytes * n, TIMING_READ, NULL);
     return true;
@@ -428,8 +411,7 @@ static uint64_t atomic_loop(void *p, enum ptx_atom_op op, uint64_t b, unsigned b
     ((bytes) == 4 ? (uint64_t)fn((uint32_t *)(p), (uint32_t)(v), __ATOMIC_SEQ_CST)                 \
                   : (uint64_t)fn((uint64_t *)(p), (uint64_t)(v), __ATOMIC_SEQ_CST))
 
-static uint64_t atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint64_t c,
-                             bool global)
+uint64_t mem_atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint64_t c, bool global)
 {
     enum ptx_type type = (enum ptx_type)insn->type;
     unsigned bytes = ptx_type_bytes(type);
@@ -463,13 +445,6 @@ static uint64_t atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, u
     }
 }
 
-static uint64_t operand_lane(const struct frame *f, const struct ptx_operand *o, uint32_t l)
-{
-    if (o->kind == PTX_OPD_REG)
-        return f->regs[o->reg][l];
-    return (uint64_t)o->imm;
-}
-
 bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
 {
     bool red = insn->op == PTX_OP_RED;
@@ -493,7 +468,8 @@ bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, ui
         bool global = space == PTX_SPACE_GLOBAL ||
                       (space == PTX_SPACE_GENERIC && a - SHARED_WINDOW >= WINDOW_SIZE &&
                        a - LOCAL_WINDOW >= WINDOW_SIZE);
-        uint64_t old = atomic_apply(p, insn, operand_lane(f, b, l), operand_lane(f, c, l), global);
+        uint64_t old =
+            mem_atomic_apply(p, insn, operand_lane(f, b, l), operand_lane(f, c, l), global);
         if (!red && insn->o[0].kind == PTX_OPD_REG)
             f->regs[insn->o[0].reg][l] = old;
     }

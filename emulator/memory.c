@@ -37,7 +37,8 @@ struct emu_memory {
     struct emu_allocation *table; /* sorted by range.base */
     size_t count;
     size_t slots;
-    size_t used; /* sum of the mapped lengths */
+    size_t used;      /* sum of the mapped lengths */
+    uint64_t serials; /* allocations made so far: the last one's serial */
     size_t capacity;
     size_t page;
 };
@@ -133,6 +134,7 @@ CUresult emu_memory_alloc(struct emu_memory *memory, size_t size, enum emu_alloc
     if (p == MAP_FAILED)
         goto out; /* the host's address space or an RLIMIT_AS is exhausted */
     allocation.range.base = (uint64_t)(uintptr_t)p;
+    allocation.range.serial = ++memory->serials;
     allocation.window = allocation.range;
     memory_insert(memory, &allocation);
     *address = allocation.range.base;

@@ -82,6 +82,13 @@
     X(RED,       "red")       /* [a] = OP([a], b) atomically */                       \
     X(PREFETCH,  "prefetch")  /* nothing: a cache hint */                             \
     X(PREFETCHU, "prefetchu") /* nothing: a cache hint */                             \
+    X(TEX,       "tex")       /* d = texture object a sampled at coordinates c (texture.c) */ \
+    X(TLD4,      "tld4")      /* d = one component of the 4 texels a bilinear fetch of a at c weighs */ \
+    X(TXQ,       "txq")       /* d = an attribute of texture object a */              \
+    X(SULD,      "suld")      /* d = bytes of surface object a at coordinates b (x in bytes) */ \
+    X(SUST,      "sust")      /* bytes of surface object a at coordinates b = c */    \
+    X(SURED,     "sured")     /* surface a at b = OP(it, c) atomically */             \
+    X(SUQ,       "suq")       /* d = an attribute of surface object a */              \
     X(BRA,       "bra")       /* pc = a */                                            \
     X(BRX,       "brx")       /* pc = table[a] (not supported) */                     \
     X(CALL,      "call")      /* call target (o[0]); args o[1] (offsets in call_args), return o[2] */ \
@@ -158,6 +165,46 @@ enum ptx_atom_op {
 };
 
 enum ptx_shfl_mode { PTX_SHFL_UP, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX };
+
+/* The geometry of tex, tld4, suld, sust and sured (ptx_texture.c). */
+enum ptx_geom {
+    PTX_GEOM_NONE,
+    PTX_GEOM_1D,
+    PTX_GEOM_2D,
+    PTX_GEOM_3D,
+    PTX_GEOM_A1D, /* layered: {layer, x} */
+    PTX_GEOM_A2D, /* {layer, x, y, _} */
+    PTX_GEOM_CUBE,
+    PTX_GEOM_ACUBE,
+    PTX_GEOM_2DMS,
+    PTX_GEOM_A2DMS,
+};
+
+/* What txq and suq ask (their bool_op). */
+enum ptx_texture_query {
+    PTX_TXQ_WIDTH,
+    PTX_TXQ_HEIGHT,
+    PTX_TXQ_DEPTH,
+    PTX_TXQ_CHANNEL_DATA_TYPE,
+    PTX_TXQ_CHANNEL_ORDER,
+    PTX_TXQ_NORMALIZED_COORDS,
+    PTX_TXQ_ARRAY_SIZE,
+    PTX_TXQ_NUM_MIPMAP_LEVELS,
+    PTX_TXQ_NUM_SAMPLES,
+    PTX_TXQ_FORCE_UNNORMALIZED_COORDS,
+    PTX_TXQ_FILTER_MODE,
+    PTX_TXQ_ADDR_MODE_0,
+    PTX_TXQ_ADDR_MODE_1,
+    PTX_TXQ_ADDR_MODE_2,
+    PTX_TXQ_MEMORY_LAYOUT,
+};
+
+/* suld sust sured: what an out-of-bounds coordinate does (their bool_op). */
+enum ptx_surface_clamp { PTX_SU_TRAP, PTX_SU_CLAMP, PTX_SU_ZERO };
+
+/* tex: its mipmap form (its bool_op); the level of detail is ignored, as
+ * the virtual GPU's textures have one level. */
+enum ptx_texture_lod { PTX_TEX_PLAIN, PTX_TEX_BASE, PTX_TEX_LEVEL, PTX_TEX_GRAD };
 
 /* What unit of an SM issues an instruction (the timing model's classes). */
 enum ptx_issue_class {
@@ -277,12 +324,14 @@ enum ptx_sreg {
 struct ptx_insn {
     uint8_t op;      /* enum ptx_op */
     uint8_t type;    /* enum ptx_type: the operation's type (the destination's for cvt) */
-    uint8_t type2;   /* cvt, set: the source type */
+    uint8_t type2;   /* cvt, set: the source type; tex tld4: the coordinates' type */
     uint8_t space;   /* ld st atom red cvta isspacep: enum ptx_space */
-    uint8_t cmp;     /* setp set: enum ptx_cmp; atom red: enum ptx_atom_op; shfl vote: mode */
-    uint8_t bool_op; /* setp set: enum ptx_bool_op; testp: enum arith_testp */
+    uint8_t cmp;     /* setp set: enum ptx_cmp; atom red sured: enum ptx_atom_op; shfl vote: mode */
+    uint8_t bool_op; /* setp set: enum ptx_bool_op; testp: enum arith_testp; txq suq: enum
+                        ptx_texture_query; tld4: the component; suld sust sured: enum
+                        ptx_surface_clamp; tex: enum ptx_texture_lod */
     uint8_t rnd;     /* enum arith_rounding, when PTX_F_HAS_RND */
-    uint8_t vec;     /* ld st: 1, 2 or 4 elements */
+    uint8_t vec;     /* ld st suld sust: 1, 2 or 4 elements */
     uint8_t n_operands;
     uint8_t guard_neg;
     uint8_t issue_class; /* enum ptx_issue_class */
@@ -295,6 +344,7 @@ struct ptx_insn {
     uint32_t ptx_line;
     uint32_t src_line;    /* from .loc; 0 when none */
     uint16_t merge_group; /* the merged group of an ld.shared (when merge != 0) */
+    uint8_t geom;         /* tex tld4 suld sust sured: enum ptx_geom */
     struct ptx_operand o[PTX_MAX_OPERANDS];
 };
 

@@ -18,11 +18,6 @@
 
 #define WORD_MAX 32
 
-struct word_value {
-    const char *word;
-    int value;
-};
-
 static const struct word_value roundings[] = {
     {"rn", ARITH_RN},  {"rz", ARITH_RZ},  {"rm", ARITH_RM},  {"rp", ARITH_RP},
     {"rni", ARITH_RN}, {"rzi", ARITH_RZ}, {"rmi", ARITH_RM}, {"rpi", ARITH_RP},
@@ -81,7 +76,7 @@ static const char *const hint_words[] = {
     "async",   "NaN",  "xorsign", "abs",  "warp",     "b",
 };
 
-static bool lookup(const struct word_value *table, size_t n, const char *word, int *value)
+bool ptx_word_lookup(const struct word_value *table, size_t n, const char *word, int *value)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(table[i].word, word) == 0) {
@@ -90,7 +85,6 @@ static bool lookup(const struct word_value *table, size_t n, const char *word, i
         }
     return false;
 }
-#define LOOKUP(table, word, value) lookup(table, sizeof table / sizeof table[0], word, value)
 
 static bool is_hint(const char *word)
 {
@@ -133,6 +127,8 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
         set_type(insn, t);
         return true;
     }
+    if (ptx_is_texture_op(op))
+        return ptx_texture_modifier(insn, word);
     bool compares = op == PTX_OP_SETP || op == PTX_OP_SET;
     bool atomic = op == PTX_OP_ATOM || op == PTX_OP_RED;
     if (compares && LOOKUP(comparisons, word, &v))
@@ -455,6 +451,12 @@ static bool parse_operand(struct ptx_parser *ps, struct ptx_token t, struct ptx_
     if (t.kind == PTX_TOK_IDENT && !negative)
         return name_operand(ps, t, o, index, operand);
     return ptx_fail(ps, t.line, "cannot read the operand '%.*s'", (int)t.len, t.text);
+}
+
+bool ptx_read_operand(struct ptx_parser *ps, struct ptx_token t, struct ptx_operand *o,
+                      enum ptx_type type, uint32_t insn_index)
+{
+    return parse_operand(ps, t, o, type, insn_index, -1);
 }
 
 /* The type immediates of operand `i` take: cvt's source is the second type;
@@ -817,6 +819,11 @@ static enum ptx_issue_class issue_class_of(const struct ptx_insn *insn)
     case PTX_OP_SHFL:
     case PTX_OP_PREFETCH:
     case PTX_OP_PREFETCHU:
+    case PTX_OP_TEX:
+    case PTX_OP_TLD4:
+    case PTX_OP_SULD:
+    case PTX_OP_SUST:
+    case PTX_OP_SURED:
         return PTX_CLASS_MEMORY;
     case PTX_OP_BRA:
     case PTX_OP_CALL:
@@ -915,13 +922,16 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
     if (opcode.kind != PTX_TOK_IDENT || !decode_opcode(ps, opcode, &insn))
         return ptx_fail(ps, opcode.line, "expected an instruction, found '%.*s'", (int)opcode.len,
                         opcode.text);
-    bool ok =
-        insn.op == PTX_OP_CALL ? parse_call(ps, &insn) : parse_operands(ps, &insn, ps->fn->n_code);
+    bool texture = ptx_is_texture_op((enum ptx_op)insn.op);
+    bool ok = insn.op == PTX_OP_CALL ? parse_call(ps, &insn)
+              : texture              ? ptx_texture_operands(ps, &insn)
+                                     : parse_operands(ps, &insn, ps->fn->n_code);
     if (!ok)
         return false;
     if (insn.op == PTX_OP_BAR || insn.op == PTX_OP_BARRIER)
         ps->fn->uses_barrier = true;
-    if (insn.op != PTX_OP_CALL && !validate(ps, &insn, opcode.line))
+    if (texture ? !ptx_texture_validate(ps, &insn, opcode.line)
+                : insn.op != PTX_OP_CALL && !validate(ps, &insn, opcode.line))
         return false;
     insn.issue_class = (uint8_t)issue_class_of(&insn);
     return append(ps, &insn);

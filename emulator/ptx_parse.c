@@ -166,6 +166,20 @@ struct declaration {
     bool has_range;
 };
 
+/* .texref, .surfref and .samplerref: the texture references CUDA 12
+ * removed. Fails with what to use instead when `t` is one. */
+static bool refuse_reference(struct ptx_parser *ps, const struct ptx_token *t)
+{
+    if (!ptx_tok_word(t, ".texref") && !ptx_tok_word(t, ".surfref") &&
+        !ptx_tok_word(t, ".samplerref"))
+        return true;
+    return ptx_fail(ps, t->line,
+                    "unsupported PTX construct '%.*s': texture and surface references were "
+                    "removed in CUDA 12; the virtual GPU supports texture and surface objects "
+                    "(cudaTextureObject_t, cudaSurfaceObject_t)",
+                    (int)t->len, t->text);
+}
+
 /* Reads [.align N] [.vN] .type name [<N>] [[N]...] after the state space. */
 static bool parse_declaration(struct ptx_parser *ps, struct declaration *d)
 {
@@ -192,6 +206,8 @@ static bool parse_declaration(struct ptx_parser *ps, struct declaration *d)
             break;
         }
     }
+    if (!refuse_reference(ps, &t))
+        return false;
     if (d->type == PTX_TYPE_NONE || t.kind != PTX_TOK_IDENT)
         return ptx_fail(ps, t.line, "expected a type and a name, found '%.*s'", (int)t.len, t.text);
     d->name = t;
@@ -915,6 +931,8 @@ static bool parse_module_directive(struct ptx_parser *ps, struct ptx_token t)
         return parse_variable(ps, PTX_SPACE_CONST, is_extern);
     if (ptx_tok_word(&t, ".shared"))
         return parse_variable(ps, PTX_SPACE_SHARED, is_extern);
+    if (!refuse_reference(ps, &t))
+        return false;
     return ptx_fail(ps, t.line, "unsupported PTX construct '%.*s'", (int)t.len, t.text);
 }
 

@@ -76,6 +76,31 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
 /* Appends a `ret` with no operands (the end of a body). */
 bool ptx_parse_implicit_ret(struct ptx_parser *ps, struct ptx_token ret);
 
+/* A modifier word and what it means, in the decoders' tables. */
+struct word_value {
+    const char *word;
+    int value;
+};
+
+/* True when `word` is in the table; *value gets its meaning. */
+bool ptx_word_lookup(const struct word_value *table, size_t n, const char *word, int *value);
+#define LOOKUP(table, word, value)                                                                 \
+    ptx_word_lookup(table, sizeof table / sizeof table[0], word, value)
+
+/* One operand of an instruction, from its first token `t`: a register, a
+ * vector, an immediate of `type`, an [address], a name (ptx_insn.c). */
+bool ptx_read_operand(struct ptx_parser *ps, struct ptx_token t, struct ptx_operand *o,
+                      enum ptx_type type, uint32_t insn_index);
+
+/* ptx_texture.c: tex, tld4, txq, suld, sust, sured and suq. */
+bool ptx_is_texture_op(enum ptx_op op);
+/* Classifies one modifier of a texture or surface instruction. */
+bool ptx_texture_modifier(struct ptx_insn *insn, const char *word);
+/* Reads the operands up to and including ';' into ptx_texture.c's layout. */
+bool ptx_texture_operands(struct ptx_parser *ps, struct ptx_insn *insn);
+/* Checks what the interpreter relies on (interp_texture.c). */
+bool ptx_texture_validate(struct ptx_parser *ps, const struct ptx_insn *insn, int line);
+
 /* The fundamental type a ".u32"-like word names, or PTX_TYPE_NONE. */
 enum ptx_type ptx_type_of(const char *word, size_t len);
 

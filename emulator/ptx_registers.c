@@ -51,7 +51,7 @@ bool ptx_writes_first_operand(const struct ptx_insn *insn)
     return insn->n_operands > 0 && op != PTX_OP_ST && op != PTX_OP_RED && op != PTX_OP_BRA &&
            op != PTX_OP_BAR && op != PTX_OP_BARRIER && op != PTX_OP_PREFETCH &&
            op != PTX_OP_PREFETCHU && op != PTX_OP_NANOSLEEP && op != PTX_OP_PMEVENT &&
-           op != PTX_OP_CALL;
+           op != PTX_OP_CALL && op != PTX_OP_SUST && op != PTX_OP_SURED;
 }
 
 void ptx_each_row(const struct ptx_operand *o, bool with_address_base,

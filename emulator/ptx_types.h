@@ -11,6 +11,7 @@
 #define KGRADE_EMULATOR_PTX_TYPES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum ptx_type {
     PTX_TYPE_NONE,
@@ -80,6 +81,31 @@ static inline bool ptx_type_is_float(enum ptx_type t)
 {
     return t == PTX_F16 || t == PTX_F16X2 || t == PTX_BF16 || t == PTX_BF16X2 || t == PTX_F32 ||
            t == PTX_F64;
+}
+
+/* The `bytes`-byte little-endian value at p (1, 2, 4 or 8 bytes), extended
+ * to 64 bits by `sgn`: how a load puts a value in a register. */
+static inline uint64_t ptx_load_value(const void *p, unsigned bytes, bool sgn)
+{
+    switch (bytes) {
+    case 1:
+        return sgn ? (uint64_t)(int64_t) * (const int8_t *)p : *(const uint8_t *)p;
+    case 2: {
+        uint16_t v;
+        __builtin_memcpy(&v, p, 2);
+        return sgn ? (uint64_t)(int64_t)(int16_t)v : v;
+    }
+    case 4: {
+        uint32_t v;
+        __builtin_memcpy(&v, p, 4);
+        return sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+    }
+    default: {
+        uint64_t v;
+        __builtin_memcpy(&v, p, 8);
+        return v;
+    }
+    }
 }
 
 #endif

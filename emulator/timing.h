@@ -111,6 +111,8 @@ static inline uint64_t timing_latency(const struct emu_timing_constants *c,
         if (insn->op == PTX_OP_LD && insn->space != PTX_SPACE_SHARED &&
             insn->space != PTX_SPACE_PARAM && insn->space != PTX_SPACE_LOCAL)
             return (uint64_t)c->latency_global;
+        if (insn->op == PTX_OP_TEX || insn->op == PTX_OP_TLD4 || insn->op == PTX_OP_SULD)
+            return (uint64_t)c->latency_global; /* a global load through the L2, no texture cache */
         return (uint64_t)(insn->space == PTX_SPACE_SHARED ? c->latency_shared : c->latency_alu);
     case PTX_CLASS_CONTROL:
         return (uint64_t)c->latency_control;

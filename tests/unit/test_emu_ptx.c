@@ -125,8 +125,8 @@ static void modifiers_are_read_by_operation(void **state)
 static void unsupported_constructs_name_their_line(void **state)
 {
     (void)state;
-    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b32 %r<2>;\n  tex.2d.v4.f32 %r1, [t];\n}\n",
-                       "PTX line 7: unsupported instruction 'tex.2d.v4.f32'", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b32 %r<2>;\n  frobnicate.u32 %r1, %r0;\n}\n",
+                       "PTX line 7: unsupported instruction 'frobnicate.u32'", false);
     assert_parse_error(HEADER
                        ".entry k()\n{\n  .reg .b32 %r<2>;\n  add.wobbly.s32 %r1, %r0, 1;\n}\n",
                        "PTX line 7: unsupported modifier '.wobbly'", false);
@@ -140,9 +140,82 @@ static void unsupported_constructs_name_their_line(void **state)
     assert_parse_error(".target sm_90\n", "not PTX", false);
     assert_parse_error(HEADER ".texref t;\n", "PTX line 4: unsupported PTX construct '.texref'",
                        false);
+    assert_parse_error(HEADER ".global .texref t;\n", "references were removed in CUDA 12", false);
     assert_parse_error(HEADER ".entry k()\n{\n  ret;\n", "no closing '}'", false);
     assert_parse_error(HEADER ".entry k()\n{\n  .reg .f16 %h<2>;\n  add.f16 %h1, %h0, %h0;\n}\n",
                        "does not support 'add' on this type", false);
+}
+
+/* Texture and surface instructions: their modifiers and the layout of
+ * their operands (ptx_texture.c); what CUDA C++ cannot emit is refused. */
+static void texture_instructions_are_decoded(void **state)
+{
+    (void)state;
+    struct ptx_module *m = parse_ok(
+        HEADER ".entry k(.param .u64 t)\n{\n"
+               "  .reg .pred %p<2>;\n"
+               "  .reg .b16 %rs<5>;\n"
+               "  .reg .b32 %r<6>;\n"
+               "  .reg .f32 %f<8>;\n"
+               "  .reg .b64 %rd<2>;\n"
+               "  ld.param.u64 %rd1, [t];\n"
+               "  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f5, %f6}];\n"
+               "  tex.level.a1d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%r5, %f5}], %f7;\n"
+               "  tld4.a.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];\n"
+               "  suld.b.2d.v4.b8.clamp {%rs1, %rs2, %rs3, %rs4}, [%rd1, {%r1, %r2}];\n"
+               "  sust.b.1d.b32.zero [%rd1, {%r1}], {%r2};\n"
+               "  sured.b.add.2d.u32.trap [%rd1, {%r1, %r2}], %r3;\n"
+               "  txq.width.b32 %r1, [%rd1];\n"
+               "  suq.memory_layout.b32 %r2, [%rd1];\n"
+               "  ret;\n}\n");
+    const struct ptx_insn *code = function_named(m, "k")->code;
+    const struct ptx_insn *tex = &code[1], *level = &code[2], *tld4 = &code[3];
+    assert_int_equal(tex->op, PTX_OP_TEX);
+    assert_int_equal(tex->geom, PTX_GEOM_2D);
+    assert_int_equal(tex->type, PTX_F32);
+    assert_int_equal(tex->type2, PTX_F32);
+    assert_int_equal(tex->o[0].kind, PTX_OPD_VEC);
+    assert_int_equal(tex->o[0].count, 4);
+    assert_int_equal(tex->o[1].kind, PTX_OPD_REG);
+    assert_int_equal(tex->o[2].count, 2);
+    assert_int_equal(tex->o[5].kind, PTX_OPD_PRED); /* d|p */
+    assert_int_equal(tex->issue_class, PTX_CLASS_MEMORY);
+    assert_int_equal(level->geom, PTX_GEOM_A1D);
+    assert_int_equal(level->bool_op, PTX_TEX_LEVEL);
+    assert_int_equal(level->o[3].kind, PTX_OPD_REG); /* the level of detail */
+    assert_int_equal(tld4->bool_op, 3);              /* .a */
+    const struct ptx_insn *suld = &code[4], *sust = &code[5], *sured = &code[6];
+    assert_int_equal(suld->bool_op, PTX_SU_CLAMP);
+    assert_int_equal(suld->vec, 4);
+    assert_int_equal(suld->type, PTX_B8);
+    assert_int_equal(sust->bool_op, PTX_SU_ZERO);
+    assert_int_equal(sust->o[1].kind, PTX_OPD_VEC); /* a 1d coordinate is a vector of one */
+    assert_int_equal(sust->o[1].count, 1);
+    assert_false(ptx_writes_first_operand(sust));
+    assert_int_equal(sured->cmp, PTX_ATOM_ADD);
+    assert_false(ptx_writes_first_operand(sured));
+    assert_int_equal(code[7].bool_op, PTX_TXQ_WIDTH);
+    assert_int_equal(code[8].bool_op, PTX_TXQ_MEMORY_LAYOUT);
+    ptx_module_free(m);
+#define TEXTURE_BODY(line)                                                                         \
+    HEADER ".entry k()\n{\n  .reg .b32 %r<5>;\n  .reg .f32 %f<5>;\n  .reg .b64 %rd<2>;\n  " line   \
+           "\n}\n"
+    assert_parse_error(TEXTURE_BODY("tex.2dms.v4.s32.s32 {%r1, %r2, %r3, %r4}, "
+                                    "[%rd1, {%r1, %r2, %r3, %r4}];"),
+                       "PTX line 9: multisample textures are not supported", false);
+    assert_parse_error(TEXTURE_BODY("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, %rd1, "
+                                    "{%f1, %f2}];"),
+                       "an explicit sampler", false);
+    assert_parse_error(TEXTURE_BODY("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], "
+                                    "{%r1, %r2};"),
+                       "texel offsets and depth comparison", false);
+    assert_parse_error(TEXTURE_BODY("sust.p.2d.b32.trap [%rd1, {%r1, %r2}], {%r3};"),
+                       "unsupported modifier '.p'", false);
+    assert_parse_error(TEXTURE_BODY("suld.b.2d.v2.b32.trap {%r1}, [%rd1, {%r1, %r2}];"),
+                       "must be 2 registers", false);
+    assert_parse_error(TEXTURE_BODY("tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}];"),
+                       "too few coordinates", false);
+#undef TEXTURE_BODY
 }
 
 /* Sizes and offsets a program declares cannot wrap, and a call's arguments
@@ -277,6 +350,7 @@ int main(void)
         cmocka_unit_test(kernel_parameters_and_instructions_are_decoded),
         cmocka_unit_test(modifiers_are_read_by_operation),
         cmocka_unit_test(unsupported_constructs_name_their_line),
+        cmocka_unit_test(texture_instructions_are_decoded),
         cmocka_unit_test(parameter_spaces_cannot_wrap),
         cmocka_unit_test(branches_reconverge_at_their_post_dominator),
         cmocka_unit_test(only_registers_read_before_written_start_at_zero),
