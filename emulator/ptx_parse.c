@@ -608,13 +608,19 @@ static bool add_label(struct ptx_parser *ps, struct ptx_token name)
     return true;
 }
 
-/* ".loc file line column" (and "inlined_at" forms): keeps the line. */
+/* ".loc file line column" (and "inlined_at" forms): keeps the line when
+ * it is in the function's own file, the file of its first .loc. Code
+ * inlined from a header (tex2D, surf2Dwrite, cooperative groups …) keeps
+ * the line of the call in the program, not a line of the header. */
 static bool parse_loc(struct ptx_parser *ps)
 {
     uint64_t file, line;
     if (!expect_int(ps, &file) || !expect_int(ps, &line))
         return false;
-    ps->loc_line = (uint32_t)line;
+    if (ps->loc_file == 0)
+        ps->loc_file = (uint32_t)file + 1;
+    if (file + 1 == ps->loc_file)
+        ps->loc_line = (uint32_t)line;
     /* the rest (column, inlined_at …) up to the end of the line is skipped */
     int at = ps->lx.line;
     while (ptx_peek(&ps->lx).kind != PTX_TOK_END && ptx_peek(&ps->lx).line == at)
@@ -736,6 +742,7 @@ static bool parse_body(struct ptx_parser *ps, int index)
     ps->n_labels = 0;
     ps->n_label_uses = 0;
     ps->loc_line = 0;
+    ps->loc_file = 0;
     f->n_regs = PTX_SREG_FIXED;
     uint32_t module_shared = ps->shared_bytes;
     ps->depth++; /* the parameters' scope */

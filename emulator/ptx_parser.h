@@ -56,6 +56,7 @@ struct ptx_parser {
     struct ptx_label_use *label_uses;
     int n_label_uses, cap_label_uses;
     uint32_t loc_line;     /* the current .loc line of the source */
+    uint32_t loc_file;     /* the function's own file (its first .loc's) + 1; 0 before it */
     uint32_t shared_bytes; /* .shared laid out so far (module-level, then the function's) */
 };
 

@@ -146,6 +146,28 @@ static void unsupported_constructs_name_their_line(void **state)
                        "does not support 'add' on this type", false);
 }
 
+/* An instruction's source line is in its function's own file: code
+ * inlined from a header keeps the line of the call. */
+static void source_lines_stay_in_the_program(void **state)
+{
+    (void)state;
+    struct ptx_module *m = parse_ok(HEADER ".entry k()\n{\n"
+                                           "  .reg .b32 %r<3>;\n"
+                                           "  .loc 1 10 0\n"
+                                           "  mov.u32 %r1, 1;\n"
+                                           "  .loc 1 12 5\n"
+                                           "  .loc 2 152 3, function_name $L0, inlined_at 1 12 5\n"
+                                           "  .loc 2 145 4, function_name $L1, inlined_at 2 152 3\n"
+                                           "  mov.u32 %r2, 2;\n"
+                                           "  .loc 1 13 1\n"
+                                           "  ret;\n}\n");
+    const struct ptx_insn *code = function_named(m, "k")->code;
+    assert_int_equal(code[0].src_line, 10);
+    assert_int_equal(code[1].src_line, 12); /* inlined from file 2: the call's line */
+    assert_int_equal(code[2].src_line, 13);
+    ptx_module_free(m);
+}
+
 /* Texture and surface instructions: their modifiers and the layout of
  * their operands (ptx_texture.c); what CUDA C++ cannot emit is refused. */
 static void texture_instructions_are_decoded(void **state)
@@ -351,6 +373,7 @@ int main(void)
         cmocka_unit_test(modifiers_are_read_by_operation),
         cmocka_unit_test(unsupported_constructs_name_their_line),
         cmocka_unit_test(texture_instructions_are_decoded),
+        cmocka_unit_test(source_lines_stay_in_the_program),
         cmocka_unit_test(parameter_spaces_cannot_wrap),
         cmocka_unit_test(branches_reconverge_at_their_post_dominator),
         cmocka_unit_test(only_registers_read_before_written_start_at_zero),
