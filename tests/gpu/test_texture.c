@@ -67,9 +67,12 @@ static const char source[] =
     "extern \"C\" __global__ void mip(cudaTextureObject_t t, const float4 *p, float4 *out, int n)\n"
     "{\n"
     "    LANE;\n"
-    "    out[2 * i] = tex2DLod<float4>(t, p[i].x, p[i].y, 2.5f);\n"
-    "    out[2 * i + 1] = tex2DGrad<float4>(t, p[i].x, p[i].y, make_float2(4, 0),\n"
+    "    bool resident = false;\n"
+    "    out[3 * i] = tex2DLod<float4>(t, p[i].x, p[i].y, 2.5f);\n"
+    "    out[3 * i + 1] = tex2DGrad<float4>(t, p[i].x, p[i].y, make_float2(4, 0),\n"
     "                                       make_float2(0, 4));\n"
+    "    out[3 * i + 2] = tex2D<float4>(t, p[i].x, p[i].y, &resident);\n"
+    "    if (!resident) out[3 * i + 2].x = -1.0f;\n"
     "}\n"
     "extern \"C\" __global__ void query(cudaTextureObject_t t, int *out)\n"
     "{\n"
@@ -697,26 +700,28 @@ static void test_gather(const struct kernels *k)
     CHECK_CU(cuArrayDestroy(a));
 }
 
-/* tex2DLod and tex2DGrad on a texture of one level read level 0. */
+/* tex2DLod and tex2DGrad on a texture of one level read level 0; the
+ * sparse form of tex2D says its texels are resident. */
 static void test_lod_and_grad(const struct kernels *k)
 {
     enum { W = 6, H = 6 };
     static float texels[W * H * 4], p[MAX_POINTS * 4];
-    static uint32_t got[MAX_POINTS * 8], want[MAX_POINTS * 8];
+    static uint32_t got[MAX_POINTS * 12], want[MAX_POINTS * 12];
     CUarray a;
     CUtexObject t = random_texture(texels, W, H, 0, 4, 0, CU_TR_ADDRESS_MODE_MIRROR,
                                    CU_TR_FILTER_MODE_LINEAR, &a);
     int n = grid_points(p, 2, -0.7, 1.6, 15);
-    if (t == 0 || !run_points(k->mip, t, p, n, got, 32))
+    if (t == 0 || !run_points(k->mip, t, p, n, got, 48))
         return;
     struct ref_texture r = ref_of(texels, 2, W, H, 0, 2, 4, 4);
     r.mode = CU_TR_ADDRESS_MODE_MIRROR;
     r.linear = r.normalized = 1;
     for (int i = 0; i < n; i++) {
-        ref_sample(&r, &p[4 * i], 0, &want[8 * i]);
-        memcpy(&want[8 * i + 4], &want[8 * i], 16);
+        ref_sample(&r, &p[4 * i], 0, &want[12 * i]);
+        memcpy(&want[12 * i + 4], &want[12 * i], 16);
+        memcpy(&want[12 * i + 8], &want[12 * i], 16);
     }
-    CHECK_SAME(got, want, (size_t)n * 8);
+    CHECK_SAME(got, want, (size_t)n * 12);
     CHECK_CU(cuTexObjectDestroy(t));
     CHECK_CU(cuArrayDestroy(a));
 }
