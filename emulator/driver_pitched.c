@@ -82,7 +82,9 @@ static CUresult resolve_array(struct CUctx_st *ctx, const struct copy_side *s,
 /* A host or device end: its pitch and slice height hold the box; device
  * memory's box lies inside one allocation. Pitches matter only when the
  * box has more than one row, slice heights when it has more than one
- * slice. */
+ * slice. A unified address (cudaMemcpyDefault) is device memory when an
+ * allocation holds it and the host's otherwise, as on a GPU with unified
+ * addressing. */
 static CUresult resolve_linear(struct CUctx_st *ctx, const struct copy_side *s,
                                const struct copy_box *box, struct copy_end *out)
 {
@@ -100,11 +102,14 @@ static CUresult resolve_linear(struct CUctx_st *ctx, const struct copy_side *s,
         !mul_add_ok(box->height - 1, s->pitch, last_slice, &extent) ||
         !add_ok(extent, box->width, &extent))
         return CUDA_ERROR_INVALID_VALUE;
-    if (s->type == CU_MEMORYTYPE_HOST) {
-        out->start = (uint8_t *)(uintptr_t)s->host + offset;
-        return s->host != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-    }
+    const void *host = s->type == CU_MEMORYTYPE_HOST ? s->host : NULL;
     size_t first;
+    if (s->type == CU_MEMORYTYPE_UNIFIED && !emu_memory_find(ctx->memory, s->device, 1, NULL))
+        host = (const void *)(uintptr_t)s->device; /* not device memory: the host's */
+    if (host != NULL || s->type == CU_MEMORYTYPE_HOST) {
+        out->start = (uint8_t *)(uintptr_t)host + offset;
+        return host != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    }
     if (s->device == 0 || !add_ok(s->device, offset, &first) ||
         !emu_memory_find(ctx->memory, first, extent, NULL))
         return CUDA_ERROR_INVALID_VALUE;
@@ -122,7 +127,7 @@ static CUresult copy_resolve(struct CUctx_st *ctx, const struct copy_side *s,
         return resolve_array(ctx, s, box, out);
     case CU_MEMORYTYPE_HOST:
     case CU_MEMORYTYPE_DEVICE:
-    case CU_MEMORYTYPE_UNIFIED: /* device memory: the virtual GPU has no managed memory */
+    case CU_MEMORYTYPE_UNIFIED:
         return resolve_linear(ctx, s, box, out);
     default:
         return CUDA_ERROR_INVALID_VALUE;

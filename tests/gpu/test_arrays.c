@@ -401,6 +401,33 @@ static void test_copies_by_offset(void)
     CHECK_CU(cuArrayDestroy(b));
 }
 
+/* cudaMemcpy2D with cudaMemcpyDefault: both ends unified addresses, one
+ * on the host and one on the device. */
+static void test_unified(void)
+{
+    enum { ROW = 24, H = 3, PITCH = 32 };
+    static uint8_t in[ROW * H], out[ROW * H];
+    for (size_t i = 0; i < sizeof in; i++)
+        in[i] = (uint8_t)(i * 3);
+    CUdeviceptr d = gpu_test_upload(NULL, PITCH * H);
+    CUDA_MEMCPY2D c = host_to_host(NULL, 0, NULL, 0, ROW, H);
+    c.srcMemoryType = c.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+    c.srcDevice = (CUdeviceptr)(uintptr_t)in;
+    c.srcPitch = ROW;
+    c.dstDevice = d;
+    c.dstPitch = PITCH;
+    CHECK_CU(cuMemcpy2D(&c));
+    c.srcDevice = d;
+    c.srcPitch = PITCH;
+    c.dstDevice = (CUdeviceptr)(uintptr_t)out;
+    c.dstPitch = ROW;
+    CHECK_CU(cuMemcpy2D(&c));
+    CHECK_SAME(out, in, sizeof in);
+    c.srcDevice = d + PITCH; /* device memory, but the box runs past it */
+    CHECK_CU_IS(cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU(cuMemFree(d));
+}
+
 /* What every 2D and 3D copy refuses. */
 static void test_copy_errors(void)
 {
@@ -519,6 +546,7 @@ int main(void)
     test_boxes_2d();
     test_copies_3d();
     test_copies_by_offset();
+    test_unified();
     test_copy_errors();
     test_proc_address();
     CHECK_CU(cuCtxDestroy(ctx));
