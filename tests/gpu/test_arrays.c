@@ -114,6 +114,8 @@ static void test_array_errors(void)
     CHECK_CU(cuArrayDestroy(a));
     CHECK_CU_IS(cuArrayDestroy(a), CUDA_ERROR_INVALID_HANDLE);
     CHECK_CU_IS(cuArrayGetDescriptor(&d, a), CUDA_ERROR_INVALID_HANDLE);
+    CUDA_ARRAY3D_DESCRIPTOR d3;
+    CHECK_CU_IS(cuArray3DGetDescriptor(&d3, a), CUDA_ERROR_INVALID_HANDLE);
 }
 
 /* --------------------------------------------------------- pitched memory */
@@ -396,6 +398,11 @@ static void test_copies_by_offset(void)
     CHECK_CU_IS(cuMemcpyHtoA(NULL, 0, in, 4), CUDA_ERROR_INVALID_HANDLE);
     CHECK_CU_IS(cuMemcpyHtoAAsync(a, 0, in, 4, (CUstream)(uintptr_t)0x1234),
                 CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU_IS(cuMemcpyAtoHAsync(out, a, 0, 4, (CUstream)(uintptr_t)0x1234),
+                CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU_IS(cuMemcpyAtoA(a, 0, NULL, 0, 4), CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU_IS(cuMemcpyAtoA(a, N - 2, b, 0, 4), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuMemcpyAtoH(NULL, a, 0, 4), CUDA_ERROR_INVALID_VALUE);
     CHECK_CU(cuMemFree(d));
     CHECK_CU(cuArrayDestroy(a));
     CHECK_CU(cuArrayDestroy(b));
@@ -470,6 +477,9 @@ static void test_copy_errors(void)
     CHECK_CU(cuMemcpy2D(&c));
     c.WidthInBytes = 8;
     CHECK_CU_IS(cuMemcpy2DAsync(&c, (CUstream)(uintptr_t)0x1234), CUDA_ERROR_INVALID_HANDLE);
+    c.dstY = 3;
+    CHECK_CU_IS(cuMemcpy2DUnaligned(&c), CUDA_ERROR_INVALID_VALUE);
+    c.dstY = 0;
     CHECK_CU(cuArrayDestroy(a));
     CHECK_CU_IS(cuMemcpy2D(&c), CUDA_ERROR_INVALID_HANDLE);
     CUDA_MEMCPY3D c3 = box3(ROW, 3, 2);
@@ -480,6 +490,8 @@ static void test_copy_errors(void)
     CHECK_CU(cuMemcpy3D(&c3));
     c3.srcLOD = 1;
     CHECK_CU_IS(cuMemcpy3D(&c3), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuMemcpy3DAsync(&c3, NULL), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuMemcpy3DAsync(NULL, NULL), CUDA_ERROR_INVALID_VALUE);
     c3.srcLOD = 0;
     c3.reserved0 = host;
     CHECK_CU_IS(cuMemcpy3D(&c3), CUDA_ERROR_INVALID_VALUE);

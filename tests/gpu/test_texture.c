@@ -858,7 +858,10 @@ static void test_create_errors(void)
     v.width = 8;
     v.height = 8;
     v.format = CU_RES_VIEW_FORMAT_UINT_1X32;
-    CHECK_CU(cuTexObjectCreate(&o, &r, &t, &v));
+    CUDA_RESOURCE_VIEW_DESC got_v;
+    if (CHECK_CU(cuTexObjectCreate(&o, &r, &t, &v)) &&
+        CHECK_CU(cuTexObjectGetResourceViewDesc(&got_v, o)))
+        CHECK(got_v.format == v.format && got_v.width == 8 && got_v.height == 8);
     CHECK_CU(cuTexObjectDestroy(o));
     v.format = CU_RES_VIEW_FORMAT_UINT_2X32;
     CHECK_CU_IS(cuTexObjectCreate(&o, &r, &t, &v), CUDA_ERROR_INVALID_VALUE);
@@ -888,9 +891,13 @@ static void test_create_errors(void)
     CHECK_CU(cuTexObjectGetTextureDesc(&got_t, o));
     CHECK(memcmp(&got_t, &t, sizeof t) == 0);
     CHECK_CU_IS(cuTexObjectGetResourceDesc(NULL, o), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuTexObjectGetTextureDesc(NULL, o), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuTexObjectGetResourceViewDesc(NULL, o), CUDA_ERROR_INVALID_VALUE);
     CHECK_CU(cuTexObjectDestroy(o));
     CHECK_CU_IS(cuTexObjectDestroy(o), CUDA_ERROR_INVALID_VALUE);
     CHECK_CU_IS(cuTexObjectGetResourceDesc(&got, o), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuTexObjectGetTextureDesc(&got_t, o), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuTexObjectGetResourceViewDesc(&v, o), CUDA_ERROR_INVALID_VALUE);
     /* pitch2D: the pitch aligned to 32, wide enough; inside the allocation */
     set_pitch2d(&r, d, 8, 8, 48);
     CHECK_CU_IS(cuTexObjectCreate(&o, &r, &t, NULL), CUDA_ERROR_INVALID_VALUE);
