@@ -4,13 +4,13 @@
  * them out).
  *
  * Each lane's object is looked up in the context's table (texture_objects.c)
- * once per distinct handle of the warp instruction; a handle that names no
- * live object of the right kind, or an object whose memory was freed since
- * it was made, stops the launch with CUDA_ERROR_ILLEGAL_ADDRESS and a
- * message naming the thread, the handle and what is wrong, as a bad pointer
- * does. A surface access outside the surface faults the same way under
- * .trap (cudaBoundaryModeTrap), and a misaligned one with
- * CUDA_ERROR_MISALIGNED_ADDRESS.
+ * before any lane runs (lanes usually share one handle, looked up once); a
+ * handle that names no live object of the right kind, or an object whose
+ * memory was freed since it was made, stops the launch with
+ * CUDA_ERROR_ILLEGAL_ADDRESS and a message naming the thread, the handle
+ * and what is wrong, as a bad pointer does. A surface access outside the
+ * surface faults the same way under .trap (cudaBoundaryModeTrap), and a
+ * misaligned one with CUDA_ERROR_MISALIGNED_ADDRESS.
  *
  * For the timing model a fetch or a surface access is one global request
  * of the lanes' first texels (the first of a filter's footprint), through
@@ -70,8 +70,9 @@ static const struct emu_texture_object *live_object(const struct emu_launch *cfg
     return t;
 }
 
-/* Each lane's object, by the handles of operand `o`, looked up once per
- * distinct handle; false after recording the first lane's fault. */
+/* Each lane's object, by the handles of operand `o` (looked up again only
+ * where a lane's handle differs from the lane before's); false after
+ * recording the first bad lane's fault. */
 static bool lane_objects(struct warp *w, const struct frame *f, const struct ptx_insn *insn,
                          uint32_t m, const struct ptx_operand *o, bool surface,
                          const struct emu_texture_object *objects[WARP_SIZE])
