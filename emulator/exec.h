@@ -18,7 +18,7 @@
 #include "module.h"
 #include "timing.h"
 
-#define WARP_SIZE 32
+#define WARP_SIZE PTX_WARP_SZ
 #define FULL_MASK 0xFFFFFFFFu
 
 /* Generic addresses of the per-block shared and per-thread local windows:
@@ -140,7 +140,9 @@ struct launch_state {
     const struct emu_module *module;
     unsigned threads_per_block;
     unsigned warps_per_block;
-    uint32_t shared_bytes;   /* static + dynamic */
+    uint32_t shared_bytes;   /* static + dynamic: what a GPU charges the block */
+    uint32_t shared_window;  /* the block's shared memory here: up to the end of the
+                                dynamic array, which may start past the static end */
     uint32_t local_per_lane; /* the kernel's depot + the stack for calls */
     bool uses_barriers;      /* some function of the module has bar/barrier */
     uint64_t total_blocks;

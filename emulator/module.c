@@ -76,7 +76,8 @@ static bool describe_function(struct emu_module *m, int index)
     fn->info.n_params = f->n_params;
     fn->info.params = fn->params;
     fn->info.param_bytes = f->param_bytes;
-    fn->info.static_shared_bytes = m->ptx->static_shared_bytes;
+    fn->info.static_shared_bytes = f->static_shared_bytes;
+    fn->info.dynamic_shared_offset = f->dynamic_shared_offset;
     fn->info.local_bytes = f->local_bytes;
     fn->info.registers = f->reg_estimate;
     fn->info.max_threads_per_block = f->max_threads;

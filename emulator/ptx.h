@@ -212,6 +212,7 @@ enum ptx_operand_kind {
     PTX_OPD_SINK,   /* "_": the value is dropped */
 };
 
+#define PTX_WARP_SZ      32 /* the PTX constant WARP_SZ: threads in a warp */
 #define PTX_NO_REG       0xFFFFFFFFu
 #define PTX_MAX_OPERANDS 6
 #define PTX_MAX_VEC      4
@@ -343,6 +344,10 @@ struct ptx_function {
     bool calls;      /* has call instructions */
     int max_threads; /* .maxntid / .reqntid product; 0 when not given */
     int reg_estimate;
+    /* .entry: the .shared variables it and its callees use (ptx_shared.c) */
+    uint32_t static_shared_bytes;
+    uint32_t dynamic_shared_offset; /* where its extern shared array starts */
+    bool uses_dynamic_shared;       /* it names the extern shared array */
 };
 
 enum ptx_builtin {
@@ -361,7 +366,8 @@ struct ptx_variable {
     uint32_t align;
     uint8_t *init;         /* size bytes of initial content, or NULL for zeros */
     bool is_extern_shared; /* the dynamic shared memory array */
-    uint64_t address;      /* .global/.const: placed by the module loader; .shared: offset */
+    uint64_t address;      /* .global/.const: placed by the module loader; .shared: offset
+                              (ptx_shared.c) */
 };
 
 struct ptx_module {
@@ -371,10 +377,8 @@ struct ptx_module {
     int n_functions;
     struct ptx_variable *variables;
     int n_variables;
-    uint32_t used_sregs;          /* bit r: some function reads fixed special register r */
-    uint32_t static_shared_bytes; /* all .shared variables of the module */
-    uint32_t dynamic_shared_offset;
-    char **files; /* .file names by index */
+    uint32_t used_sregs; /* bit r: some function reads fixed special register r */
+    char **files;        /* .file names by index */
     int n_files;
 };
 
@@ -392,6 +396,12 @@ int ptx_find_uninitialized(struct ptx_function *function);
 
 /* Fills reg_estimate: the most registers live at once, as ptxas would allocate. */
 int ptx_estimate_registers(struct ptx_function *function);
+
+/* Lays out the .shared variables per kernel: their offsets, and each
+ * kernel's static size and dynamic offset. 1 when done, 0 out of memory, -1
+ * when a kernel's variables pass PTX_SHARED_SPACE_MAX (*too_large names the
+ * variable). */
+int ptx_layout_shared(struct ptx_module *module, const char **too_large);
 
 /* Fills dep_start and deps: the registers and predicates each instruction
  * reads and writes, for the timing model's scoreboard; flags the instructions

@@ -304,6 +304,8 @@ static bool name_operand(struct ptx_parser *ps, struct ptx_token t, struct ptx_o
         }
         if (strcmp(word, "_") == 0)
             return o->kind = PTX_OPD_SINK, true;
+        if (strcmp(word, "WARP_SZ") == 0) /* the constant warpSize compiles to */
+            return o->kind = PTX_OPD_IMM, o->imm = PTX_WARP_SZ, true;
     }
     uint32_t row;
     const struct ptx_symbol *s = ptx_lookup(ps, t.text, t.len, &row);

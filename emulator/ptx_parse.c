@@ -338,14 +338,10 @@ static bool add_variable(struct ptx_parser *ps, enum ptx_space space, const stru
     v->size = (uint32_t)declaration_bytes(d);
     v->align = d->align;
     v->is_extern_shared = space == PTX_SPACE_SHARED && (d->unsized || is_extern);
-    if (space == PTX_SPACE_SHARED && !v->is_extern_shared) {
-        uint64_t at = align_up(ps->shared_bytes, v->align);
-        if (at + v->size > PTX_SHARED_SPACE_MAX)
-            return ptx_fail(ps, d->name.line, "'%.*s' takes shared memory past %u bytes",
-                            (int)d->name.len, d->name.text, PTX_SHARED_SPACE_MAX);
-        v->address = (uint32_t)at;
-        ps->shared_bytes = (uint32_t)(at + v->size);
-    }
+    /* shared variables are laid out per kernel once all is read (ptx_shared.c) */
+    if (space == PTX_SPACE_SHARED && v->size > PTX_SHARED_SPACE_MAX)
+        return ptx_fail(ps, d->name.line, "'%.*s' takes shared memory past %u bytes",
+                        (int)d->name.len, d->name.text, PTX_SHARED_SPACE_MAX);
     /* named last: a variable refused above is not counted, so the module
      * would never free its name */
     v->name = dup_text(d->name.text, d->name.len);
@@ -721,7 +717,6 @@ static bool parse_body(struct ptx_parser *ps, int index)
     ps->n_label_uses = 0;
     ps->loc_line = 0;
     f->n_regs = PTX_SREG_FIXED;
-    uint32_t module_shared = ps->shared_bytes;
     ps->depth++; /* the parameters' scope */
     if (!declare_params(ps, f) || !expect_punct(ps, '{'))
         return false;
@@ -735,7 +730,6 @@ static bool parse_body(struct ptx_parser *ps, int index)
     }
     close_scope(ps);
     ps->depth = 0;
-    (void)module_shared;
     /* Falling off the end of a body (or branching to a label there) returns. */
     struct ptx_token ret = {PTX_TOK_IDENT, "ret", 3, 0, false, ps->lx.line};
     if (!ptx_parse_implicit_ret(ps, ret))
@@ -936,15 +930,17 @@ static uint32_t used_special_registers(const struct ptx_module *m)
     return used;
 }
 
-static void finish_module(struct ptx_parser *ps)
+static bool finish_module(struct ptx_parser *ps)
 {
     struct ptx_module *m = ps->module;
     m->used_sregs = used_special_registers(m);
-    m->static_shared_bytes = ps->shared_bytes;
-    m->dynamic_shared_offset = align_up(ps->shared_bytes, 16);
-    for (int i = 0; i < m->n_variables; i++)
-        if (m->variables[i].is_extern_shared)
-            m->variables[i].address = m->dynamic_shared_offset;
+    const char *too_large;
+    int laid_out = ptx_layout_shared(m, &too_large);
+    if (laid_out < 0)
+        return ptx_fail(ps, ps->lx.line,
+                        "a kernel's shared variables, with '%s', take more than %u bytes",
+                        too_large, PTX_SHARED_SPACE_MAX);
+    return laid_out > 0 || ptx_fail(ps, ps->lx.line, "out of memory");
 }
 
 struct ptx_module *ptx_parse(const char *text, size_t length, char *error, size_t error_size,
@@ -972,6 +968,8 @@ struct ptx_module *ptx_parse(const char *text, size_t length, char *error, size_
     }
     if (!ps.failed && ps.module->version_major == 0)
         ptx_fail(&ps, 1, "no .version directive: this is not PTX");
+    if (!ps.failed)
+        finish_module(&ps);
     *version_unsupported = ps.version_unsupported;
     free(ps.symbols);
     free(ps.labels);
@@ -980,7 +978,6 @@ struct ptx_module *ptx_parse(const char *text, size_t length, char *error, size_
         ptx_module_free(ps.module);
         return NULL;
     }
-    finish_module(&ps);
     return ps.module;
 }
 

@@ -56,7 +56,6 @@ struct ptx_parser {
     struct ptx_label_use *label_uses;
     int n_label_uses, cap_label_uses;
     uint32_t loc_line;     /* the current .loc line of the source */
-    uint32_t shared_bytes; /* .shared laid out so far (module-level, then the function's) */
 };
 
 /* Records an error "line N: ..." (the first one wins) and returns false. */

@@ -111,6 +111,17 @@ static const char source[] =
     "    out[blockIdx.x * 192 + 64 + t] = dyn[127 - t];\n"
     "    out[blockIdx.x * 192 + 128 + t] = dyn[63 - t];\n"
     "}\n"
+    "/* A 4-byte static variable and an extern array (the shfl_scan sample's\n"
+    " * layout): the array starts at 16, past the static end. */\n"
+    "extern \"C\" __global__ void count_and_extern(const int *in, int *out)\n"
+    "{\n"
+    "    __shared__ int count;\n"
+    "    extern __shared__ int tail[];\n"
+    "    if (threadIdx.x == 0) count = in[0];\n"
+    "    tail[threadIdx.x] = in[threadIdx.x];\n"
+    "    __syncthreads();\n"
+    "    out[threadIdx.x] = tail[blockDim.x - 1 - threadIdx.x] + count;\n"
+    "}\n"
     "extern \"C\" __global__ void sync_reduce(const int *in, int threshold, int *out)\n"
     "{\n"
     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -125,7 +136,8 @@ static const char source[] =
 
 struct kernels {
     CUmodule module;
-    CUfunction reverse, transpose_33, transpose_32, matmul, tree_sum, dyn_scan, both, sync_reduce;
+    CUfunction reverse, transpose_33, transpose_32, matmul, tree_sum, dyn_scan, both, sync_reduce,
+        count_and_extern;
 };
 
 static void test_reverse(struct kernels *k)
@@ -290,6 +302,72 @@ static void test_static_and_dynamic(struct kernels *k)
         CHECK_SAME(out, want, BLOCKS * 192);
 }
 
+/* Regression: the extern array starts at a 16-byte boundary after 4 static
+ * bytes, and the block used to be sized 4 + dynamic, so the last threads'
+ * stores faulted ("offset 516 of shared memory, which has 516 bytes"). */
+static void test_static_then_extern(struct kernels *k)
+{
+    enum { THREADS = 128 };
+    int in[THREADS], out[THREADS], want[THREADS];
+    for (int t = 0; t < THREADS; t++)
+        in[t] = 7 * t + 1;
+    for (int t = 0; t < THREADS; t++)
+        want[t] = in[THREADS - 1 - t] + in[0];
+    CUdeviceptr din = gpu_test_upload(in, sizeof in), dout = gpu_test_upload(NULL, sizeof out);
+    void *args[] = {&din, &dout};
+    if (gpu_test_run3(k->count_and_extern, 3, 1, 1, THREADS, 1, 1, THREADS * sizeof(int), args) &&
+        gpu_test_download(out, dout, sizeof out))
+        CHECK_SAME(out, want, THREADS);
+    cuMemFree(din);
+    cuMemFree(dout);
+}
+
+static int shared_size(CUfunction f)
+{
+    int bytes = -1;
+    CHECK_CU(cuFuncGetAttribute(&bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+    return bytes;
+}
+
+/* Each kernel of the module is charged its own static shared memory, as a
+ * GPU reports it, and is timed as if it were alone in its module
+ * (regression: every kernel was charged the module's total, which cut
+ * occupancy and changed modeled times up to 3x). */
+static void test_per_kernel_shared(struct kernels *k)
+{
+    CHECK_EQ(shared_size(k->reverse), 256 * 4);
+    CHECK_EQ(shared_size(k->transpose_33), 32 * 33 * 4);
+    CHECK_EQ(shared_size(k->transpose_32), 32 * 32 * 4);
+    CHECK_EQ(shared_size(k->matmul), 2 * 16 * 16 * 4);
+    CHECK_EQ(shared_size(k->tree_sum), 512 * 8);
+    CHECK_EQ(shared_size(k->dyn_scan), 0);
+    CHECK_EQ(shared_size(k->both), 64 * 4);
+    CHECK_EQ(shared_size(k->count_and_extern), 4);
+    CHECK_EQ(shared_size(k->sync_reduce), 0);
+    const char *alone_source = strstr(source, "extern \"C\" __global__ void tree_sum(");
+    const char *end = strstr(alone_source, "/* Inclusive scan");
+    char alone[2048];
+    CUmodule module;
+    CUfunction tree_sum;
+    enum { N = 1 << 20 };
+    CUdeviceptr in = gpu_test_upload(NULL, N * sizeof(int)),
+                out = gpu_test_upload(NULL, N / 512 * sizeof(long long));
+    int n = N;
+    void *args[] = {&in, &out, &n};
+    snprintf(alone, sizeof alone, "%.*s", (int)(end - alone_source), alone_source);
+    if (CHECK_CU(gpu_test_load_source(&module, alone, "tree_sum.cu")) &&
+        CHECK_CU(cuModuleGetFunction(&tree_sum, module, "tree_sum"))) {
+        float in_module = gpu_test_timed(k->tree_sum, N / 512, 1, 512, 1, 0, args);
+        float by_itself = gpu_test_timed(tree_sum, N / 512, 1, 512, 1, 0, args);
+        printf("  tree_sum: %.4f ms in a module of nine kernels, %.4f ms alone\n", in_module,
+               by_itself);
+        CHECK(in_module > 0 && in_module == by_itself);
+        CHECK_CU(cuModuleUnload(module));
+    }
+    cuMemFree(in);
+    cuMemFree(out);
+}
+
 static void test_sync_reduce(struct kernels *k, unsigned block)
 {
     enum { BLOCKS = 12 };
@@ -354,7 +432,8 @@ int main(void)
         CHECK_CU(cuModuleGetFunction(&k.tree_sum, k.module, "tree_sum")) &&
         CHECK_CU(cuModuleGetFunction(&k.dyn_scan, k.module, "dyn_scan")) &&
         CHECK_CU(cuModuleGetFunction(&k.both, k.module, "static_and_dynamic")) &&
-        CHECK_CU(cuModuleGetFunction(&k.sync_reduce, k.module, "sync_reduce"))) {
+        CHECK_CU(cuModuleGetFunction(&k.sync_reduce, k.module, "sync_reduce")) &&
+        CHECK_CU(cuModuleGetFunction(&k.count_and_extern, k.module, "count_and_extern"))) {
         test_reverse(&k);
         test_transposes(&k);
         test_matmul(&k, 100, 130, 70);
@@ -366,6 +445,8 @@ int main(void)
         test_dynamic(&k, 1000, 7);
         test_dynamic(&k, 33, 9);
         test_static_and_dynamic(&k);
+        test_static_then_extern(&k);
+        test_per_kernel_shared(&k);
         test_sync_reduce(&k, 256);
         test_sync_reduce(&k, 100);
         test_sync_reduce(&k, 1024);

@@ -161,8 +161,12 @@ static void parameter_spaces_cannot_wrap(void **state)
                        "'big' takes the local memory past 524288 bytes", false);
     assert_parse_error(HEADER ".entry k(.param .b8 p[70000])\n{\n  ret;\n}\n",
                        "'p' takes the parameters past 65536 bytes", false);
-    assert_parse_error(HEADER ".shared .b8 s1[1073741000];\n.shared .b8 s2[4096];\n",
-                       "'s2' takes shared memory past", false);
+    assert_parse_error(HEADER ".shared .b32 s1[268435457];\n", "'s1' takes shared memory past",
+                       false);
+    assert_parse_error(HEADER ".shared .b8 s1[1073741000];\n.shared .b8 s2[4096];\n"
+                              ".entry k()\n{\n  .reg .b32 %r<2>;\n  st.shared.b32 [s1], %r1;\n"
+                              "  st.shared.b32 [s2], %r1;\n}\n",
+                       "a kernel's shared variables, with 's2', take more than", false);
     /* an argument smaller than the callee's parameter */
     assert_parse_error(HEADER CALLEE ".entry k()\n{\n"
                                      "  { .param .b8 a; call.uni give, (a); }\n}\n",
@@ -256,18 +260,83 @@ static void variables_functions_and_calls_are_laid_out(void **state)
                         "  call.uni (retval0), twice, (param0);\n"
                         "  ld.param.b32 %r2, [retval0];\n"
                         "  }\n"
+                        "  st.shared.b32 [tile+96], %r2;\n"
                         "  ret;\n}\n");
     assert_int_equal(m->n_variables, 3);
     assert_int_equal(m->variables[0].init[7], 8);
-    assert_int_equal(m->static_shared_bytes, 100);
-    assert_int_equal(m->dynamic_shared_offset, 112);
     const struct ptx_function *k = function_named(m, "k");
+    assert_int_equal(k->static_shared_bytes, 100);
+    assert_int_equal(k->dynamic_shared_offset, 112);
+    assert_false(k->uses_dynamic_shared);
     const struct ptx_insn *call = &k->code[1];
     assert_int_equal(call->op, PTX_OP_CALL);
     assert_string_equal(m->functions[call->target].name, "twice");
     assert_int_equal(call->o[1].count, 1);
     assert_int_equal(call->o[2].count, 1);
     assert_true(k->calls);
+    ptx_module_free(m);
+}
+
+/* Each kernel gets the shared variables it and its callees use, laid out
+ * from 0 in declaration order; a variable keeps one offset for the module;
+ * the extern array starts after the largest static size among its users
+ * (regression: every kernel was charged the module's total, and the extern
+ * array started past the block's end when static memory was not a multiple
+ * of 16). */
+static void shared_memory_is_laid_out_per_kernel(void **state)
+{
+    (void)state;
+    struct ptx_module *m = parse_ok(HEADER ".shared .align 8 .b8 common[8];\n"
+                                           ".extern .shared .align 16 .b8 dyn[];\n"
+                                           ".func helper()\n{\n"
+                                           "  .shared .align 4 .b8 helper_tile[64];\n"
+                                           "  .reg .b32 %r<2>;\n"
+                                           "  st.shared.b32 [helper_tile], %r1;\n"
+                                           "  ret;\n}\n"
+                                           ".entry big()\n{\n"
+                                           "  .shared .align 4 .b8 big_tile[32768];\n"
+                                           "  .reg .b32 %r<2>;\n"
+                                           "  st.shared.b32 [big_tile], %r1;\n"
+                                           "  ret;\n}\n"
+                                           ".entry small()\n{\n"
+                                           "  .shared .align 4 .b8 small_tile[128];\n"
+                                           "  .reg .b32 %r<2>;\n"
+                                           "  st.shared.b32 [small_tile], %r1;\n"
+                                           "  ret;\n}\n"
+                                           ".entry mixed()\n{\n"
+                                           "  .shared .align 4 .b8 count[4];\n"
+                                           "  .reg .b32 %r<2>;\n"
+                                           "  st.shared.b32 [common], %r1;\n"
+                                           "  st.shared.b32 [count], %r1;\n"
+                                           "  st.shared.b32 [dyn], %r1;\n"
+                                           "  call.uni helper, ();\n"
+                                           "  ret;\n}\n"
+                                           ".entry dynamic_only()\n{\n"
+                                           "  .reg .b32 %r<2>;\n"
+                                           "  st.shared.b32 [dyn+4], %r1;\n"
+                                           "  ret;\n}\n");
+    const struct ptx_function *big = function_named(m, "big"), *small = function_named(m, "small"),
+                              *mixed = function_named(m, "mixed"),
+                              *dynamic_only = function_named(m, "dynamic_only");
+    assert_int_equal(big->static_shared_bytes, 32768);
+    assert_int_equal(small->static_shared_bytes, 128);
+    assert_false(small->uses_dynamic_shared);
+    /* common at 0, helper_tile (the callee's) at 8, count at 72 */
+    assert_int_equal(mixed->static_shared_bytes, 76);
+    assert_true(mixed->uses_dynamic_shared);
+    assert_int_equal(mixed->dynamic_shared_offset, 80);
+    assert_int_equal(dynamic_only->static_shared_bytes, 0);
+    assert_int_equal(dynamic_only->dynamic_shared_offset, 80); /* the array's one offset */
+    for (int v = 0; v < m->n_variables; v++) {
+        const struct ptx_variable *var = &m->variables[v];
+        if (strcmp(var->name, "big_tile") == 0 || strcmp(var->name, "small_tile") == 0 ||
+            strcmp(var->name, "common") == 0)
+            assert_int_equal(var->address, 0);
+        if (strcmp(var->name, "helper_tile") == 0)
+            assert_int_equal(var->address, 8);
+        if (strcmp(var->name, "dyn") == 0)
+            assert_int_equal(var->address, 80);
+    }
     ptx_module_free(m);
 }
 
@@ -281,6 +350,7 @@ int main(void)
         cmocka_unit_test(branches_reconverge_at_their_post_dominator),
         cmocka_unit_test(only_registers_read_before_written_start_at_zero),
         cmocka_unit_test(variables_functions_and_calls_are_laid_out),
+        cmocka_unit_test(shared_memory_is_laid_out_per_kernel),
     };
     return cmocka_run_group_tests_name("emu_ptx", tests, NULL, NULL);
 }
