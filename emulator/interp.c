@@ -541,6 +541,37 @@ static void exec_funnel(const struct ptx_insn *insn, uint64_t *d, const uint64_t
     }
 }
 
+/* bmsk: `width` bits set from bit `start` (the PTX ISA's semantics: .wrap
+ * takes both modulo 32; .clamp gives 0 from a start past 31 and all bits
+ * from the start up for a width past 31). */
+static uint32_t bit_mask(uint32_t start, uint32_t width, bool clamp)
+{
+    uint32_t a1 = start & 31, b1 = width & 31;
+    uint64_t below_start = (1ull << a1) - 1, below_end = (1ull << (a1 + b1)) - 1;
+    if (clamp && start >= 32)
+        return 0;
+    if (a1 + b1 >= 32 || (clamp && width >= 32))
+        return (uint32_t)~below_start;
+    return (uint32_t)(below_end & ~below_start);
+}
+
+/* fns: the position of the |offset|-th set bit of `mask` from bit `base`,
+ * upwards for a positive offset and downwards for a negative one; offset 0
+ * asks whether bit `base` is set. 0xFFFFFFFF when there is none. */
+static uint32_t nth_set_bit(uint32_t mask, uint32_t base, int32_t offset)
+{
+    if (base > 31)
+        return 0xFFFFFFFFu; /* undefined in the ISA */
+    if (offset == 0)
+        return mask >> base & 1 ? base : 0xFFFFFFFFu;
+    int step = offset > 0 ? 1 : -1;
+    uint32_t count = offset > 0 ? (uint32_t)offset : 0u - (uint32_t)offset;
+    for (int pos = (int)base; pos >= 0 && pos < 32; pos += step)
+        if (mask >> pos & 1 && --count == 0)
+            return (uint32_t)pos;
+    return 0xFFFFFFFFu;
+}
+
 static void exec_bits(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a,
                       const uint64_t *b, const uint64_t *c, const uint64_t *e, uint32_t m)
 {
@@ -582,6 +613,12 @@ static void exec_bits(const struct ptx_insn *insn, uint64_t *d, const uint64_t *
             }
             break;
         }
+        case PTX_OP_BMSK:
+            r = bit_mask((uint32_t)a[l], (uint32_t)b[l], insn->flags & PTX_F_CLAMP);
+            break;
+        case PTX_OP_FNS:
+            r = nth_set_bit((uint32_t)a[l], (uint32_t)b[l], (int32_t)c[l]);
+            break;
         case PTX_OP_BFI: {
             uint32_t pos = (uint32_t)c[l] & 0xFF, len = (uint32_t)e[l] & 0xFF;
             r = b[l] & keep;
@@ -1449,7 +1486,9 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     case PTX_OP_BREV:
     case PTX_OP_POPC:
     case PTX_OP_CLZ:
-    case PTX_OP_BFIND: {
+    case PTX_OP_BFIND:
+    case PTX_OP_BMSK:
+    case PTX_OP_FNS: {
         const uint64_t *e = insn->n_operands > 4 ? src(w, f, &o[4], s->d) : NULL;
         exec_bits(insn, d, a, b, c, e, m);
         return true;
@@ -1521,6 +1560,7 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     case PTX_OP_PREFETCHU:
     case PTX_OP_NANOSLEEP:
     case PTX_OP_PMEVENT:
+    case PTX_OP_GRIDDEPCONTROL:
         return true;
     default:
         launch_fault(w, __builtin_ctz(m), insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, 0,

@@ -63,6 +63,7 @@
     X(CLZ,       "clz")       /* d = number of leading zeros of a */                  \
     X(BFIND,     "bfind")     /* d = position of the most significant non-sign bit */ \
     X(FNS,       "fns")       /* d = position of the n-th set bit */                  \
+    X(BMSK,      "bmsk")      /* d = b bits set from bit a (.clamp .wrap) */          \
     X(PRMT,      "prmt")      /* d = bytes of {b, a} selected by c */                 \
     X(DP4A,      "dp4a")      /* d = c + dot product of a's and b's four bytes */     \
     X(DP2A,      "dp2a")      /* d = c + dot product of a's two halves, two bytes of b */ \
@@ -99,7 +100,8 @@
     X(MATCH,     "match")     /* d = lanes whose a equals mine (.any .all) */         \
     X(REDUX,     "redux")     /* d = OP of a over the lanes of the mask */           \
     X(NANOSLEEP, "nanosleep") /* nothing */                                           \
-    X(PMEVENT,   "pmevent")   /* nothing */
+    X(PMEVENT,   "pmevent")   /* nothing */                                           \
+    X(GRIDDEPCONTROL, "griddepcontrol") /* nothing: launches run one after another */
 /* clang-format on */
 
 enum ptx_op {

@@ -163,6 +163,9 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
         return insn->cmp = word[1] == 'l', true; /* 1: .all */
     if (op == PTX_OP_TESTP && LOOKUP(testp_ops, word, &v))
         return insn->bool_op = (uint8_t)v, true;
+    if (op == PTX_OP_GRIDDEPCONTROL &&
+        (strcmp(word, "wait") == 0 || strcmp(word, "launch_dependents") == 0))
+        return true;
     if (op == PTX_OP_SHF && (strcmp(word, "l") == 0 || strcmp(word, "r") == 0))
         return insn->flags |= word[0] == 'l' ? PTX_F_SHIFT_LEFT : 0, true;
     if (!compares && (strcmp(word, "hi") == 0 || strcmp(word, "lo") == 0))
@@ -284,7 +287,44 @@ static const struct word_value special_registers[] = {
     {"%clock", PTX_SREG_CLOCK},
     {"%clock64", PTX_SREG_CLOCK64},
     {"%globaltimer", PTX_SREG_GLOBALTIMER},
+    /* a cluster of one block: launches here have no clusters */
+    {"%clusterid.x", PTX_SREG_CTAID_X},
+    {"%clusterid.y", PTX_SREG_CTAID_Y},
+    {"%clusterid.z", PTX_SREG_CTAID_Z},
+    {"%nclusterid.x", PTX_SREG_NCTAID_X},
+    {"%nclusterid.y", PTX_SREG_NCTAID_Y},
+    {"%nclusterid.z", PTX_SREG_NCTAID_Z},
 };
+
+/* Special registers whose value is the same for every thread of every
+ * launch here: no clusters (one block each), no reserved shared memory, and
+ * no driver environment (%envreg0..31, which a cooperative launch's grid
+ * sync would read its workspace from). */
+static const struct word_value constant_registers[] = {
+    {"%cluster_ctarank", 0},          {"%cluster_nctarank", 1},
+    {"%cluster_ctaid.x", 0},          {"%cluster_ctaid.y", 0},
+    {"%cluster_ctaid.z", 0},          {"%cluster_nctaid.x", 1},
+    {"%cluster_nctaid.y", 1},         {"%cluster_nctaid.z", 1},
+    {"%is_explicit_cluster", 0},      {"%reserved_smem_offset_begin", 0},
+    {"%reserved_smem_offset_end", 0}, {"%reserved_smem_offset_cap", 0},
+    {"%reserved_smem_offset_0", 0},   {"%reserved_smem_offset_1", 0},
+};
+
+/* The value of a constant special register or of WARP_SZ (what warpSize
+ * compiles to); false for other names. */
+static bool constant_register(const char *word, int64_t *value)
+{
+    int v;
+    unsigned n;
+    char end;
+    if (strcmp(word, "WARP_SZ") == 0)
+        return *value = PTX_WARP_SZ, true;
+    if (sscanf(word, "%%envreg%u%c", &n, &end) == 1 && n < 32)
+        return *value = 0, true;
+    if (LOOKUP(constant_registers, word, &v))
+        return *value = v, true;
+    return false;
+}
 
 /* A name: register, special register, variable, parameter, depot, function,
  * or (for a branch's operand, operand >= 0) a label to resolve at the end of
@@ -304,8 +344,8 @@ static bool name_operand(struct ptx_parser *ps, struct ptx_token t, struct ptx_o
         }
         if (strcmp(word, "_") == 0)
             return o->kind = PTX_OPD_SINK, true;
-        if (strcmp(word, "WARP_SZ") == 0) /* the constant warpSize compiles to */
-            return o->kind = PTX_OPD_IMM, o->imm = PTX_WARP_SZ, true;
+        if (constant_register(word, &o->imm))
+            return o->kind = PTX_OPD_IMM, true;
     }
     uint32_t row;
     const struct ptx_symbol *s = ptx_lookup(ps, t.text, t.len, &row);
@@ -632,6 +672,7 @@ static struct arity arity_of(enum ptx_op op)
     case PTX_OP_BRKPT:
     case PTX_OP_MEMBAR:
     case PTX_OP_FENCE:
+    case PTX_OP_GRIDDEPCONTROL:
         return (struct arity){0, 0};
     case PTX_OP_BRA:
     case PTX_OP_ACTIVEMASK:
@@ -686,6 +727,7 @@ static struct arity arity_of(enum ptx_op op)
     case PTX_OP_SHR:
     case PTX_OP_COPYSIGN:
     case PTX_OP_REDUX:
+    case PTX_OP_BMSK:
         return (struct arity){3, 3};
     case PTX_OP_SET:
     case PTX_OP_ATOM:
@@ -722,7 +764,7 @@ static struct arity arity_of(enum ptx_op op)
 /* Operations the interpreter does not implement (they parse, to name them). */
 static bool implemented(enum ptx_op op)
 {
-    return op != PTX_OP_FNS && op != PTX_OP_BRX;
+    return op != PTX_OP_BRX;
 }
 
 static bool is_memory_op(enum ptx_op op)
@@ -797,10 +839,7 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
                             "of a function in '%s')",
                             name);
     }
-    bool writes = a.min > 0 && op != PTX_OP_ST && op != PTX_OP_RED && op != PTX_OP_BRA &&
-                  op != PTX_OP_BAR && op != PTX_OP_BARRIER && op != PTX_OP_PREFETCH &&
-                  op != PTX_OP_PREFETCHU && op != PTX_OP_NANOSLEEP && op != PTX_OP_PMEVENT;
-    if (writes && !writable(&insn->o[0]))
+    if (a.min > 0 && ptx_writes_first_operand(insn) && !writable(&insn->o[0]))
         return ptx_fail(ps, line, "the first operand of '%s' must be a register", name);
     return true;
 }
@@ -836,6 +875,7 @@ static enum ptx_issue_class issue_class_of(const struct ptx_insn *insn)
     case PTX_OP_REDUX:
     case PTX_OP_NANOSLEEP:
     case PTX_OP_PMEVENT:
+    case PTX_OP_GRIDDEPCONTROL:
         return PTX_CLASS_CONTROL;
     case PTX_OP_EX2:
     case PTX_OP_LG2:
