@@ -78,7 +78,9 @@ struct frame {
     const struct ptx_insn *call; /* the caller's call instruction (NULL for the kernel) */
 };
 
-enum warp_state { WARP_RUNNING, WARP_AT_BARRIER, WARP_DONE, WARP_FAULTED };
+/* WARP_YIELDED: it waits for other warps (an mbarrier phase, nanosleep)
+ * and runs again on the block's next turn. */
+enum warp_state { WARP_RUNNING, WARP_AT_BARRIER, WARP_YIELDED, WARP_DONE, WARP_FAULTED };
 
 struct block;
 
@@ -189,6 +191,22 @@ bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, ui
  * NULL after recording a fault. */
 void *mem_resolve(struct warp *w, struct frame *f, const struct ptx_insn *insn, int lane,
                   enum ptx_space space, uint64_t address, unsigned bytes, bool write);
+
+/* The lane's address of an [address] operand, and the lane's value of a
+ * register or immediate operand. */
+uint64_t mem_lane_address(const struct frame *f, const struct ptx_operand *o, uint32_t lane);
+uint64_t mem_operand_lane(const struct frame *f, const struct ptx_operand *o, uint32_t lane);
+/* Hands the timing model a request of the lanes of `mask` at operand o's
+ * addresses in `space`. */
+void mem_account(struct warp *w, const struct frame *f, const struct ptx_insn *insn,
+                 enum ptx_space space, const struct ptx_operand *o, uint32_t mask, unsigned bytes,
+                 enum timing_access kind);
+
+/* interp_async.c: cp.async, mbarrier and nanosleep for the lanes of `mask`:
+ * WARP_YIELDED when the warp waits (the others run first), WARP_FAULTED
+ * after recording a fault, else WARP_RUNNING. */
+enum warp_state async_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn,
+                              uint32_t mask);
 
 /* builtins.c: vprintf, malloc, free, __assertfail for the lanes of `mask`. */
 bool builtin_call(struct warp *w, struct frame *f, const struct ptx_insn *insn,

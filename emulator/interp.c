@@ -1558,7 +1558,6 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     case PTX_OP_FENCE:
     case PTX_OP_PREFETCH:
     case PTX_OP_PREFETCHU:
-    case PTX_OP_NANOSLEEP:
     case PTX_OP_PMEVENT:
     case PTX_OP_GRIDDEPCONTROL:
         return true;
@@ -1619,6 +1618,15 @@ static enum warp_state step(struct warp *w, struct scratch *s)
             return st;
         break;
     }
+    case PTX_OP_CP:
+    case PTX_OP_MBARRIER:
+    case PTX_OP_NANOSLEEP: {
+        enum warp_state st = m ? async_execute(w, f, insn, m) : WARP_RUNNING;
+        if (st == WARP_FAULTED)
+            return st;
+        e->pc = pc + 1;
+        return st; /* a yielding warp resumes after the instruction */
+    }
     default:
         if (m != 0 && !execute(w, f, insn, s, m))
             return WARP_FAULTED;
@@ -1632,7 +1640,7 @@ static enum warp_state step(struct warp *w, struct scratch *s)
 enum warp_state warp_run(struct warp *w)
 {
     struct scratch s;
-    if (w->state == WARP_AT_BARRIER)
+    if (w->state == WARP_AT_BARRIER || w->state == WARP_YIELDED)
         w->state = WARP_RUNNING;
     while (w->depth > 0) {
         struct simt_entry *e = &w->stack[w->depth - 1];

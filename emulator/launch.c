@@ -256,7 +256,7 @@ static bool run_with_barriers(struct block *b)
         bool any_running = false;
         for (unsigned i = 0; i < b->n_warps; i++) {
             struct warp *w = &b->warps[i];
-            if (w->state != WARP_RUNNING)
+            if (w->state != WARP_RUNNING && w->state != WARP_YIELDED)
                 continue;
             any_running = true;
             if (warp_run(w) == WARP_FAULTED)
@@ -317,8 +317,12 @@ static bool run_block(struct runner *r, uint64_t index)
     if (ls->uses_barriers)
         ok = run_with_barriers(b);
     else
-        for (unsigned i = 0; ok && i < b->n_warps; i++)
-            ok = warp_run(&b->warps[i]) != WARP_FAULTED;
+        for (unsigned i = 0; ok && i < b->n_warps; i++) {
+            enum warp_state st;
+            while ((st = warp_run(&b->warps[i])) == WARP_YIELDED) /* nothing else to run */
+                ;
+            ok = st != WARP_FAULTED;
+        }
     for (unsigned i = 0; i < b->n_warps; i++)
         flush_instructions(ls, &b->warps[i]);
     return finish_block_timing(r, index, ok);

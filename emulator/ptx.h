@@ -101,7 +101,9 @@
     X(REDUX,     "redux")     /* d = OP of a over the lanes of the mask */           \
     X(NANOSLEEP, "nanosleep") /* nothing */                                           \
     X(PMEVENT,   "pmevent")   /* nothing */                                           \
-    X(GRIDDEPCONTROL, "griddepcontrol") /* nothing: launches run one after another */
+    X(GRIDDEPCONTROL, "griddepcontrol") /* nothing: launches run one after another */ \
+    X(CP,        "cp")        /* cp.async: a copy made at once; its groups (interp_async.c) */ \
+    X(MBARRIER,  "mbarrier")  /* the block's mbarrier objects (interp_async.c) */
 /* clang-format on */
 
 enum ptx_op {
@@ -172,6 +174,23 @@ enum ptx_issue_class {
     PTX_CLASS_COUNT
 };
 enum ptx_vote_mode { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT };
+/* cp.async's forms (in insn->cmp; 0: none given) */
+enum ptx_cp_mode {
+    PTX_CP_COPY = 1, /* cp.async.ca/cg [shared], [global], size{, src-size} */
+    PTX_CP_COMMIT,   /* cp.async.commit_group */
+    PTX_CP_WAIT,     /* cp.async.wait_group n, cp.async.wait_all */
+    PTX_CP_ARRIVE,   /* cp.async.mbarrier.arrive{.noinc} [mbarrier] */
+};
+/* mbarrier's operations (in insn->cmp; 0: none given) */
+enum ptx_mbarrier_mode {
+    PTX_MBAR_INIT = 1,    /* [a], count */
+    PTX_MBAR_ARRIVE,      /* state, [a]{, count} */
+    PTX_MBAR_ARRIVE_DROP, /* state, [a]{, count}: also leaves the next phases */
+    PTX_MBAR_TEST_WAIT,   /* p, [a], state (.parity: p, [a], parity) */
+    PTX_MBAR_TRY_WAIT,    /* p, [a], state{, hint} */
+    PTX_MBAR_PENDING,     /* count, state */
+    PTX_MBAR_INVAL,       /* [a] */
+};
 
 /* Modifier flags of an instruction. */
 enum {
@@ -198,6 +217,8 @@ enum {
                                      (ptx_deps.c; the scoreboard's scheduling unit) */
     PTX_F_DRAIN = 1u << 20,       /* bar, barrier, call, ret: the scoreboard waits for every
                                      result in flight (ptx_deps.c) */
+    PTX_F_PARITY = 1u << 21,      /* mbarrier.test_wait/try_wait.parity */
+    PTX_F_NOINC = 1u << 22,       /* cp.async.mbarrier.arrive.noinc */
 };
 
 enum ptx_operand_kind {

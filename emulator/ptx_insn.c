@@ -64,6 +64,23 @@ static const struct word_value testp_ops[] = {
     {"normal", ARITH_TESTP_NORMAL}, {"subnormal", ARITH_TESTP_SUBNORMAL},
 };
 
+static const struct word_value cp_modes[] = {
+    {"commit_group", PTX_CP_COMMIT},
+    {"wait_group", PTX_CP_WAIT},
+    {"wait_all", PTX_CP_WAIT},
+    {"mbarrier", PTX_CP_ARRIVE},
+};
+
+static const struct word_value mbarrier_modes[] = {
+    {"init", PTX_MBAR_INIT},
+    {"arrive", PTX_MBAR_ARRIVE},
+    {"arrive_drop", PTX_MBAR_ARRIVE_DROP},
+    {"test_wait", PTX_MBAR_TEST_WAIT},
+    {"try_wait", PTX_MBAR_TRY_WAIT},
+    {"pending_count", PTX_MBAR_PENDING},
+    {"inval", PTX_MBAR_INVAL},
+};
+
 static const struct word_value flag_words[] = {
     {"ftz", PTX_F_FTZ},       {"sat", PTX_F_SAT},
     {"approx", PTX_F_APPROX}, {"full", PTX_F_FULL},
@@ -121,10 +138,23 @@ static void set_type(struct ptx_insn *insn, enum ptx_type t)
         insn->type2 = (uint8_t)t;
 }
 
+/* A modifier with a "::" qualifier: shared::cta and shared::cluster name
+ * the block's shared memory (a cluster here is one block); L1:: and L2::
+ * are cache hints. False for others. */
+static bool apply_qualified(struct ptx_insn *insn, const char *word)
+{
+    if (strcmp(word, "shared::cta") == 0 || strcmp(word, "shared::cluster") == 0)
+        return insn->space = PTX_SPACE_SHARED, true;
+    return strncmp(word, "L1::", 4) == 0 ||
+           (strncmp(word, "L2::", 4) == 0 && strcmp(word, "L2::cache_hint") != 0);
+}
+
 /* Classifies one modifier of `insn` (whose op is known). */
 static bool apply_modifier(struct ptx_insn *insn, const char *word)
 {
     int v;
+    if (strstr(word, "::"))
+        return apply_qualified(insn, word);
     enum ptx_op op = (enum ptx_op)insn->op;
     char dotted[WORD_MAX + 2];
     snprintf(dotted, sizeof dotted, ".%s", word);
@@ -163,6 +193,18 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
         return insn->cmp = word[1] == 'l', true; /* 1: .all */
     if (op == PTX_OP_TESTP && LOOKUP(testp_ops, word, &v))
         return insn->bool_op = (uint8_t)v, true;
+    if (op == PTX_OP_CP && strcmp(word, "async") == 0) /* the copy, unless a mode follows */
+        return insn->cmp = insn->cmp ? insn->cmp : PTX_CP_COPY, true;
+    if (op == PTX_OP_CP && LOOKUP(cp_modes, word, &v))
+        return insn->cmp = (uint8_t)v, true;
+    if (op == PTX_OP_CP && insn->cmp == PTX_CP_ARRIVE && strcmp(word, "arrive") == 0)
+        return true;
+    if ((op == PTX_OP_CP || op == PTX_OP_MBARRIER) && strcmp(word, "noinc") == 0)
+        return insn->flags |= PTX_F_NOINC, true;
+    if (op == PTX_OP_MBARRIER && LOOKUP(mbarrier_modes, word, &v))
+        return insn->cmp = (uint8_t)v, true;
+    if (op == PTX_OP_MBARRIER && strcmp(word, "parity") == 0)
+        return insn->flags |= PTX_F_PARITY, true;
     if (op == PTX_OP_GRIDDEPCONTROL &&
         (strcmp(word, "wait") == 0 || strcmp(word, "launch_dependents") == 0))
         return true;
@@ -761,6 +803,61 @@ static struct arity arity_of(enum ptx_op op)
     }
 }
 
+/* cp.async's and mbarrier's operands by form (interp_async.c): {0, 0}
+ * when no form was given, which validate() refuses. */
+static struct arity async_arity(const struct ptx_insn *insn)
+{
+    if (insn->op == PTX_OP_CP) {
+        switch ((enum ptx_cp_mode)insn->cmp) {
+        case PTX_CP_COPY:
+            return (struct arity){3, 4};
+        case PTX_CP_COMMIT:
+            return (struct arity){0, 0};
+        case PTX_CP_WAIT:
+            return (struct arity){0, 1};
+        case PTX_CP_ARRIVE:
+            return (struct arity){1, 1};
+        }
+        return (struct arity){0, 0};
+    }
+    switch ((enum ptx_mbarrier_mode)insn->cmp) {
+    case PTX_MBAR_INIT:
+    case PTX_MBAR_PENDING:
+        return (struct arity){2, 2};
+    case PTX_MBAR_ARRIVE:
+    case PTX_MBAR_ARRIVE_DROP:
+        return (struct arity){2, 3};
+    case PTX_MBAR_TEST_WAIT:
+        return (struct arity){3, 3};
+    case PTX_MBAR_TRY_WAIT:
+        return (struct arity){3, 4};
+    case PTX_MBAR_INVAL:
+        return (struct arity){1, 1};
+    }
+    return (struct arity){0, 0};
+}
+
+static bool is_async(enum ptx_op op)
+{
+    return op == PTX_OP_CP || op == PTX_OP_MBARRIER;
+}
+
+/* Whether operand i of cp.async or mbarrier is an [address]. */
+static bool async_address(const struct ptx_insn *insn, int i)
+{
+    if (insn->op == PTX_OP_CP)
+        return insn->cmp == PTX_CP_COPY ? i <= 1 : insn->cmp == PTX_CP_ARRIVE && i == 0;
+    switch ((enum ptx_mbarrier_mode)insn->cmp) {
+    case PTX_MBAR_INIT:
+    case PTX_MBAR_INVAL:
+        return i == 0;
+    case PTX_MBAR_PENDING:
+        return false;
+    default:
+        return i == 1;
+    }
+}
+
 /* Operations the interpreter does not implement (they parse, to name them). */
 static bool implemented(enum ptx_op op)
 {
@@ -814,9 +911,11 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
 {
     enum ptx_op op = (enum ptx_op)insn->op;
     const char *name = ptx_op_name(op);
-    struct arity a = arity_of(op);
+    struct arity a = is_async(op) ? async_arity(insn) : arity_of(op);
     if (!implemented(op))
         return ptx_fail(ps, line, "the virtual GPU does not implement '%s'", name);
+    if (is_async(op) && insn->cmp == 0)
+        return ptx_fail(ps, line, "'%s' without a form the virtual GPU knows", name);
     if (insn->n_operands < a.min || insn->n_operands > a.max)
         return ptx_fail(ps, line, "'%s' takes %d to %d operands, not %d", name, a.min, a.max,
                         insn->n_operands);
@@ -826,9 +925,10 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
     for (int i = 0; i < insn->n_operands; i++) {
         const struct ptx_operand *o = &insn->o[i];
         bool is_addr = o->kind == PTX_OPD_ADDR;
-        if (is_addr != (i == addr))
+        bool wanted = is_async(op) ? async_address(insn, i) : i == addr;
+        if (is_addr != wanted)
             return ptx_fail(ps, line, "operand %d of '%s' %s be an [address]", i + 1, name,
-                            i == addr ? "must" : "cannot");
+                            wanted ? "must" : "cannot");
         if (op == PTX_OP_BRA && o->kind != PTX_OPD_LABEL)
             return ptx_fail(ps, line, "bra needs a label");
         if (op != PTX_OP_BRA && o->kind == PTX_OPD_LABEL)
@@ -877,6 +977,9 @@ static enum ptx_issue_class issue_class_of(const struct ptx_insn *insn)
     case PTX_OP_PMEVENT:
     case PTX_OP_GRIDDEPCONTROL:
         return PTX_CLASS_CONTROL;
+    case PTX_OP_CP:
+    case PTX_OP_MBARRIER:
+        return PTX_CLASS_MEMORY;
     case PTX_OP_EX2:
     case PTX_OP_LG2:
     case PTX_OP_SIN:
@@ -961,7 +1064,9 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
         insn.op == PTX_OP_CALL ? parse_call(ps, &insn) : parse_operands(ps, &insn, ps->fn->n_code);
     if (!ok)
         return false;
-    if (insn.op == PTX_OP_BAR || insn.op == PTX_OP_BARRIER)
+    /* these wait for other warps: the block's warps must take turns */
+    if (insn.op == PTX_OP_BAR || insn.op == PTX_OP_BARRIER || insn.op == PTX_OP_MBARRIER ||
+        insn.op == PTX_OP_NANOSLEEP)
         ps->fn->uses_barrier = true;
     if (insn.op != PTX_OP_CALL && !validate(ps, &insn, opcode.line))
         return false;

@@ -55,7 +55,7 @@ struct ptx_parser {
     int n_labels, cap_labels;
     struct ptx_label_use *label_uses;
     int n_label_uses, cap_label_uses;
-    uint32_t loc_line;     /* the current .loc line of the source */
+    uint32_t loc_line; /* the current .loc line of the source */
 };
 
 /* Records an error "line N: ..." (the first one wins) and returns false. */

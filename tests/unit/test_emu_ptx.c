@@ -122,6 +122,45 @@ static void modifiers_are_read_by_operation(void **state)
     ptx_module_free(m);
 }
 
+/* "::" qualifiers stay inside a modifier ("shared::cta", "L2::128B"), while
+ * a label's single ':' still ends it; cp.async and mbarrier read their
+ * forms and addresses. */
+static void qualified_modifiers_and_async_forms_are_read(void **state)
+{
+    (void)state;
+    struct ptx_module *m = parse_ok(HEADER ".entry k()\n{\n"
+                                           "  .reg .pred %p<2>;\n"
+                                           "  .reg .b32 %r<4>;\n"
+                                           "  .reg .b64 %rd<3>;\n"
+                                           "$L__top:\n"
+                                           "  mbarrier.arrive.shared::cta.b64 %rd1, [%r1];\n"
+                                           "  ld.global.L2::128B.u32 %r2, [%rd2];\n"
+                                           "  cp.async.cg.shared.global [%r1], [%rd2], 16, %r3;\n"
+                                           "  cp.async.mbarrier.arrive.noinc.shared.b64 [%r1];\n"
+                                           "  mbarrier.try_wait.parity.shared.b64 %p1, [%r1], 1;\n"
+                                           "  @!%p1 bra $L__top;\n"
+                                           "  ret;\n}\n");
+    const struct ptx_function *f = function_named(m, "k");
+    assert_int_equal(f->code[0].op, PTX_OP_MBARRIER);
+    assert_int_equal(f->code[0].cmp, PTX_MBAR_ARRIVE);
+    assert_int_equal(f->code[0].space, PTX_SPACE_SHARED);
+    assert_int_equal(f->code[1].op, PTX_OP_LD);
+    assert_int_equal(f->code[2].cmp, PTX_CP_COPY);
+    assert_int_equal(f->code[2].o[1].kind, PTX_OPD_ADDR);
+    assert_int_equal(f->code[3].cmp, PTX_CP_ARRIVE);
+    assert_true(f->code[3].flags & PTX_F_NOINC);
+    assert_true(f->code[4].flags & PTX_F_PARITY);
+    assert_int_equal(f->code[5].target, 0);
+    assert_true(f->uses_barrier); /* a wait makes the block's warps take turns */
+    ptx_module_free(m);
+    assert_parse_error(HEADER
+                       ".entry k()\n{\n  .reg .b32 %r<2>;\n  mbarrier.shared.b64 [%r1];\n}\n",
+                       "'mbarrier' without a form", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b32 %r<2>;\n"
+                              "  cp.async.bulk.shared.global [%r1], [%r1], 16;\n}\n",
+                       "unsupported modifier '.bulk'", false);
+}
+
 static void unsupported_constructs_name_their_line(void **state)
 {
     (void)state;
@@ -345,6 +384,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernel_parameters_and_instructions_are_decoded),
         cmocka_unit_test(modifiers_are_read_by_operation),
+        cmocka_unit_test(qualified_modifiers_and_async_forms_are_read),
         cmocka_unit_test(unsupported_constructs_name_their_line),
         cmocka_unit_test(parameter_spaces_cannot_wrap),
         cmocka_unit_test(branches_reconverge_at_their_post_dominator),
