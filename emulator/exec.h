@@ -76,6 +76,7 @@ struct frame {
     uint32_t local_base;         /* offset of the frame's depot in each lane's local memory */
     int stack_base;              /* SIMT depth of the caller's entry */
     const struct ptx_insn *call; /* the caller's call instruction (NULL for the kernel) */
+    uint32_t call_lanes;         /* the lanes that made the call: they get its return */
 };
 
 /* WARP_YIELDED: it waits for other warps (an mbarrier phase, nanosleep)

@@ -1170,11 +1170,9 @@ static void copy_params(uint8_t *to, uint32_t to_stride, uint32_t to_offset, con
     memcpy(to + l * to_stride + to_offset, from + l * from_stride + from_offset, bytes);
 }
 
-static bool call(struct warp *w, struct frame *caller, const struct ptx_insn *insn, uint32_t pc,
-                 uint32_t m)
+static bool call(struct warp *w, struct frame *caller, const struct ptx_insn *insn,
+                 const struct ptx_function *callee, uint32_t pc, uint32_t m)
 {
-    const struct ptx_module *pm = w->block->launch->module->ptx;
-    const struct ptx_function *callee = &pm->functions[insn->target];
     struct simt_entry *e = &w->stack[w->depth - 1];
     e->pc = pc + 1;
     if (callee->builtin != PTX_BUILTIN_NONE)
@@ -1203,6 +1201,7 @@ static bool call(struct warp *w, struct frame *caller, const struct ptx_insn *in
     fr->local_base = base;
     fr->stack_base = w->depth;
     fr->call = insn;
+    fr->call_lanes = m;
     w->local_top = base + callee->local_bytes;
     /* arguments → the callee's formal parameters */
     for (int i = 0; i < callee->n_params && i < insn->o[1].count; i++)
@@ -1211,6 +1210,66 @@ static bool call(struct warp *w, struct frame *caller, const struct ptx_insn *in
                     callee->params[i].size, m);
     w->n_frames++;
     return push_entry(w, insn, 0, PTX_NO_PC, m);
+}
+
+static bool same_params(const struct ptx_param *a, int n_a, const struct ptx_param *b, int n_b)
+{
+    if (n_a != n_b)
+        return false;
+    for (int i = 0; i < n_a; i++)
+        if (a[i].size != b[i].size)
+            return false;
+    return true;
+}
+
+/* The function a call through a pointer reaches: a defined device function
+ * of the module with the prototype's parameters and return; else NULL after
+ * a fault that says what the pointer held. */
+static const struct ptx_function *pointed_function(struct warp *w, const struct ptx_insn *insn,
+                                                   uint64_t address, int lane)
+{
+    const struct ptx_module *pm = w->block->launch->module->ptx;
+    const struct ptx_function *proto = &pm->prototypes[insn->target];
+    uint64_t index = (address - PTX_FUNCTION_BASE) / PTX_FUNCTION_STEP;
+    bool is_function = address >= PTX_FUNCTION_BASE &&
+                       (address - PTX_FUNCTION_BASE) % PTX_FUNCTION_STEP == 0 &&
+                       index < (uint64_t)pm->n_functions;
+    const struct ptx_function *f = is_function ? &pm->functions[index] : NULL;
+    if (!f || f->is_entry || (f->n_code == 0 && f->builtin == PTX_BUILTIN_NONE)) {
+        launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_ADDRESS, address,
+                     "called through a pointer that holds no device function (0x%llx)",
+                     (unsigned long long)address);
+        return NULL;
+    }
+    if (f->builtin != PTX_BUILTIN_NONE ||
+        !same_params(f->params, f->n_params, proto->params, proto->n_params) ||
+        !same_params(f->returns, f->n_returns, proto->returns, proto->n_returns)) {
+        launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, address,
+                     "called '%s' through a pointer of another type", f->name);
+        return NULL;
+    }
+    return f;
+}
+
+/* call through a register: the lanes that hold the first lane's function
+ * call it; the others, if any, run the call again after them (as a
+ * divergent branch does), until every lane has made its call. */
+static bool indirect_call(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t pc,
+                          uint32_t m)
+{
+    const uint64_t *target = f->regs[insn->o[0].reg];
+    int first = __builtin_ctz(m);
+    uint32_t same = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        if (m >> l & 1 && target[l] == target[first])
+            same |= 1u << l;
+    if (same != m) {
+        struct simt_entry *e = &w->stack[w->depth - 1];
+        e->pc = pc + 1;
+        return push_entry(w, insn, pc, pc + 1, m & ~same) && push_entry(w, insn, pc, pc + 1, same);
+    }
+    const struct ptx_function *callee = pointed_function(w, insn, target[first], first);
+    return callee && call(w, f, insn, callee, pc, m);
 }
 
 /* The frame's lanes have all returned: copy the return value, pop it. */
@@ -1223,7 +1282,7 @@ static void finish_call(struct warp *w)
     if (insn->o[2].count == 1 && callee->n_returns == 1)
         copy_params(caller->params, caller->fn->call_param_bytes,
                     caller->fn->call_args[insn->o[2].imm], fr->params, callee->call_param_bytes,
-                    callee->returns[0].offset, callee->returns[0].size, FULL_MASK);
+                    callee->returns[0].offset, callee->returns[0].size, fr->call_lanes);
     w->local_top = fr->local_base;
     frame_free(fr);
     w->n_frames--;
@@ -1596,7 +1655,11 @@ static enum warp_state step(struct warp *w, struct scratch *s)
             e->pc = pc + 1;
             return WARP_RUNNING;
         }
-        return call(w, f, insn, pc, m) ? WARP_RUNNING : WARP_FAULTED;
+        if (insn->flags & PTX_F_INDIRECT)
+            return indirect_call(w, f, insn, pc, m) ? WARP_RUNNING : WARP_FAULTED;
+        return call(w, f, insn, &w->block->launch->module->ptx->functions[insn->target], pc, m)
+                   ? WARP_RUNNING
+                   : WARP_FAULTED;
     case PTX_OP_RET:
         e->pc = pc + 1;
         ret(w, m);

@@ -219,6 +219,8 @@ enum {
                                      result in flight (ptx_deps.c) */
     PTX_F_PARITY = 1u << 21,      /* mbarrier.test_wait/try_wait.parity */
     PTX_F_NOINC = 1u << 22,       /* cp.async.mbarrier.arrive.noinc */
+    PTX_F_INDIRECT = 1u << 23,    /* call through a register: o[0] the register, target
+                                     the prototype's index in the module's prototypes */
 };
 
 enum ptx_operand_kind {
@@ -235,11 +237,16 @@ enum ptx_operand_kind {
     PTX_OPD_SINK,   /* "_": the value is dropped */
 };
 
-#define PTX_WARP_SZ      32 /* the PTX constant WARP_SZ: threads in a warp */
-#define PTX_NO_REG       0xFFFFFFFFu
-#define PTX_MAX_OPERANDS 6
-#define PTX_MAX_VEC      4
-#define PTX_NO_PC        0xFFFFFFFFu
+#define PTX_WARP_SZ 32 /* the PTX constant WARP_SZ: threads in a warp */
+/* The address of function i, as `mov.u64 %rd, f` and initializers give it:
+ * outside the canonical x86-64 range, so no device or host memory has it
+ * and a load or store through it faults. */
+#define PTX_FUNCTION_BASE 0xF000000000000000ull
+#define PTX_FUNCTION_STEP 16u
+#define PTX_NO_REG        0xFFFFFFFFu
+#define PTX_MAX_OPERANDS  6
+#define PTX_MAX_VEC       4
+#define PTX_NO_PC         0xFFFFFFFFu
 
 /* Limits the loader holds a program to, so that no size or offset wraps:
  * a function's parameters (a kernel's, or a call's, 32,764 bytes on a real
@@ -367,6 +374,7 @@ struct ptx_function {
     bool calls;      /* has call instructions */
     int max_threads; /* .maxntid / .reqntid product; 0 when not given */
     int reg_estimate;
+    bool address_taken; /* its address is a value (a function pointer) */
     /* .entry: the .shared variables it and its callees use (ptx_shared.c) */
     uint32_t static_shared_bytes;
     uint32_t dynamic_shared_offset; /* where its extern shared array starts */
@@ -379,6 +387,15 @@ enum ptx_builtin {
     PTX_BUILTIN_MALLOC,
     PTX_BUILTIN_FREE,
     PTX_BUILTIN_ASSERTFAIL
+};
+
+/* An initializer element that is a variable's address (`p = generic(a)`,
+ * `{a + 8}`): the module loader writes it once the variable is placed. */
+struct ptx_reloc {
+    int variable; /* whose initializer */
+    uint32_t offset;
+    int target; /* the variable whose address it is */
+    int64_t addend;
 };
 
 /* A module-level variable (.global, .const, .shared). */
@@ -400,10 +417,19 @@ struct ptx_module {
     int n_functions;
     struct ptx_variable *variables;
     int n_variables;
-    uint32_t used_sregs; /* bit r: some function reads fixed special register r */
-    char **files;        /* .file names by index */
+    uint32_t used_sregs;             /* bit r: some function reads fixed special register r */
+    struct ptx_function *prototypes; /* .callprototype: the signatures of indirect calls */
+    int n_prototypes;
+    struct ptx_reloc *relocs; /* addresses of variables in initializers */
+    int n_relocs;
+    char **files; /* .file names by index */
     int n_files;
 };
+
+static inline uint64_t ptx_function_address(int index)
+{
+    return PTX_FUNCTION_BASE + (uint64_t)index * PTX_FUNCTION_STEP;
+}
 
 /* Parses a PTX text. On failure returns NULL and writes "PTX line N: what" to
  * `error`; *version_unsupported says whether the .version was the reason. */

@@ -429,10 +429,13 @@ static bool name_operand(struct ptx_parser *ps, struct ptx_token t, struct ptx_o
         o->space = (uint8_t)s->space;
         o->imm = s->value;
         return true;
-    case PTX_SYM_FUNC:
-        o->kind = PTX_OPD_FUNC;
-        o->imm = s->value;
+    case PTX_SYM_FUNC: /* its address: a function pointer */
+        ps->module->functions[s->value].address_taken = true;
+        o->kind = PTX_OPD_IMM;
+        o->imm = (int64_t)ptx_function_address((int)s->value);
         return true;
+    case PTX_SYM_PROTO:
+        break;
     }
     return ptx_fail(ps, t.line, "cannot use '%.*s' here", (int)t.len, t.text);
 }
@@ -622,9 +625,10 @@ static bool inside_call_space(const struct ptx_function *caller, uint32_t offset
 /* Every argument a call passes and the return value it takes lie inside
  * the caller's call parameters, and a built-in gets the arguments it
  * reads: the interpreter copies them without checks of its own. */
-static bool call_fits(struct ptx_parser *ps, const struct ptx_insn *insn, int line)
+static bool call_fits(struct ptx_parser *ps, const struct ptx_insn *insn,
+                      const struct ptx_function *callee, int line)
 {
-    const struct ptx_function *caller = ps->fn, *callee = &ps->module->functions[insn->target];
+    const struct ptx_function *caller = ps->fn;
     const uint32_t *args = &caller->call_args[insn->o[1].imm];
     bool builtin = callee->builtin != PTX_BUILTIN_NONE;
     uint32_t n_args = insn->o[1].count;
@@ -652,6 +656,24 @@ static bool call_fits(struct ptx_parser *ps, const struct ptx_insn *insn, int li
     return true;
 }
 
+/* An indirect call's ", prototype" after its arguments (`t` the token
+ * after them, then the one after the prototype): its index in target. */
+static bool call_prototype(struct ptx_parser *ps, struct ptx_insn *insn, struct ptx_token *t)
+{
+    if (!ptx_tok_is(t, ','))
+        return ptx_fail(ps, t->line, "a call through a register needs a .callprototype");
+    struct ptx_token name = ptx_next(&ps->lx);
+    uint32_t row;
+    const struct ptx_symbol *s =
+        name.kind == PTX_TOK_IDENT ? ptx_lookup(ps, name.text, name.len, &row) : NULL;
+    if (!s || s->kind != PTX_SYM_PROTO)
+        return ptx_fail(ps, name.line, "'%.*s' is not a .callprototype", (int)name.len, name.text);
+    insn->target = s->value;
+    insn->flags |= PTX_F_INDIRECT;
+    *t = ptx_next(&ps->lx);
+    return true;
+}
+
 /* call[.uni] [(ret),] func [, (args)] ; — o[0] the function, o[1] the
  * arguments (imm: first index in call_args, count), o[2] the return
  * (imm: its offset in call_args, count 0 or 1). */
@@ -676,15 +698,17 @@ static bool parse_call(struct ptx_parser *ps, struct ptx_insn *insn)
     uint32_t row;
     const struct ptx_symbol *s =
         t.kind == PTX_TOK_IDENT ? ptx_lookup(ps, t.text, t.len, &row) : NULL;
-    if (!s || s->kind != PTX_SYM_FUNC)
-        return ptx_fail(ps, t.line, "calls through pointers are not supported ('%.*s')", (int)t.len,
-                        t.text);
-    insn->o[0].kind = PTX_OPD_FUNC;
-    insn->o[0].imm = row;
+    if (!s || (s->kind != PTX_SYM_FUNC && s->kind != PTX_SYM_REG))
+        return ptx_fail(ps, t.line, "cannot call '%.*s'", (int)t.len, t.text);
+    bool indirect = s->kind == PTX_SYM_REG;
+    insn->o[0].kind = indirect ? PTX_OPD_REG : PTX_OPD_FUNC;
+    insn->o[0].reg = indirect ? row : PTX_NO_REG;
+    insn->o[0].imm = indirect ? 0 : row;
     insn->target = row;
     insn->o[1].imm = ps->fn->n_call_args;
     t = ptx_next(&ps->lx);
-    if (ptx_tok_is(&t, ',')) {
+    struct ptx_token next = ptx_peek(&ps->lx);
+    if (ptx_tok_is(&t, ',') && (!indirect || ptx_tok_is(&next, '('))) { /* the arguments */
         uint32_t n;
         if (!expect_open(ps) || !call_param_list(ps, &n))
             return false;
@@ -693,9 +717,13 @@ static bool parse_call(struct ptx_parser *ps, struct ptx_insn *insn)
     }
     insn->n_operands = 3;
     ps->fn->calls = true;
+    if (indirect && !call_prototype(ps, insn, &t))
+        return false;
     if (!ptx_tok_is(&t, ';'))
         return ptx_fail(ps, t.line, "expected ';' after a call");
-    return call_fits(ps, insn, t.line);
+    const struct ptx_function *callee =
+        indirect ? &ps->module->prototypes[insn->target] : &ps->module->functions[insn->target];
+    return call_fits(ps, insn, callee, t.line);
 }
 
 /* ------------------------------------------------------------ validation */
@@ -933,11 +961,6 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
             return ptx_fail(ps, line, "bra needs a label");
         if (op != PTX_OP_BRA && o->kind == PTX_OPD_LABEL)
             return ptx_fail(ps, line, "unknown name in '%s'", name);
-        if (o->kind == PTX_OPD_FUNC)
-            return ptx_fail(ps, line,
-                            "function pointers are not supported by the virtual GPU (the address "
-                            "of a function in '%s')",
-                            name);
     }
     if (a.min > 0 && ptx_writes_first_operand(insn) && !writable(&insn->o[0]))
         return ptx_fail(ps, line, "the first operand of '%s' must be a register", name);

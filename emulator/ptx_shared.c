@@ -2,7 +2,8 @@
  * Static shared memory per kernel, as ptxas lays it out.
  *
  * A kernel's block gets the .shared variables the kernel and the functions
- * it calls use, not the module's: two kernels in one module (each with its
+ * it calls use (through a pointer: any function whose address is taken),
+ * not the module's: two kernels in one module (each with its
  * own demoted __shared__ tile) each get their own size, which occupancy and
  * cuFuncGetAttribute(SHARED_SIZE_BYTES) see as on a GPU.
  *
@@ -56,9 +57,18 @@ static void mark_reachable(const struct ptx_module *m, int index, bool *seen, bo
     seen[index] = true;
     const struct ptx_function *f = &m->functions[index];
     mark_own_variables(m, f, uses);
-    for (uint32_t i = 0; i < f->n_code; i++)
-        if (f->code[i].op == PTX_OP_CALL && f->code[i].target < (uint32_t)m->n_functions)
-            mark_reachable(m, (int)f->code[i].target, seen, uses);
+    for (uint32_t i = 0; i < f->n_code; i++) {
+        const struct ptx_insn *insn = &f->code[i];
+        if (insn->op != PTX_OP_CALL)
+            continue;
+        if (!(insn->flags & PTX_F_INDIRECT)) {
+            mark_reachable(m, (int)insn->target, seen, uses);
+            continue;
+        }
+        for (int g = 0; g < m->n_functions; g++) /* through a pointer: any it may hold */
+            if (m->functions[g].address_taken)
+                mark_reachable(m, g, seen, uses);
+    }
 }
 
 /* uses[k * n_variables + v]: kernel k (the k-th entry) uses variable v. */

@@ -161,6 +161,61 @@ static void qualified_modifiers_and_async_forms_are_read(void **state)
                        "unsupported modifier '.bulk'", false);
 }
 
+/* Function addresses are constants outside any memory; initializers that
+ * name a variable become relocations; an indirect call keeps its register
+ * and its .callprototype, whose parameters the arguments must fit. */
+static void function_pointers_and_address_initializers_are_read(void **state)
+{
+    (void)state;
+    struct ptx_module *m =
+        parse_ok(HEADER ".func (.param .b32 r) twice(.param .b32 x)\n{\n  ret;\n}\n"
+                        ".global .align 8 .u64 ops[2] = {twice, 0};\n"
+                        ".global .align 4 .b8 data[16];\n"
+                        ".global .align 8 .u64 where = generic(data)+8;\n"
+                        ".entry k()\n{\n"
+                        "  .reg .b32 %r<2>;\n"
+                        "  .reg .b64 %rd<2>;\n"
+                        "  mov.u64 %rd1, twice;\n"
+                        "  {\n"
+                        "  .param .b32 a;\n"
+                        "  .param .b32 r;\n"
+                        "  proto : .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+                        "  call (r), %rd1, (a), proto;\n"
+                        "  }\n"
+                        "  ret;\n}\n");
+    const struct ptx_function *twice = function_named(m, "twice"), *k = function_named(m, "k");
+    uint64_t address;
+    assert_true(twice->address_taken);
+    assert_int_equal(k->code[0].o[1].kind, PTX_OPD_IMM);
+    assert_int_equal((uint64_t)k->code[0].o[1].imm,
+                     ptx_function_address((int)(twice - m->functions)));
+    memcpy(&address, m->variables[0].init, 8);
+    assert_int_equal(address, ptx_function_address((int)(twice - m->functions)));
+    assert_int_equal(m->n_relocs, 1);
+    assert_int_equal(m->relocs[0].variable, 2);
+    assert_int_equal(m->relocs[0].target, 1);
+    assert_int_equal(m->relocs[0].addend, 8);
+    const struct ptx_insn *call = &k->code[1];
+    assert_int_equal(call->op, PTX_OP_CALL);
+    assert_true(call->flags & PTX_F_INDIRECT);
+    assert_int_equal(call->o[0].kind, PTX_OPD_REG);
+    assert_int_equal(m->n_prototypes, 1);
+    assert_int_equal(m->prototypes[call->target].n_params, 1);
+    ptx_module_free(m);
+    assert_parse_error(HEADER ".global .align 4 .b8 data[4];\n.global .u32 p = data;\n",
+                       "the address of 'data' needs a 64-bit element", false);
+    assert_parse_error(HEADER ".shared .align 4 .b8 s[4];\n.global .u64 p = s;\n", "'s' is shared",
+                       false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b64 %rd<2>;\n"
+                              "  { .param .b64 a; proto : .callprototype _ (.param .b32 _);\n"
+                              "    call %rd1, (a), nothing; }\n}\n",
+                       "'nothing' is not a .callprototype", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b64 %rd<2>;\n"
+                              "  { .param .b8 a; proto : .callprototype _ (.param .b64 _);\n"
+                              "    call %rd1, (a), proto; }\n}\n",
+                       "argument 1 of the call to proto does not fit", false);
+}
+
 static void unsupported_constructs_name_their_line(void **state)
 {
     (void)state;
@@ -385,6 +440,7 @@ int main(void)
         cmocka_unit_test(kernel_parameters_and_instructions_are_decoded),
         cmocka_unit_test(modifiers_are_read_by_operation),
         cmocka_unit_test(qualified_modifiers_and_async_forms_are_read),
+        cmocka_unit_test(function_pointers_and_address_initializers_are_read),
         cmocka_unit_test(unsupported_constructs_name_their_line),
         cmocka_unit_test(parameter_spaces_cannot_wrap),
         cmocka_unit_test(branches_reconverge_at_their_post_dominator),
