@@ -28,8 +28,11 @@ bool ptx_fail(struct ptx_parser *ps, int line, const char *format, ...)
         return false;
     va_list ap;
     va_start(ap, format);
-    vsnprintf(ps->error + n, ps->error_size - (size_t)n, format, ap);
+    int m = vsnprintf(ps->error + n, ps->error_size - (size_t)n, format, ap);
     va_end(ap);
+    if (m >= 0 && (size_t)(n + m) < ps->error_size && ps->loc_line > 0) /* from .loc */
+        snprintf(ps->error + n + m, ps->error_size - (size_t)(n + m), " (source line %u)",
+                 ps->loc_line);
     return false;
 }
 
@@ -801,6 +804,7 @@ static bool parse_body(struct ptx_parser *ps, int index)
     }
     close_scope(ps);
     ps->depth = 0;
+    ps->loc_line = 0; /* what follows the body has no source line */
     /* Falling off the end of a body (or branching to a label there) returns. */
     struct ptx_token ret = {PTX_TOK_IDENT, "ret", 3, 0, false, ps->lx.line};
     if (!ptx_parse_implicit_ret(ps, ret))
