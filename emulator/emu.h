@@ -148,14 +148,15 @@ struct emu_function_info {
     const char *name;
     int n_params;
     const struct emu_param_info *params;
-    uint32_t param_bytes;         /* size of the packed parameter buffer */
-    uint32_t static_shared_bytes; /* .shared variables of the kernel and what it calls */
-    uint32_t local_bytes;         /* .local per thread (the kernel's own frame) */
-    int registers;                /* an estimate from the PTX, or what kgemu was told */
-    bool registers_exact;         /* registers is ptxas's count (kgemu_set_registers) */
-    int max_threads_per_block;    /* .maxntid, or the device's limit */
-    int ptx_version;              /* e.g. 90 for .version 9.0 */
-    int target_sm;                /* e.g. 90 for .target sm_90 */
+    uint32_t param_bytes;           /* size of the packed parameter buffer */
+    uint32_t static_shared_bytes;   /* .shared variables of the kernel and what it calls */
+    uint32_t dynamic_shared_offset; /* where its extern shared array starts (>= the static) */
+    uint32_t local_bytes;           /* .local per thread (the kernel's own frame) */
+    int registers;                  /* an estimate from the PTX, or what kgemu was told */
+    bool registers_exact;           /* registers is ptxas's count (kgemu_set_registers) */
+    int max_threads_per_block;      /* .maxntid, or the device's limit */
+    int ptx_version;                /* e.g. 90 for .version 9.0 */
+    int target_sm;                  /* e.g. 90 for .target sm_90 */
 };
 
 /* Parses and decodes PTX and places its .global/.const variables in

@@ -313,6 +313,25 @@ static inline int gpu_test_run(CUfunction f, unsigned blocks, unsigned threads, 
     return gpu_test_run3(f, blocks, 1, 1, threads, 1, 1, 0, args);
 }
 
+/* Launches on the default stream between two events and returns what they
+ * measured (ms; the modeled time on the virtual GPU), or -1. */
+static inline float gpu_test_timed(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by,
+                                   unsigned shared, void **args)
+{
+    CUevent start, stop;
+    float ms = -1;
+    CHECK_CU(cuEventCreate(&start, 0));
+    CHECK_CU(cuEventCreate(&stop, 0));
+    CHECK_CU(cuEventRecord(start, NULL));
+    CHECK_CU(cuLaunchKernel(f, gx, gy, 1, bx, by, 1, shared, NULL, args, NULL));
+    CHECK_CU(cuEventRecord(stop, NULL));
+    CHECK_CU(cuEventSynchronize(stop));
+    CHECK_CU(cuEventElapsedTime(&ms, start, stop));
+    cuEventDestroy(start);
+    cuEventDestroy(stop);
+    return ms;
+}
+
 static inline void gpu_test_hex(const unsigned char *p, size_t size, char *out)
 {
     out += sprintf(out, "0x");
