@@ -454,6 +454,12 @@ static uint64_t atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, u
     case PTX_ATOM_EXCH:
         return ATOMIC_BY_SIZE(bytes, p, __atomic_exchange_n, b);
     case PTX_ATOM_CAS:
+        if (bytes == 2) { /* atom.cas.b16, the one 16-bit integer atomic */
+            uint16_t expected = (uint16_t)b;
+            __atomic_compare_exchange_n((uint16_t *)p, &expected, (uint16_t)c, false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            return expected;
+        }
         if (bytes == 4) {
             uint32_t expected = (uint32_t)b;
             __atomic_compare_exchange_n((uint32_t *)p, &expected, (uint32_t)c, false,
@@ -484,9 +490,10 @@ bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, ui
     const struct ptx_operand *b = &insn->o[red ? 1 : 2];
     const struct ptx_operand *c = &insn->o[red ? 2 : 3];
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
-    if (bytes != 4 && bytes != 8) {
-        launch_fault(w, __builtin_ctz(m), insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, 0,
-                     "the virtual GPU supports 32- and 64-bit atomics only");
+    if (bytes != 4 && bytes != 8 && !(bytes == 2 && insn->cmp == PTX_ATOM_CAS)) {
+        launch_fault(
+            w, __builtin_ctz(m), insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, 0,
+            "the virtual GPU supports 32- and 64-bit atomics, and 16-bit compare-and-swap");
         return false;
     }
     enum ptx_space space = access_space(f, insn, addr);

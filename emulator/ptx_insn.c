@@ -927,7 +927,9 @@ static bool type_supported(const struct ptx_insn *insn)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
     enum ptx_type t = (enum ptx_type)insn->type;
-    if (t == PTX_B128 || ((op == PTX_OP_ATOM || op == PTX_OP_RED) && ptx_type_bytes(t) < 4))
+    bool cas16 = op == PTX_OP_ATOM && insn->cmp == PTX_ATOM_CAS && t == PTX_B16;
+    if (t == PTX_B128 ||
+        ((op == PTX_OP_ATOM || op == PTX_OP_RED) && ptx_type_bytes(t) < 4 && !cas16))
         return false;
     if (op == PTX_OP_CVT || is_memory_op(op) || op == PTX_OP_MOV)
         return true;

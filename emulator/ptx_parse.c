@@ -666,11 +666,19 @@ static bool parse_loc(struct ptx_parser *ps)
     if (!expect_int(ps, &file) || !expect_int(ps, &line))
         return false;
     ps->loc_line = (uint32_t)line;
-    /* the rest (column, inlined_at …) up to the end of the line is skipped */
+    /* The rest (column, function_name, inlined_at F L C) up to the end of
+     * the line: code a header inlined (an intrinsic's body) takes the line
+     * of the main source (file 1) it was inlined at, which is the
+     * student's. */
     int at = ps->lx.line;
-    while (ptx_peek(&ps->lx).kind != PTX_TOK_END && ptx_peek(&ps->lx).line == at)
-        ptx_next(&ps->lx);
-    return true;
+    while (ptx_peek(&ps->lx).kind != PTX_TOK_END && ptx_peek(&ps->lx).line == at) {
+        struct ptx_token t = ptx_next(&ps->lx);
+        uint64_t inlined_file, inlined_line;
+        if (file != 1 && ptx_tok_word(&t, "inlined_at") && expect_int(ps, &inlined_file) &&
+            expect_int(ps, &inlined_line) && inlined_file == 1)
+            ps->loc_line = (uint32_t)inlined_line;
+    }
+    return !ps->failed;
 }
 
 static bool parse_guarded_instruction(struct ptx_parser *ps)

@@ -235,6 +235,11 @@ static void unsupported_constructs_name_their_line(void **state)
     assert_parse_error(HEADER ".texref t;\n", "PTX line 4: unsupported PTX construct '.texref'",
                        false);
     assert_parse_error(HEADER ".entry k()\n{\n  ret;\n", "no closing '}'", false);
+    /* the CUDA line: of the main source, where a header's code was inlined */
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b32 %r<2>;\n"
+                              "  .loc 6 177 3, function_name $L__info, inlined_at 1 35 5\n"
+                              "  frobnicate.b32 %r1;\n}\n",
+                       "unsupported instruction 'frobnicate.b32' (source line 35)", false);
     assert_parse_error(HEADER ".entry k()\n{\n  .reg .f16 %h<2>;\n  add.f16 %h1, %h0, %h0;\n}\n",
                        "does not support 'add' on this type", false);
 }
