@@ -33,9 +33,12 @@ passed=0
 failed=0
 failures=()
 
-# run NAME COMMAND...: one test program; its output is shown as it runs.
+# run NAME COMMAND...: one test program; its output is shown as it runs,
+# then how long it took (the slowest are listed at the end: `make test`
+# must stay under 12 minutes on 2 cores).
+durations=()
 run() {
-    local name="$1"
+    local name="$1" start=$SECONDS
     shift
     echo "== $name"
     if "$@"; then
@@ -44,6 +47,7 @@ run() {
         failed=$((failed + 1))
         failures+=("$name")
     fi
+    durations+=("$((SECONDS - start)) $name")
 }
 
 # fuzz TARGET CORPUS SEEDS: runs a libFuzzer target; shows its run count, or
@@ -113,6 +117,8 @@ for section in "${sections[@]}"; do
     esac
 done
 
+echo "slowest:"
+printf '%s\n' "${durations[@]}" | sort -rn | head -n 8 | sed 's/^\([0-9]*\) /  \1 s  /'
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
