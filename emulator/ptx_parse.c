@@ -963,8 +963,10 @@ static bool skip_section(struct ptx_parser *ps)
 static bool parse_module_directive(struct ptx_parser *ps, struct ptx_token t)
 {
     bool is_extern = false;
+    /* linkage: .common (numba's environment pointer) is a zero-filled
+     * definition, as .weak and .visible ones are in a module of its own */
     while (ptx_tok_word(&t, ".visible") || ptx_tok_word(&t, ".extern") ||
-           ptx_tok_word(&t, ".weak")) {
+           ptx_tok_word(&t, ".weak") || ptx_tok_word(&t, ".common")) {
         is_extern |= ptx_tok_word(&t, ".extern");
         t = ptx_next(&ps->lx);
     }

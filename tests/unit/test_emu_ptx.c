@@ -172,6 +172,7 @@ static void function_pointers_and_address_initializers_are_read(void **state)
                         ".global .align 8 .u64 ops[2] = {twice, 0};\n"
                         ".global .align 4 .b8 data[16];\n"
                         ".global .align 8 .u64 where = generic(data)+8;\n"
+                        ".common .global .align 8 .u64 _ZN08NumbaEnv1k;\n"
                         ".entry k()\n{\n"
                         "  .reg .b32 %r<2>;\n"
                         "  .reg .b64 %rd<2>;\n"
@@ -192,6 +193,8 @@ static void function_pointers_and_address_initializers_are_read(void **state)
     memcpy(&address, m->variables[0].init, 8);
     assert_int_equal(address, ptx_function_address((int)(twice - m->functions)));
     assert_int_equal(m->n_relocs, 1);
+    assert_int_equal(m->variables[3].space, PTX_SPACE_GLOBAL); /* .common: numba's env pointer */
+    assert_int_equal(m->variables[3].size, 8);
     assert_int_equal(m->relocs[0].variable, 2);
     assert_int_equal(m->relocs[0].target, 1);
     assert_int_equal(m->relocs[0].addend, 8);
