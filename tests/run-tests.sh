@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs kgrade's tests and ends with one line: "N passed, N failed".
 #
-#   tests/run-tests.sh BUILD [unit|asan|web|integration|fuzz ...]   (default: all)
+#   tests/run-tests.sh BUILD [unit|asan|numba|web|integration|fuzz ...]   (default: all)
 #
 # unit:        the cmocka programs in BUILD/tests/unit
 # asan:        the same programs built with AddressSanitizer + UBSan (leaks included)
+# numba:       the Numba front end's tests, tests/numba, in Debian's python3
+#              (skipped, saying so, when python3-numba is missing)
 # web:         the pages' scripts' unit tests, tests/web/test_*.mjs, in Node
 #              (skipped, saying so, when node is missing)
 # gpu:         the programs in BUILD/tests/gpu, on the virtual GPU (BUILD/emulator)
@@ -21,7 +23,7 @@ cd "$(dirname "$0")/.."
 build="${1:?usage: tests/run-tests.sh BUILD [unit|asan|integration|fuzz ...]}"
 shift
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan web gpu integration browser fuzz)
+[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan numba web gpu integration browser fuzz)
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
@@ -71,6 +73,16 @@ for section in "${sections[@]}"; do
         for t in "$dir"/test_*; do
             [[ -x "$t" ]] && run "$section: $(basename "$t")" "$t"
         done
+        ;;
+    numba)
+        # Debian's python3 with python3-numba (not a python3 of pyenv's first
+        # in the PATH, which has no numba)
+        if /usr/bin/python3 -c 'import numba' 2>/dev/null; then
+            run "numba: test_numba_compile.py" /usr/bin/python3 -W ignore -m unittest discover \
+                -s tests/numba
+        else
+            echo "== numba: skipped (no python3-numba: deploy/install-deps.sh installs it)"
+        fi
         ;;
     web)
         if command -v node >/dev/null; then
