@@ -5,7 +5,8 @@
 #
 # unit:        the cmocka programs in BUILD/tests/unit
 # asan:        the same programs built with AddressSanitizer + UBSan (leaks included)
-# numba:       the Numba front end's tests, tests/numba, in Debian's python3
+# numba:       the Numba front end's tests, tests/numba, in Debian's python3:
+#              compiles, errors, and the course's kernels on the virtual GPU
 #              (skipped, saying so, when python3-numba is missing)
 # web:         the pages' scripts' unit tests, tests/web/test_*.mjs, in Node
 #              (skipped, saying so, when node is missing)
@@ -78,8 +79,8 @@ for section in "${sections[@]}"; do
         # Debian's python3 with python3-numba (not a python3 of pyenv's first
         # in the PATH, which has no numba)
         if /usr/bin/python3 -c 'import numba' 2>/dev/null; then
-            run "numba: test_numba_compile.py" /usr/bin/python3 -W ignore -m unittest discover \
-                -s tests/numba
+            run "numba: tests/numba" env KGRADE_EMULATOR="$build/emulator/libcuda.so.1" \
+                /usr/bin/python3 -W ignore -m unittest discover -s tests/numba
         else
             echo "== numba: skipped (no python3-numba: deploy/install-deps.sh installs it)"
         fi
