@@ -31,8 +31,6 @@
 #define DRIVER_DEFAULT_PRINTF_BYTES      ((size_t)1048576)
 #define DRIVER_DEFAULT_MALLOC_HEAP_BYTES ((size_t)8388608)
 #define DRIVER_JIT_LOG_BYTES             8192 /* what the PTX loader may say about one module */
-#define DRIVER_MAX_PITCH                 2147483647
-#define DRIVER_ASYNC_ENGINES             2
 #define DRIVER_CARVEOUT_DEFAULT          (-1) /* CU_SHAREDMEM_CARVEOUT_DEFAULT */
 #define DRIVER_CARVEOUT_MAX              100  /* percent */
 

@@ -193,8 +193,7 @@ EMU_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule
 /* Registers limit the block as on a GPU only when the count is ptxas's
  * (kgemu_set_registers): the estimate from the PTX's virtual registers is
  * often several times what ptxas allocates, and refusing a launch a real
- * GPU accepts would fail a correct kernel. Registers are allocated per warp
- * in units of 256. */
+ * GPU accepts would fail a correct kernel. */
 int driver_function_max_threads(const struct CUfunc_st *function,
                                 const struct emu_device_model *device)
 {
@@ -203,10 +202,8 @@ int driver_function_max_threads(const struct CUfunc_st *function,
     if (info->max_threads_per_block > 0 && info->max_threads_per_block < max)
         max = info->max_threads_per_block;
     if (info->registers_exact) {
-        int per_warp = (info->registers * device->warp_size + 255) / 256 * 256;
-        int warps = device->regs_per_block / per_warp;
-        if (warps * device->warp_size < max)
-            max = warps * device->warp_size;
+        int by_registers = emu_occupancy_max_threads(device, info->registers);
+        max = by_registers < max ? by_registers : max;
     }
     return max;
 }
