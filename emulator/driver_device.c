@@ -1,6 +1,7 @@
 /*
  * Device queries: cuDeviceGet, cuDeviceGetCount, cuDeviceGetName,
- * cuDeviceGetAttribute, cuDeviceTotalMem, cuDeviceGetUuid.
+ * cuDeviceGetAttribute, cuDeviceComputeCapability, cuDeviceTotalMem,
+ * cuDeviceGetUuid, cuDeviceCanAccessPeer.
  *
  * There is one device, ordinal 0, and its figures are those of the model
  * cuInit picked (device_model.c), for every attribute cuda.h defines; a
@@ -59,6 +60,16 @@ EMU_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUd
     return driver_leave(rc);
 }
 
+EMU_EXPORT CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
+{
+    CUresult rc = device_query_begin(major != NULL && minor != NULL, dev);
+    if (rc == CUDA_SUCCESS) {
+        *major = driver.device->cc_major;
+        *minor = driver.device->cc_minor;
+    }
+    return driver_leave(rc);
+}
+
 EMU_EXPORT CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev)
 {
     CUresult rc = device_query_begin(bytes != NULL, dev);
@@ -76,5 +87,16 @@ EMU_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
         snprintf(text, sizeof text, "kgvirtual-%s", driver.device->key);
         memcpy(uuid->bytes, text, sizeof uuid->bytes);
     }
+    return driver_leave(rc);
+}
+
+/* There is no other device to be a peer: a device is not its own peer. */
+EMU_EXPORT CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+    CUresult rc = device_query_begin(canAccessPeer != NULL, dev);
+    if (rc == CUDA_SUCCESS)
+        rc = driver_device_check(peerDev);
+    if (rc == CUDA_SUCCESS)
+        *canAccessPeer = 0;
     return driver_leave(rc);
 }

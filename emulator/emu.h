@@ -19,6 +19,8 @@
 #ifndef KGRADE_EMULATOR_EMU_H
 #define KGRADE_EMULATOR_EMU_H
 
+/* The driver implements cuda.h's deprecated calls too (cuDeviceComputeCapability). */
+#define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -212,6 +214,18 @@ const struct emu_function_info *emu_function_info(const struct emu_function *fun
 /* What kgemu_set_registers() tells: ptxas's count replaces the estimate
  * (registers_exact becomes true). */
 void emu_function_set_registers(struct emu_function *function, int registers);
+
+/* ------------------------------------------------------------ fatbinaries */
+
+/* Whether `image` begins as a fatbinary or the wrapper nvcc puts around one. */
+bool emu_fatbin_is(const void *image);
+/* The PTX text in the fatbinary `image` (or its wrapper) that a device of
+ * compute capability `sm` (90 for 9.0) runs: the newest not newer than
+ * the device, decompressed, NUL-terminated and malloc'ed (the caller frees
+ * it). CUDA_ERROR_NO_BINARY_FOR_GPU when there is none (cubins only, or
+ * PTX for a newer GPU), CUDA_ERROR_INVALID_IMAGE when it is damaged; `log`
+ * then says which. */
+CUresult emu_fatbin_ptx(const void *image, int sm, char **ptx, char *log, size_t log_size);
 
 /* ------------------------------------------------------------- device heap */
 
