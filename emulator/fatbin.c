@@ -95,7 +95,8 @@ static bool fatbin_find_ptx(const uint8_t *fatbin, int sm, struct fatbin_entry *
         const uint8_t *e = fatbin + at;
         uint64_t header = read_le(e + 4, 4);
         struct fatbin_entry entry = entry_read(e);
-        if (header < ENTRY_HEADER_MIN || entry.payload_bytes > end - at - header)
+        if (header < ENTRY_HEADER_MIN || header > end - at ||
+            entry.payload_bytes > end - at - header)
             return false;
         if (read_le(e, 2) == ENTRY_PTX) {
             *newest_any = entry.arch > *newest_any ? entry.arch : *newest_any;

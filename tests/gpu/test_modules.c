@@ -126,6 +126,9 @@ static void test_fatbins(void)
     damaged[0x18] = 0xff; /* the entry's payload runs past the fatbinary */
     check_refused(damaged, CUDA_ERROR_INVALID_IMAGE, "damaged");
     memcpy(damaged, fatbin_zstd, sizeof damaged);
+    damaged[0x17] = 0x7f; /* the entry's header runs past it (found by fuzz_emu_fatbin) */
+    check_refused(damaged, CUDA_ERROR_INVALID_IMAGE, "damaged");
+    memcpy(damaged, fatbin_zstd, sizeof damaged);
     damaged[0x48] += 1; /* one byte more than the PTX unpacks to */
     check_refused(damaged, CUDA_ERROR_INVALID_IMAGE, "does not unpack");
     CHECK_CU(cuCtxSynchronize()); /* none of that is sticky */
