@@ -52,6 +52,7 @@ static void context_stop(struct CUctx_st *ctx)
 {
     driver_modules_release(ctx);
     driver_streams_events_release(ctx);
+    driver_links_release(ctx);
     if (ctx->heap != NULL)
         emu_heap_destroy(ctx->heap, ctx->memory);
     emu_memory_destroy(ctx->memory);

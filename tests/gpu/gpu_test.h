@@ -39,6 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "emulator/kgemu.h"
 
@@ -148,6 +150,26 @@ GPU_TEST_BIT_VIEWS(double, uint64_t)
 static inline int gpu_test_is_virtual(void)
 {
     return dlsym(RTLD_DEFAULT, "kgemu_is_virtual") != NULL;
+}
+
+/* Runs `body` in a child process whose KGEMU_DEVICE is `device` (cuInit
+ * picks the model once per process); one check passes when every check of
+ * the child did. Must run before this process's cuInit. */
+static inline void gpu_test_in_child(const char *device, void (*body)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        gpu_test.passed = gpu_test.failed = 0;
+        setenv("KGEMU_DEVICE", device, 1);
+        body();
+        fflush(NULL);
+        _exit(gpu_test.failed == 0 ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    if (!CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        fprintf(stderr, "  (the child with KGEMU_DEVICE=%s failed)\n", device);
 }
 
 /* Prints the summary line; returns the exit status. */
