@@ -76,6 +76,8 @@ UNIT_SRC   := $(filter-out $(EMU_UNIT_SRC),$(sort $(wildcard tests/unit/test_*.c
 # Programs written only against cuda.h, run on the virtual GPU.
 GPU_SRC    := $(sort $(wildcard tests/gpu/test_*.c))
 GPU_BIN    := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
+CORPUS_SRC := $(sort $(wildcard tests/corpus/*.cu))
+CORPUS_PTX := $(CORPUS_SRC:tests/corpus/%.cu=$(BUILD)/corpus/%.ptx)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 UNIT_ASAN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/tests/unit/%)
 EMU_UNIT_BIN  := $(EMU_UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
@@ -207,6 +209,15 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(wildcard tests/gpu/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC GPU  $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda $(NVRTC_LIBS) -lm
+
+# The loader's corpus: sample-like CUDA compiled by nvcc, as third-party code
+# is (tests/gpu/test_corpus.c loads every module).
+$(BUILD)/corpus/%.ptx: tests/corpus/%.cu
+	@mkdir -p $(dir $@)
+	@echo "  NVCC    $<"
+	$(Q)$(CUDA_HOME)/bin/nvcc -arch=sm_90 -ptx -std=c++17 -lineinfo -o $@ $<
+
+$(BUILD)/tests/gpu/test_corpus: $(CORPUS_PTX)
 
 # The GPU test of the published tables' orderings links the calibration's tables.
 $(BUILD)/tests/gpu/test_literature: tests/gpu/test_literature.c $(CALIB_OBJ) $(OBJ) $(wildcard tests/gpu/*.h)

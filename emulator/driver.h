@@ -32,8 +32,6 @@
 #define DRIVER_DEFAULT_PRINTF_BYTES      ((size_t)1048576)
 #define DRIVER_DEFAULT_MALLOC_HEAP_BYTES ((size_t)8388608)
 #define DRIVER_JIT_LOG_BYTES             8192 /* what the PTX loader may say about one module */
-#define DRIVER_MAX_PITCH                 2147483647
-#define DRIVER_ASYNC_ENGINES             2
 #define DRIVER_CARVEOUT_DEFAULT          (-1) /* CU_SHAREDMEM_CARVEOUT_DEFAULT */
 #define DRIVER_CARVEOUT_MAX              100  /* percent */
 
@@ -46,6 +44,7 @@ enum driver_kind {
     DRIVER_STREAM,
     DRIVER_EVENT,
     DRIVER_ARRAY,
+    DRIVER_LINK,
     DRIVER_KINDS
 };
 
@@ -158,16 +157,51 @@ void driver_handle_remove_if(enum driver_kind kind,
                              bool (*match)(const struct driver_handle *, const void *key),
                              const void *key, void (*release)(struct driver_handle *));
 
+/* cuDeviceGetAttribute's answer for the device (an attribute cuda.h
+ * defines): the limits the driver's checks hold programs to. */
+int driver_attribute(CUdevice_attribute attribute);
+
 /* The calling thread's current context, when it is live; NULL otherwise. */
 struct CUctx_st *driver_current(void);
 /* CUDA_ERROR_INVALID_DEVICE unless `device` is an ordinal of ours. */
 CUresult driver_device_check(CUdevice device);
+
+/* The PTX text of a module image: PTX itself, or the PTX of a fatbinary
+ * (`*unpacked` then holds it, malloc'ed; the caller frees it). A cubin, or
+ * a fatbinary with no PTX the device runs, is refused with `log` saying
+ * why. Caller holds the lock. */
+CUresult driver_image_ptx(const void *image, const char **ptx, char **unpacked, char *log,
+                          size_t log_size);
+/* The whole file at `path`, NUL-terminated and malloc'ed (the caller frees
+ * it): CUDA_ERROR_FILE_NOT_FOUND when it cannot be read. */
+CUresult driver_file_read(const char *path, char **data, size_t *size);
+
+/* A JIT log buffer of the caller's (driver_jit.c). */
+struct driver_jit_log {
+    char *buffer;      /* NULL: none given */
+    size_t capacity;   /* bytes, the terminator's included */
+    size_t length;     /* written so far */
+    void **size_value; /* the caller's _SIZE_BYTES option value: gets the bytes used */
+};
+
+struct driver_jit_logs {
+    struct driver_jit_log info, error;
+};
+
+/* Finds the log buffers among `n` JIT options and empties them;
+ * CUDA_ERROR_INVALID_VALUE when the arrays are missing or an option is not
+ * one cuda.h defines. */
+CUresult driver_jit_options(unsigned n, CUjit_option *options, void **values,
+                            struct driver_jit_logs *logs);
+/* Adds a line to a log, cut where the caller's buffer ends. */
+void driver_jit_log_append(struct driver_jit_log *log, const char *text);
 
 /* What a context owns, released when it is destroyed or reset. */
 void driver_modules_release(struct CUctx_st *ctx);
 void driver_streams_events_release(struct CUctx_st *ctx);
 void driver_arrays_release(struct CUctx_st *ctx);
 void driver_texture_objects_release(struct CUctx_st *ctx);
+void driver_links_release(struct CUctx_st *ctx);
 
 /* A stream of `ctx`, or one of the default streams (NULL, CU_STREAM_LEGACY,
  * CU_STREAM_PER_THREAD); CUDA_ERROR_INVALID_HANDLE otherwise. */

@@ -53,6 +53,7 @@ static void context_stop(struct CUctx_st *ctx)
 {
     driver_modules_release(ctx);
     driver_streams_events_release(ctx);
+    driver_links_release(ctx);
     driver_texture_objects_release(ctx);
     driver_arrays_release(ctx);
     if (ctx->heap != NULL)

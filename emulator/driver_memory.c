@@ -1,6 +1,13 @@
 /*
  * Device memory calls: cuMemAlloc, cuMemFree, cuMemGetInfo,
- * cuMemGetAddressRange, cuMemcpyHtoD/DtoH/DtoD, cuMemsetD8/D16/D32.
+ * cuMemGetAddressRange, the copies cuMemcpyHtoD/DtoH/DtoD and cuMemcpy
+ * (unified addressing), the memsets cuMemsetD8/D16/D32 and their 2D forms
+ * cuMemsetD2D8/D16/D32, and the Async form of each.
+ *
+ * The virtual GPU is synchronous: an Async call has finished when it
+ * returns, like the plain one, which is the same call in the NULL stream.
+ * Its stream is checked as a launch's is (a stream of the current context,
+ * or a default stream).
  *
  * Device addresses are host addresses (memory.c), so a copy is a memcpy
  * once the device range has been found inside one live allocation of the
@@ -86,10 +93,21 @@ EMU_EXPORT CUresult cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CUde
 
 /* ---------------------------------------------------------------- copies */
 
-EMU_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+/* Begins a copy or a memset in `stream`: takes the lock (the caller ends
+ * with driver_leave), finds the context, checks the stream. */
+static CUresult memory_begin(CUstream stream, struct CUctx_st **ctx)
+{
+    CUresult rc = driver_enter(ctx, DRIVER_STICKY);
+    if (rc == CUDA_SUCCESS)
+        rc = driver_stream_check(*ctx, stream);
+    return rc;
+}
+
+EMU_EXPORT CUresult cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+                                      CUstream hStream)
 {
     struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    CUresult rc = memory_begin(hStream, &ctx);
     if (rc != CUDA_SUCCESS || ByteCount == 0)
         return driver_leave(rc);
     if (srcHost == NULL)
@@ -100,10 +118,16 @@ EMU_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, siz
     return driver_leave(rc);
 }
 
-EMU_EXPORT CUresult cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+EMU_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+    return cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, NULL);
+}
+
+EMU_EXPORT CUresult cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                      CUstream hStream)
 {
     struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    CUresult rc = memory_begin(hStream, &ctx);
     if (rc != CUDA_SUCCESS || ByteCount == 0)
         return driver_leave(rc);
     if (dstHost == NULL)
@@ -114,11 +138,17 @@ EMU_EXPORT CUresult cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t By
     return driver_leave(rc);
 }
 
+EMU_EXPORT CUresult cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    return cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, NULL);
+}
+
 /* Overlapping ranges are copied as memmove does (CUDA leaves them undefined). */
-EMU_EXPORT CUresult cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+EMU_EXPORT CUresult cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+                                      size_t ByteCount, CUstream hStream)
 {
     struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    CUresult rc = memory_begin(hStream, &ctx);
     if (rc != CUDA_SUCCESS || ByteCount == 0)
         return driver_leave(rc);
     rc = memory_range_check(ctx, dstDevice, ByteCount);
@@ -129,16 +159,48 @@ EMU_EXPORT CUresult cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, s
     return driver_leave(rc);
 }
 
-/* -------------------------------------------------------------- memsets */
-
-/* Checks a memset of `count` elements of `width` bytes at `dst`: aligned to
- * the element, inside one allocation. */
-static CUresult memory_set_check(struct CUctx_st *ctx, CUdeviceptr dst, size_t count, size_t width)
+EMU_EXPORT CUresult cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    if (dst % width != 0 || count > SIZE_MAX / width)
-        return CUDA_ERROR_INVALID_VALUE;
-    return memory_range_check(ctx, dst, count * width);
+    return cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, NULL);
 }
+
+/* Under unified addressing a pointer is device memory when it lies in an
+ * allocation, else host memory. A range that begins or ends inside an
+ * allocation must lie wholly in it; a null pointer is neither. */
+static CUresult memory_unified_check(struct CUctx_st *ctx, CUdeviceptr address, size_t bytes)
+{
+    if (address == 0 || address + bytes < address)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (emu_memory_find(ctx->memory, address, bytes, NULL))
+        return CUDA_SUCCESS;
+    bool touches_device = emu_memory_find(ctx->memory, address, 1, NULL) ||
+                          emu_memory_find(ctx->memory, address + bytes - 1, 1, NULL);
+    return touches_device ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+/* Device and host addresses are both host addresses here, so any pair is
+ * one memmove once each side has been checked. */
+EMU_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
+                                  CUstream hStream)
+{
+    struct CUctx_st *ctx;
+    CUresult rc = memory_begin(hStream, &ctx);
+    if (rc != CUDA_SUCCESS || ByteCount == 0)
+        return driver_leave(rc);
+    rc = memory_unified_check(ctx, dst, ByteCount);
+    if (rc == CUDA_SUCCESS)
+        rc = memory_unified_check(ctx, src, ByteCount);
+    if (rc == CUDA_SUCCESS)
+        memmove(memory_host(dst), memory_host(src), ByteCount);
+    return driver_leave(rc);
+}
+
+EMU_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{
+    return cuMemcpyAsync(dst, src, ByteCount, NULL);
+}
+
+/* -------------------------------------------------------------- memsets */
 
 /* Fills `bytes` at `dst` with copies of the `width`-byte `element`: with
  * memset when the element is one byte repeated (every byte equals the
@@ -156,31 +218,114 @@ static void memory_fill(unsigned char *dst, const unsigned char *element, size_t
         memcpy(dst + filled, dst, filled < bytes - filled ? filled : bytes - filled);
 }
 
-/* cuMemsetD8/D16/D32: `count` elements of `width` bytes at `dst`, each
- * `element`. */
-static CUresult memory_set(CUdeviceptr dst, const void *element, size_t width, size_t count)
+/* A memset of `height` rows of `count` elements of `width` bytes, `pitch`
+ * bytes apart, at `dst` (one row: cuMemsetD8/D16/D32).
+ * The rows, each element aligned, must lie inside one allocation. */
+struct memory_set_shape {
+    size_t width; /* of an element: 1, 2 or 4 bytes */
+    size_t count; /* elements a row */
+    size_t height;
+    size_t pitch;
+};
+
+static CUresult memory_set_check(struct CUctx_st *ctx, CUdeviceptr dst,
+                                 const struct memory_set_shape *s)
+{
+    if (dst % s->width != 0 || s->count > SIZE_MAX / s->width)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t row = s->count * s->width;
+    if (s->height > 1 &&
+        (s->pitch < row || s->pitch % s->width != 0 || s->height - 1 > (SIZE_MAX - row) / s->pitch))
+        return CUDA_ERROR_INVALID_VALUE;
+    return memory_range_check(ctx, dst, (s->height - 1) * s->pitch + row);
+}
+
+static CUresult memory_set(CUdeviceptr dst, const void *element, const struct memory_set_shape *s,
+                           CUstream stream)
 {
     struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc != CUDA_SUCCESS || count == 0)
+    CUresult rc = memory_begin(stream, &ctx);
+    if (rc != CUDA_SUCCESS || s->count == 0 || s->height == 0)
         return driver_leave(rc);
-    rc = memory_set_check(ctx, dst, count, width);
-    if (rc == CUDA_SUCCESS)
-        memory_fill(memory_host(dst), element, width, count * width);
+    rc = memory_set_check(ctx, dst, s);
+    for (size_t y = 0; rc == CUDA_SUCCESS && y < s->height; y++)
+        memory_fill(memory_host(dst + y * s->pitch), element, s->width, s->count * s->width);
     return driver_leave(rc);
+}
+
+/* cuMemsetD8/D16/D32 and their Async forms: `count` elements. */
+#define MEMSET_1D(width_bytes, count_)                                                             \
+    (&(struct memory_set_shape){.width = (width_bytes), .count = (count_), .height = 1, .pitch = 0})
+/* cuMemsetD2D8/D16/D32 and their Async forms: `height` rows of `count`. */
+#define MEMSET_2D(width_bytes, pitch_, count_, height_)                                            \
+    (&(struct memory_set_shape){                                                                   \
+        .width = (width_bytes), .count = (count_), .height = (height_), .pitch = (pitch_)})
+
+EMU_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N,
+                                    CUstream hStream)
+{
+    return memory_set(dstDevice, &uc, MEMSET_1D(sizeof uc, N), hStream);
+}
+
+EMU_EXPORT CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N,
+                                     CUstream hStream)
+{
+    return memory_set(dstDevice, &us, MEMSET_1D(sizeof us, N), hStream);
+}
+
+EMU_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N,
+                                     CUstream hStream)
+{
+    return memory_set(dstDevice, &ui, MEMSET_1D(sizeof ui, N), hStream);
 }
 
 EMU_EXPORT CUresult cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
-    return memory_set(dstDevice, &uc, sizeof uc, N);
+    return cuMemsetD8Async(dstDevice, uc, N, NULL);
 }
 
 EMU_EXPORT CUresult cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
-    return memory_set(dstDevice, &us, sizeof us, N);
+    return cuMemsetD16Async(dstDevice, us, N, NULL);
 }
 
 EMU_EXPORT CUresult cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
-    return memory_set(dstDevice, &ui, sizeof ui, N);
+    return cuMemsetD32Async(dstDevice, ui, N, NULL);
+}
+
+EMU_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+                                      size_t Width, size_t Height, CUstream hStream)
+{
+    return memory_set(dstDevice, &uc, MEMSET_2D(sizeof uc, dstPitch, Width, Height), hStream);
+}
+
+EMU_EXPORT CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+                                       size_t Width, size_t Height, CUstream hStream)
+{
+    return memory_set(dstDevice, &us, MEMSET_2D(sizeof us, dstPitch, Width, Height), hStream);
+}
+
+EMU_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+                                       size_t Width, size_t Height, CUstream hStream)
+{
+    return memory_set(dstDevice, &ui, MEMSET_2D(sizeof ui, dstPitch, Width, Height), hStream);
+}
+
+EMU_EXPORT CUresult cuMemsetD2D8(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc,
+                                 size_t Width, size_t Height)
+{
+    return cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, NULL);
+}
+
+EMU_EXPORT CUresult cuMemsetD2D16(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us,
+                                  size_t Width, size_t Height)
+{
+    return cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, NULL);
+}
+
+EMU_EXPORT CUresult cuMemsetD2D32(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui,
+                                  size_t Width, size_t Height)
+{
+    return cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, NULL);
 }

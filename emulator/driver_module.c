@@ -1,25 +1,27 @@
 /*
- * Modules and functions: cuModuleLoadData(Ex), cuModuleUnload,
- * cuModuleGetFunction, cuModuleGetGlobal, cuFuncGetAttribute,
- * cuFuncSetAttribute.
+ * Modules and functions: cuModuleLoad, cuModuleLoadData(Ex),
+ * cuModuleLoadFatBinary, cuModuleUnload, cuModuleGetFunction,
+ * cuModuleGetGlobal, cuFuncGetAttribute, cuFuncSetAttribute.
  *
- * The virtual GPU runs PTX only: an image is the NUL-terminated PTX text
- * NVRTC produced (nvrtcGetPTX). A cubin (ELF) or a fatbinary holds machine
- * code for a real GPU and is refused with CUDA_ERROR_NO_BINARY_FOR_GPU and a
- * log line saying what to load instead. The loader's messages go to the
+ * The virtual GPU runs PTX: an image is the NUL-terminated PTX text NVRTC
+ * or nvcc -ptx produced, or a fatbinary holding PTX (nvcc -fatbin
+ * -arch=compute_90), whose PTX it loads as a driver JITs it (fatbin.c). A
+ * cubin (ELF), or a fatbinary of cubins only, holds machine code for a
+ * real GPU and is refused with CUDA_ERROR_NO_BINARY_FOR_GPU and a log line
+ * saying what to load instead. The loader's messages go to the
  * CU_JIT_ERROR_LOG_BUFFER the caller passed, as the JIT compiler's would.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "driver.h"
 
-/* The first bytes of images that are not PTX text. None has a zero byte,
- * so comparing stops at the end of a shorter text. */
+/* The first bytes of a cubin. None is zero, so comparing stops at the end
+ * of a shorter text. */
 static const unsigned char elf_magic[] = {0x7f, 'E', 'L', 'F'};
-static const unsigned char fatbin_magic[] = {0x50, 0xed, 0x55, 0xba};         /* fatbinary */
-static const unsigned char fatbin_wrapper_magic[] = {0xb1, 0x43, 0x62, 0x46}; /* its wrapper */
+#define MODULE_FILE_MAX ((size_t)1 << 30) /* the largest file cuModuleLoad reads */
 
 /* ------------------------------------------------------------ releasing */
 
@@ -62,27 +64,32 @@ static bool image_starts_with(const void *image, const unsigned char *magic, siz
     return true;
 }
 
-static bool image_is_binary(const void *image)
+CUresult driver_image_ptx(const void *image, const char **ptx, char **unpacked, char *log,
+                          size_t log_size)
 {
-    return image_starts_with(image, elf_magic, sizeof elf_magic) ||
-           image_starts_with(image, fatbin_magic, sizeof fatbin_magic) ||
-           image_starts_with(image, fatbin_wrapper_magic, sizeof fatbin_wrapper_magic);
-}
-
-static CUresult module_load(struct CUctx_st *ctx, const void *image, char *log, size_t log_size,
-                            struct CUmod_st **out)
-{
-    if (image_is_binary(image)) {
+    *unpacked = NULL;
+    *ptx = image;
+    if (image_starts_with(image, elf_magic, sizeof elf_magic)) {
         snprintf(log, log_size,
-                 "the image is a cubin or fatbinary (machine code for a real GPU); the "
-                 "virtual GPU runs PTX: load the PTX text (nvrtcGetPTX) instead");
+                 "the image is a cubin (machine code for a real GPU); the virtual GPU runs "
+                 "PTX: load the PTX text (nvrtcGetPTX, nvcc -ptx) or a fatbinary holding PTX");
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
+    if (!emu_fatbin_is(image))
+        return CUDA_SUCCESS;
+    const struct emu_device_model *d = driver.device;
+    CUresult rc = emu_fatbin_ptx(image, d->cc_major * 10 + d->cc_minor, unpacked, log, log_size);
+    *ptx = *unpacked;
+    return rc;
+}
+
+static CUresult module_load_ptx(struct CUctx_st *ctx, const char *ptx, char *log, size_t log_size,
+                                struct CUmod_st **out)
+{
     struct CUmod_st *module = calloc(1, sizeof *module);
     if (module == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc =
-        emu_module_load(image, strlen(image), ctx->memory, &module->module, log, log_size);
+    CUresult rc = emu_module_load(ptx, strlen(ptx), ctx->memory, &module->module, log, log_size);
     if (rc != CUDA_SUCCESS) {
         free(module);
         if (log[0] == '\0') {
@@ -97,40 +104,16 @@ static CUresult module_load(struct CUctx_st *ctx, const void *image, char *log, 
     return CUDA_SUCCESS;
 }
 
-/* Writes `text` to a JIT log buffer, cut to `size` bytes with the
- * terminator, and the bytes used (terminator included; 0 for an empty log)
- * back into the size option's value, as cuda.h's CUjit_option says. */
-static void jit_log_write(char *buffer, void **size_value, const char *text)
+static CUresult module_load(struct CUctx_st *ctx, const void *image, char *log, size_t log_size,
+                            struct CUmod_st **out)
 {
-    size_t size = (size_t)(uintptr_t)*size_value;
-    if (buffer == NULL || size == 0)
-        return;
-    snprintf(buffer, size, "%s", text);
-    size_t used = buffer[0] == '\0' ? 0 : strlen(buffer) + 1;
-    *size_value = (void *)(uintptr_t)used;
-}
-
-/* Honours CU_JIT_ERROR_LOG_BUFFER and CU_JIT_INFO_LOG_BUFFER with their
- * sizes; the other options tune a compiler the virtual GPU does not have. */
-static void jit_logs_write(unsigned n, const CUjit_option *options, void **values,
-                           const char *error_log, const char *info_log)
-{
-    char *error_buffer = NULL, *info_buffer = NULL;
-    void **error_size = NULL, **info_size = NULL;
-    for (unsigned i = 0; i < n; i++) {
-        if (options[i] == CU_JIT_ERROR_LOG_BUFFER)
-            error_buffer = values[i];
-        else if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
-            error_size = &values[i];
-        else if (options[i] == CU_JIT_INFO_LOG_BUFFER)
-            info_buffer = values[i];
-        else if (options[i] == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES)
-            info_size = &values[i];
-    }
-    if (error_size != NULL)
-        jit_log_write(error_buffer, error_size, error_log);
-    if (info_size != NULL)
-        jit_log_write(info_buffer, info_size, info_log);
+    const char *ptx;
+    char *unpacked;
+    CUresult rc = driver_image_ptx(image, &ptx, &unpacked, log, log_size);
+    if (rc == CUDA_SUCCESS)
+        rc = module_load_ptx(ctx, ptx, log, log_size, out);
+    free(unpacked);
+    return rc;
 }
 
 EMU_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
@@ -140,19 +123,73 @@ EMU_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsi
     CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
     if (rc == CUDA_SUCCESS && (module == NULL || image == NULL))
         rc = CUDA_ERROR_INVALID_VALUE;
-    if (rc == CUDA_SUCCESS && numOptions > 0 && (options == NULL || optionValues == NULL))
-        rc = CUDA_ERROR_INVALID_VALUE;
+    struct driver_jit_logs logs;
+    if (rc == CUDA_SUCCESS)
+        rc = driver_jit_options(numOptions, options, optionValues, &logs);
     if (rc != CUDA_SUCCESS)
         return driver_leave(rc);
     char log[DRIVER_JIT_LOG_BYTES] = "";
     rc = module_load(ctx, image, log, sizeof log, module);
-    jit_logs_write(numOptions, options, optionValues, log, "");
+    driver_jit_log_append(&logs.error, log);
     return driver_leave(rc);
 }
 
 EMU_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
     return cuModuleLoadDataEx(module, image, 0, NULL, NULL);
+}
+
+/* A fatbinary, or the wrapper nvcc puts around one, loads like any image. */
+EMU_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+    return cuModuleLoadDataEx(module, fatCubin, 0, NULL, NULL);
+}
+
+CUresult driver_file_read(const char *path, char **data, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    CUresult rc = CUDA_SUCCESS;
+    char *buffer = NULL;
+    struct stat st;
+    off_t length = 0;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        rc = CUDA_ERROR_FILE_NOT_FOUND; /* a directory, a pipe */
+    else if ((length = st.st_size) < 0 || (uint64_t)length > MODULE_FILE_MAX ||
+             (buffer = malloc((size_t)length + 1)) == NULL)
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    else if (fread(buffer, 1, (size_t)length, f) != (size_t)length)
+        rc = CUDA_ERROR_FILE_NOT_FOUND;
+    fclose(f);
+    if (rc != CUDA_SUCCESS) {
+        free(buffer);
+        return rc;
+    }
+    buffer[length] = '\0';
+    *data = buffer;
+    *size = (size_t)length;
+    return CUDA_SUCCESS;
+}
+
+/* The file's contents load as cuModuleLoadData would load them. */
+EMU_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname)
+{
+    struct CUctx_st *ctx;
+    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    if (rc == CUDA_SUCCESS && (module == NULL || fname == NULL))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    driver_leave(rc);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    char *image;
+    size_t size;
+    rc = driver_file_read(fname, &image, &size);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    rc = cuModuleLoadData(module, image);
+    free(image);
+    return rc;
 }
 
 EMU_EXPORT CUresult cuModuleUnload(CUmodule hmod)
@@ -193,8 +230,7 @@ EMU_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule
 /* Registers limit the block as on a GPU only when the count is ptxas's
  * (kgemu_set_registers): the estimate from the PTX's virtual registers is
  * often several times what ptxas allocates, and refusing a launch a real
- * GPU accepts would fail a correct kernel. Registers are allocated per warp
- * in units of 256. */
+ * GPU accepts would fail a correct kernel. */
 int driver_function_max_threads(const struct CUfunc_st *function,
                                 const struct emu_device_model *device)
 {
@@ -203,10 +239,8 @@ int driver_function_max_threads(const struct CUfunc_st *function,
     if (info->max_threads_per_block > 0 && info->max_threads_per_block < max)
         max = info->max_threads_per_block;
     if (info->registers_exact) {
-        int per_warp = (info->registers * device->warp_size + 255) / 256 * 256;
-        int warps = device->regs_per_block / per_warp;
-        if (warps * device->warp_size < max)
-            max = warps * device->warp_size;
+        int by_registers = emu_occupancy_max_threads(device, info->registers);
+        max = by_registers < max ? by_registers : max;
     }
     return max;
 }

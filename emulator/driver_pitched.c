@@ -90,7 +90,8 @@ static CUresult resolve_linear(struct CUctx_st *ctx, const struct copy_side *s,
 {
     bool rows = box->height > 1 || box->depth > 1, slices = box->depth > 1;
     size_t end, rows_before, offset, last_slice, extent;
-    if (rows && (!add_ok(s->x, box->width, &end) || s->pitch < end || s->pitch > DRIVER_MAX_PITCH))
+    if (rows && (!add_ok(s->x, box->width, &end) || s->pitch < end ||
+                 s->pitch > (size_t)driver_attribute(CU_DEVICE_ATTRIBUTE_MAX_PITCH)))
         return CUDA_ERROR_INVALID_VALUE;
     if (slices && (!add_ok(s->y, box->height, &end) || s->height < end))
         return CUDA_ERROR_INVALID_VALUE;
@@ -354,8 +355,9 @@ EMU_EXPORT CUresult cuMemAllocPitch(CUdeviceptr *dptr, size_t *pPitch, size_t Wi
     struct CUctx_st *ctx;
     CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
     bool element_ok = ElementSizeBytes == 4 || ElementSizeBytes == 8 || ElementSizeBytes == 16;
-    if (rc == CUDA_SUCCESS && (dptr == NULL || pPitch == NULL || WidthInBytes == 0 || Height == 0 ||
-                               !element_ok || WidthInBytes > DRIVER_MAX_PITCH))
+    if (rc == CUDA_SUCCESS &&
+        (dptr == NULL || pPitch == NULL || WidthInBytes == 0 || Height == 0 || !element_ok ||
+         WidthInBytes > (size_t)driver_attribute(CU_DEVICE_ATTRIBUTE_MAX_PITCH)))
         rc = CUDA_ERROR_INVALID_VALUE;
     size_t pitch = (WidthInBytes + PITCH_ALIGNMENT - 1) / PITCH_ALIGNMENT * PITCH_ALIGNMENT, bytes;
     if (rc == CUDA_SUCCESS && !mul_add_ok(pitch, Height, 0, &bytes))

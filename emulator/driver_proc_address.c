@@ -7,8 +7,10 @@
  * implement; a version older than that would need an older variant with a
  * different signature, which the virtual GPU does not have. Where the older
  * variant has the same signature the entry says CUDA_BASE, so that any
- * version gets ours. There are no per-thread-default-stream (_ptsz)
- * variants: every call is synchronous, and cuda.h allows the legacy one.
+ * version gets ours. The versions are those of cudaTypedefs.h's PFN_ types
+ * (PFN_cuLinkCreate_v6050: cuLinkCreate_v2 came with CUDA 6.5). There are no
+ * per-thread-default-stream (_ptsz) variants: every call is synchronous, and cuda.h allows the
+ * legacy one.
  *
  * cuGetExportTable hands out NVIDIA's private tables. NVRTC itself dlopens
  * libcuda.so.1 and calls cuInit and cuGetExportTable, so the function must
@@ -45,6 +47,8 @@ static const struct proc_entry procs[] = {
     PROC(cuDeviceGetAttribute, CUDA_BASE),
     PROC(cuDeviceTotalMem, 3020),
     PROC(cuDeviceGetUuid, CUDA_BASE),
+    PROC(cuDeviceComputeCapability, CUDA_BASE),
+    PROC(cuDeviceCanAccessPeer, 4000),
     PROC(cuDevicePrimaryCtxRetain, CUDA_BASE),
     PROC(cuDevicePrimaryCtxRelease, CUDA_BASE),
     PROC(cuDevicePrimaryCtxReset, CUDA_BASE),
@@ -61,13 +65,24 @@ static const struct proc_entry procs[] = {
     PROC(cuCtxSetLimit, CUDA_BASE),
     PROC(cuCtxGetLimit, CUDA_BASE),
     PROC(cuCtxResetPersistingL2Cache, CUDA_BASE),
+    PROC(cuModuleLoad, CUDA_BASE),
     PROC(cuModuleLoadData, CUDA_BASE),
+    PROC(cuModuleLoadFatBinary, CUDA_BASE),
     PROC(cuModuleLoadDataEx, CUDA_BASE),
     PROC(cuModuleUnload, CUDA_BASE),
     PROC(cuModuleGetFunction, CUDA_BASE),
     PROC(cuModuleGetGlobal, 3020),
     PROC(cuFuncGetAttribute, CUDA_BASE),
     PROC(cuFuncSetAttribute, CUDA_BASE),
+    PROC(cuLinkCreate, 6050),
+    PROC(cuLinkAddData, 6050),
+    PROC(cuLinkAddFile, 6050),
+    PROC(cuLinkComplete, 5050),
+    PROC(cuLinkDestroy, 5050),
+    PROC(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050),
+    PROC(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 7000),
+    PROC(cuOccupancyMaxPotentialBlockSize, 6050),
+    PROC(cuOccupancyMaxPotentialBlockSizeWithFlags, 7000),
     PROC(cuLaunchKernel, CUDA_BASE),
     PROC(cuMemAlloc, 3020),
     PROC(cuMemFree, 3020),
@@ -76,9 +91,23 @@ static const struct proc_entry procs[] = {
     PROC(cuMemcpyHtoD, 3020),
     PROC(cuMemcpyDtoH, 3020),
     PROC(cuMemcpyDtoD, 3020),
+    PROC(cuMemcpy, 4000),
+    PROC(cuMemcpyHtoDAsync, 3020),
+    PROC(cuMemcpyDtoHAsync, 3020),
+    PROC(cuMemcpyDtoDAsync, 3020),
+    PROC(cuMemcpyAsync, 4000),
     PROC(cuMemsetD8, 3020),
     PROC(cuMemsetD16, 3020),
     PROC(cuMemsetD32, 3020),
+    PROC(cuMemsetD2D8, 3020),
+    PROC(cuMemsetD2D16, 3020),
+    PROC(cuMemsetD2D32, 3020),
+    PROC(cuMemsetD8Async, 3020),
+    PROC(cuMemsetD16Async, 3020),
+    PROC(cuMemsetD32Async, 3020),
+    PROC(cuMemsetD2D8Async, 3020),
+    PROC(cuMemsetD2D16Async, 3020),
+    PROC(cuMemsetD2D32Async, 3020),
     PROC(cuMemAllocPitch, 3020),
     PROC(cuMemcpy2D, 3020),
     PROC(cuMemcpy2DUnaligned, 3020),

@@ -101,6 +101,13 @@ void driver_handle_free(struct driver_handle *handle)
     free(handle);
 }
 
+int driver_attribute(CUdevice_attribute attribute)
+{
+    int value = 0;
+    emu_device_attribute(driver.device, (int)attribute, &value);
+    return value;
+}
+
 CUresult driver_device_check(CUdevice device)
 {
     return device >= 0 && device < DRIVER_DEVICE_COUNT ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;

@@ -19,6 +19,8 @@
 #ifndef KGRADE_EMULATOR_EMU_H
 #define KGRADE_EMULATOR_EMU_H
 
+/* The driver implements cuda.h's deprecated calls too (cuDeviceComputeCapability). */
+#define CUDA_ENABLE_DEPRECATED
 #include <cuda.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -57,6 +59,8 @@ struct emu_timing_constants {
     double launch_overhead_us;
 };
 
+#define EMU_SHARED_CONFIGS_MAX 10 /* shared-memory carveouts a part offers */
+
 /* One modeled GPU. Figures are the published ones of the real part. */
 struct emu_device_model {
     const char *key;  /* what KGEMU_DEVICE names: "h100", "a100", "h200", "t4" */
@@ -84,12 +88,49 @@ struct emu_device_model {
     int max_block_dim[3];
     int max_grid_dim[3];
     size_t const_memory_bytes;
+    /* How the occupancy calculator (cuda_occupancy.h) allocates: registers
+     * per warp in units of register_unit, split among the SM's partitions
+     * (one per scheduler); shared memory per block in units of shared_unit,
+     * from an SM whose shared part is one of shared_configs (the carveouts
+     * the part offers, ascending; a preference rounds up to the next). */
+    int register_unit;
+    size_t shared_unit;
+    size_t persisting_l2_bytes; /* the most L2 a program may set aside for persisting lines */
+    int pci_device_id;          /* the real part's, with NVIDIA's vendor ID */
+    const int *attributes;      /* the other cuDeviceGetAttribute answers, by attribute */
+    size_t shared_configs[EMU_SHARED_CONFIGS_MAX];
+    int shared_config_count;
     struct emu_timing_constants timing;
 };
 
 /* The model KGEMU_DEVICE names (default "h100"); NULL when it names none. */
 const struct emu_device_model *emu_device_model_selected(void);
 const struct emu_device_model *emu_device_model_find(const char *key);
+/* cuDeviceGetAttribute's answer for any attribute cuda.h defines; false for
+ * a number it does not define. */
+bool emu_device_attribute(const struct emu_device_model *m, int attribute, int *value);
+
+/* -------------------------------------------------------------- occupancy */
+
+/* What decides how many blocks of a kernel one SM holds at once. */
+struct emu_occupancy_input {
+    int threads_per_block;
+    int registers; /* per thread */
+    size_t static_shared_bytes;
+    size_t dynamic_shared_bytes;
+    size_t max_dynamic_shared_bytes; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    int shared_carveout;             /* percent, or CU_SHAREDMEM_CARVEOUT_DEFAULT (-1) */
+};
+
+/* Resident blocks per SM as CUDA's occupancy calculator (cuda_occupancy.h,
+ * the driver's cuOccupancy* calls) computes them: the fewest that threads,
+ * blocks, registers and shared memory allow; 0 when not even one block
+ * fits. Shared by the timing model and the driver's occupancy calls. */
+int emu_occupancy_blocks(const struct emu_device_model *d, const struct emu_occupancy_input *in);
+/* The most threads per block that `registers` per thread allow (a warp's
+ * registers times its warps, rounded up to the partitions, within the
+ * per-block register file); 0 when not even one warp fits. */
+int emu_occupancy_max_threads(const struct emu_device_model *d, int registers);
 
 /* ----------------------------------------------------------------- memory */
 
@@ -151,14 +192,15 @@ struct emu_function_info {
     const char *name;
     int n_params;
     const struct emu_param_info *params;
-    uint32_t param_bytes;         /* size of the packed parameter buffer */
-    uint32_t static_shared_bytes; /* .shared variables of the kernel and what it calls */
-    uint32_t local_bytes;         /* .local per thread (the kernel's own frame) */
-    int registers;                /* an estimate from the PTX, or what kgemu was told */
-    bool registers_exact;         /* registers is ptxas's count (kgemu_set_registers) */
-    int max_threads_per_block;    /* .maxntid, or the device's limit */
-    int ptx_version;              /* e.g. 90 for .version 9.0 */
-    int target_sm;                /* e.g. 90 for .target sm_90 */
+    uint32_t param_bytes;           /* size of the packed parameter buffer */
+    uint32_t static_shared_bytes;   /* .shared variables of the kernel and what it calls */
+    uint32_t dynamic_shared_offset; /* where its extern shared array starts (>= the static) */
+    uint32_t local_bytes;           /* .local per thread (the kernel's own frame) */
+    int registers;                  /* an estimate from the PTX, or what kgemu was told */
+    bool registers_exact;           /* registers is ptxas's count (kgemu_set_registers) */
+    int max_threads_per_block;      /* .maxntid, or the device's limit */
+    int ptx_version;                /* e.g. 90 for .version 9.0 */
+    int target_sm;                  /* e.g. 90 for .target sm_90 */
 };
 
 /* Parses and decodes PTX and places its .global/.const variables in
@@ -176,6 +218,18 @@ const struct emu_function_info *emu_function_info(const struct emu_function *fun
 /* What kgemu_set_registers() tells: ptxas's count replaces the estimate
  * (registers_exact becomes true). */
 void emu_function_set_registers(struct emu_function *function, int registers);
+
+/* ------------------------------------------------------------ fatbinaries */
+
+/* Whether `image` begins as a fatbinary or the wrapper nvcc puts around one. */
+bool emu_fatbin_is(const void *image);
+/* The PTX text in the fatbinary `image` (or its wrapper) that a device of
+ * compute capability `sm` (90 for 9.0) runs: the newest not newer than
+ * the device, decompressed, NUL-terminated and malloc'ed (the caller frees
+ * it). CUDA_ERROR_NO_BINARY_FOR_GPU when there is none (cubins only, or
+ * PTX for a newer GPU), CUDA_ERROR_INVALID_IMAGE when it is damaged; `log`
+ * then says which. */
+CUresult emu_fatbin_ptx(const void *image, int sm, char **ptx, char *log, size_t log_size);
 
 /* ------------------------------------------------------------- device heap */
 
@@ -199,7 +253,8 @@ struct emu_launch {
     unsigned grid[3];
     unsigned block[3];
     unsigned dynamic_shared_bytes;
-    const void *params; /* packed as emu_function_info says */
+    int shared_carveout; /* the kernel's preference (percent), or CU_SHAREDMEM_CARVEOUT_DEFAULT */
+    const void *params;  /* packed as emu_function_info says */
     struct emu_memory *memory;
     struct emu_heap *heap;                      /* NULL: malloc in a kernel returns NULL */
     const struct emu_texture_objects *textures; /* the context's texture and surface objects

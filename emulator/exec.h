@@ -18,7 +18,7 @@
 #include "module.h"
 #include "timing.h"
 
-#define WARP_SIZE 32
+#define WARP_SIZE PTX_WARP_SZ
 #define FULL_MASK 0xFFFFFFFFu
 
 /* Generic addresses of the per-block shared and per-thread local windows:
@@ -76,9 +76,12 @@ struct frame {
     uint32_t local_base;         /* offset of the frame's depot in each lane's local memory */
     int stack_base;              /* SIMT depth of the caller's entry */
     const struct ptx_insn *call; /* the caller's call instruction (NULL for the kernel) */
+    uint32_t call_lanes;         /* the lanes that made the call: they get its return */
 };
 
-enum warp_state { WARP_RUNNING, WARP_AT_BARRIER, WARP_DONE, WARP_FAULTED };
+/* WARP_YIELDED: it waits for other warps (an mbarrier phase, nanosleep)
+ * and runs again on the block's next turn. */
+enum warp_state { WARP_RUNNING, WARP_AT_BARRIER, WARP_YIELDED, WARP_DONE, WARP_FAULTED };
 
 struct block;
 
@@ -140,7 +143,9 @@ struct launch_state {
     const struct emu_module *module;
     unsigned threads_per_block;
     unsigned warps_per_block;
-    uint32_t shared_bytes;   /* static + dynamic */
+    uint32_t shared_bytes;   /* static + dynamic: what a GPU charges the block */
+    uint32_t shared_window;  /* the block's shared memory here: up to the end of the
+                                dynamic array, which may start past the static end */
     uint32_t local_per_lane; /* the kernel's depot + the stack for calls */
     bool uses_barriers;      /* some function of the module has bar/barrier */
     uint64_t total_blocks;
@@ -196,6 +201,22 @@ uint64_t mem_atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint
  * lanes of `mask`; false after recording a fault. */
 bool texture_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
 
+/* The lane's address of an [address] operand, and the lane's value of a
+ * register or immediate operand. */
+uint64_t mem_lane_address(const struct frame *f, const struct ptx_operand *o, uint32_t lane);
+uint64_t mem_operand_lane(const struct frame *f, const struct ptx_operand *o, uint32_t lane);
+/* Hands the timing model a request of the lanes of `mask` at operand o's
+ * addresses in `space`. */
+void mem_account(struct warp *w, const struct frame *f, const struct ptx_insn *insn,
+                 enum ptx_space space, const struct ptx_operand *o, uint32_t mask, unsigned bytes,
+                 enum timing_access kind);
+
+/* interp_async.c: cp.async, mbarrier and nanosleep for the lanes of `mask`:
+ * WARP_YIELDED when the warp waits (the others run first), WARP_FAULTED
+ * after recording a fault, else WARP_RUNNING. */
+enum warp_state async_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn,
+                              uint32_t mask);
+
 /* builtins.c: vprintf, malloc, free, __assertfail for the lanes of `mask`. */
 bool builtin_call(struct warp *w, struct frame *f, const struct ptx_insn *insn,
                   const struct ptx_function *callee, uint32_t mask);
@@ -203,14 +224,6 @@ bool builtin_call(struct warp *w, struct frame *f, const struct ptx_insn *insn,
 void printf_buffer_init(struct printf_buffer *p, size_t limit);
 void printf_buffer_flush(struct printf_buffer *p);
 void printf_buffer_free(struct printf_buffer *p);
-
-/* Lane l's value of a register or immediate operand. */
-static inline uint64_t operand_lane(const struct frame *f, const struct ptx_operand *o, uint32_t l)
-{
-    if (o->kind == PTX_OPD_REG)
-        return f->regs[o->reg][l];
-    return (uint64_t)o->imm;
-}
 
 /* Reading typed values from 64-bit slots. */
 static inline float slot_f32(uint64_t v)

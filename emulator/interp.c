@@ -541,6 +541,37 @@ static void exec_funnel(const struct ptx_insn *insn, uint64_t *d, const uint64_t
     }
 }
 
+/* bmsk: `width` bits set from bit `start` (the PTX ISA's semantics: .wrap
+ * takes both modulo 32; .clamp gives 0 from a start past 31 and all bits
+ * from the start up for a width past 31). */
+static uint32_t bit_mask(uint32_t start, uint32_t width, bool clamp)
+{
+    uint32_t a1 = start & 31, b1 = width & 31;
+    uint64_t below_start = (1ull << a1) - 1, below_end = (1ull << (a1 + b1)) - 1;
+    if (clamp && start >= 32)
+        return 0;
+    if (a1 + b1 >= 32 || (clamp && width >= 32))
+        return (uint32_t)~below_start;
+    return (uint32_t)(below_end & ~below_start);
+}
+
+/* fns: the position of the |offset|-th set bit of `mask` from bit `base`,
+ * upwards for a positive offset and downwards for a negative one; offset 0
+ * asks whether bit `base` is set. 0xFFFFFFFF when there is none. */
+static uint32_t nth_set_bit(uint32_t mask, uint32_t base, int32_t offset)
+{
+    if (base > 31)
+        return 0xFFFFFFFFu; /* undefined in the ISA */
+    if (offset == 0)
+        return mask >> base & 1 ? base : 0xFFFFFFFFu;
+    int step = offset > 0 ? 1 : -1;
+    uint32_t count = offset > 0 ? (uint32_t)offset : 0u - (uint32_t)offset;
+    for (int pos = (int)base; pos >= 0 && pos < 32; pos += step)
+        if (mask >> pos & 1 && --count == 0)
+            return (uint32_t)pos;
+    return 0xFFFFFFFFu;
+}
+
 static void exec_bits(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a,
                       const uint64_t *b, const uint64_t *c, const uint64_t *e, uint32_t m)
 {
@@ -582,6 +613,12 @@ static void exec_bits(const struct ptx_insn *insn, uint64_t *d, const uint64_t *
             }
             break;
         }
+        case PTX_OP_BMSK:
+            r = bit_mask((uint32_t)a[l], (uint32_t)b[l], insn->flags & PTX_F_CLAMP);
+            break;
+        case PTX_OP_FNS:
+            r = nth_set_bit((uint32_t)a[l], (uint32_t)b[l], (int32_t)c[l]);
+            break;
         case PTX_OP_BFI: {
             uint32_t pos = (uint32_t)c[l] & 0xFF, len = (uint32_t)e[l] & 0xFF;
             r = b[l] & keep;
@@ -1133,11 +1170,9 @@ static void copy_params(uint8_t *to, uint32_t to_stride, uint32_t to_offset, con
     memcpy(to + l * to_stride + to_offset, from + l * from_stride + from_offset, bytes);
 }
 
-static bool call(struct warp *w, struct frame *caller, const struct ptx_insn *insn, uint32_t pc,
-                 uint32_t m)
+static bool call(struct warp *w, struct frame *caller, const struct ptx_insn *insn,
+                 const struct ptx_function *callee, uint32_t pc, uint32_t m)
 {
-    const struct ptx_module *pm = w->block->launch->module->ptx;
-    const struct ptx_function *callee = &pm->functions[insn->target];
     struct simt_entry *e = &w->stack[w->depth - 1];
     e->pc = pc + 1;
     if (callee->builtin != PTX_BUILTIN_NONE)
@@ -1166,6 +1201,7 @@ static bool call(struct warp *w, struct frame *caller, const struct ptx_insn *in
     fr->local_base = base;
     fr->stack_base = w->depth;
     fr->call = insn;
+    fr->call_lanes = m;
     w->local_top = base + callee->local_bytes;
     /* arguments → the callee's formal parameters */
     for (int i = 0; i < callee->n_params && i < insn->o[1].count; i++)
@@ -1174,6 +1210,66 @@ static bool call(struct warp *w, struct frame *caller, const struct ptx_insn *in
                     callee->params[i].size, m);
     w->n_frames++;
     return push_entry(w, insn, 0, PTX_NO_PC, m);
+}
+
+static bool same_params(const struct ptx_param *a, int n_a, const struct ptx_param *b, int n_b)
+{
+    if (n_a != n_b)
+        return false;
+    for (int i = 0; i < n_a; i++)
+        if (a[i].size != b[i].size)
+            return false;
+    return true;
+}
+
+/* The function a call through a pointer reaches: a defined device function
+ * of the module with the prototype's parameters and return; else NULL after
+ * a fault that says what the pointer held. */
+static const struct ptx_function *pointed_function(struct warp *w, const struct ptx_insn *insn,
+                                                   uint64_t address, int lane)
+{
+    const struct ptx_module *pm = w->block->launch->module->ptx;
+    const struct ptx_function *proto = &pm->prototypes[insn->target];
+    uint64_t index = (address - PTX_FUNCTION_BASE) / PTX_FUNCTION_STEP;
+    bool is_function = address >= PTX_FUNCTION_BASE &&
+                       (address - PTX_FUNCTION_BASE) % PTX_FUNCTION_STEP == 0 &&
+                       index < (uint64_t)pm->n_functions;
+    const struct ptx_function *f = is_function ? &pm->functions[index] : NULL;
+    if (!f || f->is_entry || (f->n_code == 0 && f->builtin == PTX_BUILTIN_NONE)) {
+        launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_ADDRESS, address,
+                     "called through a pointer that holds no device function (0x%llx)",
+                     (unsigned long long)address);
+        return NULL;
+    }
+    if (f->builtin != PTX_BUILTIN_NONE ||
+        !same_params(f->params, f->n_params, proto->params, proto->n_params) ||
+        !same_params(f->returns, f->n_returns, proto->returns, proto->n_returns)) {
+        launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, address,
+                     "called '%s' through a pointer of another type", f->name);
+        return NULL;
+    }
+    return f;
+}
+
+/* call through a register: the lanes that hold the first lane's function
+ * call it; the others, if any, run the call again after them (as a
+ * divergent branch does), until every lane has made its call. */
+static bool indirect_call(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t pc,
+                          uint32_t m)
+{
+    const uint64_t *target = f->regs[insn->o[0].reg];
+    int first = __builtin_ctz(m);
+    uint32_t same = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        if (m >> l & 1 && target[l] == target[first])
+            same |= 1u << l;
+    if (same != m) {
+        struct simt_entry *e = &w->stack[w->depth - 1];
+        e->pc = pc + 1;
+        return push_entry(w, insn, pc, pc + 1, m & ~same) && push_entry(w, insn, pc, pc + 1, same);
+    }
+    const struct ptx_function *callee = pointed_function(w, insn, target[first], first);
+    return callee && call(w, f, insn, callee, pc, m);
 }
 
 /* The frame's lanes have all returned: copy the return value, pop it. */
@@ -1186,7 +1282,7 @@ static void finish_call(struct warp *w)
     if (insn->o[2].count == 1 && callee->n_returns == 1)
         copy_params(caller->params, caller->fn->call_param_bytes,
                     caller->fn->call_args[insn->o[2].imm], fr->params, callee->call_param_bytes,
-                    callee->returns[0].offset, callee->returns[0].size, FULL_MASK);
+                    callee->returns[0].offset, callee->returns[0].size, fr->call_lanes);
     w->local_top = fr->local_base;
     frame_free(fr);
     w->n_frames--;
@@ -1449,7 +1545,9 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     case PTX_OP_BREV:
     case PTX_OP_POPC:
     case PTX_OP_CLZ:
-    case PTX_OP_BFIND: {
+    case PTX_OP_BFIND:
+    case PTX_OP_BMSK:
+    case PTX_OP_FNS: {
         const uint64_t *e = insn->n_operands > 4 ? src(w, f, &o[4], s->d) : NULL;
         exec_bits(insn, d, a, b, c, e, m);
         return true;
@@ -1527,8 +1625,8 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     case PTX_OP_FENCE:
     case PTX_OP_PREFETCH:
     case PTX_OP_PREFETCHU:
-    case PTX_OP_NANOSLEEP:
     case PTX_OP_PMEVENT:
+    case PTX_OP_GRIDDEPCONTROL:
         return true;
     default:
         launch_fault(w, __builtin_ctz(m), insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, 0,
@@ -1565,7 +1663,11 @@ static enum warp_state step(struct warp *w, struct scratch *s)
             e->pc = pc + 1;
             return WARP_RUNNING;
         }
-        return call(w, f, insn, pc, m) ? WARP_RUNNING : WARP_FAULTED;
+        if (insn->flags & PTX_F_INDIRECT)
+            return indirect_call(w, f, insn, pc, m) ? WARP_RUNNING : WARP_FAULTED;
+        return call(w, f, insn, &w->block->launch->module->ptx->functions[insn->target], pc, m)
+                   ? WARP_RUNNING
+                   : WARP_FAULTED;
     case PTX_OP_RET:
         e->pc = pc + 1;
         ret(w, m);
@@ -1587,6 +1689,15 @@ static enum warp_state step(struct warp *w, struct scratch *s)
             return st;
         break;
     }
+    case PTX_OP_CP:
+    case PTX_OP_MBARRIER:
+    case PTX_OP_NANOSLEEP: {
+        enum warp_state st = m ? async_execute(w, f, insn, m) : WARP_RUNNING;
+        if (st == WARP_FAULTED)
+            return st;
+        e->pc = pc + 1;
+        return st; /* a yielding warp resumes after the instruction */
+    }
     default:
         if (m != 0 && !execute(w, f, insn, s, m))
             return WARP_FAULTED;
@@ -1600,7 +1711,7 @@ static enum warp_state step(struct warp *w, struct scratch *s)
 enum warp_state warp_run(struct warp *w)
 {
     struct scratch s;
-    if (w->state == WARP_AT_BARRIER)
+    if (w->state == WARP_AT_BARRIER || w->state == WARP_YIELDED)
         w->state = WARP_RUNNING;
     while (w->depth > 0) {
         struct simt_entry *e = &w->stack[w->depth - 1];

@@ -156,7 +156,7 @@ void *mem_resolve(struct warp *w, struct frame *f, const struct ptx_insn *insn, 
 }
 
 /* The lane's address of an [address] operand. */
-static uint64_t lane_address(const struct frame *f, const struct ptx_operand *o, uint32_t l)
+uint64_t mem_lane_address(const struct frame *f, const struct ptx_operand *o, uint32_t l)
 {
     uint64_t base = o->reg != PTX_NO_REG ? f->regs[o->reg][l] : 0;
     if (o->count == 1 && o->space == PTX_SPACE_LOCAL) /* a .local depot: per frame */
@@ -200,7 +200,7 @@ static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_spa
         return false;
     uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
     LANES(m, {
-        uint64_t a = lane_address(f, o, l);
+        uint64_t a = mem_lane_address(f, o, l);
         address[l] = a;
         lo = a < lo ? a : lo;
         hi = a > hi ? a : hi;
@@ -240,7 +240,7 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
     for (uint32_t l = 0; l < WARP_SIZE; l++) {
         if (!(m >> l & 1))
             continue;
-        uint64_t a = known ? known[l] : lane_address(f, o, l);
+        uint64_t a = known ? known[l] : mem_lane_address(f, o, l);
         if (space == PTX_SPACE_GENERIC && a - SHARED_WINDOW < WINDOW_SIZE) {
             address[l] = a - SHARED_WINDOW;
             shared |= 1u << l;
@@ -266,6 +266,13 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
                                      : TIMING_IN_LOCAL);
 }
 
+void mem_account(struct warp *w, const struct frame *f, const struct ptx_insn *insn,
+                 enum ptx_space space, const struct ptx_operand *o, uint32_t m, unsigned bytes,
+                 enum timing_access kind)
+{
+    account(w, f, insn, space, o, m, bytes, kind, NULL);
+}
+
 bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
 {
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
@@ -278,7 +285,7 @@ bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint
         insn->o[1].reg == PTX_NO_REG) {
         /* a kernel parameter: one address for every lane */
         const uint8_t *p = mem_resolve(w, f, insn, __builtin_ctz(m), space,
-                                       lane_address(f, &insn->o[1], 0), bytes, false);
+                                       mem_lane_address(f, &insn->o[1], 0), bytes, false);
         if (!p)
             return false;
         uint64_t v = ptx_load_value(p, bytes, sgn), *d = f->regs[rows[0]];
@@ -295,8 +302,8 @@ bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint
     for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
         if (!(mm >> l & 1))
             continue;
-        const uint8_t *p = mem_resolve(w, f, insn, (int)l, space, lane_address(f, &insn->o[1], l),
-                                       bytes * n, false);
+        const uint8_t *p = mem_resolve(w, f, insn, (int)l, space,
+                                       mem_lane_address(f, &insn->o[1], l), bytes * n, false);
         if (!p)
             return false;
         for (unsigned i = 0; i < n; i++)
@@ -325,7 +332,7 @@ bool mem_store(struct warp *w, struct frame *f, const struct ptx_insn *insn, uin
     for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
         if (!(mm >> l & 1))
             continue;
-        uint8_t *p = mem_resolve(w, f, insn, (int)l, space, lane_address(f, &insn->o[0], l),
+        uint8_t *p = mem_resolve(w, f, insn, (int)l, space, mem_lane_address(f, &insn->o[0], l),
                                  bytes * n, true);
         if (!p)
             return false;
@@ -429,6 +436,12 @@ uint64_t mem_atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint
     case PTX_ATOM_EXCH:
         return ATOMIC_BY_SIZE(bytes, p, __atomic_exchange_n, b);
     case PTX_ATOM_CAS:
+        if (bytes == 2) { /* atom.cas.b16, the one 16-bit integer atomic */
+            uint16_t expected = (uint16_t)b;
+            __atomic_compare_exchange_n((uint16_t *)p, &expected, (uint16_t)c, false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            return expected;
+        }
         if (bytes == 4) {
             uint32_t expected = (uint32_t)b;
             __atomic_compare_exchange_n((uint32_t *)p, &expected, (uint32_t)c, false,
@@ -445,6 +458,13 @@ uint64_t mem_atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint
     }
 }
 
+uint64_t mem_operand_lane(const struct frame *f, const struct ptx_operand *o, uint32_t l)
+{
+    if (o->kind == PTX_OPD_REG)
+        return f->regs[o->reg][l];
+    return (uint64_t)o->imm;
+}
+
 bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
 {
     bool red = insn->op == PTX_OP_RED;
@@ -452,24 +472,25 @@ bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, ui
     const struct ptx_operand *b = &insn->o[red ? 1 : 2];
     const struct ptx_operand *c = &insn->o[red ? 2 : 3];
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
-    if (bytes != 4 && bytes != 8) {
-        launch_fault(w, __builtin_ctz(m), insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, 0,
-                     "the virtual GPU supports 32- and 64-bit atomics only");
+    if (bytes != 4 && bytes != 8 && !(bytes == 2 && insn->cmp == PTX_ATOM_CAS)) {
+        launch_fault(
+            w, __builtin_ctz(m), insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, 0,
+            "the virtual GPU supports 32- and 64-bit atomics, and 16-bit compare-and-swap");
         return false;
     }
     enum ptx_space space = access_space(f, insn, addr);
     for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
         if (!(mm >> l & 1))
             continue;
-        void *p = mem_resolve(w, f, insn, (int)l, space, lane_address(f, addr, l), bytes, true);
+        void *p = mem_resolve(w, f, insn, (int)l, space, mem_lane_address(f, addr, l), bytes, true);
         if (!p)
             return false;
-        uint64_t a = lane_address(f, addr, l);
+        uint64_t a = mem_lane_address(f, addr, l);
         bool global = space == PTX_SPACE_GLOBAL ||
                       (space == PTX_SPACE_GENERIC && a - SHARED_WINDOW >= WINDOW_SIZE &&
                        a - LOCAL_WINDOW >= WINDOW_SIZE);
         uint64_t old =
-            mem_atomic_apply(p, insn, operand_lane(f, b, l), operand_lane(f, c, l), global);
+            mem_atomic_apply(p, insn, mem_operand_lane(f, b, l), mem_operand_lane(f, c, l), global);
         if (!red && insn->o[0].kind == PTX_OPD_REG)
             f->regs[insn->o[0].reg][l] = old;
     }

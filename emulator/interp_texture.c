@@ -83,7 +83,7 @@ static bool lane_objects(struct warp *w, const struct frame *f, const struct ptx
     for (uint32_t l = 0; l < WARP_SIZE; l++) {
         if (!(m >> l & 1))
             continue;
-        uint64_t handle = operand_lane(f, o, l);
+        uint64_t handle = mem_operand_lane(f, o, l);
         if (last == NULL || handle != last_handle)
             last = live_object(cfg, handle, surface);
         last_handle = handle;
@@ -252,7 +252,7 @@ static void surface_transfer(struct frame *f, const struct ptx_insn *insn, uint3
     const struct ptx_operand *value = &insn->o[insn->op == PTX_OP_SULD ? 0 : 2];
     for (unsigned i = 0; i < n; i++) {
         uint64_t v =
-            value->kind == PTX_OPD_VEC ? element(f, value, i, l) : operand_lane(f, value, l);
+            value->kind == PTX_OPD_VEC ? element(f, value, i, l) : mem_operand_lane(f, value, l);
         if (insn->op == PTX_OP_SULD) {
             uint64_t loaded = 0;
             if (p != NULL)

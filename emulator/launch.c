@@ -169,8 +169,8 @@ static bool runner_init(struct runner *r, struct launch_state *ls)
     r->block.launch = ls;
     r->block.n_warps = ls->warps_per_block;
     r->block.warps = calloc(ls->warps_per_block, sizeof *r->block.warps);
-    r->block.shared = calloc(1, ls->shared_bytes ? ls->shared_bytes : 1);
-    r->block.shared_bytes = ls->shared_bytes;
+    r->block.shared = calloc(1, ls->shared_window ? ls->shared_window : 1);
+    r->block.shared_bytes = ls->shared_window;
     size_t local = (size_t)ls->local_per_lane * WARP_SIZE * ls->warps_per_block;
     r->local = calloc(1, local ? local : 1);
     r->timing = calloc(ls->warps_per_block, sizeof *r->timing);
@@ -256,7 +256,7 @@ static bool run_with_barriers(struct block *b)
         bool any_running = false;
         for (unsigned i = 0; i < b->n_warps; i++) {
             struct warp *w = &b->warps[i];
-            if (w->state != WARP_RUNNING)
+            if (w->state != WARP_RUNNING && w->state != WARP_YIELDED)
                 continue;
             any_running = true;
             if (warp_run(w) == WARP_FAULTED)
@@ -301,8 +301,8 @@ static bool run_block(struct runner *r, uint64_t index)
     b->ctaid[0] = (unsigned)(index % grid[0]);
     b->ctaid[1] = (unsigned)(index / grid[0] % grid[1]);
     b->ctaid[2] = (unsigned)(index / ((uint64_t)grid[0] * grid[1]));
-    if (ls->shared_bytes)
-        memset(b->shared, 0, ls->shared_bytes);
+    if (ls->shared_window)
+        memset(b->shared, 0, ls->shared_window);
     memset(b->barriers, 0, sizeof b->barriers);
     for (unsigned i = 0; i < BARRIERS; i++)
         b->barriers[i].all = true;
@@ -317,8 +317,12 @@ static bool run_block(struct runner *r, uint64_t index)
     if (ls->uses_barriers)
         ok = run_with_barriers(b);
     else
-        for (unsigned i = 0; ok && i < b->n_warps; i++)
-            ok = warp_run(&b->warps[i]) != WARP_FAULTED;
+        for (unsigned i = 0; ok && i < b->n_warps; i++) {
+            enum warp_state st;
+            while ((st = warp_run(&b->warps[i])) == WARP_YIELDED) /* nothing else to run */
+                ;
+            ok = st != WARP_FAULTED;
+        }
     for (unsigned i = 0; i < b->n_warps; i++)
         flush_instructions(ls, &b->warps[i]);
     return finish_block_timing(r, index, ok);
@@ -437,7 +441,11 @@ static void init_state(struct launch_state *ls, const struct emu_launch *cfg)
     ls->module = cfg->function->module;
     ls->threads_per_block = cfg->block[0] * cfg->block[1] * cfg->block[2];
     ls->warps_per_block = (ls->threads_per_block + WARP_SIZE - 1) / WARP_SIZE;
-    ls->shared_bytes = cfg->function->info.static_shared_bytes + cfg->dynamic_shared_bytes;
+    const struct emu_function_info *info = &cfg->function->info;
+    ls->shared_bytes = info->static_shared_bytes + cfg->dynamic_shared_bytes;
+    ls->shared_window = cfg->dynamic_shared_bytes
+                            ? info->dynamic_shared_offset + cfg->dynamic_shared_bytes
+                            : info->static_shared_bytes;
     bool calls = false;
     for (int i = 0; i < ls->module->ptx->n_functions; i++) {
         calls |= ls->module->ptx->functions[i].calls;

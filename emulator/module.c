@@ -42,6 +42,20 @@ static CUresult place_variables(struct emu_module *m, char *log, size_t log_size
     return CUDA_SUCCESS;
 }
 
+/* Writes the addresses of variables that initializers name, now that
+ * every variable has one. */
+static void apply_relocations(struct emu_module *m)
+{
+    const struct ptx_module *pm = m->ptx;
+    for (int i = 0; i < pm->n_relocs; i++) {
+        const struct ptx_reloc *r = &pm->relocs[i];
+        const struct ptx_variable *v = &pm->variables[r->variable];
+        uint64_t address = pm->variables[r->target].address + (uint64_t)r->addend;
+        if (v->space == PTX_SPACE_GLOBAL || v->space == PTX_SPACE_CONST)
+            memcpy((void *)(uintptr_t)(v->address + r->offset), &address, 8);
+    }
+}
+
 static void link_operand(const struct ptx_module *pm, struct ptx_operand *o)
 {
     if (o->var < 0)
@@ -76,7 +90,8 @@ static bool describe_function(struct emu_module *m, int index)
     fn->info.n_params = f->n_params;
     fn->info.params = fn->params;
     fn->info.param_bytes = f->param_bytes;
-    fn->info.static_shared_bytes = m->ptx->static_shared_bytes;
+    fn->info.static_shared_bytes = f->static_shared_bytes;
+    fn->info.dynamic_shared_offset = f->dynamic_shared_offset;
     fn->info.local_bytes = f->local_bytes;
     fn->info.registers = f->reg_estimate;
     fn->info.max_threads_per_block = f->max_threads;
@@ -92,8 +107,8 @@ static CUresult check_calls(const struct ptx_module *pm, char *log, size_t log_s
         const struct ptx_function *f = &pm->functions[i];
         for (uint32_t k = 0; k < f->n_code; k++) {
             const struct ptx_insn *insn = &f->code[k];
-            if (insn->op != PTX_OP_CALL)
-                continue;
+            if (insn->op != PTX_OP_CALL || (insn->flags & PTX_F_INDIRECT))
+                continue; /* a call through a pointer is checked when it is made */
             const struct ptx_function *callee = &pm->functions[insn->target];
             if (callee->n_code == 0 && callee->builtin == PTX_BUILTIN_NONE) {
                 char message[256];
@@ -137,6 +152,8 @@ CUresult emu_module_load(const char *ptx, size_t length, struct emu_memory *memo
     }
     m->n_functions = pm->n_functions;
     r = place_variables(m, error_log, error_log_size);
+    if (r == CUDA_SUCCESS)
+        apply_relocations(m);
     for (int i = 0; r == CUDA_SUCCESS && i < pm->n_functions; i++) {
         link_function(pm, &pm->functions[i]);
         if (!describe_function(m, i))

@@ -63,6 +63,7 @@
     X(CLZ,       "clz")       /* d = number of leading zeros of a */                  \
     X(BFIND,     "bfind")     /* d = position of the most significant non-sign bit */ \
     X(FNS,       "fns")       /* d = position of the n-th set bit */                  \
+    X(BMSK,      "bmsk")      /* d = b bits set from bit a (.clamp .wrap) */          \
     X(PRMT,      "prmt")      /* d = bytes of {b, a} selected by c */                 \
     X(DP4A,      "dp4a")      /* d = c + dot product of a's and b's four bytes */     \
     X(DP2A,      "dp2a")      /* d = c + dot product of a's two halves, two bytes of b */ \
@@ -106,7 +107,10 @@
     X(MATCH,     "match")     /* d = lanes whose a equals mine (.any .all) */         \
     X(REDUX,     "redux")     /* d = OP of a over the lanes of the mask */           \
     X(NANOSLEEP, "nanosleep") /* nothing */                                           \
-    X(PMEVENT,   "pmevent")   /* nothing */
+    X(PMEVENT,   "pmevent")   /* nothing */                                           \
+    X(GRIDDEPCONTROL, "griddepcontrol") /* nothing: launches run one after another */ \
+    X(CP,        "cp")        /* cp.async: a copy made at once; its groups (interp_async.c) */ \
+    X(MBARRIER,  "mbarrier")  /* the block's mbarrier objects (interp_async.c) */
 /* clang-format on */
 
 enum ptx_op {
@@ -217,6 +221,23 @@ enum ptx_issue_class {
     PTX_CLASS_COUNT
 };
 enum ptx_vote_mode { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT };
+/* cp.async's forms (in insn->cmp; 0: none given) */
+enum ptx_cp_mode {
+    PTX_CP_COPY = 1, /* cp.async.ca/cg [shared], [global], size{, src-size} */
+    PTX_CP_COMMIT,   /* cp.async.commit_group */
+    PTX_CP_WAIT,     /* cp.async.wait_group n, cp.async.wait_all */
+    PTX_CP_ARRIVE,   /* cp.async.mbarrier.arrive{.noinc} [mbarrier] */
+};
+/* mbarrier's operations (in insn->cmp; 0: none given) */
+enum ptx_mbarrier_mode {
+    PTX_MBAR_INIT = 1,    /* [a], count */
+    PTX_MBAR_ARRIVE,      /* state, [a]{, count} */
+    PTX_MBAR_ARRIVE_DROP, /* state, [a]{, count}: also leaves the next phases */
+    PTX_MBAR_TEST_WAIT,   /* p, [a], state (.parity: p, [a], parity) */
+    PTX_MBAR_TRY_WAIT,    /* p, [a], state{, hint} */
+    PTX_MBAR_PENDING,     /* count, state */
+    PTX_MBAR_INVAL,       /* [a] */
+};
 
 /* Modifier flags of an instruction. */
 enum {
@@ -243,6 +264,10 @@ enum {
                                      (ptx_deps.c; the scoreboard's scheduling unit) */
     PTX_F_DRAIN = 1u << 20,       /* bar, barrier, call, ret: the scoreboard waits for every
                                      result in flight (ptx_deps.c) */
+    PTX_F_PARITY = 1u << 21,      /* mbarrier.test_wait/try_wait.parity */
+    PTX_F_NOINC = 1u << 22,       /* cp.async.mbarrier.arrive.noinc */
+    PTX_F_INDIRECT = 1u << 23,    /* call through a register: o[0] the register, target
+                                     the prototype's index in the module's prototypes */
 };
 
 enum ptx_operand_kind {
@@ -259,10 +284,16 @@ enum ptx_operand_kind {
     PTX_OPD_SINK,   /* "_": the value is dropped */
 };
 
-#define PTX_NO_REG       0xFFFFFFFFu
-#define PTX_MAX_OPERANDS 6
-#define PTX_MAX_VEC      4
-#define PTX_NO_PC        0xFFFFFFFFu
+#define PTX_WARP_SZ 32 /* the PTX constant WARP_SZ: threads in a warp */
+/* The address of function i, as `mov.u64 %rd, f` and initializers give it:
+ * outside the canonical x86-64 range, so no device or host memory has it
+ * and a load or store through it faults. */
+#define PTX_FUNCTION_BASE 0xF000000000000000ull
+#define PTX_FUNCTION_STEP 16u
+#define PTX_NO_REG        0xFFFFFFFFu
+#define PTX_MAX_OPERANDS  6
+#define PTX_MAX_VEC       4
+#define PTX_NO_PC         0xFFFFFFFFu
 
 /* Limits the loader holds a program to, so that no size or offset wraps:
  * a function's parameters (a kernel's, or a call's, 32,764 bytes on a real
@@ -393,6 +424,11 @@ struct ptx_function {
     bool calls;      /* has call instructions */
     int max_threads; /* .maxntid / .reqntid product; 0 when not given */
     int reg_estimate;
+    bool address_taken; /* its address is a value (a function pointer) */
+    /* .entry: the .shared variables it and its callees use (ptx_shared.c) */
+    uint32_t static_shared_bytes;
+    uint32_t dynamic_shared_offset; /* where its extern shared array starts */
+    bool uses_dynamic_shared;       /* it names the extern shared array */
 };
 
 enum ptx_builtin {
@@ -403,6 +439,15 @@ enum ptx_builtin {
     PTX_BUILTIN_ASSERTFAIL
 };
 
+/* An initializer element that is a variable's address (`p = generic(a)`,
+ * `{a + 8}`): the module loader writes it once the variable is placed. */
+struct ptx_reloc {
+    int variable; /* whose initializer */
+    uint32_t offset;
+    int target; /* the variable whose address it is */
+    int64_t addend;
+};
+
 /* A module-level variable (.global, .const, .shared). */
 struct ptx_variable {
     char *name;
@@ -411,7 +456,8 @@ struct ptx_variable {
     uint32_t align;
     uint8_t *init;         /* size bytes of initial content, or NULL for zeros */
     bool is_extern_shared; /* the dynamic shared memory array */
-    uint64_t address;      /* .global/.const: placed by the module loader; .shared: offset */
+    uint64_t address;      /* .global/.const: placed by the module loader; .shared: offset
+                              (ptx_shared.c) */
 };
 
 struct ptx_module {
@@ -421,12 +467,19 @@ struct ptx_module {
     int n_functions;
     struct ptx_variable *variables;
     int n_variables;
-    uint32_t used_sregs;          /* bit r: some function reads fixed special register r */
-    uint32_t static_shared_bytes; /* all .shared variables of the module */
-    uint32_t dynamic_shared_offset;
+    uint32_t used_sregs;             /* bit r: some function reads fixed special register r */
+    struct ptx_function *prototypes; /* .callprototype: the signatures of indirect calls */
+    int n_prototypes;
+    struct ptx_reloc *relocs; /* addresses of variables in initializers */
+    int n_relocs;
     char **files; /* .file names by index */
     int n_files;
 };
+
+static inline uint64_t ptx_function_address(int index)
+{
+    return PTX_FUNCTION_BASE + (uint64_t)index * PTX_FUNCTION_STEP;
+}
 
 /* Parses a PTX text. On failure returns NULL and writes "PTX line N: what" to
  * `error`; *version_unsupported says whether the .version was the reason. */
@@ -442,6 +495,12 @@ int ptx_find_uninitialized(struct ptx_function *function);
 
 /* Fills reg_estimate: the most registers live at once, as ptxas would allocate. */
 int ptx_estimate_registers(struct ptx_function *function);
+
+/* Lays out the .shared variables per kernel: their offsets, and each
+ * kernel's static size and dynamic offset. 1 when done, 0 out of memory, -1
+ * when a kernel's variables pass PTX_SHARED_SPACE_MAX (*too_large names the
+ * variable). */
+int ptx_layout_shared(struct ptx_module *module, const char **too_large);
 
 /* Fills dep_start and deps: the registers and predicates each instruction
  * reads and writes, for the timing model's scoreboard; flags the instructions

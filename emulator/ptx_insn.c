@@ -59,6 +59,23 @@ static const struct word_value testp_ops[] = {
     {"normal", ARITH_TESTP_NORMAL}, {"subnormal", ARITH_TESTP_SUBNORMAL},
 };
 
+static const struct word_value cp_modes[] = {
+    {"commit_group", PTX_CP_COMMIT},
+    {"wait_group", PTX_CP_WAIT},
+    {"wait_all", PTX_CP_WAIT},
+    {"mbarrier", PTX_CP_ARRIVE},
+};
+
+static const struct word_value mbarrier_modes[] = {
+    {"init", PTX_MBAR_INIT},
+    {"arrive", PTX_MBAR_ARRIVE},
+    {"arrive_drop", PTX_MBAR_ARRIVE_DROP},
+    {"test_wait", PTX_MBAR_TEST_WAIT},
+    {"try_wait", PTX_MBAR_TRY_WAIT},
+    {"pending_count", PTX_MBAR_PENDING},
+    {"inval", PTX_MBAR_INVAL},
+};
+
 static const struct word_value flag_words[] = {
     {"ftz", PTX_F_FTZ},       {"sat", PTX_F_SAT},
     {"approx", PTX_F_APPROX}, {"full", PTX_F_FULL},
@@ -115,10 +132,23 @@ static void set_type(struct ptx_insn *insn, enum ptx_type t)
         insn->type2 = (uint8_t)t;
 }
 
+/* A modifier with a "::" qualifier: shared::cta and shared::cluster name
+ * the block's shared memory (a cluster here is one block); L1:: and L2::
+ * are cache hints. False for others. */
+static bool apply_qualified(struct ptx_insn *insn, const char *word)
+{
+    if (strcmp(word, "shared::cta") == 0 || strcmp(word, "shared::cluster") == 0)
+        return insn->space = PTX_SPACE_SHARED, true;
+    return strncmp(word, "L1::", 4) == 0 ||
+           (strncmp(word, "L2::", 4) == 0 && strcmp(word, "L2::cache_hint") != 0);
+}
+
 /* Classifies one modifier of `insn` (whose op is known). */
 static bool apply_modifier(struct ptx_insn *insn, const char *word)
 {
     int v;
+    if (strstr(word, "::"))
+        return apply_qualified(insn, word);
     enum ptx_op op = (enum ptx_op)insn->op;
     char dotted[WORD_MAX + 2];
     snprintf(dotted, sizeof dotted, ".%s", word);
@@ -159,6 +189,21 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
         return insn->cmp = word[1] == 'l', true; /* 1: .all */
     if (op == PTX_OP_TESTP && LOOKUP(testp_ops, word, &v))
         return insn->bool_op = (uint8_t)v, true;
+    if (op == PTX_OP_CP && strcmp(word, "async") == 0) /* the copy, unless a mode follows */
+        return insn->cmp = insn->cmp ? insn->cmp : PTX_CP_COPY, true;
+    if (op == PTX_OP_CP && LOOKUP(cp_modes, word, &v))
+        return insn->cmp = (uint8_t)v, true;
+    if (op == PTX_OP_CP && insn->cmp == PTX_CP_ARRIVE && strcmp(word, "arrive") == 0)
+        return true;
+    if ((op == PTX_OP_CP || op == PTX_OP_MBARRIER) && strcmp(word, "noinc") == 0)
+        return insn->flags |= PTX_F_NOINC, true;
+    if (op == PTX_OP_MBARRIER && LOOKUP(mbarrier_modes, word, &v))
+        return insn->cmp = (uint8_t)v, true;
+    if (op == PTX_OP_MBARRIER && strcmp(word, "parity") == 0)
+        return insn->flags |= PTX_F_PARITY, true;
+    if (op == PTX_OP_GRIDDEPCONTROL &&
+        (strcmp(word, "wait") == 0 || strcmp(word, "launch_dependents") == 0))
+        return true;
     if (op == PTX_OP_SHF && (strcmp(word, "l") == 0 || strcmp(word, "r") == 0))
         return insn->flags |= word[0] == 'l' ? PTX_F_SHIFT_LEFT : 0, true;
     if (!compares && (strcmp(word, "hi") == 0 || strcmp(word, "lo") == 0))
@@ -280,7 +325,44 @@ static const struct word_value special_registers[] = {
     {"%clock", PTX_SREG_CLOCK},
     {"%clock64", PTX_SREG_CLOCK64},
     {"%globaltimer", PTX_SREG_GLOBALTIMER},
+    /* a cluster of one block: launches here have no clusters */
+    {"%clusterid.x", PTX_SREG_CTAID_X},
+    {"%clusterid.y", PTX_SREG_CTAID_Y},
+    {"%clusterid.z", PTX_SREG_CTAID_Z},
+    {"%nclusterid.x", PTX_SREG_NCTAID_X},
+    {"%nclusterid.y", PTX_SREG_NCTAID_Y},
+    {"%nclusterid.z", PTX_SREG_NCTAID_Z},
 };
+
+/* Special registers whose value is the same for every thread of every
+ * launch here: no clusters (one block each), no reserved shared memory, and
+ * no driver environment (%envreg0..31, which a cooperative launch's grid
+ * sync would read its workspace from). */
+static const struct word_value constant_registers[] = {
+    {"%cluster_ctarank", 0},          {"%cluster_nctarank", 1},
+    {"%cluster_ctaid.x", 0},          {"%cluster_ctaid.y", 0},
+    {"%cluster_ctaid.z", 0},          {"%cluster_nctaid.x", 1},
+    {"%cluster_nctaid.y", 1},         {"%cluster_nctaid.z", 1},
+    {"%is_explicit_cluster", 0},      {"%reserved_smem_offset_begin", 0},
+    {"%reserved_smem_offset_end", 0}, {"%reserved_smem_offset_cap", 0},
+    {"%reserved_smem_offset_0", 0},   {"%reserved_smem_offset_1", 0},
+};
+
+/* The value of a constant special register or of WARP_SZ (what warpSize
+ * compiles to); false for other names. */
+static bool constant_register(const char *word, int64_t *value)
+{
+    int v;
+    unsigned n;
+    char end;
+    if (strcmp(word, "WARP_SZ") == 0)
+        return *value = PTX_WARP_SZ, true;
+    if (sscanf(word, "%%envreg%u%c", &n, &end) == 1 && n < 32)
+        return *value = 0, true;
+    if (LOOKUP(constant_registers, word, &v))
+        return *value = v, true;
+    return false;
+}
 
 /* A name: register, special register, variable, parameter, depot, function,
  * or (for a branch's operand, operand >= 0) a label to resolve at the end of
@@ -300,6 +382,8 @@ static bool name_operand(struct ptx_parser *ps, struct ptx_token t, struct ptx_o
         }
         if (strcmp(word, "_") == 0)
             return o->kind = PTX_OPD_SINK, true;
+        if (constant_register(word, &o->imm))
+            return o->kind = PTX_OPD_IMM, true;
     }
     uint32_t row;
     const struct ptx_symbol *s = ptx_lookup(ps, t.text, t.len, &row);
@@ -341,10 +425,13 @@ static bool name_operand(struct ptx_parser *ps, struct ptx_token t, struct ptx_o
         o->space = (uint8_t)s->space;
         o->imm = s->value;
         return true;
-    case PTX_SYM_FUNC:
-        o->kind = PTX_OPD_FUNC;
-        o->imm = s->value;
+    case PTX_SYM_FUNC: /* its address: a function pointer */
+        ps->module->functions[s->value].address_taken = true;
+        o->kind = PTX_OPD_IMM;
+        o->imm = (int64_t)ptx_function_address((int)s->value);
         return true;
+    case PTX_SYM_PROTO:
+        break;
     }
     return ptx_fail(ps, t.line, "cannot use '%.*s' here", (int)t.len, t.text);
 }
@@ -540,9 +627,10 @@ static bool inside_call_space(const struct ptx_function *caller, uint32_t offset
 /* Every argument a call passes and the return value it takes lie inside
  * the caller's call parameters, and a built-in gets the arguments it
  * reads: the interpreter copies them without checks of its own. */
-static bool call_fits(struct ptx_parser *ps, const struct ptx_insn *insn, int line)
+static bool call_fits(struct ptx_parser *ps, const struct ptx_insn *insn,
+                      const struct ptx_function *callee, int line)
 {
-    const struct ptx_function *caller = ps->fn, *callee = &ps->module->functions[insn->target];
+    const struct ptx_function *caller = ps->fn;
     const uint32_t *args = &caller->call_args[insn->o[1].imm];
     bool builtin = callee->builtin != PTX_BUILTIN_NONE;
     uint32_t n_args = insn->o[1].count;
@@ -570,6 +658,24 @@ static bool call_fits(struct ptx_parser *ps, const struct ptx_insn *insn, int li
     return true;
 }
 
+/* An indirect call's ", prototype" after its arguments (`t` the token
+ * after them, then the one after the prototype): its index in target. */
+static bool call_prototype(struct ptx_parser *ps, struct ptx_insn *insn, struct ptx_token *t)
+{
+    if (!ptx_tok_is(t, ','))
+        return ptx_fail(ps, t->line, "a call through a register needs a .callprototype");
+    struct ptx_token name = ptx_next(&ps->lx);
+    uint32_t row;
+    const struct ptx_symbol *s =
+        name.kind == PTX_TOK_IDENT ? ptx_lookup(ps, name.text, name.len, &row) : NULL;
+    if (!s || s->kind != PTX_SYM_PROTO)
+        return ptx_fail(ps, name.line, "'%.*s' is not a .callprototype", (int)name.len, name.text);
+    insn->target = s->value;
+    insn->flags |= PTX_F_INDIRECT;
+    *t = ptx_next(&ps->lx);
+    return true;
+}
+
 /* call[.uni] [(ret),] func [, (args)] ; — o[0] the function, o[1] the
  * arguments (imm: first index in call_args, count), o[2] the return
  * (imm: its offset in call_args, count 0 or 1). */
@@ -594,15 +700,17 @@ static bool parse_call(struct ptx_parser *ps, struct ptx_insn *insn)
     uint32_t row;
     const struct ptx_symbol *s =
         t.kind == PTX_TOK_IDENT ? ptx_lookup(ps, t.text, t.len, &row) : NULL;
-    if (!s || s->kind != PTX_SYM_FUNC)
-        return ptx_fail(ps, t.line, "calls through pointers are not supported ('%.*s')", (int)t.len,
-                        t.text);
-    insn->o[0].kind = PTX_OPD_FUNC;
-    insn->o[0].imm = row;
+    if (!s || (s->kind != PTX_SYM_FUNC && s->kind != PTX_SYM_REG))
+        return ptx_fail(ps, t.line, "cannot call '%.*s'", (int)t.len, t.text);
+    bool indirect = s->kind == PTX_SYM_REG;
+    insn->o[0].kind = indirect ? PTX_OPD_REG : PTX_OPD_FUNC;
+    insn->o[0].reg = indirect ? row : PTX_NO_REG;
+    insn->o[0].imm = indirect ? 0 : row;
     insn->target = row;
     insn->o[1].imm = ps->fn->n_call_args;
     t = ptx_next(&ps->lx);
-    if (ptx_tok_is(&t, ',')) {
+    struct ptx_token next = ptx_peek(&ps->lx);
+    if (ptx_tok_is(&t, ',') && (!indirect || ptx_tok_is(&next, '('))) { /* the arguments */
         uint32_t n;
         if (!expect_open(ps) || !call_param_list(ps, &n))
             return false;
@@ -611,9 +719,13 @@ static bool parse_call(struct ptx_parser *ps, struct ptx_insn *insn)
     }
     insn->n_operands = 3;
     ps->fn->calls = true;
+    if (indirect && !call_prototype(ps, insn, &t))
+        return false;
     if (!ptx_tok_is(&t, ';'))
         return ptx_fail(ps, t.line, "expected ';' after a call");
-    return call_fits(ps, insn, t.line);
+    const struct ptx_function *callee =
+        indirect ? &ps->module->prototypes[insn->target] : &ps->module->functions[insn->target];
+    return call_fits(ps, insn, callee, t.line);
 }
 
 /* ------------------------------------------------------------ validation */
@@ -632,6 +744,7 @@ static struct arity arity_of(enum ptx_op op)
     case PTX_OP_BRKPT:
     case PTX_OP_MEMBAR:
     case PTX_OP_FENCE:
+    case PTX_OP_GRIDDEPCONTROL:
         return (struct arity){0, 0};
     case PTX_OP_BRA:
     case PTX_OP_ACTIVEMASK:
@@ -686,6 +799,7 @@ static struct arity arity_of(enum ptx_op op)
     case PTX_OP_SHR:
     case PTX_OP_COPYSIGN:
     case PTX_OP_REDUX:
+    case PTX_OP_BMSK:
         return (struct arity){3, 3};
     case PTX_OP_SET:
     case PTX_OP_ATOM:
@@ -719,10 +833,65 @@ static struct arity arity_of(enum ptx_op op)
     }
 }
 
+/* cp.async's and mbarrier's operands by form (interp_async.c): {0, 0}
+ * when no form was given, which validate() refuses. */
+static struct arity async_arity(const struct ptx_insn *insn)
+{
+    if (insn->op == PTX_OP_CP) {
+        switch ((enum ptx_cp_mode)insn->cmp) {
+        case PTX_CP_COPY:
+            return (struct arity){3, 4};
+        case PTX_CP_COMMIT:
+            return (struct arity){0, 0};
+        case PTX_CP_WAIT:
+            return (struct arity){0, 1};
+        case PTX_CP_ARRIVE:
+            return (struct arity){1, 1};
+        }
+        return (struct arity){0, 0};
+    }
+    switch ((enum ptx_mbarrier_mode)insn->cmp) {
+    case PTX_MBAR_INIT:
+    case PTX_MBAR_PENDING:
+        return (struct arity){2, 2};
+    case PTX_MBAR_ARRIVE:
+    case PTX_MBAR_ARRIVE_DROP:
+        return (struct arity){2, 3};
+    case PTX_MBAR_TEST_WAIT:
+        return (struct arity){3, 3};
+    case PTX_MBAR_TRY_WAIT:
+        return (struct arity){3, 4};
+    case PTX_MBAR_INVAL:
+        return (struct arity){1, 1};
+    }
+    return (struct arity){0, 0};
+}
+
+static bool is_async(enum ptx_op op)
+{
+    return op == PTX_OP_CP || op == PTX_OP_MBARRIER;
+}
+
+/* Whether operand i of cp.async or mbarrier is an [address]. */
+static bool async_address(const struct ptx_insn *insn, int i)
+{
+    if (insn->op == PTX_OP_CP)
+        return insn->cmp == PTX_CP_COPY ? i <= 1 : insn->cmp == PTX_CP_ARRIVE && i == 0;
+    switch ((enum ptx_mbarrier_mode)insn->cmp) {
+    case PTX_MBAR_INIT:
+    case PTX_MBAR_INVAL:
+        return i == 0;
+    case PTX_MBAR_PENDING:
+        return false;
+    default:
+        return i == 1;
+    }
+}
+
 /* Operations the interpreter does not implement (they parse, to name them). */
 static bool implemented(enum ptx_op op)
 {
-    return op != PTX_OP_FNS && op != PTX_OP_BRX;
+    return op != PTX_OP_BRX;
 }
 
 static bool is_memory_op(enum ptx_op op)
@@ -760,7 +929,9 @@ static bool type_supported(const struct ptx_insn *insn)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
     enum ptx_type t = (enum ptx_type)insn->type;
-    if (t == PTX_B128 || ((op == PTX_OP_ATOM || op == PTX_OP_RED) && ptx_type_bytes(t) < 4))
+    bool cas16 = op == PTX_OP_ATOM && insn->cmp == PTX_ATOM_CAS && t == PTX_B16;
+    if (t == PTX_B128 ||
+        ((op == PTX_OP_ATOM || op == PTX_OP_RED) && ptx_type_bytes(t) < 4 && !cas16))
         return false;
     if (op == PTX_OP_CVT || is_memory_op(op) || op == PTX_OP_MOV)
         return true;
@@ -772,9 +943,11 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
 {
     enum ptx_op op = (enum ptx_op)insn->op;
     const char *name = ptx_op_name(op);
-    struct arity a = arity_of(op);
+    struct arity a = is_async(op) ? async_arity(insn) : arity_of(op);
     if (!implemented(op))
         return ptx_fail(ps, line, "the virtual GPU does not implement '%s'", name);
+    if (is_async(op) && insn->cmp == 0)
+        return ptx_fail(ps, line, "'%s' without a form the virtual GPU knows", name);
     if (insn->n_operands < a.min || insn->n_operands > a.max)
         return ptx_fail(ps, line, "'%s' takes %d to %d operands, not %d", name, a.min, a.max,
                         insn->n_operands);
@@ -784,23 +957,16 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
     for (int i = 0; i < insn->n_operands; i++) {
         const struct ptx_operand *o = &insn->o[i];
         bool is_addr = o->kind == PTX_OPD_ADDR;
-        if (is_addr != (i == addr))
+        bool wanted = is_async(op) ? async_address(insn, i) : i == addr;
+        if (is_addr != wanted)
             return ptx_fail(ps, line, "operand %d of '%s' %s be an [address]", i + 1, name,
-                            i == addr ? "must" : "cannot");
+                            wanted ? "must" : "cannot");
         if (op == PTX_OP_BRA && o->kind != PTX_OPD_LABEL)
             return ptx_fail(ps, line, "bra needs a label");
         if (op != PTX_OP_BRA && o->kind == PTX_OPD_LABEL)
             return ptx_fail(ps, line, "unknown name in '%s'", name);
-        if (o->kind == PTX_OPD_FUNC)
-            return ptx_fail(ps, line,
-                            "function pointers are not supported by the virtual GPU (the address "
-                            "of a function in '%s')",
-                            name);
     }
-    bool writes = a.min > 0 && op != PTX_OP_ST && op != PTX_OP_RED && op != PTX_OP_BRA &&
-                  op != PTX_OP_BAR && op != PTX_OP_BARRIER && op != PTX_OP_PREFETCH &&
-                  op != PTX_OP_PREFETCHU && op != PTX_OP_NANOSLEEP && op != PTX_OP_PMEVENT;
-    if (writes && !writable(&insn->o[0]))
+    if (a.min > 0 && ptx_writes_first_operand(insn) && !writable(&insn->o[0]))
         return ptx_fail(ps, line, "the first operand of '%s' must be a register", name);
     return true;
 }
@@ -841,7 +1007,11 @@ static enum ptx_issue_class issue_class_of(const struct ptx_insn *insn)
     case PTX_OP_REDUX:
     case PTX_OP_NANOSLEEP:
     case PTX_OP_PMEVENT:
+    case PTX_OP_GRIDDEPCONTROL:
         return PTX_CLASS_CONTROL;
+    case PTX_OP_CP:
+    case PTX_OP_MBARRIER:
+        return PTX_CLASS_MEMORY;
     case PTX_OP_EX2:
     case PTX_OP_LG2:
     case PTX_OP_SIN:
@@ -928,7 +1098,9 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
                                      : parse_operands(ps, &insn, ps->fn->n_code);
     if (!ok)
         return false;
-    if (insn.op == PTX_OP_BAR || insn.op == PTX_OP_BARRIER)
+    /* these wait for other warps: the block's warps must take turns */
+    if (insn.op == PTX_OP_BAR || insn.op == PTX_OP_BARRIER || insn.op == PTX_OP_MBARRIER ||
+        insn.op == PTX_OP_NANOSLEEP)
         ps->fn->uses_barrier = true;
     if (texture ? !ptx_texture_validate(ps, &insn, opcode.line)
                 : insn.op != PTX_OP_CALL && !validate(ps, &insn, opcode.line))

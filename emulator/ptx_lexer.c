@@ -26,6 +26,13 @@ static bool is_ident_char(char c)
     return is_ident_start(c) || (c >= '0' && c <= '9');
 }
 
+/* "::" inside a word, as in the modifiers "shared::cta" and "L2::128B" (a
+ * label's single ':' ends the word). */
+static bool is_double_colon(const struct ptx_lexer *lx)
+{
+    return lx->end - lx->p > 2 && lx->p[0] == ':' && lx->p[1] == ':' && is_ident_char(lx->p[2]);
+}
+
 static int hex_value(char c)
 {
     if (c >= '0' && c <= '9')
@@ -166,8 +173,8 @@ static struct ptx_token lex(struct ptx_lexer *lx)
         lex_number(lx, &t);
     } else if (is_ident_start(c)) {
         t.kind = PTX_TOK_IDENT;
-        while (lx->p < lx->end && is_ident_char(*lx->p))
-            lx->p++;
+        while (lx->p < lx->end && (is_ident_char(*lx->p) || is_double_colon(lx)))
+            lx->p += *lx->p == ':' ? 2 : 1;
     } else if (c == '"') {
         lex_string(lx, &t);
         return t;

@@ -37,8 +37,10 @@ static bool is_candidate(const struct ptx_insn *insn)
 static bool ends_group(const struct ptx_insn *insn, const struct ptx_insn *leader)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
-    bool stores = (op == PTX_OP_ST || op == PTX_OP_ATOM || op == PTX_OP_RED) &&
-                  (insn->space == PTX_SPACE_SHARED || insn->space == PTX_SPACE_GENERIC);
+    bool stores = ((op == PTX_OP_ST || op == PTX_OP_ATOM || op == PTX_OP_RED) &&
+                   (insn->space == PTX_SPACE_SHARED || insn->space == PTX_SPACE_GENERIC)) ||
+                  op == PTX_OP_CP || op == PTX_OP_MBARRIER; /* they write shared memory, and
+                                                               a yield lets others write it */
     bool redefines_base = ptx_writes_first_operand(insn) && insn->o[0].kind == PTX_OPD_REG &&
                           insn->o[0].reg == leader->o[1].reg;
     return stores || redefines_base || op == PTX_OP_BRA || op == PTX_OP_BRX || op == PTX_OP_CALL ||

@@ -28,8 +28,11 @@ bool ptx_fail(struct ptx_parser *ps, int line, const char *format, ...)
         return false;
     va_list ap;
     va_start(ap, format);
-    vsnprintf(ps->error + n, ps->error_size - (size_t)n, format, ap);
+    int m = vsnprintf(ps->error + n, ps->error_size - (size_t)n, format, ap);
     va_end(ap);
+    if (m >= 0 && (size_t)(n + m) < ps->error_size && ps->loc_line > 0) /* from .loc */
+        snprintf(ps->error + n + m, ps->error_size - (size_t)(n + m), " (source line %u)",
+                 ps->loc_line);
     return false;
 }
 
@@ -268,10 +271,53 @@ static bool place_in_space(struct ptx_parser *ps, const struct declaration *d, u
     return true;
 }
 
+/* An initializer element that names a function or a variable: a
+ * function's address now, a variable's once it is placed (a relocation).
+ * "name", "generic(name)", "name+N". */
+static bool store_address(struct ptx_parser *ps, int variable, uint32_t offset, enum ptx_type type,
+                          struct ptx_token t)
+{
+    struct ptx_module *m = ps->module;
+    bool generic = ptx_tok_word(&t, "generic");
+    if (generic && (!expect_punct(ps, '(') || (t = ptx_next(&ps->lx), false)))
+        return false;
+    uint32_t row;
+    const struct ptx_symbol *s = ptx_lookup(ps, t.text, t.len, &row);
+    if (!s || (s->kind != PTX_SYM_FUNC && s->kind != PTX_SYM_VAR))
+        return ptx_fail(ps, t.line, "unknown name '%.*s' in an initializer", (int)t.len, t.text);
+    if (ptx_type_bytes(type) != 8)
+        return ptx_fail(ps, t.line, "the address of '%.*s' needs a 64-bit element", (int)t.len,
+                        t.text);
+    if (generic && !expect_punct(ps, ')'))
+        return false;
+    int64_t addend = 0;
+    if (peek_is(ps, '+')) {
+        uint64_t n;
+        ptx_next(&ps->lx);
+        if (!expect_int(ps, &n))
+            return false;
+        addend = (int64_t)n;
+    }
+    if (s->kind == PTX_SYM_FUNC) {
+        m->functions[s->value].address_taken = true;
+        uint64_t address = ptx_function_address((int)s->value) + (uint64_t)addend;
+        memcpy(m->variables[variable].init + offset, &address, 8);
+        return true;
+    }
+    if (m->variables[s->value].space == PTX_SPACE_SHARED)
+        return ptx_fail(ps, t.line, "'%.*s' is shared: its address differs from block to block",
+                        (int)t.len, t.text);
+    if (!grow((void **)&m->relocs, &ps->cap_relocs, m->n_relocs + 1, sizeof *m->relocs))
+        return ptx_fail(ps, t.line, "out of memory");
+    m->relocs[m->n_relocs++] = (struct ptx_reloc){variable, offset, (int)s->value, addend};
+    return true;
+}
+
 /* One element of an initializer, stored little-endian as the type says. */
-static bool store_element(struct ptx_parser *ps, uint8_t *at, enum ptx_type type,
+static bool store_element(struct ptx_parser *ps, int variable, uint32_t offset, enum ptx_type type,
                           struct ptx_token t, bool negative)
 {
+    uint8_t *at = ps->module->variables[variable].init + offset;
     unsigned bytes = ptx_type_bytes(type);
     uint64_t bits = t.bits;
     if (t.kind == PTX_TOK_INT && negative)
@@ -285,14 +331,10 @@ static bool store_element(struct ptx_parser *ps, uint8_t *at, enum ptx_type type
         bits = u;
     } else if (t.kind == PTX_TOK_FLOAT && negative) {
         bits ^= t.is_double ? 1ull << 63 : 1ull << 31;
-    } else if (t.kind == PTX_TOK_IDENT) {
-        return ptx_fail(ps, t.line,
-                        "function pointers are not supported by the virtual GPU, nor are other "
-                        "addresses in initializers ('%.*s')",
-                        (int)t.len, t.text);
+    } else if (t.kind == PTX_TOK_IDENT && !negative) {
+        return store_address(ps, variable, offset, type, t);
     } else if (t.kind != PTX_TOK_INT && t.kind != PTX_TOK_FLOAT) {
-        return ptx_fail(ps, t.line, "unsupported initializer '%.*s' (only numbers)", (int)t.len,
-                        t.text);
+        return ptx_fail(ps, t.line, "unsupported initializer '%.*s'", (int)t.len, t.text);
     }
     for (unsigned i = 0; i < bytes; i++)
         at[i] = (uint8_t)(bits >> (8 * i));
@@ -328,7 +370,7 @@ static bool parse_initializer(struct ptx_parser *ps, struct ptx_variable *v, enu
         }
         if (at + step > v->size)
             return ptx_fail(ps, t.line, "too many initializers for '%s'", v->name);
-        if (!store_element(ps, v->init + at, type, t, negative))
+        if (!store_element(ps, (int)(v - ps->module->variables), at, type, t, negative))
             return false;
         at += step;
         if (braces == 0)
@@ -354,14 +396,10 @@ static bool add_variable(struct ptx_parser *ps, enum ptx_space space, const stru
     v->size = (uint32_t)declaration_bytes(d);
     v->align = d->align;
     v->is_extern_shared = space == PTX_SPACE_SHARED && (d->unsized || is_extern);
-    if (space == PTX_SPACE_SHARED && !v->is_extern_shared) {
-        uint64_t at = align_up(ps->shared_bytes, v->align);
-        if (at + v->size > PTX_SHARED_SPACE_MAX)
-            return ptx_fail(ps, d->name.line, "'%.*s' takes shared memory past %u bytes",
-                            (int)d->name.len, d->name.text, PTX_SHARED_SPACE_MAX);
-        v->address = (uint32_t)at;
-        ps->shared_bytes = (uint32_t)(at + v->size);
-    }
+    /* shared variables are laid out per kernel once all is read (ptx_shared.c) */
+    if (space == PTX_SPACE_SHARED && v->size > PTX_SHARED_SPACE_MAX)
+        return ptx_fail(ps, d->name.line, "'%.*s' takes shared memory past %u bytes",
+                        (int)d->name.len, d->name.text, PTX_SHARED_SPACE_MAX);
     /* named last: a variable refused above is not counted, so the module
      * would never free its name */
     v->name = dup_text(d->name.text, d->name.len);
@@ -608,23 +646,63 @@ static bool add_label(struct ptx_parser *ps, struct ptx_token name)
     return true;
 }
 
+/* "name : .callprototype [(.param ret)] _ (.param a, ...);": the signature
+ * of the indirect calls that name it, a symbol of the current scope. */
+static bool parse_prototype(struct ptx_parser *ps, struct ptx_token name)
+{
+    struct ptx_module *m = ps->module;
+    if (!grow((void **)&m->prototypes, &ps->cap_prototypes, m->n_prototypes + 1,
+              sizeof *m->prototypes))
+        return ptx_fail(ps, name.line, "out of memory");
+    struct ptx_function *p = &m->prototypes[m->n_prototypes];
+    memset(p, 0, sizeof *p);
+    p->name = dup_text(name.text, name.len);
+    if (!p->name)
+        return ptx_fail(ps, name.line, "out of memory");
+    m->n_prototypes++; /* counted now, so the module frees what is read */
+    uint32_t bytes = 0;
+    if (peek_is(ps, '(') && !parse_param_list(ps, &p->returns, &p->n_returns, &bytes))
+        return false;
+    struct ptx_token sink = ptx_next(&ps->lx);
+    if (!ptx_tok_word(&sink, "_"))
+        return ptx_fail(ps, sink.line, "expected '_' in a .callprototype");
+    if (!parse_param_list(ps, &p->params, &p->n_params, &bytes) || !expect_punct(ps, ';'))
+        return false;
+    p->param_bytes = p->call_param_bytes = bytes;
+    struct ptx_symbol s = {
+        name.text, name.len, PTX_SYM_PROTO, PTX_SPACE_GENERIC, (uint32_t)(m->n_prototypes - 1),
+        0,         0,        ps->depth};
+    return add_symbol(ps, s);
+}
+
 /* ".loc file line column" (and "inlined_at" forms): keeps the line when
- * it is in the function's own file, the file of its first .loc. Code
- * inlined from a header (tex2D, surf2Dwrite, cooperative groups …) keeps
- * the line of the call in the program, not a line of the header. */
+ * it is in the function's own file (its first .loc's, or the file that
+ * .loc was inlined into). Code inlined from a header (tex2D, surf2Dwrite,
+ * an intrinsic's body) keeps the line of the call in the student's source:
+ * the line its inlined_at names in the function's own file, else (inlined
+ * deeper, into another header function) the last line it had there. */
 static bool parse_loc(struct ptx_parser *ps)
 {
-    uint64_t file, line;
+    uint64_t file, line, inlined_file = 0, inlined_line = 0;
+    bool inlined = false;
     if (!expect_int(ps, &file) || !expect_int(ps, &line))
         return false;
-    if (ps->loc_file == 0)
-        ps->loc_file = (uint32_t)file + 1;
+    /* the rest: column, function_name, inlined_at F L C */
+    int at = ps->lx.line;
+    while (ptx_peek(&ps->lx).kind != PTX_TOK_END && ptx_peek(&ps->lx).line == at) {
+        struct ptx_token t = ptx_next(&ps->lx);
+        if (!inlined && ptx_tok_word(&t, "inlined_at")) {
+            if (!expect_int(ps, &inlined_file) || !expect_int(ps, &inlined_line))
+                return false;
+            inlined = true;
+        }
+    }
+    if (ps->loc_file == 0) /* the function's first .loc: its own code, or inlined into it */
+        ps->loc_file = (uint32_t)(inlined ? inlined_file : file) + 1;
     if (file + 1 == ps->loc_file)
         ps->loc_line = (uint32_t)line;
-    /* the rest (column, inlined_at …) up to the end of the line is skipped */
-    int at = ps->lx.line;
-    while (ptx_peek(&ps->lx).kind != PTX_TOK_END && ptx_peek(&ps->lx).line == at)
-        ptx_next(&ps->lx);
+    else if (inlined && inlined_file + 1 == ps->loc_file)
+        ps->loc_line = (uint32_t)inlined_line;
     return true;
 }
 
@@ -676,6 +754,9 @@ static bool parse_statement(struct ptx_parser *ps, bool *done)
     struct ptx_token n = ptx_peek(&ps->lx);
     if (ptx_tok_is(&n, ':')) {
         ptx_next(&ps->lx);
+        n = ptx_peek(&ps->lx);
+        if (ptx_tok_word(&n, ".callprototype"))
+            return ptx_next(&ps->lx), parse_prototype(ps, t);
         return add_label(ps, t);
     }
     if (t.text[0] == '.')
@@ -744,7 +825,6 @@ static bool parse_body(struct ptx_parser *ps, int index)
     ps->loc_line = 0;
     ps->loc_file = 0;
     f->n_regs = PTX_SREG_FIXED;
-    uint32_t module_shared = ps->shared_bytes;
     ps->depth++; /* the parameters' scope */
     if (!declare_params(ps, f) || !expect_punct(ps, '{'))
         return false;
@@ -758,7 +838,7 @@ static bool parse_body(struct ptx_parser *ps, int index)
     }
     close_scope(ps);
     ps->depth = 0;
-    (void)module_shared;
+    ps->loc_line = 0; /* what follows the body has no source line */
     /* Falling off the end of a body (or branching to a label there) returns. */
     struct ptx_token ret = {PTX_TOK_IDENT, "ret", 3, 0, false, ps->lx.line};
     if (!ptx_parse_implicit_ret(ps, ret))
@@ -909,8 +989,10 @@ static bool skip_section(struct ptx_parser *ps)
 static bool parse_module_directive(struct ptx_parser *ps, struct ptx_token t)
 {
     bool is_extern = false;
+    /* linkage: .common (numba's environment pointer) is a zero-filled
+     * definition, as .weak and .visible ones are in a module of its own */
     while (ptx_tok_word(&t, ".visible") || ptx_tok_word(&t, ".extern") ||
-           ptx_tok_word(&t, ".weak")) {
+           ptx_tok_word(&t, ".weak") || ptx_tok_word(&t, ".common")) {
         is_extern |= ptx_tok_word(&t, ".extern");
         t = ptx_next(&ps->lx);
     }
@@ -961,15 +1043,17 @@ static uint32_t used_special_registers(const struct ptx_module *m)
     return used;
 }
 
-static void finish_module(struct ptx_parser *ps)
+static bool finish_module(struct ptx_parser *ps)
 {
     struct ptx_module *m = ps->module;
     m->used_sregs = used_special_registers(m);
-    m->static_shared_bytes = ps->shared_bytes;
-    m->dynamic_shared_offset = align_up(ps->shared_bytes, 16);
-    for (int i = 0; i < m->n_variables; i++)
-        if (m->variables[i].is_extern_shared)
-            m->variables[i].address = m->dynamic_shared_offset;
+    const char *too_large;
+    int laid_out = ptx_layout_shared(m, &too_large);
+    if (laid_out < 0)
+        return ptx_fail(ps, ps->lx.line,
+                        "a kernel's shared variables, with '%s', take more than %u bytes",
+                        too_large, PTX_SHARED_SPACE_MAX);
+    return laid_out > 0 || ptx_fail(ps, ps->lx.line, "out of memory");
 }
 
 struct ptx_module *ptx_parse(const char *text, size_t length, char *error, size_t error_size,
@@ -997,6 +1081,8 @@ struct ptx_module *ptx_parse(const char *text, size_t length, char *error, size_
     }
     if (!ps.failed && ps.module->version_major == 0)
         ptx_fail(&ps, 1, "no .version directive: this is not PTX");
+    if (!ps.failed)
+        finish_module(&ps);
     *version_unsupported = ps.version_unsupported;
     free(ps.symbols);
     free(ps.labels);
@@ -1005,7 +1091,6 @@ struct ptx_module *ptx_parse(const char *text, size_t length, char *error, size_
         ptx_module_free(ps.module);
         return NULL;
     }
-    finish_module(&ps);
     return ps.module;
 }
 
@@ -1025,11 +1110,18 @@ void ptx_module_free(struct ptx_module *module)
         free(f->deps);
         free(f->name);
     }
+    for (int i = 0; i < module->n_prototypes; i++) {
+        free_params(module->prototypes[i].params, module->prototypes[i].n_params);
+        free_params(module->prototypes[i].returns, module->prototypes[i].n_returns);
+        free(module->prototypes[i].name);
+    }
     for (int i = 0; i < module->n_variables; i++) {
         free(module->variables[i].name);
         free(module->variables[i].init);
     }
     free(module->functions);
+    free(module->prototypes);
+    free(module->relocs);
     free(module->variables);
     free(module);
 }

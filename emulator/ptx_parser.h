@@ -15,6 +15,7 @@ enum ptx_symbol_kind {
     PTX_SYM_PARAM, /* value: offset; space: PTX_SPACE_PARAM or PTX_SPACE_CALL_PARAM */
     PTX_SYM_LOCAL, /* value: offset in the frame's .local depot */
     PTX_SYM_FUNC,  /* value: function index */
+    PTX_SYM_PROTO, /* value: the .callprototype's index in the module's prototypes */
 };
 
 struct ptx_symbol {
@@ -53,11 +54,11 @@ struct ptx_parser {
     int code_cap;
     struct ptx_symbol *labels; /* value: instruction index */
     int n_labels, cap_labels;
+    int cap_prototypes, cap_relocs; /* of the module's arrays */
     struct ptx_label_use *label_uses;
     int n_label_uses, cap_label_uses;
-    uint32_t loc_line;     /* the current .loc line of the source */
-    uint32_t loc_file;     /* the function's own file (its first .loc's) + 1; 0 before it */
-    uint32_t shared_bytes; /* .shared laid out so far (module-level, then the function's) */
+    uint32_t loc_line; /* the current .loc line of the source */
+    uint32_t loc_file; /* the function's own file (its first .loc's) + 1; 0 before it */
 };
 
 /* Records an error "line N: ..." (the first one wins) and returns false. */

@@ -48,10 +48,12 @@ static bool has_bit(const uint64_t *set, uint32_t row)
 bool ptx_writes_first_operand(const struct ptx_insn *insn)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
+    if (op == PTX_OP_MBARRIER)
+        return insn->cmp != PTX_MBAR_INIT && insn->cmp != PTX_MBAR_INVAL;
     return insn->n_operands > 0 && op != PTX_OP_ST && op != PTX_OP_RED && op != PTX_OP_BRA &&
            op != PTX_OP_BAR && op != PTX_OP_BARRIER && op != PTX_OP_PREFETCH &&
            op != PTX_OP_PREFETCHU && op != PTX_OP_NANOSLEEP && op != PTX_OP_PMEVENT &&
-           op != PTX_OP_CALL && op != PTX_OP_SUST && op != PTX_OP_SURED;
+           op != PTX_OP_CALL && op != PTX_OP_CP && op != PTX_OP_SUST && op != PTX_OP_SURED;
 }
 
 void ptx_each_row(const struct ptx_operand *o, bool with_address_base,

@@ -27,14 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SECTOR_BYTES             32
-#define LINE_BYTES               128
-#define SECTORS_PER_LINE         4
-#define L2_WAYS                  16
-#define SEQUENCER_RING           4096 /* blocks that may finish ahead of the one replayed next */
-#define ATOMIC_TABLE_MIN         1024
-#define BANKS                    32
-#define REGISTER_ALLOCATION_UNIT 256
+#define SECTOR_BYTES     32
+#define LINE_BYTES       128
+#define SECTORS_PER_LINE 4
+#define L2_WAYS          16
+#define SEQUENCER_RING   4096 /* blocks that may finish ahead of the one replayed next */
+#define ATOMIC_TABLE_MIN 1024
+#define BANKS            32
 
 /* ----------------------------------------------------------------- the L2 */
 
@@ -410,21 +409,23 @@ unsigned timing_shared_merge(struct timing_warp *tw, const struct ptx_insn *insn
 
 /* ---------------------------------------------------------------- blocks */
 
-static int occupancy(const struct emu_device_model *d, unsigned threads, uint32_t shared,
-                     int registers)
+/* The occupancy calculator's resident blocks (occupancy.c) for blocks of
+ * `shared_bytes` (static and dynamic). A launch the driver accepted runs,
+ * so at least one block: without ptxas's count the registers are an
+ * estimate, which may be more than a GPU would allow. */
+static int resident_blocks(const struct emu_launch *cfg, unsigned threads_per_block,
+                           uint32_t shared_bytes)
 {
-    int warps = (int)((threads + WARP_SIZE - 1) / WARP_SIZE);
-    int by_threads = d->max_threads_per_sm / (warps * WARP_SIZE);
-    int per_warp = (registers * WARP_SIZE + REGISTER_ALLOCATION_UNIT - 1) /
-                   REGISTER_ALLOCATION_UNIT * REGISTER_ALLOCATION_UNIT;
-    int by_registers = per_warp > 0 ? d->regs_per_sm / per_warp / warps : d->max_blocks_per_sm;
-    int by_shared = shared > 0 ? (int)(d->shared_per_sm / (shared + d->shared_reserved_per_block))
-                               : d->max_blocks_per_sm;
-    int r = d->max_blocks_per_sm;
-    r = by_threads < r ? by_threads : r;
-    r = by_registers < r ? by_registers : r;
-    r = by_shared < r ? by_shared : r;
-    return r > 0 ? r : 1;
+    struct emu_occupancy_input in = {
+        .threads_per_block = (int)threads_per_block,
+        .registers = cfg->function->info.registers,
+        .static_shared_bytes = shared_bytes - cfg->dynamic_shared_bytes,
+        .dynamic_shared_bytes = cfg->dynamic_shared_bytes,
+        .max_dynamic_shared_bytes = cfg->dynamic_shared_bytes,
+        .shared_carveout = cfg->shared_carveout,
+    };
+    int blocks = emu_occupancy_blocks(cfg->device, &in);
+    return blocks > 0 ? blocks : 1;
 }
 
 bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
@@ -439,7 +440,7 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
     t->registers_exact = cfg->function->info.registers_exact;
     const struct ptx_function *f = cfg->function->ptx;
     t->lines_are_source = f->n_code > 0 && f->code[f->n_code - 1].src_line != 0;
-    t->resident_blocks = occupancy(cfg->device, threads_per_block, shared_bytes, t->registers);
+    t->resident_blocks = resident_blocks(cfg, threads_per_block, shared_bytes);
     t->budget_ms = cfg->time_budget_ms;
     t->blocks_total = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     pthread_mutex_init(&t->lock, NULL);

@@ -99,9 +99,20 @@ enum grader_compile_status grade_compile_side(struct grading *g, int side, const
     return grader_compile(source, size, &options, &g->compiled[side]);
 }
 
+/* What loading a side's module gave. */
+enum load_outcome { LOADED, REFUSED, LOAD_FAILED };
+
+/* The driver refused the PTX itself: on the virtual GPU, a construct it
+ * does not support (its log names it and the line). */
+static bool ptx_refused(CUresult rc)
+{
+    return rc == CUDA_ERROR_INVALID_PTX || rc == CUDA_ERROR_UNSUPPORTED_PTX_VERSION ||
+           rc == CUDA_ERROR_NOT_SUPPORTED;
+}
+
 /* Loads a side's PTX and finds its kernels; hands ptxas's registers to the
  * virtual GPU. */
-static bool load_side(struct grading *g, int side, char *error, size_t size)
+static enum load_outcome load_side(struct grading *g, int side, char *error, size_t size)
 {
     struct cuda_api *api = &g->api;
     struct grader_compile_result *r = &g->compiled[side];
@@ -109,25 +120,29 @@ static bool load_side(struct grading *g, int side, char *error, size_t size)
     CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {log, (void *)(uintptr_t)sizeof log};
     CUresult rc = api->cuModuleLoadDataEx(&g->modules[side], r->ptx, 2, keys, values);
+    if (rc != CUDA_SUCCESS && side == 1 && ptx_refused(rc) && api->kgemu_last_fault) {
+        snprintf(error, size, "the virtual GPU does not support this kernel: %.400s", log);
+        return REFUSED;
+    }
     if (rc != CUDA_SUCCESS) {
         char what[256];
         cuda_api_describe(api, rc, what, sizeof what);
         snprintf(error, size, "the %s kernel could not be loaded (%.60s): %.120s",
                  side ? "student's" : "reference", what, log);
-        return false;
+        return LOAD_FAILED;
     }
     for (int k = 0; k < g->exercise.n_kernels; k++) {
         const char *entry = r->lowered_names[k];
         if (api->cuModuleGetFunction(&g->functions[side][k], g->modules[side], entry) !=
             CUDA_SUCCESS) {
             snprintf(error, size, "the kernel %s is not in the loaded module", entry);
-            return false;
+            return LOAD_FAILED;
         }
         for (size_t i = 0; api->kgemu_set_registers && i < r->n_kernels; i++)
             if (strcmp(r->kernels[i].name, entry) == 0 && r->kernels[i].registers > 0)
                 api->kgemu_set_registers(g->functions[side][k], r->kernels[i].registers);
     }
-    return true;
+    return LOADED;
 }
 
 /* The student's compile: rejected, compile_error, or on to the checks. */
@@ -177,9 +192,16 @@ static enum grader_verdict prepare_reference(struct grading *g,
         snprintf(message, size, "no CUDA context could be created");
         return GRADER_VERDICT_INTERNAL_ERROR;
     }
-    if (!load_side(g, 0, message, size) || !load_side(g, 1, message, size))
+    if (load_side(g, 0, message, size) != LOADED)
         return GRADER_VERDICT_INTERNAL_ERROR;
-    return GRADER_VERDICT_PASSED;
+    switch (load_side(g, 1, message, size)) {
+    case LOADED:
+        return GRADER_VERDICT_PASSED;
+    case REFUSED: /* the student's own code: said as a compile error, never ours */
+        return GRADER_VERDICT_COMPILE_ERROR;
+    default:
+        return GRADER_VERDICT_INTERNAL_ERROR;
+    }
 }
 
 /* 100000000 as "100,000,000". */

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs kgrade's tests and ends with one line: "N passed, N failed".
 #
-#   tests/run-tests.sh BUILD [unit|asan|web|integration|fuzz ...]   (default: all)
+#   tests/run-tests.sh BUILD [unit|asan|numba|web|integration|fuzz ...]   (default: all)
 #
 # unit:        the cmocka programs in BUILD/tests/unit
 # asan:        the same programs built with AddressSanitizer + UBSan (leaks included)
+# numba:       the Numba front end's tests, tests/numba, in Debian's python3:
+#              compiles, errors, and the course's kernels on the virtual GPU
+#              (skipped, saying so, when python3-numba is missing)
 # web:         the pages' scripts' unit tests, tests/web/test_*.mjs, in Node
 #              (skipped, saying so, when node is missing)
 # gpu:         the programs in BUILD/tests/gpu, on the virtual GPU (BUILD/emulator)
@@ -21,7 +24,7 @@ cd "$(dirname "$0")/.."
 build="${1:?usage: tests/run-tests.sh BUILD [unit|asan|integration|fuzz ...]}"
 shift
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan web gpu integration browser fuzz)
+[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan numba web gpu integration browser fuzz)
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
@@ -33,9 +36,12 @@ passed=0
 failed=0
 failures=()
 
-# run NAME COMMAND...: one test program; its output is shown as it runs.
+# run NAME COMMAND...: one test program; its output is shown as it runs,
+# then how long it took (the slowest are listed at the end: `make test`
+# must stay under 12 minutes on 2 cores).
+durations=()
 run() {
-    local name="$1"
+    local name="$1" start=$SECONDS
     shift
     echo "== $name"
     if "$@"; then
@@ -44,6 +50,7 @@ run() {
         failed=$((failed + 1))
         failures+=("$name")
     fi
+    durations+=("$((SECONDS - start)) $name")
 }
 
 # fuzz TARGET CORPUS SEEDS: runs a libFuzzer target; shows its run count, or
@@ -67,6 +74,16 @@ for section in "${sections[@]}"; do
         for t in "$dir"/test_*; do
             [[ -x "$t" ]] && run "$section: $(basename "$t")" "$t"
         done
+        ;;
+    numba)
+        # Debian's python3 with python3-numba (not a python3 of pyenv's first
+        # in the PATH, which has no numba)
+        if /usr/bin/python3 -c 'import numba' 2>/dev/null; then
+            run "numba: tests/numba" env KGRADE_EMULATOR="$build/emulator/libcuda.so.1" \
+                /usr/bin/python3 -W ignore -m unittest discover -s tests/numba
+        else
+            echo "== numba: skipped (no python3-numba: deploy/install-deps.sh installs it)"
+        fi
         ;;
     web)
         if command -v node >/dev/null; then
@@ -113,6 +130,8 @@ for section in "${sections[@]}"; do
     esac
 done
 
+echo "slowest:"
+printf '%s\n' "${durations[@]}" | sort -rn | head -n 8 | sed 's/^\([0-9]*\) /  \1 s  /'
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

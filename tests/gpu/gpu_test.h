@@ -39,6 +39,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "emulator/kgemu.h"
 
@@ -148,6 +150,26 @@ GPU_TEST_BIT_VIEWS(double, uint64_t)
 static inline int gpu_test_is_virtual(void)
 {
     return dlsym(RTLD_DEFAULT, "kgemu_is_virtual") != NULL;
+}
+
+/* Runs `body` in a child process whose KGEMU_DEVICE is `device` (cuInit
+ * picks the model once per process); one check passes when every check of
+ * the child did. Must run before this process's cuInit. */
+static inline void gpu_test_in_child(const char *device, void (*body)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        gpu_test.passed = gpu_test.failed = 0;
+        setenv("KGEMU_DEVICE", device, 1);
+        body();
+        fflush(NULL);
+        _exit(gpu_test.failed == 0 ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    if (!CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        fprintf(stderr, "  (the child with KGEMU_DEVICE=%s failed)\n", device);
 }
 
 /* Prints the summary line; returns the exit status. */
@@ -311,6 +333,25 @@ static inline int gpu_test_run3(CUfunction f, unsigned gx, unsigned gy, unsigned
 static inline int gpu_test_run(CUfunction f, unsigned blocks, unsigned threads, void **args)
 {
     return gpu_test_run3(f, blocks, 1, 1, threads, 1, 1, 0, args);
+}
+
+/* Launches on the default stream between two events and returns what they
+ * measured (ms; the modeled time on the virtual GPU), or -1. */
+static inline float gpu_test_timed(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by,
+                                   unsigned shared, void **args)
+{
+    CUevent start, stop;
+    float ms = -1;
+    CHECK_CU(cuEventCreate(&start, 0));
+    CHECK_CU(cuEventCreate(&stop, 0));
+    CHECK_CU(cuEventRecord(start, NULL));
+    CHECK_CU(cuLaunchKernel(f, gx, gy, 1, bx, by, 1, shared, NULL, args, NULL));
+    CHECK_CU(cuEventRecord(stop, NULL));
+    CHECK_CU(cuEventSynchronize(stop));
+    CHECK_CU(cuEventElapsedTime(&ms, start, stop));
+    cuEventDestroy(start);
+    cuEventDestroy(stop);
+    return ms;
 }
 
 static inline void gpu_test_hex(const unsigned char *p, size_t size, char *out)

@@ -291,6 +291,40 @@ static void test_mixed(struct kernels *k)
     CHECK_SAME(exch_old, exch_want, N + 1);
 }
 
+/* atomicCAS on unsigned short (atom.cas.b16, sm_70): a CAS loop per
+ * thread increments one of 8 counters; every increment lands (regression:
+ * the loader refused 16-bit atomics). */
+static void test_cas16(void)
+{
+    static const char cas_source[] =
+        "extern \"C\" __global__ void count16(unsigned short *counters)\n"
+        "{\n"
+        "    unsigned short *c = &counters[threadIdx.x % 8], old = *c, assumed;\n"
+        "    do {\n"
+        "        assumed = old;\n"
+        "        old = atomicCAS(c, assumed, (unsigned short)(assumed + 1));\n"
+        "    } while (old != assumed);\n"
+        "}\n";
+    enum { CAS_BLOCKS = 9 };
+    unsigned short counters[8], want[8];
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK_CU(gpu_test_load_source(&module, cas_source, "cas16.cu")) ||
+        !CHECK_CU(cuModuleGetFunction(&f, module, "count16")))
+        return;
+    memset(want, 0, sizeof want);
+    for (int t = 0; t < THREADS; t++)
+        want[t % 8] += CAS_BLOCKS;
+    CUdeviceptr d = gpu_test_upload(NULL, sizeof counters);
+    CHECK_CU(cuMemsetD8(d, 0, sizeof counters));
+    void *args[] = {&d};
+    if (gpu_test_run(f, CAS_BLOCKS, THREADS, args) &&
+        gpu_test_download(counters, d, sizeof counters))
+        CHECK_SAME(counters, want, 8);
+    cuMemFree(d);
+    CHECK_CU(cuModuleUnload(module));
+}
+
 int main(void)
 {
     CUcontext context;
@@ -307,6 +341,7 @@ int main(void)
         test_mixed(&k);
         CHECK_CU(cuModuleUnload(k.module));
     }
+    test_cas16();
     CHECK_CU(cuCtxDestroy(context));
     return gpu_test_summary();
 }

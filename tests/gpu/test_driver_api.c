@@ -3,16 +3,18 @@
  * initialization, devices and their attributes (H100 by default; A100, T4
  * and an unknown name through KGEMU_DEVICE, each in a child process since
  * cuInit picks the model once), contexts, limits, memory, streams, events,
- * host threads with contexts of their own, error names, cuGetProcAddress,
+ * copies and memsets (their Async and 2D forms too), cuMemcpy under
+ * unified addressing, compute capability and peers, host threads with
+ * contexts of their own, error names, cuGetProcAddress,
  * refused module images, and NVRTC still working with this libcuda.so.1
  * loaded.
  *
  * Written against cuda.h and NVRTC only; see gpu_test.h.
  */
+#define CUDA_ENABLE_DEPRECATED /* cuDeviceComputeCapability */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gpu_test.h"
@@ -70,6 +72,9 @@ static void child_a100(void)
     CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR), 164 * 1024);
     CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 40 * MIB);
     CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE), 1410000);
+    CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH), 0); /* Hopper's */
+    CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE), 30 * MIB);
+    CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID), 0x20b210de);
 }
 
 static void child_t4(void)
@@ -83,6 +88,8 @@ static void child_t4(void)
     CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR), 16);
     CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN), 65536);
     CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 4 * MIB);
+    CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE), 0);
+    CHECK_EQ(attribute(CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO), 32);
     size_t total = 0;
     CHECK_CU(cuDeviceTotalMem(&total, 0));
     CHECK_EQ(total, 16 * GIB);
@@ -107,31 +114,12 @@ static void child_unknown(void)
     CHECK_CU_IS(cuInit(0), CUDA_ERROR_NO_DEVICE);
 }
 
-/* Runs `body` in a child whose KGEMU_DEVICE is `device`; one check passes
- * when every check of the child did. Must run before this process's cuInit. */
-static void in_child(const char *device, void (*body)(void))
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        gpu_test.passed = gpu_test.failed = 0;
-        setenv("KGEMU_DEVICE", device, 1);
-        body();
-        fflush(NULL);
-        _exit(gpu_test.failed == 0 ? 0 : 1);
-    }
-    int status = 0;
-    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-    if (!CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-        fprintf(stderr, "  (the child with KGEMU_DEVICE=%s failed)\n", device);
-}
-
 static void test_device_selection(void)
 {
-    in_child("a100", child_a100);
-    in_child("T4", child_t4); /* case does not matter */
-    in_child("h200", child_h200);
-    in_child("rtx9999", child_unknown);
+    gpu_test_in_child("a100", child_a100);
+    gpu_test_in_child("T4", child_t4); /* case does not matter */
+    gpu_test_in_child("h200", child_h200);
+    gpu_test_in_child("rtx9999", child_unknown);
 }
 
 /* ------------------------------------------------------------- devices */
@@ -168,15 +156,41 @@ static const struct expected_attribute h100[] = {
     {CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 65536},
     {CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1},
     {CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, 1},
-    {CU_DEVICE_ATTRIBUTE_ECC_ENABLED, 0},
+    {CU_DEVICE_ATTRIBUTE_ECC_ENABLED, 1},
     {CU_DEVICE_ATTRIBUTE_INTEGRATED, 0},
     {CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, 1},
     {CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, CU_COMPUTEMODE_DEFAULT},
     {CU_DEVICE_ATTRIBUTE_MAX_PITCH, 2147483647},
-    {CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 2},
+    {CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 3},
     {CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, 0},
     {CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, 0},
     {CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, 0},
+    {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH, 131072},
+    {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT, 65536},
+    {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH, 16384},
+    {CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS, 2048},
+    {CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, 512},
+    {CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT, 32},
+    {CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT, 512},
+    {CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT, 0},
+    {CU_DEVICE_ATTRIBUTE_TCC_DRIVER, 0},
+    {CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 1},
+    {CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, 1},
+    {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1},
+    {CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED, 1},
+    {CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, 1},
+    {CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED, 1},
+    {CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO, 2},
+    {CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, 50 * 1024 * 1024 * 3 / 4},
+    {CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, 134213632},
+    {CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 1},
+    {CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 1},
+    {CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED, 1},
+    {CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT, 4},
+    {CU_DEVICE_ATTRIBUTE_NUMA_ID, -1},
+    {CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID, 0x233010de}, /* H100 SXM5 80GB */
+    {CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK, 0},
+    {CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED, 0},
 };
 
 static void test_device_attributes(void)
@@ -187,9 +201,13 @@ static void test_device_attributes(void)
         if (!CHECK_CU(rc) || !CHECK_EQ(v, h100[i].value))
             fprintf(stderr, "  (attribute %d)\n", (int)h100[i].attribute);
     }
-    int v;
-    CHECK_CU_IS(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 0),
-                CUDA_ERROR_INVALID_VALUE);
+    int v, answered = 0;
+    for (int a = 1; a < CU_DEVICE_ATTRIBUTE_MAX; a++) /* every attribute cuda.h defines */
+        answered += cuDeviceGetAttribute(&v, (CUdevice_attribute)a, 0) == CUDA_SUCCESS;
+    CHECK_EQ(answered, CU_DEVICE_ATTRIBUTE_MAX - 1);
+    CHECK_CU_IS(cuDeviceGetAttribute(&v, (CUdevice_attribute)0, 0), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX, 0), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuDeviceGetAttribute(&v, (CUdevice_attribute)-1, 0), CUDA_ERROR_INVALID_VALUE);
     CHECK_CU_IS(cuDeviceGetAttribute(&v, (CUdevice_attribute)100000, 0), CUDA_ERROR_INVALID_VALUE);
     CHECK_CU_IS(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 1),
                 CUDA_ERROR_INVALID_DEVICE);
@@ -221,6 +239,16 @@ static void test_devices(void)
     CHECK_CU(cuDeviceGetUuid(&uuid, 0));
     CHECK(uuid.bytes[0] != 0);
     test_device_attributes();
+    int major = 0, minor = -1, peer = -1;
+    CHECK_CU(cuDeviceComputeCapability(&major, &minor, 0));
+    CHECK(major == 9 && minor == 0);
+    CHECK_CU_IS(cuDeviceComputeCapability(NULL, &minor, 0), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuDeviceComputeCapability(&major, &minor, 1), CUDA_ERROR_INVALID_DEVICE);
+    CHECK_CU(cuDeviceCanAccessPeer(&peer, 0, 0));
+    CHECK_EQ(peer, 0); /* one device, not its own peer */
+    CHECK_CU_IS(cuDeviceCanAccessPeer(&peer, 0, 1), CUDA_ERROR_INVALID_DEVICE);
+    CHECK_CU_IS(cuDeviceCanAccessPeer(&peer, -1, 0), CUDA_ERROR_INVALID_DEVICE);
+    CHECK_CU_IS(cuDeviceCanAccessPeer(NULL, 0, 0), CUDA_ERROR_INVALID_VALUE);
 }
 
 /* ------------------------------------------------------------- contexts */
@@ -364,6 +392,85 @@ static void test_memsets(CUdeviceptr d, size_t bytes)
     CHECK_CU_IS(cuMemsetD8(d + bytes, 0, 1), CUDA_ERROR_INVALID_VALUE);
 }
 
+/* The Async forms: the same copies in a stream, finished on return. */
+static void test_async_copies(CUdeviceptr d, size_t bytes)
+{
+    enum { N = 256 };
+    unsigned in[N], out[N];
+    for (int i = 0; i < N; i++)
+        in[i] = 7u * (unsigned)i + 5;
+    CUstream stream;
+    CHECK_CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+    CHECK_CU(cuMemcpyHtoDAsync(d, in, sizeof in, stream));
+    CHECK_CU(cuMemcpyDtoDAsync(d + sizeof in, d, sizeof in, stream));
+    memset(out, 0, sizeof out);
+    CHECK_CU(cuMemcpyDtoHAsync(out, d + sizeof in, sizeof out, NULL));
+    CHECK(memcmp(in, out, sizeof in) == 0);
+    /* Unified addressing: cuMemcpy tells host from device memory. */
+    unsigned host[N];
+    memset(host, 0, sizeof host);
+    CHECK_CU(cuMemcpyAsync((CUdeviceptr)(uintptr_t)host, d, sizeof host, stream));
+    CHECK(memcmp(in, host, sizeof in) == 0);
+    CHECK_CU(cuMemcpy(d + 2 * sizeof in, (CUdeviceptr)(uintptr_t)in, sizeof in));
+    CHECK_CU(cuMemcpy(d + 3 * sizeof in, d + 2 * sizeof in, sizeof in));
+    CHECK_CU(cuMemcpyDtoH(out, d + 3 * sizeof in, sizeof out));
+    CHECK(memcmp(in, out, sizeof in) == 0);
+    CHECK_CU_IS(cuMemcpy(d + bytes - 4, (CUdeviceptr)(uintptr_t)in, 8), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuMemcpy(0, d, 4), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuMemcpyHtoDAsync(d + bytes - 4, in, 8, stream), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuMemcpyDtoHAsync(NULL, d, 4, stream), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuMemcpyDtoDAsync(d, d + 8, bytes, stream), CUDA_ERROR_INVALID_VALUE);
+    /* A stream that is not one of this context's. */
+    int bogus_storage[16] = {0};
+    CUstream bogus = (CUstream)(void *)bogus_storage;
+    CHECK_CU_IS(cuMemcpyHtoDAsync(d, in, 4, bogus), CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU_IS(cuMemcpyDtoHAsync(out, d, 4, bogus), CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU_IS(cuMemcpyDtoDAsync(d, d + 4, 4, bogus), CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU_IS(cuMemcpyAsync(d, d + 4, 4, bogus), CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU_IS(cuMemsetD8Async(d, 0, 4, bogus), CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU_IS(cuMemsetD2D32Async(d, 16, 0, 4, 2, bogus), CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU(cuStreamDestroy(stream));
+    CHECK_CU_IS(cuMemcpyHtoDAsync(d, in, 4, stream), CUDA_ERROR_INVALID_HANDLE); /* destroyed */
+    CHECK_CU(cuMemcpyHtoDAsync(d, in, 4, CU_STREAM_LEGACY));
+    CHECK_CU(cuMemcpyHtoDAsync(d, in, 4, CU_STREAM_PER_THREAD));
+}
+
+/* The Async memsets, and the 2D ones: rows of `width` elements, `pitch` apart. */
+static void test_async_memsets(CUdeviceptr d, size_t bytes)
+{
+    unsigned char b[64];
+    unsigned short s[8];
+    unsigned w[4];
+    CHECK_CU(cuMemsetD8Async(d, 0x11, 64, NULL));
+    CHECK_CU(cuMemsetD16Async(d + 64, 0xcafe, 8, NULL));
+    CHECK_CU(cuMemsetD32Async(d + 96, 0x01020304u, 4, NULL));
+    CHECK_CU(cuMemcpyDtoH(b, d, sizeof b));
+    CHECK(b[0] == 0x11 && b[63] == 0x11);
+    CHECK_CU(cuMemcpyDtoH(s, d + 64, sizeof s));
+    CHECK(s[0] == 0xcafe && s[7] == 0xcafe);
+    CHECK_CU(cuMemcpyDtoH(w, d + 96, sizeof w));
+    CHECK(w[0] == 0x01020304u && w[3] == 0x01020304u);
+    /* 3 rows of 4 bytes, 16 apart: the bytes between rows stay as they were. */
+    CHECK_CU(cuMemsetD8(d, 0, 64));
+    CHECK_CU(cuMemsetD2D8(d, 16, 0x7f, 4, 3));
+    CHECK_CU(cuMemcpyDtoH(b, d, sizeof b));
+    CHECK(b[0] == 0x7f && b[3] == 0x7f && b[4] == 0 && b[16] == 0x7f && b[35] == 0x7f &&
+          b[36] == 0 && b[48] == 0);
+    CHECK_CU(cuMemsetD2D16Async(d, 32, 0xabcd, 2, 2, NULL));
+    CHECK_CU(cuMemcpyDtoH(s, d + 32, 6));
+    CHECK(s[0] == 0xabcd && s[1] == 0xabcd && s[2] == 0);
+    CHECK_CU(cuMemsetD8(d + 256, 0, 512));
+    CHECK_CU(cuMemsetD2D32(d + 256, 64, 0xfeedfaceu, 3, 4));
+    CHECK_CU(cuMemcpyDtoH(w, d + 256 + 3 * 64, sizeof w));
+    CHECK(w[0] == 0xfeedfaceu && w[2] == 0xfeedfaceu && w[3] == 0);
+    CHECK_CU(cuMemsetD2D32Async(d, 16, 0, 4, 0, NULL));                       /* nothing to set */
+    CHECK_CU_IS(cuMemsetD2D8(d, 3, 0, 4, 2), CUDA_ERROR_INVALID_VALUE);       /* pitch < width */
+    CHECK_CU_IS(cuMemsetD2D32(d + 2, 16, 0, 2, 2), CUDA_ERROR_INVALID_VALUE); /* misaligned */
+    CHECK_CU_IS(cuMemsetD2D8(d, bytes, 0, 1, 2), CUDA_ERROR_INVALID_VALUE);   /* 2nd row outside */
+    CHECK_CU_IS(cuMemsetD2D16(d, (size_t)-1, 0, 1, 3), CUDA_ERROR_INVALID_VALUE); /* overflow */
+    CHECK_CU_IS(cuMemsetD32Async(d, 0, bytes / 4 + 1, NULL), CUDA_ERROR_INVALID_VALUE);
+}
+
 static void test_alloc_free(void)
 {
     size_t before_free, total, after_free;
@@ -383,6 +490,8 @@ static void test_alloc_free(void)
     CHECK(zero[0] == 0 && zero[3] == 0);
     test_copies(d, MIB);
     test_memsets(d, MIB);
+    test_async_copies(d, MIB);
+    test_async_memsets(d, MIB);
     CHECK_CU_IS(cuMemFree(d + 8), CUDA_ERROR_INVALID_VALUE);
     CHECK_CU(cuMemFree(d));
     CHECK_CU_IS(cuMemFree(d), CUDA_ERROR_INVALID_VALUE);
@@ -591,6 +700,34 @@ static void test_proc_address(void)
     CHECK(proc("cuEventElapsedTime", 13000) == (void *)cuEventElapsedTime);
     CHECK(proc("cuModuleGetGlobal", 4000) == (void *)cuModuleGetGlobal);
     CHECK(proc("cuGetProcAddress", 13000) == (void *)cuGetProcAddress);
+    /* The calls added for cuda-samples and numba, under cuda.h's names. */
+    CHECK(proc("cuMemcpyHtoDAsync", 13000) == (void *)cuMemcpyHtoDAsync); /* _v2 */
+    CHECK(proc("cuMemcpyDtoHAsync", 3020) == (void *)cuMemcpyDtoHAsync);
+    CHECK(proc("cuMemcpyDtoDAsync", 13000) == (void *)cuMemcpyDtoDAsync);
+    CHECK(proc("cuMemcpyAsync", 13000) == (void *)cuMemcpyAsync);
+    CHECK(proc("cuMemcpy", 13000) == (void *)cuMemcpy);
+    CHECK(proc("cuMemsetD8Async", 13000) == (void *)cuMemsetD8Async);
+    CHECK(proc("cuMemsetD16Async", 13000) == (void *)cuMemsetD16Async);
+    CHECK(proc("cuMemsetD32Async", 13000) == (void *)cuMemsetD32Async);
+    CHECK(proc("cuMemsetD2D8", 13000) == (void *)cuMemsetD2D8);
+    CHECK(proc("cuMemsetD2D32Async", 13000) == (void *)cuMemsetD2D32Async);
+    CHECK(proc("cuModuleLoad", 13000) == (void *)cuModuleLoad);
+    CHECK(proc("cuModuleLoadFatBinary", 13000) == (void *)cuModuleLoadFatBinary);
+    CHECK(proc("cuDeviceComputeCapability", 13000) == (void *)cuDeviceComputeCapability);
+    CHECK(proc("cuDeviceCanAccessPeer", 13000) == (void *)cuDeviceCanAccessPeer);
+    CHECK(proc("cuLinkCreate", 13000) == (void *)cuLinkCreate); /* _v2 */
+    CHECK(proc("cuLinkAddData", 12000) == (void *)cuLinkAddData);
+    CHECK(proc("cuLinkAddFile", 13000) == (void *)cuLinkAddFile);
+    CHECK(proc("cuLinkComplete", 13000) == (void *)cuLinkComplete);
+    CHECK(proc("cuLinkDestroy", 13000) == (void *)cuLinkDestroy);
+    CHECK(proc("cuOccupancyMaxActiveBlocksPerMultiprocessor", 13000) ==
+          (void *)cuOccupancyMaxActiveBlocksPerMultiprocessor);
+    CHECK(proc("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 13000) ==
+          (void *)cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    CHECK(proc("cuOccupancyMaxPotentialBlockSize", 13000) ==
+          (void *)cuOccupancyMaxPotentialBlockSize);
+    CHECK(proc("cuOccupancyMaxPotentialBlockSizeWithFlags", 13000) ==
+          (void *)cuOccupancyMaxPotentialBlockSizeWithFlags);
     CUresult (*get_version)(int *) = (CUresult(*)(int *))proc("cuDriverGetVersion", 13000);
     int version = 0;
     CHECK(get_version != NULL && get_version(&version) == CUDA_SUCCESS && version == 13000);
@@ -601,6 +738,8 @@ static void test_proc_address(void)
     CHECK(p == NULL && status == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
     CHECK_CU_IS(cuGetProcAddress("cuMemAlloc", &p, 3000, 0, &status), CUDA_ERROR_NOT_FOUND);
     CHECK(p == NULL && status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    CHECK_CU_IS(cuGetProcAddress("cuLinkCreate", &p, 6000, 0, &status), CUDA_ERROR_NOT_FOUND);
+    CHECK(p == NULL && status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT); /* the _v1 */
     CHECK_CU_IS(cuGetProcAddress("cuInit", &p, 99000, 0, NULL), CUDA_ERROR_INVALID_VALUE);
     CHECK_CU_IS(cuGetProcAddress(NULL, &p, 13000, 0, NULL), CUDA_ERROR_INVALID_VALUE);
 
@@ -633,7 +772,9 @@ static void test_refused_images(void)
     check_refused("\x7f"
                   "ELF\x02\x01\x01",
                   CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_NO_BINARY_FOR_GPU);
-    static const unsigned char fatbin[] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00, 0};
+    /* A fatbinary with no entries: no PTX to run (test_modules.c loads real ones). */
+    static const unsigned char fatbin[] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00,
+                                           0,    0,    0,    0,    0,    0,    0,    0};
     check_refused(fatbin, CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_NO_BINARY_FOR_GPU);
     CUmodule module;
     CHECK_CU_EITHER(cuModuleLoadData(&module, ""), CUDA_ERROR_INVALID_PTX,

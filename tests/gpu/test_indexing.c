@@ -250,6 +250,47 @@ static void test_shapes(struct kernels *k)
         test_where(k, shapes[s], shapes[s] + 3);
 }
 
+/* The special registers a launch without clusters or a driver environment
+ * has (cooperative groups and CUTLASS read them), and griddepcontrol, which
+ * has nothing to wait for when launches run one after another. */
+static const char constants_source[] =
+    "#define READ(name, i) asm volatile(\"mov.u32 %0, \" name \";\" : \"=r\"(v[i]))\n"
+    "extern \"C\" __global__ void constants(unsigned *out)\n"
+    "{\n"
+    "    unsigned v[10];\n"
+    "    asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+    "    READ(\"%%cluster_ctarank\", 0); READ(\"%%cluster_nctarank\", 1);\n"
+    "    READ(\"%%clusterid.x\", 2); READ(\"%%nclusterid.y\", 3);\n"
+    "    READ(\"%%cluster_nctaid.x\", 4); READ(\"%%envreg1\", 5); READ(\"%%envreg31\", 6);\n"
+    "    READ(\"%%reserved_smem_offset_begin\", 7); READ(\"%%is_explicit_cluster\", 8);\n"
+    "    READ(\"%%cluster_ctaid.z\", 9);\n"
+    "    unsigned b = blockIdx.x + gridDim.x * blockIdx.y;\n"
+    "    if (threadIdx.x < 10) out[b * 10 + threadIdx.x] = v[threadIdx.x];\n"
+    "    asm volatile(\"griddepcontrol.launch_dependents;\");\n"
+    "}\n";
+
+static void test_constant_registers(void)
+{
+    enum { GX = 3, GY = 2 };
+    unsigned out[GX * GY * 10], want[GX * GY * 10];
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK_CU(gpu_test_load_source(&module, constants_source, "constants.cu")) ||
+        !CHECK_CU(cuModuleGetFunction(&f, module, "constants")))
+        return;
+    for (unsigned y = 0; y < GY; y++)
+        for (unsigned x = 0; x < GX; x++) {
+            unsigned row[10] = {0, 1, x, GY, 1, 0, 0, 0, 0, 0};
+            memcpy(&want[(x + GX * y) * 10], row, sizeof row);
+        }
+    CUdeviceptr dout = gpu_test_upload(NULL, sizeof out);
+    void *args[] = {&dout};
+    if (gpu_test_run3(f, GX, GY, 1, 32, 1, 1, 0, args) && gpu_test_download(out, dout, sizeof out))
+        CHECK_SAME(out, want, GX * GY * 10);
+    cuMemFree(dout);
+    CHECK_CU(cuModuleUnload(module));
+}
+
 int main(void)
 {
     CUcontext context;
@@ -267,6 +308,7 @@ int main(void)
         test_shapes(&k);
         CHECK_CU(cuModuleUnload(k.module));
     }
+    test_constant_registers();
     CHECK_CU(cuCtxDestroy(context));
     return gpu_test_summary();
 }

@@ -323,9 +323,58 @@ static const char device_helpers[] =
     "__device__ ull bfi_b64(ull a, ull b, unsigned c, unsigned d)\n"
     "{ ull f; asm(\"bfi.b64 %0, %1, %2, %3, %4;\" : \"=l\"(f)\n"
     "  : \"l\"(a), \"l\"(b), \"r\"(c), \"r\"(d)); return f; }\n"
+    "__device__ unsigned bmsk_clamp(unsigned a, unsigned b)\n"
+    "{ unsigned d; asm(\"bmsk.clamp.b32 %0, %1, %2;\" : \"=r\"(d) : \"r\"(a), \"r\"(b)); return d; "
+    "}\n"
+    "__device__ unsigned bmsk_wrap(unsigned a, unsigned b)\n"
+    "{ unsigned d; asm(\"bmsk.wrap.b32 %0, %1, %2;\" : \"=r\"(d) : \"r\"(a), \"r\"(b)); return d; "
+    "}\n"
     "__device__ unsigned prmt(unsigned a, unsigned b, unsigned c)\n"
     "{ unsigned d; asm(\"prmt.b32 %0, %1, %2, %3;\" : \"=r\"(d) : \"r\"(a), \"r\"(b), \"r\"(c));\n"
     "  return d; }\n";
+
+/* bmsk, from the PTX ISA's pseudocode: a mask of b bits from bit a. */
+static unsigned bmsk(unsigned a, unsigned b, int clamp)
+{
+    unsigned a1 = a & 0x1f, b1 = b & 0x1f, sum = a1 + b1;
+    unsigned mask0 = ~0u << a1, mask1 = sum >= 32 ? 0 : ~0u << sum;
+    int overflow = sum >= 32;
+    if (clamp && a >= 32) {
+        overflow = 1;
+        mask0 = 0;
+    }
+    if (clamp && b >= 32)
+        overflow = 1;
+    if (overflow)
+        mask1 = 0;
+    else if (b1 == 0)
+        mask1 = ~0u;
+    return mask0 & ~mask1;
+}
+static unsigned bmsk_clamp(unsigned a, unsigned b)
+{
+    return bmsk(a, b, 1);
+}
+static unsigned bmsk_wrap(unsigned a, unsigned b)
+{
+    return bmsk(a, b, 0);
+}
+
+/* __fns, from the PTX ISA's pseudocode of fns. */
+static unsigned fns(unsigned mask, unsigned base, int offset)
+{
+    if (offset == 0)
+        return (mask >> base & 1) ? base : 0xffffffffu;
+    int pos = (int)base, inc = offset > 0 ? 1 : -1;
+    int count = (offset > 0 ? offset : -offset) - 1;
+    for (; pos >= 0 && pos < 32; pos += inc)
+        if (mask >> pos & 1) {
+            if (count == 0)
+                return (unsigned)pos;
+            count--;
+        }
+    return 0xffffffffu;
+}
 
 /* The operations: X(CUDA expression, host expression). In both, x y are
  * int, ux uy unsigned, X Y long long, UX UY unsigned long long, s an
@@ -393,6 +442,11 @@ static const char device_helpers[] =
     OP(__brevll(UX), brev64(UX))                                                                   \
     OP(__byte_perm(ux, uy, s & 0x7777u), byte_perm(ux, uy, s & 0x7777u))                           \
     OP(prmt(ux, uy, s), prmt(ux, uy, s))                                                           \
+    OP(bmsk_clamp(s, uy & 63), bmsk_clamp(s, uy & 63))                                             \
+    OP(bmsk_wrap(s, uy), bmsk_wrap(s, uy))                                                         \
+    OP(bmsk_clamp(ux & 31, s), bmsk_clamp(ux & 31, s))                                             \
+    OP(__fns(ux, s & 31, y % 40), fns(ux, s & 31, y % 40))                                         \
+    OP(__fns(ux, s & 31, 0), fns(ux, s & 31, 0))                                                   \
     OP(__funnelshift_l(ux, uy, s), funnelshift_l(ux, uy, s))                                       \
     OP(__funnelshift_lc(ux, uy, s), funnelshift_lc(ux, uy, s))                                     \
     OP(__funnelshift_r(ux, uy, s), funnelshift_r(ux, uy, s))                                       \

@@ -111,6 +111,17 @@ static const char source[] =
     "    out[blockIdx.x * 192 + 64 + t] = dyn[127 - t];\n"
     "    out[blockIdx.x * 192 + 128 + t] = dyn[63 - t];\n"
     "}\n"
+    "/* A 4-byte static variable and an extern array (the shfl_scan sample's\n"
+    " * layout): the array starts at 16, past the static end. */\n"
+    "extern \"C\" __global__ void count_and_extern(const int *in, int *out)\n"
+    "{\n"
+    "    __shared__ int count;\n"
+    "    extern __shared__ int tail[];\n"
+    "    if (threadIdx.x == 0) count = in[0];\n"
+    "    tail[threadIdx.x] = in[threadIdx.x];\n"
+    "    __syncthreads();\n"
+    "    out[threadIdx.x] = tail[blockDim.x - 1 - threadIdx.x] + count;\n"
+    "}\n"
     "extern \"C\" __global__ void sync_reduce(const int *in, int threshold, int *out)\n"
     "{\n"
     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -125,7 +136,8 @@ static const char source[] =
 
 struct kernels {
     CUmodule module;
-    CUfunction reverse, transpose_33, transpose_32, matmul, tree_sum, dyn_scan, both, sync_reduce;
+    CUfunction reverse, transpose_33, transpose_32, matmul, tree_sum, dyn_scan, both, sync_reduce,
+        count_and_extern;
 };
 
 static void test_reverse(struct kernels *k)
@@ -290,6 +302,217 @@ static void test_static_and_dynamic(struct kernels *k)
         CHECK_SAME(out, want, BLOCKS * 192);
 }
 
+/* Regression: the extern array starts at a 16-byte boundary after 4 static
+ * bytes, and the block used to be sized 4 + dynamic, so the last threads'
+ * stores faulted ("offset 516 of shared memory, which has 516 bytes"). */
+static void test_static_then_extern(struct kernels *k)
+{
+    enum { THREADS = 128 };
+    int in[THREADS], out[THREADS], want[THREADS];
+    for (int t = 0; t < THREADS; t++)
+        in[t] = 7 * t + 1;
+    for (int t = 0; t < THREADS; t++)
+        want[t] = in[THREADS - 1 - t] + in[0];
+    CUdeviceptr din = gpu_test_upload(in, sizeof in), dout = gpu_test_upload(NULL, sizeof out);
+    void *args[] = {&din, &dout};
+    if (gpu_test_run3(k->count_and_extern, 3, 1, 1, THREADS, 1, 1, THREADS * sizeof(int), args) &&
+        gpu_test_download(out, dout, sizeof out))
+        CHECK_SAME(out, want, THREADS);
+    cuMemFree(din);
+    cuMemFree(dout);
+}
+
+static int shared_size(CUfunction f)
+{
+    int bytes = -1;
+    CHECK_CU(cuFuncGetAttribute(&bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+    return bytes;
+}
+
+/* Each kernel of the module is charged its own static shared memory, as a
+ * GPU reports it, and is timed as if it were alone in its module
+ * (regression: every kernel was charged the module's total, which cut
+ * occupancy and changed modeled times up to 3x). */
+static void test_per_kernel_shared(struct kernels *k)
+{
+    CHECK_EQ(shared_size(k->reverse), 256 * 4);
+    CHECK_EQ(shared_size(k->transpose_33), 32 * 33 * 4);
+    CHECK_EQ(shared_size(k->transpose_32), 32 * 32 * 4);
+    CHECK_EQ(shared_size(k->matmul), 2 * 16 * 16 * 4);
+    CHECK_EQ(shared_size(k->tree_sum), 512 * 8);
+    CHECK_EQ(shared_size(k->dyn_scan), 0);
+    CHECK_EQ(shared_size(k->both), 64 * 4);
+    CHECK_EQ(shared_size(k->count_and_extern), 4);
+    CHECK_EQ(shared_size(k->sync_reduce), 0);
+    const char *alone_source = strstr(source, "extern \"C\" __global__ void tree_sum(");
+    const char *end = strstr(alone_source, "/* Inclusive scan");
+    char alone[2048];
+    CUmodule module;
+    CUfunction tree_sum;
+    enum { N = 1 << 20 };
+    CUdeviceptr in = gpu_test_upload(NULL, N * sizeof(int)),
+                out = gpu_test_upload(NULL, N / 512 * sizeof(long long));
+    int n = N;
+    void *args[] = {&in, &out, &n};
+    snprintf(alone, sizeof alone, "%.*s", (int)(end - alone_source), alone_source);
+    if (CHECK_CU(gpu_test_load_source(&module, alone, "tree_sum.cu")) &&
+        CHECK_CU(cuModuleGetFunction(&tree_sum, module, "tree_sum"))) {
+        float in_module = gpu_test_timed(k->tree_sum, N / 512, 1, 512, 1, 0, args);
+        float by_itself = gpu_test_timed(tree_sum, N / 512, 1, 512, 1, 0, args);
+        printf("  tree_sum: %.4f ms in a module of nine kernels, %.4f ms alone\n", in_module,
+               by_itself);
+        CHECK(in_module > 0 && in_module == by_itself);
+        CHECK_CU(cuModuleUnload(module));
+    }
+    cuMemFree(in);
+    cuMemFree(out);
+}
+
+/* cp.async and mbarrier, through inline PTX as cuda_pipeline.h and
+ * cuda::barrier write them. */
+static const char async_source[] =
+    "__device__ unsigned smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
+    "__device__ void bar_init(unsigned b, unsigned count)\n"
+    "{ asm volatile(\"mbarrier.init.shared.b64 [%0], %1;\" :: \"r\"(b), \"r\"(count)); }\n"
+    "__device__ unsigned long long arrive(unsigned b)\n"
+    "{ unsigned long long s;\n"
+    "  asm volatile(\"mbarrier.arrive.shared::cta.b64 %0, [%1];\" : \"=l\"(s) : \"r\"(b) : "
+    "\"memory\");\n"
+    "  return s; }\n"
+    "__device__ unsigned long long arrive_drop(unsigned b)\n"
+    "{ unsigned long long s;\n"
+    "  asm volatile(\"mbarrier.arrive_drop.shared.b64 %0, [%1];\" : \"=l\"(s) : \"r\"(b) : "
+    "\"memory\");\n"
+    "  return s; }\n"
+    "__device__ bool test_wait(unsigned b, unsigned long long s)\n"
+    "{ unsigned done; asm volatile(\"{ .reg .pred p; mbarrier.test_wait.shared.b64 p, [%1], %2;\"\n"
+    "  \" selp.u32 %0, 1, 0, p; }\" : \"=r\"(done) : \"r\"(b), \"l\"(s) : \"memory\"); return "
+    "done; }\n"
+    "__device__ bool try_wait_parity(unsigned b, unsigned parity)\n"
+    "{ unsigned done; asm volatile(\"{ .reg .pred p; mbarrier.try_wait.parity.shared.b64 p, [%1], "
+    "%2;\"\n"
+    "  \" selp.u32 %0, 1, 0, p; }\" : \"=r\"(done) : \"r\"(b), \"r\"(parity) : \"memory\");\n"
+    "  return done; }\n"
+    "/* Each thread copies one float with cp.async (zeros past n), arrives with\n"
+    " * cp.async.mbarrier.arrive.noinc, and waits for phase 0 by parity; the\n"
+    " * block then reverses the tile. */\n"
+    "extern \"C\" __global__ void async_reverse(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float stage[256];\n"
+    "    __shared__ unsigned long long bar;\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    unsigned b = smem(&bar);\n"
+    "    if (threadIdx.x == 0) bar_init(b, blockDim.x);\n"
+    "    __syncthreads();\n"
+    "    const float *from = in + (i < n ? i : 0);\n"
+    "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\"\n"
+    "                 :: \"r\"(smem(&stage[threadIdx.x])), \"l\"(from), \"r\"(i < n ? 4 : 0) : "
+    "\"memory\");\n"
+    "    asm volatile(\"cp.async.commit_group;\");\n"
+    "    asm volatile(\"cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\" :: \"r\"(b) : "
+    "\"memory\");\n"
+    "    while (!try_wait_parity(b, 0)) ;\n"
+    "    asm volatile(\"cp.async.wait_all;\" ::: \"memory\");\n"
+    "    if (i < n) out[i] = stage[blockDim.x - 1 - threadIdx.x];\n"
+    "}\n"
+    "/* Two phases of one mbarrier, arrived at by lane 0 of each warp; the last\n"
+    " * warp leaves after the first (arrive_drop). Each round's values are\n"
+    " * written before the arrival and summed after the wait. */\n"
+    "extern \"C\" __global__ void two_phases(int *out, unsigned long long *pending)\n"
+    "{\n"
+    "    __shared__ unsigned long long bar;\n"
+    "    __shared__ int data[2][32];\n"
+    "    unsigned b = smem(&bar), warp = threadIdx.x / 32, warps = blockDim.x / 32;\n"
+    "    if (threadIdx.x == 0) bar_init(b, warps);\n"
+    "    __syncthreads();\n"
+    "    for (int round = 0; round < 2; round++) {\n"
+    "        if (round == 1 && warp == warps - 1) return;\n"
+    "        unsigned long long state = 0;\n"
+    "        if (threadIdx.x % 32 == 0) {\n"
+    "            data[round][warp] = round * 100 + warp;\n"
+    "            state = round == 0 && warp == warps - 1 ? arrive_drop(b) : arrive(b);\n"
+    "            unsigned count;\n"
+    "            asm volatile(\"mbarrier.pending_count.b64 %0, %1;\" : \"=r\"(count) : "
+    "\"l\"(state));\n"
+    "            if (round == 0 && blockIdx.x == 0) pending[warp] = count;\n"
+    "        }\n"
+    "        state = __shfl_sync(0xffffffff, state, 0);\n"
+    "        while (!test_wait(b, state)) ;\n"
+    "        int sum = 0;\n"
+    "        for (unsigned w = 0; w < warps - round; w++) sum += data[round][w];\n"
+    "        out[(blockIdx.x * 2 + round) * blockDim.x + threadIdx.x] = sum;\n"
+    "    }\n"
+    "}\n";
+
+static void test_async_reverse(CUfunction f, int n)
+{
+    enum { THREADS = 256 };
+    int blocks = (n + THREADS - 1) / THREADS;
+    float *in = malloc((size_t)n * sizeof *in), *out = malloc((size_t)n * sizeof *out);
+    float *want = malloc((size_t)n * sizeof *want);
+    if (!CHECK(in && out && want))
+        return;
+    for (int i = 0; i < n; i++)
+        in[i] = (float)i * 0.5f;
+    for (int i = 0; i < n; i++) {
+        int block = i / THREADS, t = i % THREADS, j = block * THREADS + THREADS - 1 - t;
+        want[i] = j < n ? in[j] : 0.0f; /* past n: the zeros cp.async filled */
+    }
+    CUdeviceptr din = gpu_test_upload(in, (size_t)n * sizeof *in);
+    CUdeviceptr dout = gpu_test_upload(NULL, (size_t)n * sizeof *out);
+    void *args[] = {&din, &dout, &n};
+    if (gpu_test_run(f, (unsigned)blocks, THREADS, args) &&
+        gpu_test_download(out, dout, (size_t)n * sizeof *out))
+        CHECK_SAME(out, want, (size_t)n);
+    cuMemFree(din);
+    cuMemFree(dout);
+    free(in);
+    free(out);
+    free(want);
+}
+
+static void test_two_phases(CUfunction f)
+{
+    enum { BLOCKS = 3, THREADS = 128, WARPS = THREADS / 32 };
+    int out[BLOCKS * 2 * THREADS], want[BLOCKS * 2 * THREADS];
+    unsigned long long pending[WARPS];
+    for (int b = 0; b < BLOCKS; b++)
+        for (int round = 0; round < 2; round++)
+            for (int t = 0; t < THREADS; t++) {
+                int sum = 0, last = t / 32 == WARPS - 1;
+                for (int w = 0; w < WARPS - round; w++)
+                    sum += round * 100 + w;
+                want[(b * 2 + round) * THREADS + t] = round == 1 && last ? -1 : sum;
+            }
+    CUdeviceptr dout = gpu_test_upload(NULL, sizeof out),
+                dpending = gpu_test_upload(NULL, sizeof pending);
+    CHECK_CU(cuMemsetD32(dout, 0xFFFFFFFFu, BLOCKS * 2 * THREADS));
+    void *args[] = {&dout, &dpending};
+    if (gpu_test_run(f, BLOCKS, THREADS, args) && gpu_test_download(out, dout, sizeof out) &&
+        gpu_test_download(pending, dpending, sizeof pending)) {
+        CHECK_SAME(out, want, (size_t)BLOCKS * 2 * THREADS);
+        /* the state is the barrier before the arrival: 4, 3, 2 and 1 pending */
+        for (int w = 0; w < WARPS; w++)
+            CHECK_EQ(pending[w], (unsigned long long)(WARPS - w));
+    }
+    cuMemFree(dout);
+    cuMemFree(dpending);
+}
+
+static void test_async(void)
+{
+    CUmodule module;
+    CUfunction reverse, phases;
+    if (!CHECK_CU(gpu_test_load_source(&module, async_source, "async.cu")) ||
+        !CHECK_CU(cuModuleGetFunction(&reverse, module, "async_reverse")) ||
+        !CHECK_CU(cuModuleGetFunction(&phases, module, "two_phases")))
+        return;
+    test_async_reverse(reverse, 256 * 7);
+    test_async_reverse(reverse, 1000);
+    test_two_phases(phases);
+    CHECK_CU(cuModuleUnload(module));
+}
+
 static void test_sync_reduce(struct kernels *k, unsigned block)
 {
     enum { BLOCKS = 12 };
@@ -354,7 +577,8 @@ int main(void)
         CHECK_CU(cuModuleGetFunction(&k.tree_sum, k.module, "tree_sum")) &&
         CHECK_CU(cuModuleGetFunction(&k.dyn_scan, k.module, "dyn_scan")) &&
         CHECK_CU(cuModuleGetFunction(&k.both, k.module, "static_and_dynamic")) &&
-        CHECK_CU(cuModuleGetFunction(&k.sync_reduce, k.module, "sync_reduce"))) {
+        CHECK_CU(cuModuleGetFunction(&k.sync_reduce, k.module, "sync_reduce")) &&
+        CHECK_CU(cuModuleGetFunction(&k.count_and_extern, k.module, "count_and_extern"))) {
         test_reverse(&k);
         test_transposes(&k);
         test_matmul(&k, 100, 130, 70);
@@ -366,6 +590,9 @@ int main(void)
         test_dynamic(&k, 1000, 7);
         test_dynamic(&k, 33, 9);
         test_static_and_dynamic(&k);
+        test_static_then_extern(&k);
+        test_per_kernel_shared(&k);
+        test_async();
         test_sync_reduce(&k, 256);
         test_sync_reduce(&k, 100);
         test_sync_reduce(&k, 1024);

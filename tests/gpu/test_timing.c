@@ -134,18 +134,7 @@ static CUfunction kernel(const char *name)
 /* Launches and returns what the events measured (ms). */
 static float timed(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by, void **args)
 {
-    CUevent start, stop;
-    float ms = -1;
-    CHECK_CU(cuEventCreate(&start, 0));
-    CHECK_CU(cuEventCreate(&stop, 0));
-    CHECK_CU(cuEventRecord(start, NULL));
-    CHECK_CU(cuLaunchKernel(f, gx, gy, 1, bx, by, 1, 0, NULL, args, NULL));
-    CHECK_CU(cuEventRecord(stop, NULL));
-    CHECK_CU(cuEventSynchronize(stop));
-    CHECK_CU(cuEventElapsedTime(&ms, start, stop));
-    cuEventDestroy(start);
-    cuEventDestroy(stop);
-    return ms;
+    return gpu_test_timed(f, gx, gy, bx, by, 0, args);
 }
 
 static CUdeviceptr device_floats(size_t n, float value_scale)

@@ -94,6 +94,48 @@ static const char source[] =
 
 /* match.sync and redux.sync, each in a module of its own (so that one the
  * loader refuses fails only its outputs): outputs 15-16 and 17-22. */
+/* warpSize in PTX is the constant WARP_SZ (regression: the loader refused
+ * it, so a textbook warp reduction was an internal_error). */
+static const char warp_size_source[] =
+    "extern \"C\" __global__ void warp_sums(const int *in, int *out, int *size)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x, v = in[i];\n"
+    "    for (int offset = warpSize / 2; offset > 0; offset /= 2)\n"
+    "        v += __shfl_down_sync(0xffffffff, v, offset);\n"
+    "    if (threadIdx.x % warpSize == 0) out[i / warpSize] = v;\n"
+    "    if (i == 0) *size = warpSize;\n"
+    "}\n";
+
+static void test_warp_size(void)
+{
+    enum { THREADS = 128, WARPS = 8 * THREADS / 32 };
+    static int v[WARPS * 32];
+    int sums[WARPS], want[WARPS], size = 0;
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK_CU(gpu_test_load_source(&module, warp_size_source, "warp_size.cu")) ||
+        !CHECK_CU(cuModuleGetFunction(&f, module, "warp_sums")))
+        return;
+    for (int w = 0; w < WARPS; w++) {
+        want[w] = 0;
+        for (int l = 0; l < 32; l++)
+            want[w] += v[w * 32 + l] = (int)(gpu_test_rng() % 1000);
+    }
+    CUdeviceptr dv = gpu_test_upload(v, sizeof v), dsums = gpu_test_upload(NULL, sizeof sums),
+                dsize = gpu_test_upload(NULL, sizeof size);
+    void *args[] = {&dv, &dsums, &dsize};
+    if (gpu_test_run(f, WARPS * 32 / THREADS, THREADS, args) &&
+        gpu_test_download(sums, dsums, sizeof sums) &&
+        gpu_test_download(&size, dsize, sizeof size)) {
+        CHECK_SAME(sums, want, WARPS);
+        CHECK_EQ(size, 32);
+    }
+    cuMemFree(dv);
+    cuMemFree(dsums);
+    cuMemFree(dsize);
+    CHECK_CU(cuModuleUnload(module));
+}
+
 static const char match_source[] =
     "#define FULL 0xffffffffu\n"
     "extern \"C\" __global__ void part(const int *in, long long *out)\n"
@@ -356,6 +398,7 @@ int main(void)
         test_partial(module);
         CHECK_CU(cuModuleUnload(module));
     }
+    test_warp_size();
     for (int p = 0; p < N_PARTS; p++)
         if (parts[p].module != NULL)
             CHECK_CU(cuModuleUnload(parts[p].module));

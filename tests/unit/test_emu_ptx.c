@@ -122,6 +122,103 @@ static void modifiers_are_read_by_operation(void **state)
     ptx_module_free(m);
 }
 
+/* "::" qualifiers stay inside a modifier ("shared::cta", "L2::128B"), while
+ * a label's single ':' still ends it; cp.async and mbarrier read their
+ * forms and addresses. */
+static void qualified_modifiers_and_async_forms_are_read(void **state)
+{
+    (void)state;
+    struct ptx_module *m = parse_ok(HEADER ".entry k()\n{\n"
+                                           "  .reg .pred %p<2>;\n"
+                                           "  .reg .b32 %r<4>;\n"
+                                           "  .reg .b64 %rd<3>;\n"
+                                           "$L__top:\n"
+                                           "  mbarrier.arrive.shared::cta.b64 %rd1, [%r1];\n"
+                                           "  ld.global.L2::128B.u32 %r2, [%rd2];\n"
+                                           "  cp.async.cg.shared.global [%r1], [%rd2], 16, %r3;\n"
+                                           "  cp.async.mbarrier.arrive.noinc.shared.b64 [%r1];\n"
+                                           "  mbarrier.try_wait.parity.shared.b64 %p1, [%r1], 1;\n"
+                                           "  @!%p1 bra $L__top;\n"
+                                           "  ret;\n}\n");
+    const struct ptx_function *f = function_named(m, "k");
+    assert_int_equal(f->code[0].op, PTX_OP_MBARRIER);
+    assert_int_equal(f->code[0].cmp, PTX_MBAR_ARRIVE);
+    assert_int_equal(f->code[0].space, PTX_SPACE_SHARED);
+    assert_int_equal(f->code[1].op, PTX_OP_LD);
+    assert_int_equal(f->code[2].cmp, PTX_CP_COPY);
+    assert_int_equal(f->code[2].o[1].kind, PTX_OPD_ADDR);
+    assert_int_equal(f->code[3].cmp, PTX_CP_ARRIVE);
+    assert_true(f->code[3].flags & PTX_F_NOINC);
+    assert_true(f->code[4].flags & PTX_F_PARITY);
+    assert_int_equal(f->code[5].target, 0);
+    assert_true(f->uses_barrier); /* a wait makes the block's warps take turns */
+    ptx_module_free(m);
+    assert_parse_error(HEADER
+                       ".entry k()\n{\n  .reg .b32 %r<2>;\n  mbarrier.shared.b64 [%r1];\n}\n",
+                       "'mbarrier' without a form", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b32 %r<2>;\n"
+                              "  cp.async.bulk.shared.global [%r1], [%r1], 16;\n}\n",
+                       "unsupported modifier '.bulk'", false);
+}
+
+/* Function addresses are constants outside any memory; initializers that
+ * name a variable become relocations; an indirect call keeps its register
+ * and its .callprototype, whose parameters the arguments must fit. */
+static void function_pointers_and_address_initializers_are_read(void **state)
+{
+    (void)state;
+    struct ptx_module *m =
+        parse_ok(HEADER ".func (.param .b32 r) twice(.param .b32 x)\n{\n  ret;\n}\n"
+                        ".global .align 8 .u64 ops[2] = {twice, 0};\n"
+                        ".global .align 4 .b8 data[16];\n"
+                        ".global .align 8 .u64 where = generic(data)+8;\n"
+                        ".common .global .align 8 .u64 _ZN08NumbaEnv1k;\n"
+                        ".entry k()\n{\n"
+                        "  .reg .b32 %r<2>;\n"
+                        "  .reg .b64 %rd<2>;\n"
+                        "  mov.u64 %rd1, twice;\n"
+                        "  {\n"
+                        "  .param .b32 a;\n"
+                        "  .param .b32 r;\n"
+                        "  proto : .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+                        "  call (r), %rd1, (a), proto;\n"
+                        "  }\n"
+                        "  ret;\n}\n");
+    const struct ptx_function *twice = function_named(m, "twice"), *k = function_named(m, "k");
+    uint64_t address;
+    assert_true(twice->address_taken);
+    assert_int_equal(k->code[0].o[1].kind, PTX_OPD_IMM);
+    assert_int_equal((uint64_t)k->code[0].o[1].imm,
+                     ptx_function_address((int)(twice - m->functions)));
+    memcpy(&address, m->variables[0].init, 8);
+    assert_int_equal(address, ptx_function_address((int)(twice - m->functions)));
+    assert_int_equal(m->n_relocs, 1);
+    assert_int_equal(m->variables[3].space, PTX_SPACE_GLOBAL); /* .common: numba's env pointer */
+    assert_int_equal(m->variables[3].size, 8);
+    assert_int_equal(m->relocs[0].variable, 2);
+    assert_int_equal(m->relocs[0].target, 1);
+    assert_int_equal(m->relocs[0].addend, 8);
+    const struct ptx_insn *call = &k->code[1];
+    assert_int_equal(call->op, PTX_OP_CALL);
+    assert_true(call->flags & PTX_F_INDIRECT);
+    assert_int_equal(call->o[0].kind, PTX_OPD_REG);
+    assert_int_equal(m->n_prototypes, 1);
+    assert_int_equal(m->prototypes[call->target].n_params, 1);
+    ptx_module_free(m);
+    assert_parse_error(HEADER ".global .align 4 .b8 data[4];\n.global .u32 p = data;\n",
+                       "the address of 'data' needs a 64-bit element", false);
+    assert_parse_error(HEADER ".shared .align 4 .b8 s[4];\n.global .u64 p = s;\n", "'s' is shared",
+                       false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b64 %rd<2>;\n"
+                              "  { .param .b64 a; proto : .callprototype _ (.param .b32 _);\n"
+                              "    call %rd1, (a), nothing; }\n}\n",
+                       "'nothing' is not a .callprototype", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b64 %rd<2>;\n"
+                              "  { .param .b8 a; proto : .callprototype _ (.param .b64 _);\n"
+                              "    call %rd1, (a), proto; }\n}\n",
+                       "argument 1 of the call to proto does not fit", false);
+}
+
 static void unsupported_constructs_name_their_line(void **state)
 {
     (void)state;
@@ -142,6 +239,11 @@ static void unsupported_constructs_name_their_line(void **state)
                        false);
     assert_parse_error(HEADER ".global .texref t;\n", "references were removed in CUDA 12", false);
     assert_parse_error(HEADER ".entry k()\n{\n  ret;\n", "no closing '}'", false);
+    /* the CUDA line: of the main source, where a header's code was inlined */
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b32 %r<2>;\n"
+                              "  .loc 6 177 3, function_name $L__info, inlined_at 1 35 5\n"
+                              "  frobnicate.b32 %r1;\n}\n",
+                       "unsupported instruction 'frobnicate.b32' (source line 35)", false);
     assert_parse_error(HEADER ".entry k()\n{\n  .reg .f16 %h<2>;\n  add.f16 %h1, %h0, %h0;\n}\n",
                        "does not support 'add' on this type", false);
 }
@@ -256,8 +358,12 @@ static void parameter_spaces_cannot_wrap(void **state)
                        "'big' takes the local memory past 524288 bytes", false);
     assert_parse_error(HEADER ".entry k(.param .b8 p[70000])\n{\n  ret;\n}\n",
                        "'p' takes the parameters past 65536 bytes", false);
-    assert_parse_error(HEADER ".shared .b8 s1[1073741000];\n.shared .b8 s2[4096];\n",
-                       "'s2' takes shared memory past", false);
+    assert_parse_error(HEADER ".shared .b32 s1[268435457];\n", "'s1' takes shared memory past",
+                       false);
+    assert_parse_error(HEADER ".shared .b8 s1[1073741000];\n.shared .b8 s2[4096];\n"
+                              ".entry k()\n{\n  .reg .b32 %r<2>;\n  st.shared.b32 [s1], %r1;\n"
+                              "  st.shared.b32 [s2], %r1;\n}\n",
+                       "a kernel's shared variables, with 's2', take more than", false);
     /* an argument smaller than the callee's parameter */
     assert_parse_error(HEADER CALLEE ".entry k()\n{\n"
                                      "  { .param .b8 a; call.uni give, (a); }\n}\n",
@@ -351,12 +457,14 @@ static void variables_functions_and_calls_are_laid_out(void **state)
                         "  call.uni (retval0), twice, (param0);\n"
                         "  ld.param.b32 %r2, [retval0];\n"
                         "  }\n"
+                        "  st.shared.b32 [tile+96], %r2;\n"
                         "  ret;\n}\n");
     assert_int_equal(m->n_variables, 3);
     assert_int_equal(m->variables[0].init[7], 8);
-    assert_int_equal(m->static_shared_bytes, 100);
-    assert_int_equal(m->dynamic_shared_offset, 112);
     const struct ptx_function *k = function_named(m, "k");
+    assert_int_equal(k->static_shared_bytes, 100);
+    assert_int_equal(k->dynamic_shared_offset, 112);
+    assert_false(k->uses_dynamic_shared);
     const struct ptx_insn *call = &k->code[1];
     assert_int_equal(call->op, PTX_OP_CALL);
     assert_string_equal(m->functions[call->target].name, "twice");
@@ -366,11 +474,76 @@ static void variables_functions_and_calls_are_laid_out(void **state)
     ptx_module_free(m);
 }
 
+/* Each kernel gets the shared variables it and its callees use, laid out
+ * from 0 in declaration order; a variable keeps one offset for the module;
+ * the extern array starts after the largest static size among its users
+ * (regression: every kernel was charged the module's total, and the extern
+ * array started past the block's end when static memory was not a multiple
+ * of 16). */
+static void shared_memory_is_laid_out_per_kernel(void **state)
+{
+    (void)state;
+    struct ptx_module *m = parse_ok(HEADER ".shared .align 8 .b8 common[8];\n"
+                                           ".extern .shared .align 16 .b8 dyn[];\n"
+                                           ".func helper()\n{\n"
+                                           "  .shared .align 4 .b8 helper_tile[64];\n"
+                                           "  .reg .b32 %r<2>;\n"
+                                           "  st.shared.b32 [helper_tile], %r1;\n"
+                                           "  ret;\n}\n"
+                                           ".entry big()\n{\n"
+                                           "  .shared .align 4 .b8 big_tile[32768];\n"
+                                           "  .reg .b32 %r<2>;\n"
+                                           "  st.shared.b32 [big_tile], %r1;\n"
+                                           "  ret;\n}\n"
+                                           ".entry small()\n{\n"
+                                           "  .shared .align 4 .b8 small_tile[128];\n"
+                                           "  .reg .b32 %r<2>;\n"
+                                           "  st.shared.b32 [small_tile], %r1;\n"
+                                           "  ret;\n}\n"
+                                           ".entry mixed()\n{\n"
+                                           "  .shared .align 4 .b8 count[4];\n"
+                                           "  .reg .b32 %r<2>;\n"
+                                           "  st.shared.b32 [common], %r1;\n"
+                                           "  st.shared.b32 [count], %r1;\n"
+                                           "  st.shared.b32 [dyn], %r1;\n"
+                                           "  call.uni helper, ();\n"
+                                           "  ret;\n}\n"
+                                           ".entry dynamic_only()\n{\n"
+                                           "  .reg .b32 %r<2>;\n"
+                                           "  st.shared.b32 [dyn+4], %r1;\n"
+                                           "  ret;\n}\n");
+    const struct ptx_function *big = function_named(m, "big"), *small = function_named(m, "small"),
+                              *mixed = function_named(m, "mixed"),
+                              *dynamic_only = function_named(m, "dynamic_only");
+    assert_int_equal(big->static_shared_bytes, 32768);
+    assert_int_equal(small->static_shared_bytes, 128);
+    assert_false(small->uses_dynamic_shared);
+    /* common at 0, helper_tile (the callee's) at 8, count at 72 */
+    assert_int_equal(mixed->static_shared_bytes, 76);
+    assert_true(mixed->uses_dynamic_shared);
+    assert_int_equal(mixed->dynamic_shared_offset, 80);
+    assert_int_equal(dynamic_only->static_shared_bytes, 0);
+    assert_int_equal(dynamic_only->dynamic_shared_offset, 80); /* the array's one offset */
+    for (int v = 0; v < m->n_variables; v++) {
+        const struct ptx_variable *var = &m->variables[v];
+        if (strcmp(var->name, "big_tile") == 0 || strcmp(var->name, "small_tile") == 0 ||
+            strcmp(var->name, "common") == 0)
+            assert_int_equal(var->address, 0);
+        if (strcmp(var->name, "helper_tile") == 0)
+            assert_int_equal(var->address, 8);
+        if (strcmp(var->name, "dyn") == 0)
+            assert_int_equal(var->address, 80);
+    }
+    ptx_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernel_parameters_and_instructions_are_decoded),
         cmocka_unit_test(modifiers_are_read_by_operation),
+        cmocka_unit_test(qualified_modifiers_and_async_forms_are_read),
+        cmocka_unit_test(function_pointers_and_address_initializers_are_read),
         cmocka_unit_test(unsupported_constructs_name_their_line),
         cmocka_unit_test(texture_instructions_are_decoded),
         cmocka_unit_test(source_lines_stay_in_the_program),
@@ -378,6 +551,7 @@ int main(void)
         cmocka_unit_test(branches_reconverge_at_their_post_dominator),
         cmocka_unit_test(only_registers_read_before_written_start_at_zero),
         cmocka_unit_test(variables_functions_and_calls_are_laid_out),
+        cmocka_unit_test(shared_memory_is_laid_out_per_kernel),
     };
     return cmocka_run_group_tests_name("emu_ptx", tests, NULL, NULL);
 }

@@ -1,0 +1,401 @@
+/*
+ * Loading code as programs built with nvcc and runtimes such as numba do:
+ * fatbinaries holding PTX (nvcc -fatbin -arch=compute_90, compressed with
+ * Zstandard as nvcc does by default, with LZ4, or not at all, and one with
+ * PTX for three architectures, of which each device takes the newest it
+ * runs) through cuModuleLoadData, cuModuleLoadFatBinary and its wrapper,
+ * cuModuleLoad from a file, and the JIT linker cuLink* with its log
+ * buffers; then what is refused and why (cubins, damaged fatbinaries,
+ * linking two modules that call each other), and the error paths.
+ *
+ * The fatbinaries are fatbin_fixtures.h (tests/gpu/fixtures/make_fatbins.sh).
+ * Written against cuda.h and NVRTC only; see gpu_test.h.
+ */
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fatbin_fixtures.h"
+#include "gpu_test.h"
+
+#define N        1000
+#define LOG_SIZE 2048
+
+static const char kernel_source[] = "extern \"C\" __global__ void scale(float *x, float a, int n)\n"
+                                    "{\n"
+                                    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                    "    if (i < n) x[i] *= a;\n"
+                                    "}\n";
+
+/* Device functions nobody calls: a library the kernel leaves alone. */
+static const char helper_source[] = "extern \"C\" __device__ float unused_helper(float x)\n"
+                                    "{ return x * 3.0f; }\n";
+
+/* A kernel that calls a function of another module, and that module. */
+static const char caller_source[] = "extern \"C\" __device__ float twice(float x);\n"
+                                    "extern \"C\" __global__ void call(float *x)\n"
+                                    "{ x[threadIdx.x] = twice(x[threadIdx.x]); }\n";
+static const char callee_source[] = "extern \"C\" __device__ float twice(float x)\n"
+                                    "{ return 2.0f * x; }\n";
+
+static const char *const relocatable[] = {"-rdc=true"};
+
+/* Runs `scale` of `module` on 1..N by 2 and checks it doubled them. */
+static void check_scale(CUmodule module)
+{
+    CUfunction f;
+    if (!CHECK_CU(cuModuleGetFunction(&f, module, "scale")))
+        return;
+    float host[N], want[N];
+    for (int i = 0; i < N; i++) {
+        host[i] = (float)i;
+        want[i] = 2.0f * (float)i;
+    }
+    CUdeviceptr d = gpu_test_upload(host, sizeof host);
+    float a = 2.0f;
+    int n = N;
+    void *args[] = {&d, &a, &n};
+    if (d != 0 && gpu_test_run(f, (N + 127) / 128, 128, args) &&
+        gpu_test_download(host, d, sizeof host))
+        CHECK_SAME(host, want, N);
+}
+
+static int ptx_target(CUmodule module)
+{
+    CUfunction f;
+    int target = -1;
+    if (CHECK_CU(cuModuleGetFunction(&f, module, "scale")))
+        CHECK_CU(cuFuncGetAttribute(&target, CU_FUNC_ATTRIBUTE_PTX_VERSION, f));
+    return target;
+}
+
+/* ------------------------------------------------------------ fatbinaries */
+
+static void load_fatbin(const unsigned char *image, int want_target)
+{
+    CUmodule module;
+    if (!CHECK_CU(cuModuleLoadData(&module, image)))
+        return;
+    CHECK_EQ(ptx_target(module), want_target);
+    check_scale(module);
+    CHECK_CU(cuModuleUnload(module));
+}
+
+/* What nvcc puts around an embedded fatbinary (fatbinary_section.h). */
+struct fatbin_wrapper {
+    int magic;
+    int version;
+    const void *data;
+    void *filename_or_fatbins;
+};
+
+/* A load that must fail with `want` and a log line containing `says`. */
+static void check_refused(const void *image, CUresult want, const char *says)
+{
+    char log[LOG_SIZE] = "";
+    CUmodule module;
+    CHECK_CU_IS(gpu_test_load_ptx_log(&module, image, log, sizeof log), want);
+    if (!CHECK(strstr(log, says) != NULL))
+        fprintf(stderr, "  the log says: %s\n", log);
+}
+
+static void test_fatbins(void)
+{
+    load_fatbin(fatbin_zstd, 90);
+    load_fatbin(fatbin_lz4, 90);
+    load_fatbin(fatbin_plain, 90);
+    load_fatbin(fatbin_multi, 90); /* compute_80, _90 and _100: the H100 takes 90 */
+    struct fatbin_wrapper wrapper = {0x466243B1, 1, fatbin_zstd, NULL};
+    CUmodule module;
+    if (CHECK_CU(cuModuleLoadFatBinary(&module, &wrapper))) {
+        check_scale(module);
+        CHECK_CU(cuModuleUnload(module));
+    }
+    if (CHECK_CU(cuModuleLoadFatBinary(&module, fatbin_lz4)))
+        CHECK_CU(cuModuleUnload(module));
+    CHECK_CU_IS(cuModuleLoadFatBinary(NULL, fatbin_zstd), CUDA_ERROR_INVALID_VALUE);
+    check_refused(fatbin_cubin, CUDA_ERROR_NO_BINARY_FOR_GPU, "only cubins");
+
+    unsigned char damaged[sizeof fatbin_zstd];
+    memcpy(damaged, fatbin_zstd, sizeof damaged);
+    damaged[0x70] ^= 0x5a; /* inside the compressed PTX */
+    CUmodule m = NULL;
+    CUresult rc = cuModuleLoadData(&m, damaged);
+    CHECK(rc != CUDA_SUCCESS); /* refused, never a crash */
+    memcpy(damaged, fatbin_zstd, sizeof damaged);
+    damaged[0x18] = 0xff; /* the entry's payload runs past the fatbinary */
+    check_refused(damaged, CUDA_ERROR_INVALID_IMAGE, "damaged");
+    memcpy(damaged, fatbin_zstd, sizeof damaged);
+    damaged[0x17] = 0x7f; /* the entry's header runs past it (found by fuzz_emu_fatbin) */
+    check_refused(damaged, CUDA_ERROR_INVALID_IMAGE, "damaged");
+    memcpy(damaged, fatbin_zstd, sizeof damaged);
+    damaged[0x48] += 1; /* one byte more than the PTX unpacks to */
+    check_refused(damaged, CUDA_ERROR_INVALID_IMAGE, "does not unpack");
+    CHECK_CU(cuCtxSynchronize()); /* none of that is sticky */
+}
+
+/* --------------------------------------------------- other devices */
+
+static void child_a100(void)
+{
+    CUcontext ctx;
+    CUmodule module;
+    if (gpu_test_start(&ctx) && CHECK_CU(cuModuleLoadData(&module, fatbin_multi)))
+        CHECK_EQ(ptx_target(module), 80); /* the newest PTX an A100 runs */
+}
+
+static void child_t4(void)
+{
+    CUcontext ctx;
+    if (gpu_test_start(&ctx)) /* sm_75: every PTX of the fatbinary is newer */
+        check_refused(fatbin_multi, CUDA_ERROR_NO_BINARY_FOR_GPU, "newer than the device");
+}
+
+/* ------------------------------------------------------------ files */
+
+/* Writes `bytes` of `data` to a new temporary file; its path goes to `path`. */
+static bool write_temp(const void *data, size_t bytes, char *path, size_t size)
+{
+    snprintf(path, size, "/tmp/kgrade-test-modules-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return false;
+    bool ok = write(fd, data, bytes) == (ssize_t)bytes;
+    close(fd);
+    return ok;
+}
+
+static void test_module_load(void)
+{
+    char *ptx = gpu_test_compile(kernel_source, "scale.cu");
+    char path[64];
+    CUmodule module;
+    if (ptx != NULL && CHECK(write_temp(ptx, strlen(ptx), path, sizeof path))) {
+        if (CHECK_CU(cuModuleLoad(&module, path))) {
+            check_scale(module);
+            CHECK_CU(cuModuleUnload(module));
+        }
+        unlink(path);
+    }
+    free(ptx);
+    if (CHECK(write_temp(fatbin_zstd, fatbin_zstd_len, path, sizeof path))) {
+        if (CHECK_CU(cuModuleLoad(&module, path))) {
+            check_scale(module);
+            CHECK_CU(cuModuleUnload(module));
+        }
+        unlink(path);
+    }
+    CHECK_CU_IS(cuModuleLoad(&module, "/nonexistent/kernel.ptx"), CUDA_ERROR_FILE_NOT_FOUND);
+    CHECK_CU_IS(cuModuleLoad(&module, "/tmp"), CUDA_ERROR_FILE_NOT_FOUND); /* a directory */
+    CHECK_CU_IS(cuModuleLoad(NULL, "/tmp/x.ptx"), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuModuleLoad(&module, NULL), CUDA_ERROR_INVALID_VALUE);
+}
+
+/* ------------------------------------------------------------ linking */
+
+struct link_logs {
+    char info[LOG_SIZE];
+    char error[LOG_SIZE];
+    CUjit_option options[4];
+    void *values[4];
+};
+
+static CUresult link_create(struct link_logs *l, CUlinkState *link)
+{
+    memset(l, 0, sizeof *l);
+    CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {l->info, (void *)(uintptr_t)LOG_SIZE, l->error, (void *)(uintptr_t)LOG_SIZE};
+    memcpy(l->options, options, sizeof options);
+    memcpy(l->values, values, sizeof values);
+    return cuLinkCreate(4, l->options, l->values, link);
+}
+
+static CUresult link_add_source(CUlinkState link, const char *source, const char *name, bool rdc)
+{
+    char *ptx = gpu_test_compile_options(source, name, rdc ? 1 : 0, relocatable);
+    if (ptx == NULL)
+        return CUDA_ERROR_INVALID_SOURCE;
+    CUresult rc = cuLinkAddData(link, CU_JIT_INPUT_PTX, ptx, strlen(ptx) + 1, name, 0, NULL, NULL);
+    free(ptx);
+    return rc;
+}
+
+/* Completes `link` and loads what it made; checks `scale` when asked. */
+static void link_load(CUlinkState link, bool scale)
+{
+    void *image = NULL;
+    size_t size = 0;
+    if (!CHECK_CU(cuLinkComplete(link, &image, &size)))
+        return;
+    CHECK(image != NULL && size == strlen(image) + 1);
+    CUmodule module;
+    if (!CHECK_CU(cuModuleLoadData(&module, image)))
+        return;
+    if (scale)
+        check_scale(module);
+    CHECK_CU(cuModuleUnload(module));
+}
+
+static void test_link_one(void)
+{
+    struct link_logs l;
+    CUlinkState link;
+    if (!CHECK_CU(link_create(&l, &link)))
+        return;
+    CHECK_CU(link_add_source(link, kernel_source, "scale.cu", false));
+    link_load(link, true);
+    CHECK_EQ((uintptr_t)l.values[3], 0); /* no error: the error log is empty */
+    CHECK_CU(cuLinkDestroy(link));
+
+    /* The kernel beside a library of helpers it does not call (numba, cupy). */
+    if (!CHECK_CU(link_create(&l, &link)))
+        return;
+    CHECK_CU(link_add_source(link, helper_source, "helpers.cu", true));
+    CHECK_CU(link_add_source(link, kernel_source, "scale.cu", true));
+    link_load(link, true);
+    CHECK(strstr(l.info, "helpers.cu: left out") != NULL);
+    CHECK_EQ((uintptr_t)l.values[1], strlen(l.info) + 1);
+    CHECK_CU(cuLinkDestroy(link));
+
+    /* A fatbinary holding PTX, and a PTX file. */
+    if (!CHECK_CU(link_create(&l, &link)))
+        return;
+    CHECK_CU(cuLinkAddData(link, CU_JIT_INPUT_FATBINARY, (void *)fatbin_lz4, fatbin_lz4_len,
+                           "lz4.fatbin", 0, NULL, NULL));
+    link_load(link, true);
+    CHECK_CU(cuLinkDestroy(link));
+    char *ptx = gpu_test_compile(kernel_source, "scale.cu");
+    char path[64];
+    if (ptx != NULL && CHECK(write_temp(ptx, strlen(ptx), path, sizeof path)) &&
+        CHECK_CU(link_create(&l, &link))) {
+        CHECK_CU(cuLinkAddFile(link, CU_JIT_INPUT_PTX, path, 0, NULL, NULL));
+        link_load(link, true);
+        CHECK_CU(cuLinkDestroy(link));
+        unlink(path);
+    }
+    free(ptx);
+}
+
+/* What cannot be linked: refused with a reason in the error log. */
+static void test_link_refused(void)
+{
+    struct link_logs l;
+    CUlinkState link;
+    void *image;
+    if (!CHECK_CU(link_create(&l, &link)))
+        return;
+    CHECK_CU(link_add_source(link, caller_source, "caller.cu", true));
+    CHECK_CU(link_add_source(link, callee_source, "callee.cu", true));
+    CHECK_CU_IS(cuLinkComplete(link, &image, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    CHECK(strstr(l.error, "caller.cu refers to twice, which callee.cu defines") != NULL);
+    CHECK_EQ((uintptr_t)l.values[3], strlen(l.error) + 1);
+    CHECK_CU(cuLinkDestroy(link));
+
+    if (!CHECK_CU(link_create(&l, &link)))
+        return;
+    CHECK_CU(link_add_source(link, kernel_source, "one.cu", false));
+    CHECK_CU(link_add_source(link, caller_source, "two.cu", true));
+    CHECK_CU_IS(cuLinkComplete(link, &image, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    CHECK(strstr(l.error, "one.cu and two.cu both define kernels") != NULL);
+    CHECK_CU_IS(cuLinkAddData(link, CU_JIT_INPUT_CUBIN, (void *)fatbin_cubin, fatbin_cubin_len,
+                              "k.cubin", 0, NULL, NULL),
+                CUDA_ERROR_NO_BINARY_FOR_GPU);
+    CHECK_CU_IS(cuLinkAddData(link, CU_JIT_INPUT_FATBINARY, (void *)fatbin_cubin, fatbin_cubin_len,
+                              "sm90.fatbin", 0, NULL, NULL),
+                CUDA_ERROR_NO_BINARY_FOR_GPU);
+    CHECK_CU_IS(cuLinkAddData(link, CU_JIT_INPUT_LIBRARY, (void *)fatbin_plain, fatbin_plain_len,
+                              "libcudadevrt.a", 0, NULL, NULL),
+                CUDA_ERROR_NOT_SUPPORTED);
+    CHECK_CU_IS(cuLinkAddData(link, CU_JIT_INPUT_NVVM, (void *)fatbin_plain, fatbin_plain_len,
+                              "k.ltoir", 0, NULL, NULL),
+                CUDA_ERROR_NOT_SUPPORTED);
+    CHECK(strstr(l.error, "libcudadevrt.a: the virtual GPU links PTX") != NULL);
+    CHECK_CU_IS(cuLinkAddFile(link, CU_JIT_INPUT_PTX, "/nonexistent.ptx", 0, NULL, NULL),
+                CUDA_ERROR_FILE_NOT_FOUND);
+    CHECK(strstr(l.error, "/nonexistent.ptx: cannot be read") != NULL);
+    CHECK_CU(cuLinkDestroy(link));
+}
+
+/* A log never runs past the size the caller gave. */
+static void test_link_log_bounds(void)
+{
+    struct {
+        char error[16];
+        char canary[16];
+    } small;
+    memset(&small, 'x', sizeof small);
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {small.error, (void *)(uintptr_t)sizeof small.error};
+    CUlinkState link;
+    if (!CHECK_CU(cuLinkCreate(2, options, values, &link)))
+        return;
+    CHECK_CU_IS(cuLinkAddData(link, CU_JIT_INPUT_LIBRARY, (void *)fatbin_plain, 8,
+                              "a-long-library-name.a", 0, NULL, NULL),
+                CUDA_ERROR_NOT_SUPPORTED);
+    CHECK_EQ(strlen(small.error), sizeof small.error - 1);
+    CHECK_EQ((uintptr_t)values[1], sizeof small.error);
+    CHECK(small.canary[0] == 'x' && small.canary[15] == 'x');
+    CHECK_CU(cuLinkDestroy(link));
+}
+
+static void test_link_errors(void)
+{
+    CUlinkState link = NULL;
+    CUjit_option bad[] = {CU_JIT_NUM_OPTIONS};
+    void *bad_values[] = {NULL};
+    CHECK_CU_IS(cuLinkCreate(0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuLinkCreate(2, NULL, NULL, &link), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuLinkCreate(1, bad, bad_values, &link), CUDA_ERROR_INVALID_VALUE);
+    CUmodule module;
+    CHECK_CU_IS(cuModuleLoadDataEx(&module, fatbin_zstd, 1, bad, bad_values),
+                CUDA_ERROR_INVALID_VALUE);
+    if (!CHECK_CU(cuLinkCreate(0, NULL, NULL, &link)))
+        return;
+    void *image;
+    char text[] = "not PTX";
+    CHECK_CU_IS(cuLinkComplete(link, &image, NULL), CUDA_ERROR_INVALID_VALUE); /* no input */
+    CHECK_CU_IS(cuLinkComplete(link, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuLinkAddData(link, CU_JIT_INPUT_PTX, NULL, 8, "x", 0, NULL, NULL),
+                CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuLinkAddData(link, CU_JIT_INPUT_PTX, text, 0, "x", 0, NULL, NULL),
+                CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuLinkAddData(link, CU_JIT_INPUT_PTX, text, 3, "x", 0, NULL, NULL),
+                CUDA_ERROR_INVALID_PTX); /* no terminator within its size */
+    CHECK_CU_IS(cuLinkAddData(link, (CUjitInputType)99, text, sizeof text, "x", 0, NULL, NULL),
+                CUDA_ERROR_INVALID_VALUE);
+    CUjit_option log_option[] = {CU_JIT_ERROR_LOG_BUFFER};
+    CHECK_CU_IS(
+        cuLinkAddData(link, CU_JIT_INPUT_PTX, text, sizeof text, "x", 1, log_option, bad_values),
+        CUDA_ERROR_INVALID_VALUE); /* logs belong to cuLinkCreate */
+    CHECK_CU_IS(cuLinkAddData(link, CU_JIT_INPUT_PTX, text, sizeof text, "x", 1, NULL, NULL),
+                CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuLinkAddFile(link, CU_JIT_INPUT_PTX, NULL, 0, NULL, NULL),
+                CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU(cuLinkDestroy(link));
+    CHECK_CU_IS(cuLinkDestroy(link), CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU_IS(cuLinkAddData(link, CU_JIT_INPUT_PTX, text, sizeof text, "x", 0, NULL, NULL),
+                CUDA_ERROR_INVALID_HANDLE);
+    CHECK_CU_IS(cuLinkComplete(link, &image, NULL), CUDA_ERROR_INVALID_HANDLE);
+    int bogus_storage[16] = {0};
+    CHECK_CU_IS(cuLinkDestroy((CUlinkState)(void *)bogus_storage), CUDA_ERROR_INVALID_HANDLE);
+    /* A link the program forgets is freed with its context. */
+    CHECK_CU(cuLinkCreate(0, NULL, NULL, &link));
+}
+
+int main(void)
+{
+    gpu_test_in_child("a100", child_a100);
+    gpu_test_in_child("t4", child_t4);
+    CUcontext ctx;
+    if (!gpu_test_start(&ctx))
+        return gpu_test_summary();
+    test_fatbins();
+    test_module_load();
+    test_link_one();
+    test_link_refused();
+    test_link_log_bounds();
+    test_link_errors();
+    CHECK_CU(cuCtxDestroy(ctx));
+    return gpu_test_summary();
+}

@@ -1,0 +1,110 @@
+"""Tests of grader/numba_compile.py, kgrade's Numba front end: the course's
+kernels compile to PTX without a GPU, and a student's mistakes come back
+as compile errors at their line or as refusals that say what is expected.
+
+Run with Debian's python3 (python3-numba): python3 -m unittest discover
+-s tests/numba (tests/run-tests.sh's numba section)."""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "grader"))
+import numba_compile  # noqa: E402
+
+ARRAYS3 = "void(float32[::1], float32[::1], float32[::1])"
+
+HIDDEN_LAYER = """\
+import math
+from numba import cuda
+
+@cuda.jit
+def hidden_layer(greyscales, weights, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = math.tanh(greyscales[i] / 255.0 * weights[i])
+"""
+
+
+def compile_one(source, name="hidden_layer", signature=ARRAYS3):
+    return numba_compile.compile_request({
+        "source": source, "file_name": "kernel.py", "cc": [9, 0],
+        "cuda_home": os.environ.get("CUDA_HOME_FOR_TESTS", "/usr/local/cuda"),
+        "kernels": [{"name": name, "signature": signature}]})
+
+
+class CompilesTheCourseKernels(unittest.TestCase):
+    def test_a_cuda_jit_kernel_becomes_ptx_with_its_entry(self):
+        result = compile_one(HIDDEN_LAYER)
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        ptx, entry = result["ptx"]["hidden_layer"], result["entries"]["hidden_layer"]
+        self.assertTrue(".target sm_90" in ptx, "not for sm_90")
+        self.assertTrue(".visible .entry " + entry in ptx, "no entry " + entry)
+        self.assertIn("hidden_layer", entry)
+        self.assertTrue(".loc\t1 8" in ptx, "no line of the kernel's body")  # errors at Python lines
+        # numba's ABI: 7 parameters per 1-D array (meminfo, parent, nitems,
+        # itemsize, data, shape, stride)
+        header = ptx[ptx.index(".visible .entry"):ptx.index(")", ptx.index(".visible .entry"))]
+        self.assertEqual(header.count(".param"), 21)
+
+    def test_a_cuda_vectorize_ufunc_compiles_numbas_elementwise_kernel(self):
+        source = ("import math\nfrom numba import vectorize\n"
+                  "@vectorize(['float32(float32, float32)'], target='cuda')\n"
+                  "def hidden_layer(g, w):\n    return math.tanh(g / 255.0 * w)\n")
+        result = compile_one(source)
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        self.assertTrue("__vectorized_hidden_layer" in result["entries"]["hidden_layer"],
+                        result["entries"]["hidden_layer"])
+
+    def test_float64_atomic_add_needs_no_driver(self):
+        source = ("from numba import cuda\n@cuda.jit\ndef total(x, out, unused):\n"
+                  "    i = cuda.grid(1)\n    if i < x.shape[0]:\n"
+                  "        cuda.atomic.add(out, 0, x[i])\n")
+        result = compile_one(source, "total", "void(float64[::1], float64[::1], float64[::1])")
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        self.assertTrue("atom.add.f64" in result["ptx"]["total"], "no atom.add.f64")
+
+
+class SaysWhatIsWrong(unittest.TestCase):
+    def test_a_syntax_error_is_a_compile_error_at_its_line(self):
+        result = compile_one("from numba import cuda\n\n@cuda.jit\ndef hidden_layer(a, b, c)\n")
+        self.assertEqual(result["status"], "compile_error")
+        self.assertEqual(result["line"], 4)
+
+    def test_a_typing_error_is_a_compile_error_at_its_line(self):
+        source = ("from numba import cuda\n@cuda.jit\ndef hidden_layer(g, w, out):\n"
+                  "    i = cuda.grid(1)\n    out[i] = 'text'\n")
+        result = compile_one(source)
+        self.assertEqual(result["status"], "compile_error")
+        self.assertEqual(result.get("line"), 5, result)
+
+    def test_an_exception_at_import_is_a_compile_error_at_its_line(self):
+        result = compile_one("from numba import cuda\nx = 1 / 0\n")
+        self.assertEqual(result["status"], "compile_error")
+        self.assertEqual(result["line"], 2)
+        self.assertIn("division by zero", result["message"])
+
+    def test_a_missing_kernel_is_refused_with_its_name(self):
+        result = compile_one("from numba import cuda\n")
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("no 'hidden_layer'", result["message"])
+
+    def test_a_plain_function_is_refused_with_the_decorators_to_use(self):
+        result = compile_one("def hidden_layer(a, b, c):\n    pass\n")
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("@cuda.jit", result["message"])
+
+    def test_an_unknown_numba_version_is_said(self):
+        import numba
+        saved = numba.__version__
+        numba.__version__ = "9.99.0"
+        try:
+            result = compile_one(HIDDEN_LAYER)
+        finally:
+            numba.__version__ = saved
+        self.assertEqual(result["status"], "internal_error")
+        self.assertIn("9.99.0", result["message"])
+
+
+if __name__ == "__main__":
+    unittest.main()
