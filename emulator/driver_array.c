@@ -16,7 +16,8 @@
  * Texels are laid out row by row, slice by slice, layer by layer with no
  * padding (a GPU tiles them in an opaque block-linear layout; nothing a
  * program sees depends on it). Descriptors are checked as the real driver
- * checks them: extents for each kind of array within the device's limits,
+ * checks them: extents for each kind of array within the device's limits
+ * (its CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE* and SURFACE* attributes),
  * formats and channel counts, flags; block-compressed and video formats,
  * sparse and deferred-mapping arrays are not supported
  * (CUDA_ERROR_NOT_SUPPORTED).
@@ -59,51 +60,105 @@ static CUresult array_format(const CUDA_ARRAY3D_DESCRIPTOR *d, struct emu_texel_
     return known ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
 }
 
-static bool within(size_t v, size_t max)
+/* The kinds of array a descriptor makes (cuArray3DCreate's documentation). */
+enum array_kind {
+    ARRAY_1D,
+    ARRAY_2D,
+    ARRAY_3D,
+    ARRAY_1D_LAYERED,
+    ARRAY_2D_LAYERED,
+    ARRAY_CUBEMAP,
+    ARRAY_CUBEMAP_LAYERED,
+    ARRAY_GATHER, /* 2D, with CUDA_ARRAY3D_TEXTURE_GATHER */
+    ARRAY_KINDS   /* none: extents and flags that make no array */
+};
+
+#define T(name) CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE##name
+#define S(name) CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE##name
+/* Each kind's largest width, height and depth (layers), as device
+ * attributes (0: the extent must be 0), for a texture and, when the array
+ * is made for surfaces, for a surface too: cuda.h's table. */
+static const CUdevice_attribute array_limits[ARRAY_KINDS][2][3] = {
+    [ARRAY_1D] = {{T(1D_WIDTH), 0, 0}, {S(1D_WIDTH), 0, 0}},
+    [ARRAY_2D] = {{T(2D_WIDTH), T(2D_HEIGHT), 0}, {S(2D_WIDTH), S(2D_HEIGHT), 0}},
+    [ARRAY_3D] = {{T(3D_WIDTH), T(3D_HEIGHT), T(3D_DEPTH)},
+                  {S(3D_WIDTH), S(3D_HEIGHT), S(3D_DEPTH)}},
+    [ARRAY_1D_LAYERED] = {{T(1D_LAYERED_WIDTH), 0, T(1D_LAYERED_LAYERS)},
+                          {S(1D_LAYERED_WIDTH), 0, S(1D_LAYERED_LAYERS)}},
+    [ARRAY_2D_LAYERED] = {{T(2D_LAYERED_WIDTH), T(2D_LAYERED_HEIGHT), T(2D_LAYERED_LAYERS)},
+                          {S(2D_LAYERED_WIDTH), S(2D_LAYERED_HEIGHT), S(2D_LAYERED_LAYERS)}},
+    [ARRAY_CUBEMAP] = {{T(CUBEMAP_WIDTH), T(CUBEMAP_WIDTH), 0},
+                       {S(CUBEMAP_WIDTH), S(CUBEMAP_WIDTH), 0}},
+    [ARRAY_CUBEMAP_LAYERED] = {{T(CUBEMAP_LAYERED_WIDTH), T(CUBEMAP_LAYERED_WIDTH),
+                                T(CUBEMAP_LAYERED_LAYERS)},
+                               {S(CUBEMAP_LAYERED_WIDTH), S(CUBEMAP_LAYERED_WIDTH),
+                                S(CUBEMAP_LAYERED_LAYERS)}},
+    [ARRAY_GATHER] = {{T(2D_GATHER_WIDTH), T(2D_GATHER_HEIGHT), 0}, {S(2D_WIDTH), S(2D_HEIGHT), 0}},
+};
+/* A 3D array may instead be within these. */
+static const CUdevice_attribute alternate_3d[3] = {T(3D_WIDTH_ALTERNATE), T(3D_HEIGHT_ALTERNATE),
+                                                   T(3D_DEPTH_ALTERNATE)};
+#undef T
+#undef S
+
+static enum array_kind array_kind_of(const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
-    return v >= 1 && v <= max;
+    bool layered = d->Flags & CUDA_ARRAY3D_LAYERED;
+    if (d->Flags & CUDA_ARRAY3D_CUBEMAP)
+        return layered ? ARRAY_CUBEMAP_LAYERED : ARRAY_CUBEMAP;
+    if (layered)
+        return d->Height == 0 ? ARRAY_1D_LAYERED : ARRAY_2D_LAYERED;
+    if (d->Height == 0)
+        return d->Depth == 0 ? ARRAY_1D : ARRAY_KINDS;
+    if (d->Depth == 0)
+        return d->Flags & CUDA_ARRAY3D_TEXTURE_GATHER ? ARRAY_GATHER : ARRAY_2D;
+    return d->Flags & CUDA_ARRAY3D_TEXTURE_GATHER ? ARRAY_KINDS : ARRAY_3D;
 }
 
-/* The extents of a layered or cubemap array; fills the image's shape. */
-static bool array_layered_shape(const CUDA_ARRAY3D_DESCRIPTOR *d, struct emu_image *image)
+/* Each extent in [1, its limit], or 0 where there is no limit; a cubemap's
+ * depth is checked apart (6 faces a cube). */
+static bool extents_within(const CUDA_ARRAY3D_DESCRIPTOR *d, const CUdevice_attribute limit[3],
+                           bool cubemap)
 {
-    bool cubemap = d->Flags & CUDA_ARRAY3D_CUBEMAP, layered = d->Flags & CUDA_ARRAY3D_LAYERED;
-    image->layered = layered;
-    image->cubemap = cubemap;
-    image->layers = (uint32_t)d->Depth;
-    image->dims = d->Height == 0 ? 1 : 2;
-    if (cubemap)
-        return d->Height != 0 && d->Width == d->Height &&
-               within(d->Width, TEXTURE_CUBEMAP_WIDTH_MAX) &&
-               (layered ? d->Depth % CUBEMAP_FACES == 0 && within(d->Depth, TEXTURE_LAYERS_MAX)
-                        : d->Depth == CUBEMAP_FACES);
-    return within(d->Width, TEXTURE_LAYERED_WIDTH_MAX) &&
-           (d->Height == 0 || within(d->Height, TEXTURE_LAYERED_WIDTH_MAX)) &&
-           within(d->Depth, TEXTURE_LAYERS_MAX);
+    const size_t extent[3] = {d->Width, d->Height, d->Depth};
+    for (int i = 0; i < 3; i++) {
+        if (i == 2 && cubemap && limit[i] == 0)
+            continue;
+        bool ok = limit[i] == 0 ? extent[i] == 0
+                                : extent[i] >= 1 && extent[i] <= (size_t)driver_attribute(limit[i]);
+        if (!ok)
+            return false;
+    }
+    return true;
 }
 
-/* The array's shape from its descriptor, within the device's limits. */
-static bool array_shape(const CUDA_ARRAY3D_DESCRIPTOR *d, struct emu_image *image)
+/* The descriptor makes an array of `kind` the device allows. */
+static bool array_fits(const CUDA_ARRAY3D_DESCRIPTOR *d, enum array_kind kind)
 {
+    bool cubemap = kind == ARRAY_CUBEMAP || kind == ARRAY_CUBEMAP_LAYERED;
+    if (cubemap && (d->Width != d->Height || d->Depth % CUBEMAP_FACES != 0 ||
+                    (kind == ARRAY_CUBEMAP && d->Depth != CUBEMAP_FACES)))
+        return false;
+    bool texture = extents_within(d, array_limits[kind][0], cubemap) ||
+                   (kind == ARRAY_3D && extents_within(d, alternate_3d, false));
+    bool surface = !(d->Flags & CUDA_ARRAY3D_SURFACE_LDST) ||
+                   extents_within(d, array_limits[kind][1], cubemap);
+    return texture && surface;
+}
+
+/* The image's shape: layers for the layered kinds, depth for 3D. */
+static void array_shape(const CUDA_ARRAY3D_DESCRIPTOR *d, enum array_kind kind,
+                        struct emu_image *image)
+{
+    bool layered = kind == ARRAY_1D_LAYERED || kind == ARRAY_2D_LAYERED || kind == ARRAY_CUBEMAP ||
+                   kind == ARRAY_CUBEMAP_LAYERED;
     image->width = (uint32_t)d->Width;
     image->height = d->Height ? (uint32_t)d->Height : 1;
-    image->depth = 1;
-    image->layers = 1;
-    if (d->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP))
-        return d->Depth != 0 && array_layered_shape(d, image);
-    bool surface = d->Flags & CUDA_ARRAY3D_SURFACE_LDST;
-    if (d->Height == 0 && d->Depth == 0) {
-        image->dims = 1;
-        return within(d->Width, surface ? SURFACE_1D_WIDTH_MAX : TEXTURE_1D_WIDTH_MAX);
-    }
-    if (d->Depth == 0) {
-        image->dims = 2;
-        return within(d->Width, TEXTURE_2D_WIDTH_MAX) && within(d->Height, TEXTURE_2D_HEIGHT_MAX);
-    }
-    image->dims = 3;
-    image->depth = (uint32_t)d->Depth;
-    return !(d->Flags & CUDA_ARRAY3D_TEXTURE_GATHER) && within(d->Width, TEXTURE_3D_EXTENT_MAX) &&
-           within(d->Height, TEXTURE_3D_EXTENT_MAX) && within(d->Depth, TEXTURE_3D_EXTENT_MAX);
+    image->depth = kind == ARRAY_3D ? (uint32_t)d->Depth : 1;
+    image->layers = layered ? (uint32_t)d->Depth : 1;
+    image->dims = d->Height == 0 ? 1 : kind == ARRAY_3D ? 3 : 2;
+    image->layered = layered;
+    image->cubemap = kind == ARRAY_CUBEMAP || kind == ARRAY_CUBEMAP_LAYERED;
 }
 
 static CUresult array_describe(const CUDA_ARRAY3D_DESCRIPTOR *d, struct emu_image *image)
@@ -116,12 +171,13 @@ static CUresult array_describe(const CUDA_ARRAY3D_DESCRIPTOR *d, struct emu_imag
     CUresult rc = array_format(d, &image->format);
     if (rc != CUDA_SUCCESS)
         return rc;
-    bool gather = d->Flags & CUDA_ARRAY3D_TEXTURE_GATHER;
-    if (!array_shape(d, image) || (gather && (image->dims != 2 || image->layered)))
+    enum array_kind kind = array_kind_of(d);
+    if (kind == ARRAY_KINDS || !array_fits(d, kind))
         return CUDA_ERROR_INVALID_VALUE;
+    array_shape(d, kind, image);
     image->kind = EMU_IMAGE_ARRAY;
     image->surface = d->Flags & CUDA_ARRAY3D_SURFACE_LDST;
-    image->gather = gather;
+    image->gather = kind == ARRAY_GATHER;
     image->flags = d->Flags;
     emu_image_layout(image, 0);
     return CUDA_SUCCESS;

@@ -9,14 +9,12 @@
  * (texture_objects.c) under the handle the kernel receives. Descriptors
  * are checked as cuda.h documents: the resource live and of this context,
  * linear and pitched memory aligned to CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT
- * (pitches to TEXTURE_PITCH_ALIGNMENT), inside one allocation and within
- * the device's extents, address and filter modes and flags known, reserved
- * flags zero, a surface's array made with CUDA_ARRAY3D_SURFACE_LDST;
- * anything else is CUDA_ERROR_INVALID_VALUE. A resource view may pick
- * layers and reinterpret the texel format at the same texel size;
- * block-compressed views get CUDA_ERROR_NOT_SUPPORTED. Mipmapped arrays do
- * not exist here (cuMipmappedArrayCreate is not implemented), so no
- * mipmapped resource is valid.
+ * (pitches to CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT), inside one
+ * allocation and within the device's extents (its attributes), address and filter modes and flags
+ * known, reserved flags zero, a surface's array made with CUDA_ARRAY3D_SURFACE_LDST; anything else
+ * is CUDA_ERROR_INVALID_VALUE. A resource view may pick layers and reinterpret the texel format at
+ * the same texel size; block-compressed views get CUDA_ERROR_NOT_SUPPORTED. Mipmapped arrays do not
+ * exist here (cuMipmappedArrayCreate is not implemented), so no mipmapped resource is valid.
  *
  * Seamless cubemap filtering is taken as clamping at the faces' edges.
  */
@@ -43,7 +41,7 @@ static bool memory_format(CUarray_format format, unsigned channels, struct emu_t
 static CUresult image_allocated(struct CUctx_st *ctx, struct emu_image *image)
 {
     struct emu_range range;
-    if (image->base % TEXTURE_ALIGNMENT != 0 ||
+    if (image->base % (uint64_t)driver_attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT) != 0 ||
         !emu_memory_find(ctx->memory, image->base, image->span, &range))
         return CUDA_ERROR_INVALID_VALUE;
     image->allocation = range.serial;
@@ -56,7 +54,8 @@ static CUresult linear_image(struct CUctx_st *ctx, const CUDA_RESOURCE_DESC *r,
     if (!memory_format(r->res.linear.format, r->res.linear.numChannels, &image->format))
         return CUDA_ERROR_INVALID_VALUE;
     size_t width = r->res.linear.sizeInBytes / image->format.bytes;
-    if (width == 0 || width > TEXTURE_LINEAR_WIDTH_MAX)
+    if (width == 0 ||
+        width > (size_t)driver_attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH))
         return CUDA_ERROR_INVALID_VALUE;
     image->kind = EMU_IMAGE_LINEAR;
     image->dims = 1;
@@ -74,9 +73,14 @@ static CUresult pitch2d_image(struct CUctx_st *ctx, const CUDA_RESOURCE_DESC *r,
         return CUDA_ERROR_INVALID_VALUE;
     size_t width = r->res.pitch2D.width, height = r->res.pitch2D.height;
     size_t pitch = r->res.pitch2D.pitchInBytes;
-    if (width == 0 || width > TEXTURE_PITCH2D_WIDTH_MAX || height == 0 ||
-        height > TEXTURE_PITCH2D_HEIGHT_MAX || pitch % TEXTURE_PITCH_ALIGNMENT != 0 ||
-        pitch > TEXTURE_PITCH2D_PITCH_MAX || pitch < width * image->format.bytes)
+    size_t alignment = (size_t)driver_attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT);
+    if (width == 0 ||
+        width > (size_t)driver_attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH) ||
+        height == 0 ||
+        height > (size_t)driver_attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT) ||
+        pitch % alignment != 0 ||
+        pitch > (size_t)driver_attribute(CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH) ||
+        pitch < width * image->format.bytes)
         return CUDA_ERROR_INVALID_VALUE;
     image->kind = EMU_IMAGE_PITCH2D;
     image->dims = 2;

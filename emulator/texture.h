@@ -32,24 +32,7 @@
 
 #include "emu.h"
 
-/* Limits of the modeled GPUs (an H100's, cuDeviceGetAttribute's
- * CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE* and SURFACE* figures). Extents are
- * in texels, layers in layers. */
-#define TEXTURE_ALIGNMENT          512 /* linear and pitch2D resources' base */
-#define TEXTURE_PITCH_ALIGNMENT    32  /* pitch2D resources' pitch */
-#define TEXTURE_1D_WIDTH_MAX       131072u
-#define TEXTURE_2D_WIDTH_MAX       131072u
-#define TEXTURE_2D_HEIGHT_MAX      65536u
-#define TEXTURE_3D_EXTENT_MAX      16384u
-#define TEXTURE_LAYERED_WIDTH_MAX  32768u
-#define TEXTURE_LAYERS_MAX         2048u
-#define TEXTURE_CUBEMAP_WIDTH_MAX  32768u
-#define TEXTURE_LINEAR_WIDTH_MAX   268435456u /* texels of a linear resource */
-#define TEXTURE_PITCH2D_WIDTH_MAX  131072u
-#define TEXTURE_PITCH2D_HEIGHT_MAX 65000u
-#define TEXTURE_PITCH2D_PITCH_MAX  2097120u /* bytes */
-#define SURFACE_1D_WIDTH_MAX       32768u
-#define CUBEMAP_FACES              6
+#define CUBEMAP_FACES 6
 
 /* ---------------------------------------------------------------- texels */
 
