@@ -75,6 +75,35 @@ static inline CUsurfObject gpu_test_array_surface(CUarray a)
     return CHECK_CU(cuSurfObjectCreate(&s, &r)) ? s : 0;
 }
 
+/* The handles the fault cases of texture and surface objects use. */
+enum gpu_test_handle {
+    GPU_TEST_LIVE,            /* an object over a 4 x 4 float array */
+    GPU_TEST_MADE_UP,         /* 999: never created */
+    GPU_TEST_DESTROYED,       /* destroyed before the launch */
+    GPU_TEST_ARRAY_DESTROYED, /* its array destroyed before the launch */
+    GPU_TEST_OTHER_KIND,      /* a surface for a texture, a texture for a surface */
+};
+
+/* A handle of a texture object (`surface` 0) or a surface object, as `h`
+ * says. */
+static inline unsigned long long gpu_test_handle_of(enum gpu_test_handle h, int surface)
+{
+    if (h == GPU_TEST_MADE_UP)
+        return 999;
+    int kind = h == GPU_TEST_OTHER_KIND ? !surface : surface;
+    CUarray a =
+        gpu_test_array(4, 4, 0, CU_AD_FORMAT_FLOAT, 1, kind ? CUDA_ARRAY3D_SURFACE_LDST : 0);
+    unsigned long long o = a == NULL ? 0
+                           : kind    ? gpu_test_array_surface(a)
+                                     : gpu_test_array_texture(a, CU_TR_ADDRESS_MODE_CLAMP,
+                                                              CU_TR_FILTER_MODE_POINT, 0, NULL);
+    if (h == GPU_TEST_DESTROYED)
+        CHECK_CU(kind ? cuSurfObjectDestroy(o) : cuTexObjectDestroy(o));
+    if (h == GPU_TEST_ARRAY_DESTROYED)
+        CHECK_CU(cuArrayDestroy(a));
+    return o;
+}
+
 /* The virtual GPU's account of the last fault, or an empty message on
  * another driver. */
 static inline struct kgemu_fault gpu_test_last_fault(void)
@@ -86,6 +115,33 @@ static inline struct kgemu_fault gpu_test_last_fault(void)
     if (fault_of != NULL)
         fault_of(&fault);
     return fault;
+}
+
+/* A fault case, in a context of its own (a fault is sticky): loads `ptx`,
+ * launches `kernel` on one thread with a handle of `h` (of a surface object
+ * when `surface`) and the ints x and y, and expects `code` and, on the
+ * virtual GPU, a message that has `words`. */
+static inline void gpu_test_handle_fault(const char *ptx, const char *kernel,
+                                         enum gpu_test_handle h, int surface, int x, int y,
+                                         CUresult code, const char *words)
+{
+    CUcontext ctx;
+    CUdevice dev;
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK_CU(cuDeviceGet(&dev, 0)) || !CHECK_CU(cuCtxCreate(&ctx, NULL, 0, dev)))
+        return;
+    if (CHECK_CU(gpu_test_load_ptx(&module, ptx, kernel)) &&
+        CHECK_CU(cuModuleGetFunction(&f, module, kernel))) {
+        unsigned long long handle = gpu_test_handle_of(h, surface);
+        void *args[] = {&handle, &x, &y};
+        CHECK_CU(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+        CHECK_CU_IS(cuCtxSynchronize(), code);
+        struct kgemu_fault fault = gpu_test_last_fault();
+        if (gpu_test_is_virtual() && !CHECK(strstr(fault.message, words) != NULL))
+            fprintf(stderr, "  the message was: %s\n", fault.message);
+    }
+    CHECK_CU(cuCtxDestroy(ctx));
 }
 
 #endif

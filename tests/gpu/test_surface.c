@@ -235,92 +235,28 @@ static void test_reduce_and_query(const struct kernels *k)
 
 /* ---------------------------------------------------------------- faults */
 
-/* What a fault case makes: the handle `poke` writes through, and where. */
-struct poke_case {
-    CUsurfObject (*arrange)(void);
-    int x, y;
-    CUresult code;
-    const char *words;
-};
-
-/* A 4 × 4 float surface. */
-static CUsurfObject small_surface(CUarray *a)
-{
-    *a = gpu_test_array(4, 4, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SURFACE_LDST);
-    return *a ? gpu_test_array_surface(*a) : 0;
-}
-
-static CUsurfObject live_surface(void)
-{
-    CUarray a;
-    return small_surface(&a);
-}
-
-static CUsurfObject made_up_surface(void)
-{
-    return 999;
-}
-
-static CUsurfObject destroyed_surface(void)
-{
-    CUarray a;
-    CUsurfObject s = small_surface(&a);
-    CHECK_CU(cuSurfObjectDestroy(s));
-    return s;
-}
-
-static CUsurfObject surface_of_destroyed_array(void)
-{
-    CUarray a;
-    CUsurfObject s = small_surface(&a);
-    CHECK_CU(cuArrayDestroy(a));
-    return s;
-}
-
-static CUsurfObject texture_instead(void)
-{
-    CUarray a = gpu_test_array(4, 4, 0, CU_AD_FORMAT_FLOAT, 1, 0);
-    return a ? gpu_test_array_texture(a, CU_TR_ADDRESS_MODE_CLAMP, CU_TR_FILTER_MODE_POINT, 0, NULL)
-             : 0;
-}
-
-/* In a context of its own (a fault is sticky). */
-static void check_poke(const struct poke_case *c)
-{
-    CUcontext ctx;
-    CUdevice dev;
-    struct kernels k;
-    if (!CHECK_CU(cuDeviceGet(&dev, 0)) || !CHECK_CU(cuCtxCreate(&ctx, NULL, 0, dev)))
-        return;
-    if (load(&k)) {
-        CUsurfObject s = c->arrange();
-        int x = c->x, y = c->y;
-        void *args[] = {&s, &x, &y};
-        CHECK_CU(cuLaunchKernel(k.poke, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
-        CHECK_CU_IS(cuCtxSynchronize(), c->code);
-        struct kgemu_fault fault = gpu_test_last_fault();
-        if (gpu_test_is_virtual() && !CHECK(strstr(fault.message, c->words) != NULL))
-            fprintf(stderr, "  the message was: %s\n", fault.message);
-    }
-    CHECK_CU(cuCtxDestroy(ctx));
-}
-
 static void test_faults(void)
 {
-    static const struct poke_case cases[] = {
-        {live_surface, 16, 0, CUDA_ERROR_ILLEGAL_ADDRESS,
-         "x = 16 bytes, y = 0, z = 0, layer 0 "
-         "of surface object 1, outside its 4 x "
-         "4 x 1 texels of 4 bytes"},
-        {live_surface, 0, -1, CUDA_ERROR_ILLEGAL_ADDRESS, "boundary mode trap"},
-        {live_surface, 2, 0, CUDA_ERROR_MISALIGNED_ADDRESS, "which is not a multiple of 4"},
-        {made_up_surface, 0, 0, CUDA_ERROR_ILLEGAL_ADDRESS, "surface object 999, which is no live"},
-        {destroyed_surface, 0, 0, CUDA_ERROR_ILLEGAL_ADDRESS, "which is no live surface object"},
-        {surface_of_destroyed_array, 0, 0, CUDA_ERROR_ILLEGAL_ADDRESS, "was freed"},
-        {texture_instead, 0, 0, CUDA_ERROR_ILLEGAL_ADDRESS, "which takes a surface object"},
+    static const struct {
+        enum gpu_test_handle handle;
+        int x, y;
+        CUresult code;
+        const char *words;
+    } cases[] = {
+        {GPU_TEST_LIVE, 16, 0, CUDA_ERROR_ILLEGAL_ADDRESS,
+         "x = 16 bytes, y = 0, z = 0, layer 0 of surface object 1, outside its 4 x 4 x 1 texels "
+         "of 4 bytes"},
+        {GPU_TEST_LIVE, 0, -1, CUDA_ERROR_ILLEGAL_ADDRESS, "boundary mode trap"},
+        {GPU_TEST_LIVE, 2, 0, CUDA_ERROR_MISALIGNED_ADDRESS, "which is not a multiple of 4"},
+        {GPU_TEST_MADE_UP, 0, 0, CUDA_ERROR_ILLEGAL_ADDRESS,
+         "surface object 999, which is no live"},
+        {GPU_TEST_DESTROYED, 0, 0, CUDA_ERROR_ILLEGAL_ADDRESS, "which is no live surface object"},
+        {GPU_TEST_ARRAY_DESTROYED, 0, 0, CUDA_ERROR_ILLEGAL_ADDRESS, "was freed"},
+        {GPU_TEST_OTHER_KIND, 0, 0, CUDA_ERROR_ILLEGAL_ADDRESS, "which takes a surface object"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        check_poke(&cases[i]);
+        gpu_test_handle_fault(ptx, "poke", cases[i].handle, 1, cases[i].x, cases[i].y,
+                              cases[i].code, cases[i].words);
 }
 
 /* ---------------------------------------------------------- error paths */

@@ -74,6 +74,9 @@ static const char source[] =
     "    out[3 * i + 2] = tex2D<float4>(t, p[i].x, p[i].y, &resident);\n"
     "    if (!resident) out[3 * i + 2].x = -1.0f;\n"
     "}\n"
+    "__device__ float sink;\n"
+    "extern \"C\" __global__ void peek(cudaTextureObject_t t, int x, int y)\n"
+    "{ sink = tex2D<float>(t, x + 0.5f, y + 0.5f); }\n"
     "extern \"C\" __global__ void query(cudaTextureObject_t t, int *out)\n"
     "{\n"
     "    asm(\"txq.width.b32 %0, [%1];\" : \"=r\"(out[0]) : \"l\"(t));\n"
@@ -747,74 +750,20 @@ static void test_query(const struct kernels *k)
 
 /* ------------------------------------------------------------------ faults */
 
-/* In a context of its own (a fault is sticky): `arrange` makes a texture
- * handle and may spoil it; fetching through it must fault with
- * CUDA_ERROR_ILLEGAL_ADDRESS and a message that has `words`. */
-static void check_fault(CUtexObject (*arrange)(void), const char *words)
-{
-    CUcontext ctx;
-    CUdevice dev;
-    struct kernels k;
-    if (!CHECK_CU(cuDeviceGet(&dev, 0)) || !CHECK_CU(cuCtxCreate(&ctx, NULL, 0, dev)))
-        return;
-    if (load(&k)) {
-        CUtexObject t = arrange();
-        float p[4] = {0.5f, 0.5f, 0, 0};
-        CUdeviceptr dp = gpu_test_upload(p, sizeof p), out = gpu_test_upload(NULL, 16);
-        int n = 1;
-        void *args[] = {&t, &dp, &out, &n};
-        CHECK_CU(cuLaunchKernel(k.fetch2d, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
-        CHECK_CU_IS(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
-        if (gpu_test_is_virtual()) {
-            struct kgemu_fault fault = gpu_test_last_fault();
-            if (!CHECK(strstr(fault.message, words) != NULL))
-                fprintf(stderr, "  the message was: %s\n", fault.message);
-        }
-    }
-    CHECK_CU(cuCtxDestroy(ctx));
-}
-
-static CUtexObject made_up_handle(void)
-{
-    return 12345;
-}
-
-static CUtexObject small_texture(CUarray *array)
-{
-    *array = gpu_test_array(2, 2, 0, CU_AD_FORMAT_FLOAT, 1, 0);
-    return *array ? gpu_test_array_texture(*array, CU_TR_ADDRESS_MODE_CLAMP,
-                                           CU_TR_FILTER_MODE_POINT, 0, NULL)
-                  : 0;
-}
-
-static CUtexObject destroyed_texture(void)
-{
-    CUarray a;
-    CUtexObject t = small_texture(&a);
-    CHECK_CU(cuTexObjectDestroy(t));
-    return t;
-}
-
-static CUtexObject texture_of_destroyed_array(void)
-{
-    CUarray a;
-    CUtexObject t = small_texture(&a);
-    CHECK_CU(cuArrayDestroy(a));
-    return t;
-}
-
-static CUtexObject surface_instead(void)
-{
-    CUarray a = gpu_test_array(2, 2, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SURFACE_LDST);
-    return a ? gpu_test_array_surface(a) : 0;
-}
-
 static void test_faults(void)
 {
-    check_fault(made_up_handle, "texture object 12345, which is no live texture object");
-    check_fault(destroyed_texture, "which is no live texture object");
-    check_fault(texture_of_destroyed_array, "was freed while the object still named it");
-    check_fault(surface_instead, "which takes a texture object");
+    static const struct {
+        enum gpu_test_handle handle;
+        const char *words;
+    } cases[] = {
+        {GPU_TEST_MADE_UP, "texture object 999, which is no live texture object"},
+        {GPU_TEST_DESTROYED, "which is no live texture object"},
+        {GPU_TEST_ARRAY_DESTROYED, "was freed while the object still named it"},
+        {GPU_TEST_OTHER_KIND, "which takes a texture object"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        gpu_test_handle_fault(ptx, "peek", cases[i].handle, 0, 0, 0, CUDA_ERROR_ILLEGAL_ADDRESS,
+                              cases[i].words);
 }
 
 /* ---------------------------------------------------------- error paths */
