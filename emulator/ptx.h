@@ -163,6 +163,15 @@ enum ptx_atom_op {
 
 enum ptx_shfl_mode { PTX_SHFL_UP, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX };
 
+/* Modifier flags of the half-precision instructions (half.h), beside the
+ * PTX_F_* below. */
+enum {
+    PTX_F_RELU = 1u << 24,        /* fma, cvt: a negative result gives +0 */
+    PTX_F_NAN = 1u << 25,         /* min, max .NaN: a NaN input gives NaN */
+    PTX_F_XORSIGN_ABS = 1u << 26, /* min, max .xorsign.abs: |a| and |b|, the signs' xor */
+    PTX_F_SATFINITE = 1u << 27,   /* cvt: saturate to finite values */
+};
+
 /* What unit of an SM issues an instruction (the timing model's classes). */
 enum ptx_issue_class {
     PTX_CLASS_FP32,    /* f32 arithmetic and comparisons */
@@ -470,5 +479,14 @@ void ptx_each_row(const struct ptx_operand *o, bool with_address_base,
                   void (*visit)(void *ctx, uint32_t row), void *ctx);
 
 const char *ptx_op_name(enum ptx_op op);
+
+/* The operations the half-precision arithmetic computes on .f16, .bf16 and
+ * their pairs (half.h; ex2 and tanh in their .approx forms). */
+static inline bool ptx_is_half_arithmetic(enum ptx_op op)
+{
+    return op == PTX_OP_ADD || op == PTX_OP_SUB || op == PTX_OP_MUL || op == PTX_OP_FMA ||
+           op == PTX_OP_MIN || op == PTX_OP_MAX || op == PTX_OP_NEG || op == PTX_OP_ABS ||
+           op == PTX_OP_EX2 || op == PTX_OP_TANH;
+}
 
 #endif

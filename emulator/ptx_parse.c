@@ -125,6 +125,7 @@ enum ptx_type ptx_type_of(const char *word, size_t len)
         {".u64", PTX_U64},       {".s8", PTX_S8},   {".s16", PTX_S16},     {".s32", PTX_S32},
         {".s64", PTX_S64},       {".f16", PTX_F16}, {".f16x2", PTX_F16X2}, {".bf16", PTX_BF16},
         {".bf16x2", PTX_BF16X2}, {".f32", PTX_F32}, {".f64", PTX_F64},     {".pred", PTX_PRED},
+        {".tf32", PTX_TF32},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (strlen(types[i].name) == len && memcmp(types[i].name, word, len) == 0)
