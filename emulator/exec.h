@@ -220,6 +220,10 @@ void half_convert(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a, c
                   uint32_t mask);
 uint64_t half_atomic_add(void *p, uint64_t operand, enum ptx_type type);
 
+/* wmma.c: wmma.load, wmma.store and wmma.mma for the warp (the lanes of
+ * `mask` load, store and receive results); false after recording a fault. */
+bool wmma_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
+
 /* builtins.c: vprintf, malloc, free, __assertfail for the lanes of `mask`. */
 bool builtin_call(struct warp *w, struct frame *f, const struct ptx_insn *insn,
                   const struct ptx_function *callee, uint32_t mask);

@@ -1674,6 +1674,8 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     case PTX_OP_MATCH: /* d[|p], a, membermask */
         exec_match(f, insn, s, o[1].kind == PTX_OPD_PRED ? src(w, f, &o[2], s->b) : a, m);
         return true;
+    case PTX_OP_WMMA:
+        return wmma_execute(w, f, insn, m);
     case PTX_OP_MEMBAR:
     case PTX_OP_FENCE:
     case PTX_OP_PREFETCH:

@@ -160,6 +160,8 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
     enum ptx_op op = (enum ptx_op)insn->op;
     char dotted[WORD_MAX + 2];
     snprintf(dotted, sizeof dotted, ".%s", word);
+    if (op == PTX_OP_WMMA && ptx_wmma_modifier(insn, word))
+        return true;
     enum ptx_type t = ptx_type_of(dotted, strlen(dotted));
     if (t != PTX_TYPE_NONE) {
         set_type(insn, t);
@@ -549,7 +551,8 @@ static bool parse_operand(struct ptx_parser *ps, struct ptx_token t, struct ptx_
 }
 
 /* The type immediates of operand `i` take: cvt's source is the second type;
- * shifts and bfe/bfi positions, shfl lanes, selp's predicate are 32-bit. */
+ * shifts and bfe/bfi positions, shfl lanes, selp's predicate, wmma's stride
+ * are 32-bit. */
 static enum ptx_type operand_type(const struct ptx_insn *insn, int i)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
@@ -558,7 +561,7 @@ static enum ptx_type operand_type(const struct ptx_insn *insn, int i)
     if ((op == PTX_OP_SHL || op == PTX_OP_SHR) && i == 2)
         return PTX_U32;
     if ((op == PTX_OP_BFE && i >= 2) || (op == PTX_OP_BFI && i >= 3) ||
-        (op == PTX_OP_SHFL && i >= 2))
+        (op == PTX_OP_SHFL && i >= 2) || op == PTX_OP_WMMA) /* wmma: the stride */
         return PTX_U32;
     return (enum ptx_type)insn->type;
 }
@@ -938,6 +941,11 @@ static bool half_operation(const struct ptx_insn *insn)
            op == PTX_OP_CVT || op == PTX_OP_MOV || is_memory_op(op);
 }
 
+static bool is_sub_byte(enum ptx_type t)
+{
+    return t == PTX_U4 || t == PTX_S4 || t == PTX_B1;
+}
+
 /* cvt's pairs of types beyond arith_cvt's: f32 to .tf32 and to a pair. */
 static bool cvt_types_supported(enum ptx_type to, enum ptx_type from)
 {
@@ -952,7 +960,7 @@ static bool type_supported(const struct ptx_insn *insn)
     enum ptx_op op = (enum ptx_op)insn->op;
     enum ptx_type t = (enum ptx_type)insn->type, t2 = (enum ptx_type)insn->type2;
     bool cas16 = op == PTX_OP_ATOM && insn->cmp == PTX_ATOM_CAS && t == PTX_B16;
-    if (t == PTX_B128)
+    if (t == PTX_B128 || is_sub_byte(t) || is_sub_byte(t2))
         return false;
     if (op == PTX_OP_CVT)
         return cvt_types_supported(t, t2);
@@ -1058,6 +1066,8 @@ static enum ptx_issue_class issue_class_of(const struct ptx_insn *insn)
     case PTX_OP_CP:
     case PTX_OP_MBARRIER:
         return PTX_CLASS_MEMORY;
+    case PTX_OP_WMMA:
+        return insn->cmp == PTX_WMMA_MMA ? PTX_CLASS_TENSOR : PTX_CLASS_MEMORY;
     case PTX_OP_EX2:
     case PTX_OP_LG2:
     case PTX_OP_SIN:
@@ -1146,7 +1156,8 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
     if (insn.op == PTX_OP_BAR || insn.op == PTX_OP_BARRIER || insn.op == PTX_OP_MBARRIER ||
         insn.op == PTX_OP_NANOSLEEP)
         ps->fn->uses_barrier = true;
-    if (insn.op != PTX_OP_CALL && !validate(ps, &insn, opcode.line))
+    if (insn.op == PTX_OP_WMMA ? !ptx_wmma_validate(ps, &insn, opcode.line)
+                               : insn.op != PTX_OP_CALL && !validate(ps, &insn, opcode.line))
         return false;
     insn.issue_class = (uint8_t)issue_class_of(&insn);
     return append(ps, &insn);

@@ -34,7 +34,10 @@ enum ptx_type {
     PTX_F32,
     PTX_F64,
     PTX_PRED,
-    PTX_TF32, /* TensorFloat-32, held as an f32 whose low 13 bits are zero (cvt) */
+    PTX_TF32, /* TensorFloat-32, held as an f32 whose low 13 bits are zero (cvt, wmma) */
+    PTX_U4,   /* sub-byte integers and single bits: wmma's packed operands only */
+    PTX_S4,
+    PTX_B1,
     PTX_TYPE_COUNT
 };
 

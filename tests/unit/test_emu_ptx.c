@@ -208,6 +208,81 @@ static void malformed_half_instructions_are_refused(void **state)
                        false);
 }
 
+/* wmma: its operation, shape, layouts and types (mma's two or four, stored
+ * as D, C, A, B) and fragments of up to 8 registers. */
+static void matrix_instructions_are_decoded(void **state)
+{
+    (void)state;
+    struct ptx_module *m =
+        parse_ok(HEADER ".entry k()\n{\n"
+                        "  .reg .b32 %r<30>;\n"
+                        "  .reg .f32 %f<12>;\n"
+                        "  .reg .b64 %rd<3>;\n"
+                        "  wmma.load.a.sync.aligned.col.m16n16k16.global.f16 "
+                        "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1], %r9;\n"
+                        "  wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16 "
+                        "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2, %r3, %r4, %r5, "
+                        "%r6, %r7, %r8}, "
+                        "{%r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18}, {%r21, %r22, %r23, "
+                        "%r24};\n"
+                        "  wmma.mma.sync.aligned.row.row.m16n16k16.f32.bf16.bf16.f32 "
+                        "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2, %r3, %r4}, "
+                        "{%r11, %r12, %r13, %r14}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};\n"
+                        "  wmma.store.d.sync.aligned.row.m8n8k4.f64 [%rd2], {%rd1, %rd2}, 8;\n"
+                        "  wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r1, "
+                        "%r2}, {%r3}, "
+                        "{%r4}, {%r5, %r6};\n"
+                        "  ret;\n}\n");
+    const struct ptx_function *f = function_named(m, "k");
+    const struct ptx_insn *load = &f->code[0], *mma = &f->code[1], *bf16 = &f->code[2];
+    assert_int_equal(load->op, PTX_OP_WMMA);
+    assert_int_equal(load->cmp, PTX_WMMA_LOAD_A);
+    assert_int_equal(load->shape, PTX_WMMA_M16N16K16);
+    assert_int_equal(load->layout, PTX_WMMA_COL);
+    assert_int_equal(load->space, PTX_SPACE_GLOBAL);
+    assert_int_equal(load->o[0].count, 8);
+    assert_int_equal(load->issue_class, PTX_CLASS_MEMORY);
+    assert_int_equal(mma->cmp, PTX_WMMA_MMA);
+    assert_int_equal(mma->layout, PTX_WMMA_COL_B);
+    assert_int_equal(mma->type, PTX_F32);
+    assert_int_equal(mma->type2, PTX_F16);
+    assert_int_equal(mma->type_a, PTX_F16);
+    assert_int_equal(mma->issue_class, PTX_CLASS_TENSOR);
+    assert_int_equal(bf16->type_a, PTX_BF16);
+    assert_int_equal(bf16->type_b, PTX_BF16);
+    assert_int_equal(bf16->type2, PTX_F32);
+    assert_int_equal(f->code[3].cmp, PTX_WMMA_STORE_D);
+    assert_int_equal(f->code[3].o[2].imm, 8); /* a stride is an integer */
+    assert_int_equal(f->code[4].bool_op, PTX_BOOL_AND);
+    ptx_module_free(m);
+}
+
+/* wmma forms the ISA does not have are refused at load, with what is wrong. */
+static void malformed_matrix_instructions_are_refused(void **state)
+{
+    (void)state;
+    assert_parse_error(BODY("wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r2, %r3, %r4}, "
+                            "[%rd1];"),
+                       "wmma.load takes {8 registers}, [address]", false);
+    assert_parse_error(BODY("wmma.load.a.sync.aligned.m16n16k16.f16 {%r1, %r2, %r3, %r4, %r5, "
+                            "%r6, %r7, %r8}, [%rd1];"),
+                       "need one layout", false);
+    assert_parse_error(BODY("wmma.load.a.sync.aligned.row.m16n16k8.f16 {%r1}, [%rd1];"),
+                       "no such fragment", false);
+    assert_parse_error(BODY("wmma.load.a.sync.aligned.col.m8n8k32.s4 {%r1}, [%rd1];"),
+                       "A .row and B .col only", false);
+    assert_parse_error(BODY("wmma.mma.sync.aligned.row.col.m16n16k16.f16.bf16.bf16.f16 {%r1, "
+                            "%r2, "
+                            "%r3, %r4}, {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r1, %r2, "
+                            "%r3, %r4};"),
+                       "accumulators of a type these inputs do not take", false);
+    assert_parse_error(BODY("wmma.mma.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r1, %r2}, "
+                            "{%r3}, {%r4}, {%r5, %r6};"),
+                       ".b1 needs .and.popc", false);
+    assert_parse_error(BODY("wmma.sync.aligned.row.m16n16k16.f16 {%r1}, [%rd1];"),
+                       "wmma needs .load.a", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b1 %b;\n}\n", "sub-byte type", false);
+}
 #undef BODY
 
 /* Function addresses are constants outside any memory; initializers that
@@ -500,6 +575,8 @@ int main(void)
         cmocka_unit_test(function_pointers_and_address_initializers_are_read),
         cmocka_unit_test(half_instructions_are_decoded),
         cmocka_unit_test(malformed_half_instructions_are_refused),
+        cmocka_unit_test(matrix_instructions_are_decoded),
+        cmocka_unit_test(malformed_matrix_instructions_are_refused),
         cmocka_unit_test(unsupported_constructs_name_their_line),
         cmocka_unit_test(parameter_spaces_cannot_wrap),
         cmocka_unit_test(branches_reconverge_at_their_post_dominator),
