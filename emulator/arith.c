@@ -7,13 +7,12 @@
  * SSE control register (MXCSR) says, and the program that loaded the virtual
  * GPU may have changed it (fesetround, feenableexcept, or -ffast-math's
  * start-up code, which sets flush-to-zero and denormals-are-zero). So every
- * function that computes with floats runs inside an fp_scope: it reads MXCSR
- * and, only when that differs from what the operation needs (the rounding
- * mode asked for, no FTZ/DAZ, every trap masked), loads its own and restores
- * the caller's afterwards. In the common case (round to nearest, default
- * environment) that costs one stmxcsr and a compare per call; the directed
- * modes cost two ldmxcsr. Under the right mode the hardware's add, mul, div,
- * sqrt and fma are exactly IEEE (one rounding), so no result is emulated.
+ * function that computes with floats runs inside an fp_scope (fp_env.h),
+ * which loads the MXCSR the operation needs only when the caller's differs:
+ * one stmxcsr and a compare per call in the common case (round to nearest,
+ * default environment); the directed modes cost two ldmxcsr. Under the right
+ * mode the hardware's add, mul, div, sqrt and fma are exactly IEEE (one
+ * rounding), so no result is emulated.
  *
  * cvt rounds by hand instead: every source value is held exactly (a double,
  * or an integer as sign and magnitude) and rounded once to the destination's
@@ -31,13 +30,10 @@
  * (DEFINE_BIT_OPERATIONS).
  */
 #include "arith.h"
+#include "fp_env.h"
 
 #include <math.h>
 #include <string.h>
-
-#if !defined(__x86_64__)
-#error "emulator/arith.c controls the x86-64 MXCSR; port fp_control_read/write first"
-#endif
 
 #define F32_SIGN          UINT32_C(0x80000000)
 #define F32_EXPONENT      UINT32_C(0x7f800000)
@@ -88,76 +84,6 @@ static inline int64_t order_key(bool negative, uint64_t magnitude_bits)
 
 DEFINE_BIT_VIEWS(float, f32, uint32_t, F32_SIGN, F32_EXPONENT, F32_CANONICAL_NAN)
 DEFINE_BIT_VIEWS(double, f64, uint64_t, F64_SIGN, F64_EXPONENT, F64_CANONICAL_NAN)
-
-/* ------------------------------------------------------------- fp scope */
-
-/* MXCSR fields (Intel SDM vol. 1, 10.2.3). */
-#define MXCSR_FLAGS    0x003fu /* sticky exception flags: left as they are */
-#define MXCSR_MASKS    0x1f80u /* exception masks: all set, so nothing traps */
-#define MXCSR_RC_SHIFT 13      /* rounding control; FTZ (bit 15), DAZ (bit 6) end up clear */
-
-static inline uint32_t fp_control_read(void)
-{
-    uint32_t csr;
-    __asm__ volatile("stmxcsr %0" : "=m"(csr) : : "memory");
-    return csr;
-}
-
-static inline void fp_control_write(uint32_t csr)
-{
-    __asm__ volatile("ldmxcsr %0" : : "m"(csr) : "memory");
-}
-
-static inline uint32_t fp_control_for(uint32_t current, enum arith_rounding r)
-{
-    /* MXCSR's rounding-control encoding, indexed by enum arith_rounding. */
-    static const uint32_t rounding_control[4] = {
-        [ARITH_RN] = 0, [ARITH_RZ] = 3, [ARITH_RM] = 1, [ARITH_RP] = 2};
-    return (current & MXCSR_FLAGS) | MXCSR_MASKS | rounding_control[r & 3] << MXCSR_RC_SHIFT;
-}
-
-struct fp_scope {
-    uint32_t caller; /* MXCSR as the caller had it */
-    uint32_t ours;   /* MXCSR while we compute */
-};
-
-static inline struct fp_scope fp_scope_enter(enum arith_rounding r)
-{
-    struct fp_scope s;
-    s.caller = fp_control_read();
-    s.ours = fp_control_for(s.caller, r);
-    if (s.ours != s.caller)
-        fp_control_write(s.ours);
-    return s;
-}
-
-static inline void fp_scope_leave(struct fp_scope s)
-{
-    if (s.ours != s.caller)
-        fp_control_write(s.caller);
-}
-
-/* Pins a value in place: GCC does not see MXCSR as an input of float
- * operations (even with -frounding-math) and could move one across
- * fp_scope_enter/leave. Passing the operands and the result through these
- * empty volatile asms orders the operation between the two. */
-static inline float fp_pin_f32(float x)
-{
-    __asm__ volatile("" : "+x"(x) : : "memory");
-    return x;
-}
-
-static inline double fp_pin_f64(double x)
-{
-    __asm__ volatile("" : "+x"(x) : : "memory");
-    return x;
-}
-
-static inline uint64_t fp_pin_u64(uint64_t x)
-{
-    __asm__ volatile("" : "+r"(x) : : "memory");
-    return x;
-}
 
 /* ------------------------------------------- rounded once: f32 and f64 */
 
@@ -358,6 +284,8 @@ static bool rounds_away(int rest_vs_half, bool inexact, bool kept_is_odd, bool n
         return inexact && negative;
     case ARITH_RP:
         return inexact && !negative;
+    case ARITH_RNA:
+        return rest_vs_half >= 0 && inexact;
     case ARITH_RZ:
     default:
         return false;
@@ -708,6 +636,28 @@ float arith_f16_to_f32(uint16_t h)
 }
 
 /* f rounded into a 16-bit format, in the default environment. */
+/* x rounded into a 16-bit format, in the default environment. */
+static uint16_t f64_narrow(double x, const struct float_format *format, enum arith_rounding r)
+{
+    struct fp_scope s = fp_scope_enter(ARITH_RN);
+    uint32_t bits = format_encode(fp_pin_f64(x), format, r);
+    bits = (uint32_t)fp_pin_u64(bits);
+    fp_scope_leave(s);
+    return (uint16_t)bits;
+}
+
+uint16_t arith_f64_to_f16(double x, enum arith_rounding r)
+{
+    return f64_narrow(x, &F16_FORMAT, r);
+}
+
+uint16_t arith_f64_to_bf16(double x, enum arith_rounding r)
+{
+    return f64_narrow(x, &BF16_FORMAT, r);
+}
+
+/* f rounded into a 16-bit format: widened inside the scope, where a
+ * caller's DAZ cannot flush a subnormal on the way. */
 static uint16_t f32_narrow(float f, const struct float_format *format, enum arith_rounding r)
 {
     struct fp_scope s = fp_scope_enter(ARITH_RN);

@@ -26,10 +26,11 @@
  * rounding a float to an integral value (cvt float→int, or .rni etc. on
  * float→float): .rni .rzi .rmi .rpi, which map to the same four. */
 enum arith_rounding {
-    ARITH_RN, /* to nearest, ties to even */
-    ARITH_RZ, /* toward zero */
-    ARITH_RM, /* toward −∞ */
-    ARITH_RP, /* toward +∞ */
+    ARITH_RN,  /* to nearest, ties to even */
+    ARITH_RZ,  /* toward zero */
+    ARITH_RM,  /* toward −∞ */
+    ARITH_RP,  /* toward +∞ */
+    ARITH_RNA, /* to nearest, ties away from zero (cvt.rna: to .tf32 only) */
 };
 
 /* ------------------------------------------------------------------ f32 */
@@ -125,5 +126,8 @@ float arith_f16_to_f32(uint16_t h);
 uint16_t arith_f32_to_f16(float f, enum arith_rounding r);
 float arith_bf16_to_f32(uint16_t h);
 uint16_t arith_f32_to_bf16(float f, enum arith_rounding r);
+/* Any double rounded once into f16 or bf16 with mode r. */
+uint16_t arith_f64_to_f16(double x, enum arith_rounding r);
+uint16_t arith_f64_to_bf16(double x, enum arith_rounding r);
 
 #endif

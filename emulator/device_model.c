@@ -36,15 +36,19 @@
  * 32 load/store lanes, and L1 serves 128 bytes (4 sectors) a clock; shared
  * memory serves one 32-bank wavefront a clock. A copy reaches about 90 % of
  * the DRAM peak. L2 bandwidth is the measured L2-hit figure. Latencies are
- * the usual microbenchmark figures, rounded. */
+ * the usual microbenchmark figures, rounded (a tensor core's: Sun et al.,
+ * IEEE TPDS 2022). The tensor cores' dense f16 multiply-adds per SM per clock
+ * give the published peaks: H100 SXM 989 TFLOPS = 132 SMs × 2048 × 2 ×
+ * 1.83 GHz, A100 312 = 108 × 1024 × 2 × 1.41 GHz, T4 65 = 40 × 512 × 2 ×
+ * 1.59 GHz. */
 #define SM_LATENCIES                                                                               \
     .latency_alu = 4, .latency_fp64 = 8, .latency_sfu = 20, .latency_shared = 30,                  \
-    .latency_global = 500, .latency_control = 4, .launch_overhead_us = 3.0
+    .latency_global = 500, .latency_control = 4, .latency_tensor = 32, .launch_overhead_us = 3.0
 #define HOPPER_TIMING                                                                              \
     {                                                                                              \
         .fp32_lanes = 128, .fp64_lanes = 64, .int_lanes = 64, .sfu_lanes = 16, .lsu_lanes = 32,    \
-        .l1_sectors_per_clock = 4, .shared_wavefronts_per_clock = 1, .dram_efficiency = 0.9,       \
-        .l2_bytes_per_second = 5.5e12, .atomics_per_second = 1.2e11,                               \
+        .tensor_fmas = 2048, .l1_sectors_per_clock = 4, .shared_wavefronts_per_clock = 1,          \
+        .dram_efficiency = 0.9, .l2_bytes_per_second = 5.5e12, .atomics_per_second = 1.2e11,       \
         .same_address_atomics_per_second = 1.0e9, SM_LATENCIES                                     \
     }
 
@@ -180,6 +184,7 @@ static const struct emu_device_model models[] = {
                    .int_lanes = 64,
                    .sfu_lanes = 16,
                    .lsu_lanes = 32,
+                   .tensor_fmas = 1024,
                    .l1_sectors_per_clock = 4,
                    .shared_wavefronts_per_clock = 1,
                    .dram_efficiency = 0.9,
@@ -230,6 +235,7 @@ static const struct emu_device_model models[] = {
                    .int_lanes = 64,
                    .sfu_lanes = 16,
                    .lsu_lanes = 16,
+                   .tensor_fmas = 512,
                    .l1_sectors_per_clock = 2,
                    .shared_wavefronts_per_clock = 1,
                    .dram_efficiency = 0.85,

@@ -44,6 +44,7 @@ struct emu_timing_constants {
     int int_lanes;
     int sfu_lanes;            /* special-function results (ex2, rsqrt, …) */
     int lsu_lanes;            /* load/store instructions' lanes */
+    int tensor_fmas;          /* dense f16 multiply-adds of the tensor cores */
     int l1_sectors_per_clock; /* 32-byte sectors through L1 per clock */
     int shared_wavefronts_per_clock;
     double dram_efficiency;                 /* the part of peak DRAM bandwidth a copy reaches */
@@ -56,6 +57,7 @@ struct emu_timing_constants {
     int latency_shared; /* a shared-memory access */
     int latency_global; /* a global access that goes to memory */
     int latency_control;
+    int latency_tensor; /* a wmma.mma */
     double launch_overhead_us;
 };
 

@@ -217,6 +217,21 @@ void mem_account(struct warp *w, const struct frame *f, const struct ptx_insn *i
 enum warp_state async_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn,
                               uint32_t mask);
 
+/* interp_half.c: the half-precision arithmetic (half_executes says which
+ * instructions), cvt to .tf32, to a pair and with .relu or .satfinite
+ * (half_converts), and atom.add on a half type's value at p (the old value). */
+bool half_executes(const struct ptx_insn *insn);
+void half_execute(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a, const uint64_t *b,
+                  const uint64_t *c, uint32_t mask);
+bool half_converts(const struct ptx_insn *insn);
+void half_convert(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a, const uint64_t *b,
+                  uint32_t mask);
+uint64_t half_atomic_add(void *p, uint64_t operand, enum ptx_type type);
+
+/* wmma.c: wmma.load, wmma.store and wmma.mma for the warp (the lanes of
+ * `mask` load, store and receive results); false after recording a fault. */
+bool wmma_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
+
 /* builtins.c: vprintf, malloc, free, __assertfail for the lanes of `mask`. */
 bool builtin_call(struct warp *w, struct frame *f, const struct ptx_insn *insn,
                   const struct ptx_function *callee, uint32_t mask);

@@ -14,6 +14,7 @@
  * width it needs, so the bits above never matter.
  */
 #include "exec.h"
+#include "half.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -167,6 +168,19 @@ static enum arith_rounding rounding(const struct ptx_insn *insn)
 
 /* ------------------------------------------------------- arithmetic ops */
 
+/* min/max.f32, with .NaN (a NaN input gives NaN) and .xorsign.abs (of |x|
+ * and |y|, with the sign of x's sign xor y's). */
+static float min_max_f32(enum ptx_op op, float x, float y, uint32_t flags)
+{
+    if ((flags & PTX_F_NAN) && (x != x || y != y))
+        return NAN;
+    bool negative = signbit(x) != signbit(y);
+    if (flags & PTX_F_XORSIGN_ABS)
+        x = fabsf(x), y = fabsf(y);
+    float z = op == PTX_OP_MIN ? arith_min_f32(x, y) : arith_max_f32(x, y);
+    return (flags & PTX_F_XORSIGN_ABS) && negative && z == z ? -z : z;
+}
+
 static void exec_float_binary(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a,
                               const uint64_t *b, uint32_t m)
 {
@@ -188,10 +202,8 @@ static void exec_float_binary(const struct ptx_insn *insn, uint64_t *d, const ui
                 z = r == ARITH_RN ? x * y : arith_mul_f32(x, y, r);
                 break;
             case PTX_OP_MIN:
-                z = arith_min_f32(x, y);
-                break;
             case PTX_OP_MAX:
-                z = arith_max_f32(x, y);
+                z = min_max_f32(op, x, y, fl);
                 break;
             case PTX_OP_COPYSIGN:
                 z = arith_copysign_f32(x, y);
@@ -719,13 +731,36 @@ static bool compare_int(uint64_t x, uint64_t y, int64_t sx, int64_t sy, bool sgn
     }
 }
 
-/* The comparison of setp/set as a mask over the lanes of m. */
+/* The comparison of halves (.f16, .bf16; of a pair, the low ones for part 0,
+ * the high ones for part 1) as a mask over the lanes of m. */
+static uint32_t compare_halves(const struct ptx_insn *insn, enum ptx_type type, const uint64_t *a,
+                               const uint64_t *b, uint32_t m, unsigned part)
+{
+    enum half_format format = half_format_of(type);
+    bool ftz = insn->flags & PTX_F_FTZ;
+    uint32_t r = 0;
+    EACH(m)
+    {
+        uint16_t x = (uint16_t)(a[l] >> (16 * part)), y = (uint16_t)(b[l] >> (16 * part));
+        if (ftz)
+            x = half_flush(format, x), y = half_flush(format, y);
+        r |= (uint32_t)compare_float(half_value(format, x), half_value(format, y),
+                                     (enum ptx_cmp)insn->cmp)
+             << l;
+    }
+    return r;
+}
+
+/* The comparison of setp/set as a mask over the lanes of m (of a pair type,
+ * of the halves `part`). */
 static uint32_t compare_lanes(const struct ptx_insn *insn, enum ptx_type type, const uint64_t *a,
-                              const uint64_t *b, uint32_t m)
+                              const uint64_t *b, uint32_t m, unsigned part)
 {
     enum ptx_cmp c = (enum ptx_cmp)insn->cmp;
     uint32_t r = 0;
     bool ftz = insn->flags & PTX_F_FTZ;
+    if (ptx_type_is_half(type))
+        return compare_halves(insn, type, a, b, m, part);
     if (type == PTX_F32) {
         EACH(m)
         {
@@ -768,40 +803,62 @@ static uint32_t combine(enum ptx_bool_op op, uint32_t v, uint32_t c)
     }
 }
 
-/* setp.CMP[.BOOL].type p[|q], a, b[, c]. */
+/* setp.CMP[.BOOL].type p[|q], a, b[, c]: q is !p, or for a pair type p
+ * compares the low halves and q the high ones. */
 static void exec_setp(struct frame *f, const struct ptx_insn *insn, const uint64_t *a,
                       const uint64_t *b, uint32_t m)
 {
     bool two =
         insn->o[1].kind == PTX_OPD_PRED && insn->n_operands >= 4 && insn->o[2].kind != PTX_OPD_PRED;
-    int first = two ? 2 : 1;
-    (void)first;
-    uint32_t v = compare_lanes(insn, (enum ptx_type)insn->type, a, b, m);
+    enum ptx_type type = (enum ptx_type)insn->type;
+    uint32_t v = compare_lanes(insn, type, a, b, m, 0);
+    uint32_t v_q = ptx_type_is_pair(type) ? compare_lanes(insn, type, a, b, m, 1) : ~v;
     uint32_t c = insn->bool_op != PTX_BOOL_NONE ? pred_of(f, &insn->o[insn->n_operands - 1]) : 0;
     set_pred(f, &insn->o[0], m, combine((enum ptx_bool_op)insn->bool_op, v, c));
     if (two)
-        set_pred(f, &insn->o[1], m, combine((enum ptx_bool_op)insn->bool_op, ~v, c));
+        set_pred(f, &insn->o[1], m, combine((enum ptx_bool_op)insn->bool_op, v_q, c));
 }
 
-/* set.CMP[.BOOL].dtype.stype d, a, b[, c]: all ones / 1.0f or zero. */
+/* What set writes for true: 1.0 in a float dtype, else all ones (16 of them
+ * in each half of a pair's result). */
+static uint64_t set_true_value(enum ptx_type to, bool pair)
+{
+    if (to == PTX_F32)
+        return f32_slot(1.0f);
+    if (ptx_type_is_half(to))
+        return half_one(half_format_of(to));
+    return pair ? 0xFFFFu : 0xFFFFFFFFu;
+}
+
+/* set.CMP[.BOOL].dtype.stype d, a, b[, c]; of a pair stype, each half of d
+ * holds the comparison of its halves. */
 static void exec_set(struct frame *f, const struct ptx_insn *insn, uint64_t *d, const uint64_t *a,
                      const uint64_t *b, uint32_t m)
 {
-    uint32_t v = compare_lanes(insn, (enum ptx_type)insn->type2, a, b, m);
+    enum ptx_type from = (enum ptx_type)insn->type2;
+    unsigned parts = ptx_type_is_pair(from) ? 2 : 1;
     uint32_t c = insn->bool_op != PTX_BOOL_NONE ? pred_of(f, &insn->o[3]) : 0;
-    v = combine((enum ptx_bool_op)insn->bool_op, v, c);
-    uint64_t yes = insn->type == PTX_F32 ? f32_slot(1.0f) : 0xFFFFFFFFu;
+    uint64_t yes = set_true_value((enum ptx_type)insn->type, parts == 2);
+    uint32_t v[2] = {0, 0};
+    for (unsigned part = 0; part < parts; part++)
+        v[part] =
+            combine((enum ptx_bool_op)insn->bool_op, compare_lanes(insn, from, a, b, m, part), c);
     EACH(m)
-    d[l] = v >> l & 1 ? yes : 0;
+    d[l] = (v[0] >> l & 1 ? yes : 0) | (v[1] >> l & 1 ? yes << 16 : 0);
 }
 
 /* ------------------------------------------------------------------ cvt */
 
-static void exec_cvt(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a, uint32_t m)
+static void exec_cvt(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a, const uint64_t *b,
+                     uint32_t m)
 {
     enum ptx_type to = (enum ptx_type)insn->type, from = (enum ptx_type)insn->type2;
     bool has_rnd = insn->flags & PTX_F_HAS_RND, sat = insn->flags & PTX_F_SAT;
     bool ftz = insn->flags & PTX_F_FTZ;
+    if (half_converts(insn)) {
+        half_convert(insn, d, a, b, m);
+        return;
+    }
     /* The common widenings and narrowings of indices, done directly. */
     if (!sat && !has_rnd && !ptx_type_is_float(to) && !ptx_type_is_float(from)) {
         unsigned tb = ptx_type_bytes(to), fb = ptx_type_bytes(from);
@@ -1468,6 +1525,10 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     const uint64_t *c = insn->n_operands > 3 ? src(w, f, &o[3], s->c) : NULL;
     if (o[0].kind == PTX_OPD_REG && execute_fast(insn, d, a, b, c, m))
         return true;
+    if (half_executes(insn)) {
+        half_execute(insn, d, a, b, c, m);
+        return true;
+    }
     switch ((enum ptx_op)insn->op) {
     case PTX_OP_MOV:
         exec_mov(w, f, insn, s, m);
@@ -1575,7 +1636,7 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
         exec_selp(f, insn, d, a, b, m);
         return true;
     case PTX_OP_CVT:
-        exec_cvt(insn, d, a, m);
+        exec_cvt(insn, d, a, b, m);
         return true;
     case PTX_OP_CVTA:
         exec_cvta(insn, d, a, m);
@@ -1621,6 +1682,8 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     case PTX_OP_MATCH: /* d[|p], a, membermask */
         exec_match(f, insn, s, o[1].kind == PTX_OPD_PRED ? src(w, f, &o[2], s->b) : a, m);
         return true;
+    case PTX_OP_WMMA:
+        return wmma_execute(w, f, insn, m);
     case PTX_OP_MEMBAR:
     case PTX_OP_FENCE:
     case PTX_OP_PREFETCH:

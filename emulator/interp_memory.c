@@ -424,6 +424,8 @@ uint64_t mem_atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint
     unsigned bytes = ptx_type_bytes(type);
     switch ((enum ptx_atom_op)insn->cmp) {
     case PTX_ATOM_ADD:
+        if (ptx_type_is_half(type))
+            return half_atomic_add(p, b, type);
         if (ptx_type_is_float(type))
             return atomic_float_add(p, b, bytes, global);
         return ATOMIC_BY_SIZE(bytes, p, __atomic_fetch_add, b);
@@ -472,10 +474,11 @@ bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, ui
     const struct ptx_operand *b = &insn->o[red ? 1 : 2];
     const struct ptx_operand *c = &insn->o[red ? 2 : 3];
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
-    if (bytes != 4 && bytes != 8 && !(bytes == 2 && insn->cmp == PTX_ATOM_CAS)) {
-        launch_fault(
-            w, __builtin_ctz(m), insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, 0,
-            "the virtual GPU supports 32- and 64-bit atomics, and 16-bit compare-and-swap");
+    if (bytes != 4 && bytes != 8 && !(bytes == 2 && insn->cmp == PTX_ATOM_CAS) &&
+        !ptx_type_is_half((enum ptx_type)insn->type)) {
+        launch_fault(w, __builtin_ctz(m), insn, CUDA_ERROR_ILLEGAL_INSTRUCTION, 0,
+                     "the virtual GPU supports 32- and 64-bit atomics, 16-bit compare-and-swap "
+                     "and the addition of halves");
         return false;
     }
     enum ptx_space space = access_space(f, insn, addr);

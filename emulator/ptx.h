@@ -48,6 +48,7 @@
     X(SIN,       "sin")       /* d = sin(a) */                                        \
     X(COS,       "cos")       /* d = cos(a) */                                        \
     X(TANH,      "tanh")      /* d = tanh(a) */                                       \
+    X(WMMA,      "wmma")      /* a warp's matrix fragments: load.a/b/c d, [a]; store.d [a], b; mma d = a·b + c (wmma.c) */ \
     X(AND,       "and")       /* d = a & b (also on predicates) */                    \
     X(OR,        "or")        /* d = a | b */                                         \
     X(XOR,       "xor")       /* d = a ^ b */                                         \
@@ -210,6 +211,39 @@ enum ptx_surface_clamp { PTX_SU_TRAP, PTX_SU_CLAMP, PTX_SU_ZERO };
  * the virtual GPU's textures have one level. */
 enum ptx_texture_lod { PTX_TEX_PLAIN, PTX_TEX_BASE, PTX_TEX_LEVEL, PTX_TEX_GRAD };
 
+/* wmma's operation (insn->cmp; 0: none given) and shape (insn->shape: the
+ * M×N×K of D = A·B + C, A M×K, B K×N). */
+enum ptx_wmma_op {
+    PTX_WMMA_LOAD_A = 1,
+    PTX_WMMA_LOAD_B,
+    PTX_WMMA_LOAD_C,
+    PTX_WMMA_STORE_D,
+    PTX_WMMA_MMA
+};
+enum ptx_wmma_shape {
+    PTX_WMMA_M16N16K16 = 1,
+    PTX_WMMA_M32N8K16,
+    PTX_WMMA_M8N32K16,
+    PTX_WMMA_M16N16K8, /* .tf32 */
+    PTX_WMMA_M8N8K4,   /* .f64 */
+    PTX_WMMA_M8N8K32,  /* .s4 .u4 */
+    PTX_WMMA_M8N8K128, /* .b1 */
+};
+/* insn->layout: which matrices are column-major in memory (else row-major). */
+enum {
+    PTX_WMMA_COL = 1u << 0,   /* a load's or a store's matrix; mma's A */
+    PTX_WMMA_COL_B = 1u << 1, /* mma's B */
+};
+
+/* Modifier flags of the half-precision and matrix instructions (half.h,
+ * wmma.c), beside the PTX_F_* below. */
+enum {
+    PTX_F_RELU = 1u << 24,        /* fma, cvt: a negative result gives +0 */
+    PTX_F_NAN = 1u << 25,         /* min, max .NaN: a NaN input gives NaN */
+    PTX_F_XORSIGN_ABS = 1u << 26, /* min, max .xorsign.abs: |a| and |b|, the signs' xor */
+    PTX_F_SATFINITE = 1u << 27,   /* cvt, wmma.mma: saturate to finite values (to s32's range) */
+};
+
 /* What unit of an SM issues an instruction (the timing model's classes). */
 enum ptx_issue_class {
     PTX_CLASS_FP32,    /* f32 arithmetic and comparisons */
@@ -218,6 +252,7 @@ enum ptx_issue_class {
     PTX_CLASS_SFU,     /* special functions: ex2 lg2 sin cos rsqrt rcp tanh, approximate sqrt */
     PTX_CLASS_MEMORY,  /* ld st atom red, shuffles */
     PTX_CLASS_CONTROL, /* branches, calls, barriers, votes */
+    PTX_CLASS_TENSOR,  /* wmma.mma: the tensor cores */
     PTX_CLASS_COUNT
 };
 enum ptx_vote_mode { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT };
@@ -292,7 +327,7 @@ enum ptx_operand_kind {
 #define PTX_FUNCTION_STEP 16u
 #define PTX_NO_REG        0xFFFFFFFFu
 #define PTX_MAX_OPERANDS  6
-#define PTX_MAX_VEC       4
+#define PTX_MAX_VEC       8 /* wmma's fragments; ld and st take 4 */
 #define PTX_NO_PC         0xFFFFFFFFu
 
 /* Limits the loader holds a program to, so that no size or offset wraps:
@@ -357,10 +392,12 @@ struct ptx_insn {
     uint8_t type;    /* enum ptx_type: the operation's type (the destination's for cvt) */
     uint8_t type2;   /* cvt, set: the source type; tex tld4: the coordinates' type */
     uint8_t space;   /* ld st atom red cvta isspacep: enum ptx_space */
-    uint8_t cmp;     /* setp set: enum ptx_cmp; atom red sured: enum ptx_atom_op; shfl vote: mode */
-    uint8_t bool_op; /* setp set: enum ptx_bool_op; testp: enum arith_testp; txq suq: enum
-                        ptx_texture_query; tld4: the component; suld sust sured: enum
-                        ptx_surface_clamp; tex: enum ptx_texture_lod */
+    uint8_t cmp;     /* setp set: enum ptx_cmp; atom red sured: enum ptx_atom_op; shfl vote:
+                        mode; wmma: enum ptx_wmma_op */
+    uint8_t bool_op; /* setp set: enum ptx_bool_op; testp: enum arith_testp; wmma.mma .b1:
+                        PTX_BOOL_AND or PTX_BOOL_XOR (.popc); txq suq: enum ptx_texture_query;
+                        tld4: the component; suld sust sured: enum ptx_surface_clamp; tex: enum
+                        ptx_texture_lod */
     uint8_t rnd;     /* enum arith_rounding, when PTX_F_HAS_RND */
     uint8_t vec;     /* ld st suld sust: 1, 2 or 4 elements */
     uint8_t n_operands;
@@ -368,10 +405,14 @@ struct ptx_insn {
     uint8_t issue_class; /* enum ptx_issue_class */
     uint8_t merge;       /* ld.shared merged as ptxas would (ptx_merge.c): the leader's
                             member count, PTX_MERGE_FOLLOWER for the others, 0 for none */
-    uint32_t guard;      /* predicate register, or PTX_NO_REG */
-    uint32_t flags;      /* PTX_F_* */
-    uint32_t target;     /* bra: the instruction index; call: the function index */
-    uint32_t reconv;     /* bra: where divergent paths meet again (PTX_NO_PC: at exit) */
+    uint8_t shape;       /* wmma: enum ptx_wmma_shape */
+    uint8_t layout;      /* wmma: PTX_WMMA_COL, PTX_WMMA_COL_B */
+    uint8_t type_a;      /* wmma.mma: A's and B's types (type: D's, type2: C's) */
+    uint8_t type_b;
+    uint32_t guard;  /* predicate register, or PTX_NO_REG */
+    uint32_t flags;  /* PTX_F_* */
+    uint32_t target; /* bra: the instruction index; call: the function index */
+    uint32_t reconv; /* bra: where divergent paths meet again (PTX_NO_PC: at exit) */
     uint32_t ptx_line;
     uint32_t src_line;    /* from .loc; 0 when none */
     uint16_t merge_group; /* the merged group of an ld.shared (when merge != 0) */
@@ -520,5 +561,14 @@ void ptx_each_row(const struct ptx_operand *o, bool with_address_base,
                   void (*visit)(void *ctx, uint32_t row), void *ctx);
 
 const char *ptx_op_name(enum ptx_op op);
+
+/* The operations the half-precision arithmetic computes on .f16, .bf16 and
+ * their pairs (half.h; ex2 and tanh in their .approx forms). */
+static inline bool ptx_is_half_arithmetic(enum ptx_op op)
+{
+    return op == PTX_OP_ADD || op == PTX_OP_SUB || op == PTX_OP_MUL || op == PTX_OP_FMA ||
+           op == PTX_OP_MIN || op == PTX_OP_MAX || op == PTX_OP_NEG || op == PTX_OP_ABS ||
+           op == PTX_OP_EX2 || op == PTX_OP_TANH;
+}
 
 #endif

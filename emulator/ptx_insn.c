@@ -19,8 +19,8 @@
 #define WORD_MAX 32
 
 static const struct word_value roundings[] = {
-    {"rn", ARITH_RN},  {"rz", ARITH_RZ},  {"rm", ARITH_RM},  {"rp", ARITH_RP},
-    {"rni", ARITH_RN}, {"rzi", ARITH_RZ}, {"rmi", ARITH_RM}, {"rpi", ARITH_RP},
+    {"rn", ARITH_RN},  {"rz", ARITH_RZ},  {"rm", ARITH_RM},  {"rp", ARITH_RP},   {"rni", ARITH_RN},
+    {"rzi", ARITH_RZ}, {"rmi", ARITH_RM}, {"rpi", ARITH_RP}, {"rna", ARITH_RNA},
 };
 
 static const struct word_value comparisons[] = {
@@ -77,20 +77,22 @@ static const struct word_value mbarrier_modes[] = {
 };
 
 static const struct word_value flag_words[] = {
-    {"ftz", PTX_F_FTZ},       {"sat", PTX_F_SAT},
-    {"approx", PTX_F_APPROX}, {"full", PTX_F_FULL},
-    {"wide", PTX_F_WIDE},     {"cc", PTX_F_CC},
-    {"to", PTX_F_TO},         {"clamp", PTX_F_CLAMP},
-    {"arrive", PTX_F_ARRIVE}, {"shiftamt", PTX_F_SHIFTAMT},
+    {"ftz", PTX_F_FTZ},         {"sat", PTX_F_SAT},
+    {"approx", PTX_F_APPROX},   {"full", PTX_F_FULL},
+    {"wide", PTX_F_WIDE},       {"cc", PTX_F_CC},
+    {"to", PTX_F_TO},           {"clamp", PTX_F_CLAMP},
+    {"arrive", PTX_F_ARRIVE},   {"shiftamt", PTX_F_SHIFTAMT},
+    {"relu", PTX_F_RELU},       {"satfinite", PTX_F_SATFINITE},
+    {"NaN", PTX_F_NAN},         {"xorsign", PTX_F_XORSIGN_ABS},
+    {"abs", PTX_F_XORSIGN_ABS},
 };
 
 /* Hints with no effect on what a lockstep interpreter computes. */
 static const char *const hint_words[] = {
-    "uni",     "sync", "aligned", "nc",   "volatile", "relaxed", "acquire", "release",
-    "acq_rel", "weak", "sc",      "mmio", "gpu",      "cta",     "sys",     "cluster",
-    "ca",      "cg",   "cs",      "lu",   "cv",       "wb",      "wt",      "gl",
-    "noftz",   "wrap", "L1",      "L2",   "reg",      "cta_pol", "level",   "proxy",
-    "async",   "NaN",  "xorsign", "abs",  "warp",     "b",
+    "uni",  "sync", "aligned", "nc",    "volatile", "relaxed", "acquire", "release", "acq_rel",
+    "weak", "sc",   "mmio",    "gpu",   "cta",      "sys",     "cluster", "ca",      "cg",
+    "cs",   "lu",   "cv",      "wb",    "wt",       "gl",      "noftz",   "wrap",    "L1",
+    "L2",   "reg",  "cta_pol", "level", "proxy",    "async",   "warp",    "b",
 };
 
 bool ptx_word_lookup(const struct word_value *table, size_t n, const char *word, int *value)
@@ -152,6 +154,8 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
     enum ptx_op op = (enum ptx_op)insn->op;
     char dotted[WORD_MAX + 2];
     snprintf(dotted, sizeof dotted, ".%s", word);
+    if (op == PTX_OP_WMMA && ptx_wmma_modifier(insn, word))
+        return true;
     enum ptx_type t = ptx_type_of(dotted, strlen(dotted));
     if (t != PTX_TYPE_NONE) {
         set_type(insn, t);
@@ -487,9 +491,11 @@ static bool vector_operand(struct ptx_parser *ps, struct ptx_operand *o, uint32_
         struct ptx_token t = ptx_next(&ps->lx);
         struct ptx_operand element;
         memset(&element, 0, sizeof element);
-        if (t.kind != PTX_TOK_IDENT || !name_operand(ps, t, &element, index, -1) ||
-            (element.kind != PTX_OPD_REG && element.kind != PTX_OPD_SINK))
-            return ptx_fail(ps, t.line, "expected a register in a vector");
+        if (t.kind == PTX_TOK_INT && t.bits == 0) /* {0, %h}: reads as zero, as "_" does */
+            element.kind = PTX_OPD_SINK;
+        else if (t.kind != PTX_TOK_IDENT || !name_operand(ps, t, &element, index, -1) ||
+                 (element.kind != PTX_OPD_REG && element.kind != PTX_OPD_SINK))
+            return ptx_fail(ps, t.line, "expected a register, '_' or 0 in a vector");
         if (o->count >= PTX_MAX_VEC)
             return ptx_fail(ps, t.line, "a vector has at most %d elements", PTX_MAX_VEC);
         o->vec[o->count++] = element.kind == PTX_OPD_SINK ? PTX_NO_REG : element.reg;
@@ -547,7 +553,8 @@ bool ptx_read_operand(struct ptx_parser *ps, struct ptx_token t, struct ptx_oper
 }
 
 /* The type immediates of operand `i` take: cvt's source is the second type;
- * shifts and bfe/bfi positions, shfl lanes, selp's predicate are 32-bit. */
+ * shifts and bfe/bfi positions, shfl lanes, selp's predicate, wmma's stride
+ * are 32-bit. */
 static enum ptx_type operand_type(const struct ptx_insn *insn, int i)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
@@ -556,7 +563,7 @@ static enum ptx_type operand_type(const struct ptx_insn *insn, int i)
     if ((op == PTX_OP_SHL || op == PTX_OP_SHR) && i == 2)
         return PTX_U32;
     if ((op == PTX_OP_BFE && i >= 2) || (op == PTX_OP_BFI && i >= 3) ||
-        (op == PTX_OP_SHFL && i >= 2))
+        (op == PTX_OP_SHFL && i >= 2) || op == PTX_OP_WMMA) /* wmma: the stride */
         return PTX_U32;
     return (enum ptx_type)insn->type;
 }
@@ -770,7 +777,6 @@ static struct arity arity_of(enum ptx_op op)
     case PTX_OP_POPC:
     case PTX_OP_CLZ:
     case PTX_OP_BFIND:
-    case PTX_OP_CVT:
     case PTX_OP_CVTA:
     case PTX_OP_ISSPACEP:
     case PTX_OP_TESTP:
@@ -779,6 +785,7 @@ static struct arity arity_of(enum ptx_op op)
     case PTX_OP_ST:
         return (struct arity){2, 2};
     case PTX_OP_RED:
+    case PTX_OP_CVT: /* d, a, b when d is a pair */
         return (struct arity){2, 3};
     case PTX_OP_VOTE:
         return (struct arity){2, 3};
@@ -924,18 +931,64 @@ static bool writable(const struct ptx_operand *o)
            o->kind == PTX_OPD_SINK;
 }
 
+/* The operations on .f16, .bf16 and their pairs (half.h). */
+static bool half_operation(const struct ptx_insn *insn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    if (op == PTX_OP_EX2 || op == PTX_OP_TANH)
+        return insn->flags & PTX_F_APPROX;
+    if (op == PTX_OP_ATOM || op == PTX_OP_RED)
+        return insn->cmp == PTX_ATOM_ADD;
+    return ptx_is_half_arithmetic(op) || op == PTX_OP_SETP || op == PTX_OP_SET ||
+           op == PTX_OP_CVT || op == PTX_OP_MOV || is_memory_op(op);
+}
+
+static bool is_sub_byte(enum ptx_type t)
+{
+    return t == PTX_U4 || t == PTX_S4 || t == PTX_B1;
+}
+
+/* cvt's pairs of types beyond arith_cvt's: f32 to .tf32 and to a pair. */
+static bool cvt_types_supported(enum ptx_type to, enum ptx_type from)
+{
+    if (to == PTX_TF32 || ptx_type_is_pair(to))
+        return from == PTX_F32;
+    return from != PTX_TF32 && !ptx_type_is_pair(from);
+}
+
 /* The types an operation computes in that the interpreter supports. */
 static bool type_supported(const struct ptx_insn *insn)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
-    enum ptx_type t = (enum ptx_type)insn->type;
+    enum ptx_type t = (enum ptx_type)insn->type, t2 = (enum ptx_type)insn->type2;
     bool cas16 = op == PTX_OP_ATOM && insn->cmp == PTX_ATOM_CAS && t == PTX_B16;
-    if (t == PTX_B128 ||
-        ((op == PTX_OP_ATOM || op == PTX_OP_RED) && ptx_type_bytes(t) < 4 && !cas16))
+    if (t == PTX_B128 || is_sub_byte(t) || is_sub_byte(t2))
         return false;
-    if (op == PTX_OP_CVT || is_memory_op(op) || op == PTX_OP_MOV)
-        return true;
-    return t != PTX_F16 && t != PTX_F16X2 && t != PTX_BF16 && t != PTX_BF16X2;
+    if (op == PTX_OP_CVT)
+        return cvt_types_supported(t, t2);
+    if (t == PTX_TF32)
+        return false;
+    if (ptx_type_is_half(t))
+        return half_operation(insn);
+    return !((op == PTX_OP_ATOM || op == PTX_OP_RED) && ptx_type_bytes(t) < 4 && !cas16);
+}
+
+/* The modifiers that exist for some operations only, where they do. */
+static bool modifiers_supported(const struct ptx_insn *insn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    enum ptx_type t = (enum ptx_type)insn->type;
+    bool min_max = op == PTX_OP_MIN || op == PTX_OP_MAX;
+    if ((insn->flags & (PTX_F_NAN | PTX_F_XORSIGN_ABS)) &&
+        !(min_max && (t == PTX_F32 || ptx_type_is_half(t))))
+        return false;
+    if ((insn->flags & PTX_F_RELU) && op != PTX_OP_CVT &&
+        !(op == PTX_OP_FMA && ptx_type_is_half(t)))
+        return false;
+    if ((insn->flags & (PTX_F_RELU | PTX_F_SATFINITE)) && op == PTX_OP_CVT &&
+        insn->type2 != PTX_F32)
+        return false;
+    return !(insn->flags & PTX_F_SATFINITE) || op == PTX_OP_CVT;
 }
 
 /* Checks what the interpreter relies on: operand counts and kinds. */
@@ -953,11 +1006,19 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
                         insn->n_operands);
     if (!type_supported(insn))
         return ptx_fail(ps, line, "the virtual GPU does not support '%s' on this type", name);
+    if (!modifiers_supported(insn))
+        return ptx_fail(ps, line, "the virtual GPU does not support these modifiers of '%s'", name);
+    if (op == PTX_OP_CVT && (insn->n_operands == 3) != ptx_type_is_pair((enum ptx_type)insn->type))
+        return ptx_fail(ps, line,
+                        "cvt to a pair (.f16x2, .bf16x2) takes two sources, other cvt one");
     int addr = address_operand_index(op);
     for (int i = 0; i < insn->n_operands; i++) {
         const struct ptx_operand *o = &insn->o[i];
         bool is_addr = o->kind == PTX_OPD_ADDR;
         bool wanted = is_async(op) ? async_address(insn, i) : i == addr;
+        if (is_memory_op(op) && o->kind == PTX_OPD_VEC && o->count != insn->vec)
+            return ptx_fail(ps, line, "a .v%u '%s' takes %u registers, not %u", insn->vec, name,
+                            insn->vec, o->count);
         if (is_addr != wanted)
             return ptx_fail(ps, line, "operand %d of '%s' %s be an [address]", i + 1, name,
                             wanted ? "must" : "cannot");
@@ -1012,6 +1073,8 @@ static enum ptx_issue_class issue_class_of(const struct ptx_insn *insn)
     case PTX_OP_CP:
     case PTX_OP_MBARRIER:
         return PTX_CLASS_MEMORY;
+    case PTX_OP_WMMA:
+        return insn->cmp == PTX_WMMA_MMA ? PTX_CLASS_TENSOR : PTX_CLASS_MEMORY;
     case PTX_OP_EX2:
     case PTX_OP_LG2:
     case PTX_OP_SIN:
@@ -1102,8 +1165,11 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
     if (insn.op == PTX_OP_BAR || insn.op == PTX_OP_BARRIER || insn.op == PTX_OP_MBARRIER ||
         insn.op == PTX_OP_NANOSLEEP)
         ps->fn->uses_barrier = true;
-    if (texture ? !ptx_texture_validate(ps, &insn, opcode.line)
-                : insn.op != PTX_OP_CALL && !validate(ps, &insn, opcode.line))
+    bool valid = texture ? ptx_texture_validate(ps, &insn, opcode.line)
+                 : insn.op == PTX_OP_WMMA
+                     ? ptx_wmma_validate(ps, &insn, opcode.line)
+                     : insn.op == PTX_OP_CALL || validate(ps, &insn, opcode.line);
+    if (!valid)
         return false;
     insn.issue_class = (uint8_t)issue_class_of(&insn);
     return append(ps, &insn);

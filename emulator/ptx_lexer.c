@@ -172,8 +172,13 @@ static struct ptx_token lex(struct ptx_lexer *lx)
     if (c >= '0' && c <= '9') {
         lex_number(lx, &t);
     } else if (is_ident_start(c)) {
+        /* a directive is one word: ".reg.b32", as inline assembly may write
+         * it, is ".reg" then ".b32" */
+        bool directive = c == '.';
         t.kind = PTX_TOK_IDENT;
-        while (lx->p < lx->end && (is_ident_char(*lx->p) || is_double_colon(lx)))
+        lx->p++;
+        while (lx->p < lx->end && (is_ident_char(*lx->p) || is_double_colon(lx)) &&
+               !(directive && *lx->p == '.'))
             lx->p += *lx->p == ':' ? 2 : 1;
     } else if (c == '"') {
         lex_string(lx, &t);

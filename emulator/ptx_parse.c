@@ -125,6 +125,7 @@ enum ptx_type ptx_type_of(const char *word, size_t len)
         {".u64", PTX_U64},       {".s8", PTX_S8},   {".s16", PTX_S16},     {".s32", PTX_S32},
         {".s64", PTX_S64},       {".f16", PTX_F16}, {".f16x2", PTX_F16X2}, {".bf16", PTX_BF16},
         {".bf16x2", PTX_BF16X2}, {".f32", PTX_F32}, {".f64", PTX_F64},     {".pred", PTX_PRED},
+        {".tf32", PTX_TF32},     {".u4", PTX_U4},   {".s4", PTX_S4},       {".b1", PTX_B1},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (strlen(types[i].name) == len && memcmp(types[i].name, word, len) == 0)
@@ -213,6 +214,8 @@ static bool parse_declaration(struct ptx_parser *ps, struct declaration *d)
         return false;
     if (d->type == PTX_TYPE_NONE || t.kind != PTX_TOK_IDENT)
         return ptx_fail(ps, t.line, "expected a type and a name, found '%.*s'", (int)t.len, t.text);
+    if (ptx_type_bytes(d->type) == 0) /* .u4 .s4 .b1: wmma's operand types only */
+        return ptx_fail(ps, t.line, "'%.*s' cannot have a sub-byte type", (int)t.len, t.text);
     d->name = t;
     struct ptx_token n = ptx_peek(&ps->lx);
     if (ptx_tok_is(&n, '<')) {

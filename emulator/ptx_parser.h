@@ -103,6 +103,12 @@ bool ptx_texture_operands(struct ptx_parser *ps, struct ptx_insn *insn);
 /* Checks what the interpreter relies on (interp_texture.c). */
 bool ptx_texture_validate(struct ptx_parser *ps, const struct ptx_insn *insn, int line);
 
+/* ptx_wmma.c: classifies one modifier of a wmma instruction (false: not a
+ * wmma word, for the decoder's general rules), and checks the whole once its
+ * operands are read, normalizing its types and layouts. */
+bool ptx_wmma_modifier(struct ptx_insn *insn, const char *word);
+bool ptx_wmma_validate(struct ptx_parser *ps, struct ptx_insn *insn, int line);
+
 /* The fundamental type a ".u32"-like word names, or PTX_TYPE_NONE. */
 enum ptx_type ptx_type_of(const char *word, size_t len);
 

@@ -50,6 +50,8 @@ bool ptx_writes_first_operand(const struct ptx_insn *insn)
     enum ptx_op op = (enum ptx_op)insn->op;
     if (op == PTX_OP_MBARRIER)
         return insn->cmp != PTX_MBAR_INIT && insn->cmp != PTX_MBAR_INVAL;
+    if (op == PTX_OP_WMMA)
+        return insn->cmp != PTX_WMMA_STORE_D;
     return insn->n_operands > 0 && op != PTX_OP_ST && op != PTX_OP_RED && op != PTX_OP_BRA &&
            op != PTX_OP_BAR && op != PTX_OP_BARRIER && op != PTX_OP_PREFETCH &&
            op != PTX_OP_PREFETCHU && op != PTX_OP_NANOSLEEP && op != PTX_OP_PMEVENT &&

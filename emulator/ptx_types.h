@@ -35,10 +35,14 @@ enum ptx_type {
     PTX_F32,
     PTX_F64,
     PTX_PRED,
+    PTX_TF32, /* TensorFloat-32, held as an f32 whose low 13 bits are zero (cvt, wmma) */
+    PTX_U4,   /* sub-byte integers and single bits: wmma's packed operands only */
+    PTX_S4,
+    PTX_B1,
     PTX_TYPE_COUNT
 };
 
-/* Width in bytes (0 for none, 1 for pred). */
+/* Width in bytes (0 for none and the sub-byte types, 1 for pred). */
 static inline unsigned ptx_type_bytes(enum ptx_type t)
 {
     switch (t) {
@@ -59,6 +63,7 @@ static inline unsigned ptx_type_bytes(enum ptx_type t)
     case PTX_F32:
     case PTX_F16X2:
     case PTX_BF16X2:
+    case PTX_TF32:
         return 4;
     case PTX_B64:
     case PTX_U64:
@@ -80,7 +85,18 @@ static inline bool ptx_type_is_signed(enum ptx_type t)
 static inline bool ptx_type_is_float(enum ptx_type t)
 {
     return t == PTX_F16 || t == PTX_F16X2 || t == PTX_BF16 || t == PTX_BF16X2 || t == PTX_F32 ||
-           t == PTX_F64;
+           t == PTX_F64 || t == PTX_TF32;
+}
+
+/* The 16-bit float types and their packed pairs. */
+static inline bool ptx_type_is_half(enum ptx_type t)
+{
+    return t == PTX_F16 || t == PTX_F16X2 || t == PTX_BF16 || t == PTX_BF16X2;
+}
+
+static inline bool ptx_type_is_pair(enum ptx_type t)
+{
+    return t == PTX_F16X2 || t == PTX_BF16X2;
 }
 
 /* The `bytes`-byte little-endian value at p (1, 2, 4 or 8 bytes), extended

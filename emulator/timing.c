@@ -27,13 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SECTOR_BYTES     32
-#define LINE_BYTES       128
-#define SECTORS_PER_LINE 4
-#define L2_WAYS          16
-#define SEQUENCER_RING   4096 /* blocks that may finish ahead of the one replayed next */
-#define ATOMIC_TABLE_MIN 1024
-#define BANKS            32
+#define SECTOR_BYTES        32
+#define LINE_BYTES          128
+#define SECTORS_PER_LINE    4
+#define L2_WAYS             16
+#define SEQUENCER_RING      4096 /* blocks that may finish ahead of the one replayed next */
+#define ATOMIC_TABLE_MIN    1024
+#define BANKS               32
+#define TIMING_FMAS_PER_MMA (16 * 16 * 16) /* a wmma.mma of .m16n16k16 */
 
 /* ----------------------------------------------------------------- the L2 */
 
@@ -519,8 +520,11 @@ static double issue_clocks(const struct timing_launch *t, size_t sm)
 {
     const struct emu_timing_constants *c = &t->device->timing;
     const uint64_t *n = &t->issued[sm * PTX_CLASS_COUNT];
-    const int lanes[PTX_CLASS_COUNT] = {c->fp32_lanes, c->fp64_lanes, c->int_lanes,
-                                        c->sfu_lanes,  c->lsu_lanes,  0};
+    /* a wmma.mma counts as a .m16n16k16 f16 product, its tensor core's
+     * share of the SM's multiply-adds a clock for its warp's 32 lanes */
+    const int tensor_lanes = c->tensor_fmas * WARP_SIZE / TIMING_FMAS_PER_MMA;
+    const int lanes[PTX_CLASS_COUNT] = {
+        c->fp32_lanes, c->fp64_lanes, c->int_lanes, c->sfu_lanes, c->lsu_lanes, 0, tensor_lanes};
     double all = 0, worst = 0;
     for (int k = 0; k < PTX_CLASS_COUNT; k++) {
         all += (double)n[k];

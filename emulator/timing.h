@@ -107,9 +107,12 @@ static inline uint64_t timing_latency(const struct emu_timing_constants *c,
         return (uint64_t)c->latency_fp64;
     case PTX_CLASS_SFU:
         return (uint64_t)c->latency_sfu;
+    case PTX_CLASS_TENSOR:
+        return (uint64_t)c->latency_tensor;
     case PTX_CLASS_MEMORY:
-        if (insn->op == PTX_OP_LD && insn->space != PTX_SPACE_SHARED &&
-            insn->space != PTX_SPACE_PARAM && insn->space != PTX_SPACE_LOCAL)
+        if ((insn->op == PTX_OP_LD || (insn->op == PTX_OP_WMMA && insn->cmp != PTX_WMMA_STORE_D)) &&
+            insn->space != PTX_SPACE_SHARED && insn->space != PTX_SPACE_PARAM &&
+            insn->space != PTX_SPACE_LOCAL)
             return (uint64_t)c->latency_global;
         if (insn->op == PTX_OP_TEX || insn->op == PTX_OP_TLD4 || insn->op == PTX_OP_SULD)
             return (uint64_t)c->latency_global; /* a global load through the L2, no texture cache */

@@ -107,9 +107,10 @@ static json_t *device_json(const struct grading *g)
 
 static json_t *counters_json(const struct kgemu_counters *c)
 {
-    static const char *const classes[] = {"fp32", "fp64", "int", "sfu", "memory", "control"};
+    static const char *const classes[] = {"fp32",   "fp64",    "int",   "sfu",
+                                          "memory", "control", "tensor"};
     json_t *issued = json_object();
-    for (int i = 0; i < 6; i++)
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
         json_object_set_new(issued, classes[i], json_integer((json_int_t)c->warp_instructions[i]));
     json_t *j = json_pack(
         "{s:f, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "

@@ -190,6 +190,16 @@ static inline void gpu_test_nvrtc_log(nvrtcProgram program, const char *name)
     free(log);
 }
 
+/* The NVRTC option that finds the toolkit's own headers (cuda_fp16.h,
+ * cuda_bf16.h, mma.h): -I$CUDA_HOME/include, /usr/local/cuda by default. */
+static inline const char *gpu_test_toolkit_include(void)
+{
+    static char option[4096];
+    const char *home = getenv("CUDA_HOME");
+    snprintf(option, sizeof option, "-I%s/include", home && *home ? home : "/usr/local/cuda");
+    return option;
+}
+
 /* The PTX of `source` compiled with our options and then the `n_extra`
  * of `extra` (malloc'ed; the caller frees it), or NULL after printing why. */
 static inline char *gpu_test_compile_options(const char *source, const char *name, int n_extra,

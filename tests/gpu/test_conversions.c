@@ -585,10 +585,7 @@ int main(void)
     unsigned long long *out = malloc((size_t)n * N_OPS * sizeof *out);
     char *source = kernel_source();
     /* cuda_fp16.h and cuda_bf16.h come from the toolkit's include directory */
-    char include[4096];
-    const char *home = getenv("CUDA_HOME");
-    snprintf(include, sizeof include, "-I%s/include", home && *home ? home : "/usr/local/cuda");
-    const char *options[] = {include};
+    const char *options[] = {gpu_test_toolkit_include()};
     if (CHECK(out != NULL && source != NULL) &&
         CHECK_CU(gpu_test_load_source_options(&module, source, "conversions.cu", 1, options)) &&
         CHECK_CU(cuModuleGetFunction(&f, module, "conversions"))) {

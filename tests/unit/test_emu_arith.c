@@ -1,8 +1,10 @@
 /*
- * Unit tests of the virtual GPU's arithmetic (emulator/arith.c): every
- * rounding mode, fma's single rounding, .ftz and .sat, min/max NaN rules,
- * every cvt family at its edges, the .approx bounds, testp and copysign, and
- * that no result depends on the caller's floating-point environment.
+ * Unit tests of the virtual GPU's arithmetic (emulator/arith.c, and the
+ * half-precision formats of emulator/half.c): every rounding mode, fma's
+ * single rounding, .ftz and .sat, min/max NaN rules, every cvt family at its
+ * edges, the .approx bounds, testp and copysign, f16/bf16 arithmetic and
+ * .tf32 rounding, and that no result depends on the caller's floating-point
+ * environment.
  *
  * Results are compared bit for bit (a +0 is not a −0, NaNs are canonical).
  * Expected values of inexact cases come from exact rational arithmetic.
@@ -15,6 +17,7 @@
 #include <cmocka.h>
 
 #include "emulator/arith.h"
+#include "emulator/half.h"
 
 #include <fenv.h>
 #include <immintrin.h>
@@ -1235,6 +1238,119 @@ __attribute__((target("f16c"))) static uint16_t hardware_f32_to_f16(float x, enu
     }
 }
 
+/* ------------------------------------------------------ f16, bf16, tf32 */
+
+static void half_values_are_exact(void **state)
+{
+    (void)state;
+    assert_f64_bits(half_value(HALF_F16, 0x0001), bits64(0x1p-24));
+    assert_f64_bits(half_value(HALF_F16, 0x03ff), bits64(1023 * 0x1p-24));
+    assert_f64_bits(half_value(HALF_F16, 0x0400), bits64(0x1p-14));
+    assert_f64_bits(half_value(HALF_F16, 0x7bff), bits64(65504));
+    assert_f64_bits(half_value(HALF_F16, 0x8000), bits64(-0.0));
+    assert_f64_bits(half_value(HALF_F16, 0xfc00), bits64(-INFINITY));
+    assert_true(isnan(half_value(HALF_F16, 0x7c01)));
+    assert_f64_bits(half_value(HALF_BF16, 0x0001), bits64(0x1p-133));
+    assert_f64_bits(half_value(HALF_BF16, 0x7f7f), bits64(0x1.fep127));
+    assert_f64_bits(half_value(HALF_BF16, 0xbf80), bits64(-1.0));
+    assert_true(isnan(half_value(HALF_BF16, 0xffc1)));
+}
+
+/* Round to nearest even at ties, subnormals, the overflow threshold, and
+ * the modifiers: .sat (NaN to +0), .relu, .satfinite, .ftz of the result. */
+static void half_round_follows_the_modes_and_modifiers(void **state)
+{
+    (void)state;
+    assert_int_equal(half_round(HALF_F16, 2049, ARITH_RN, 0), 0x6800); /* a tie: to even 2048 */
+    assert_int_equal(half_round(HALF_F16, 2051, ARITH_RN, 0), 0x6802); /* a tie: to even 2052 */
+    assert_int_equal(half_round(HALF_F16, 65519.99, ARITH_RN, 0), 0x7bff);
+    assert_int_equal(half_round(HALF_F16, 65520, ARITH_RN, 0), 0x7c00);
+    assert_int_equal(half_round(HALF_F16, 65520, ARITH_RZ, 0), 0x7bff);
+    assert_int_equal(half_round(HALF_F16, 0x1p-25, ARITH_RN, 0), 0x0000);
+    assert_int_equal(half_round(HALF_F16, 0x1.8p-25, ARITH_RN, 0), 0x0001);
+    assert_int_equal(half_round(HALF_F16, -0x1p-30, ARITH_RM, 0), 0x8001);
+    assert_int_equal(half_round(HALF_BF16, 1 + 0x1p-8, ARITH_RN, 0), 0x3f80);
+    assert_int_equal(half_round(HALF_BF16, 0x1p128, ARITH_RN, 0), 0x7f80);
+    assert_int_equal(half_round(HALF_F16, NAN, ARITH_RN, 0), HALF_CANONICAL_NAN);
+    assert_int_equal(half_round(HALF_F16, NAN, ARITH_RN, HALF_SAT), 0x0000);
+    assert_int_equal(half_round(HALF_F16, 1.5, ARITH_RN, HALF_SAT), 0x3c00);
+    assert_int_equal(half_round(HALF_F16, -0.25, ARITH_RN, HALF_SAT), 0x0000);
+    assert_int_equal(half_round(HALF_F16, -3, ARITH_RN, HALF_RELU), 0x0000);
+    assert_int_equal(half_round(HALF_F16, NAN, ARITH_RN, HALF_RELU), HALF_CANONICAL_NAN);
+    assert_int_equal(half_round(HALF_F16, -1e6, ARITH_RN, HALF_SATFINITE), 0xfbff);
+    assert_int_equal(half_round(HALF_BF16, INFINITY, ARITH_RN, HALF_SATFINITE), 0x7f7f);
+    assert_int_equal(half_round(HALF_F16, -0x1p-20, ARITH_RN, HALF_FTZ), 0x8000);
+    assert_int_equal(half_from_f32(HALF_BF16, 0x00010000, ARITH_RN, 0), 0x0001);
+}
+
+/* A product at a tie plus a term far below it: the sum is not a double,
+ * and only rounding it to odd keeps which side of the tie it lies on. */
+static void half_fma_rounds_once(void **state)
+{
+    (void)state;
+    /* 1.5 × (1 + 2^-7) = 1.5 + 3 × 2^-8, halfway between two bf16 values */
+    assert_int_equal(half_fma(HALF_BF16, 0x3fc0, 0x3f81, 0x0000, 0), 0x3fc2); /* to even */
+    assert_int_equal(half_fma(HALF_BF16, 0x3fc0, 0x3f81, 0x8002, 0), 0x3fc1); /* − 2^-132 */
+    assert_int_equal(half_fma(HALF_BF16, 0x3fc0, 0x3f81, 0x0002, 0), 0x3fc2); /* + 2^-132 */
+    /* f16: (1 + 2^-10)(1 − 2^-11) − 1 = 2^-11 − 2^-21, exact */
+    assert_int_equal(half_fma(HALF_F16, 0x3c01, 0x3bff, 0xbc00, 0), 0x0ffe);
+    assert_int_equal(half_add(HALF_F16, 0x7c00, 0xfc00, 0), HALF_CANONICAL_NAN); /* ∞ − ∞ */
+    assert_int_equal(half_add(HALF_F16, 0x3c00, 0xbc00, 0), 0x0000);             /* x − x is +0 */
+    assert_int_equal(half_sub(HALF_F16, 0x8000, 0x0000, 0), 0x8000);             /* −0 − +0 */
+    assert_int_equal(half_mul(HALF_F16, 0x0001, 0x3800, 0), 0x0000); /* 2^-25: a tie, to 0 */
+    assert_int_equal(half_add(HALF_F16, 0x0001, 0x0001, HALF_FTZ), 0x0000);
+    assert_int_equal(half_mul(HALF_F16, 0x4000, 0x3c00, HALF_SAT), 0x3c00);
+}
+
+static void half_min_max_nan_and_sign_rules(void **state)
+{
+    (void)state;
+    assert_int_equal(half_min(HALF_F16, 0x7e00, 0x3c00, 0), 0x3c00); /* NaN: the other */
+    assert_int_equal(half_max(HALF_F16, 0x7e00, 0xfe00, 0), HALF_CANONICAL_NAN);
+    assert_int_equal(half_min(HALF_F16, 0x0000, 0x8000, 0), 0x8000); /* −0 below +0 */
+    assert_int_equal(half_max(HALF_F16, 0x8000, 0x0000, 0), 0x0000);
+    assert_int_equal(half_min(HALF_F16, 0x7e00, 0x3c00, HALF_NAN), HALF_CANONICAL_NAN);
+    /* .xorsign.abs: the smaller magnitude, with the signs' xor */
+    assert_int_equal(half_min(HALF_F16, 0xc000, 0x3c00, HALF_XORSIGN_ABS), 0xbc00);
+    assert_int_equal(half_max(HALF_BF16, 0xc000, 0xbf80, HALF_XORSIGN_ABS), 0x4000);
+    assert_int_equal(half_min(HALF_F16, 0x0001, 0x0002, HALF_FTZ), 0x0000);
+    assert_int_equal(half_neg(HALF_BF16, 0x3f80, 0), 0xbf80);
+    assert_int_equal(half_abs(HALF_F16, 0x8001, HALF_FTZ), 0x0000);
+    assert_int_equal(half_ex2_approx(HALF_F16, 0x4000, 0), 0x4400); /* 2^2 */
+    assert_int_equal(half_ex2_approx(HALF_F16, 0xfc00, 0), 0x0000); /* 2^-∞ */
+    assert_int_equal(half_tanh_approx(HALF_BF16, 0x7f80), 0x3f80);
+}
+
+static void tf32_rounds_its_ten_fraction_bits(void **state)
+{
+    (void)state;
+    assert_int_equal(half_f32_to_tf32(0x3f801000, ARITH_RNA, 0), 0x3f802000); /* a tie: away */
+    assert_int_equal(half_f32_to_tf32(0x3f801000, ARITH_RN, 0), 0x3f800000);  /* to even */
+    assert_int_equal(half_f32_to_tf32(0x3f803000, ARITH_RN, 0), 0x3f804000);
+    assert_int_equal(half_f32_to_tf32(0xbf801fff, ARITH_RZ, 0), 0xbf800000);
+    assert_int_equal(half_f32_to_tf32(0xbf800001, ARITH_RM, 0), 0xbf802000);
+    assert_int_equal(half_f32_to_tf32(0x7f7ff000, ARITH_RNA, 0), 0x7f800000); /* overflows */
+    assert_int_equal(half_f32_to_tf32(0x7f7ff000, ARITH_RNA, HALF_SATFINITE), 0x7f7fe000);
+    assert_int_equal(half_f32_to_tf32(0x00001000, ARITH_RNA, 0), 0x00002000); /* subnormal */
+    assert_int_equal(half_f32_to_tf32(0xc0000000, ARITH_RN, HALF_RELU), 0x00000000);
+    assert_int_equal(half_f32_to_tf32(F32_QNAN, ARITH_RN, 0), TF32_CANONICAL_NAN);
+    assert_int_equal(half_tf32_operand(0x3f801fff), 0x3f800000);
+}
+
+/* The caller's rounding mode, FTZ and DAZ change nothing. */
+static void half_arithmetic_ignores_the_caller_environment(void **state)
+{
+    (void)state;
+    _mm_setcsr(_mm_getcsr() | MXCSR_FTZ | MXCSR_DAZ);
+    fesetround(FE_UPWARD);
+    assert_int_equal(half_fma(HALF_BF16, 0x3fc0, 0x3f81, 0x8002, 0), 0x3fc1);
+    assert_int_equal(half_add(HALF_BF16, 0x0001, 0x0001, 0), 0x0002); /* subnormals */
+    assert_int_equal(half_from_f32(HALF_BF16, 0x00010000, ARITH_RN, 0), 0x0001);
+    assert_int_equal(half_mul(HALF_F16, 0x3c01, 0x3c01, 0), 0x3c02); /* 1 + 2^-9 + 2^-20 */
+    fesetround(FE_TONEAREST);
+    _mm_setcsr(MXCSR_DEFAULT);
+}
+
 /* f32 → f16 against the CPU's own converter (F16C), when it has one. */
 static void f32_to_f16_agrees_with_f16c(void **state)
 {
@@ -1298,6 +1414,13 @@ int main(void)
                                   restore_fp_environment),
         cmocka_unit_test(directed_mul_and_add_agree_with_cvt_rounding),
         cmocka_unit_test(f32_to_f16_agrees_with_f16c),
+        cmocka_unit_test(half_values_are_exact),
+        cmocka_unit_test(half_round_follows_the_modes_and_modifiers),
+        cmocka_unit_test(half_fma_rounds_once),
+        cmocka_unit_test(half_min_max_nan_and_sign_rules),
+        cmocka_unit_test(tf32_rounds_its_ten_fraction_bits),
+        cmocka_unit_test_teardown(half_arithmetic_ignores_the_caller_environment,
+                                  restore_fp_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

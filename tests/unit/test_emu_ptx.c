@@ -161,6 +161,130 @@ static void qualified_modifiers_and_async_forms_are_read(void **state)
                        "unsupported modifier '.bulk'", false);
 }
 
+#define BODY(line) HEADER ".entry k()\n{\n  .reg .b32 %r<20>;\n  .reg .b64 %rd<3>;\n  " line "\n}\n"
+
+/* The half-precision forms: their modifiers become flags, a pair's cvt
+ * takes two sources; and what inline assembly writes (".reg.b32" without
+ * a space, a 0 in a vector). */
+static void half_instructions_are_decoded(void **state)
+{
+    (void)state;
+    struct ptx_module *m = parse_ok(HEADER ".entry k()\n{\n"
+                                           "  .reg .b16 %rs<4>;\n"
+                                           "  .reg .b32 %r<30>;\n"
+                                           "  .reg .f32 %f<12>;\n"
+                                           "  min.NaN.xorsign.abs.f16 %rs1, %rs2, %rs3;\n"
+                                           "  fma.rn.relu.bf16x2 %r1, %r2, %r3, %r4;\n"
+                                           "  cvt.rn.f16x2.f32 %r1, %f1, %f2;\n"
+                                           "  cvt.rna.satfinite.tf32.f32 %r2, %f1;\n"
+                                           "  { .reg.b32 t;\n"
+                                           "    mov.b32 t, {0, %rs1}; }\n"
+                                           "  ret;\n}\n");
+    const struct ptx_function *f = function_named(m, "k");
+    assert_int_equal(f->code[0].flags & (PTX_F_NAN | PTX_F_XORSIGN_ABS),
+                     PTX_F_NAN | PTX_F_XORSIGN_ABS);
+    assert_true(f->code[1].flags & PTX_F_RELU);
+    assert_int_equal(f->code[1].type, PTX_BF16X2);
+    assert_int_equal(f->code[2].n_operands, 3);
+    assert_int_equal(f->code[3].type, PTX_TF32);
+    assert_int_equal(f->code[3].rnd, ARITH_RNA);
+    assert_true(f->code[3].flags & PTX_F_SATFINITE);
+    assert_int_equal(f->code[4].o[1].kind, PTX_OPD_VEC);
+    assert_int_equal(f->code[4].o[1].vec[0], PTX_NO_REG); /* the 0 reads as zero */
+    ptx_module_free(m);
+}
+
+/* The half forms the ISA does not have are refused at load. */
+static void malformed_half_instructions_are_refused(void **state)
+{
+    (void)state;
+    assert_parse_error(BODY("mov.b32 %r1, {1, %r2};"), "expected a register, '_' or 0", false);
+    assert_parse_error(BODY("ld.global.v4.u32 {%r1, %r2}, [%rd1];"),
+                       "a .v4 'ld' takes 4 registers, not 2", false);
+    assert_parse_error(BODY("cvt.rn.f16x2.f32 %r1, %r2;"), "cvt to a pair", false);
+    assert_parse_error(BODY("cvt.rn.tf32.f16 %r1, %r2;"), "does not support 'cvt'", false);
+    assert_parse_error(BODY("max.NaN.f64 %rd1, %rd1, %rd2;"), "these modifiers of 'max'", false);
+    assert_parse_error(BODY("atom.global.min.f16 %r1, [%rd1], %r2;"), "does not support 'atom'",
+                       false);
+}
+
+/* wmma: its operation, shape, layouts and types (mma's two or four, stored
+ * as D, C, A, B) and fragments of up to 8 registers. */
+static void matrix_instructions_are_decoded(void **state)
+{
+    (void)state;
+    struct ptx_module *m =
+        parse_ok(HEADER ".entry k()\n{\n"
+                        "  .reg .b32 %r<30>;\n"
+                        "  .reg .f32 %f<12>;\n"
+                        "  .reg .b64 %rd<3>;\n"
+                        "  wmma.load.a.sync.aligned.col.m16n16k16.global.f16 "
+                        "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1], %r9;\n"
+                        "  wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16 "
+                        "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2, %r3, %r4, %r5, "
+                        "%r6, %r7, %r8}, "
+                        "{%r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18}, {%r21, %r22, %r23, "
+                        "%r24};\n"
+                        "  wmma.mma.sync.aligned.row.row.m16n16k16.f32.bf16.bf16.f32 "
+                        "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2, %r3, %r4}, "
+                        "{%r11, %r12, %r13, %r14}, {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};\n"
+                        "  wmma.store.d.sync.aligned.row.m8n8k4.f64 [%rd2], {%rd1, %rd2}, 8;\n"
+                        "  wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r1, "
+                        "%r2}, {%r3}, "
+                        "{%r4}, {%r5, %r6};\n"
+                        "  ret;\n}\n");
+    const struct ptx_function *f = function_named(m, "k");
+    const struct ptx_insn *load = &f->code[0], *mma = &f->code[1], *bf16 = &f->code[2];
+    assert_int_equal(load->op, PTX_OP_WMMA);
+    assert_int_equal(load->cmp, PTX_WMMA_LOAD_A);
+    assert_int_equal(load->shape, PTX_WMMA_M16N16K16);
+    assert_int_equal(load->layout, PTX_WMMA_COL);
+    assert_int_equal(load->space, PTX_SPACE_GLOBAL);
+    assert_int_equal(load->o[0].count, 8);
+    assert_int_equal(load->issue_class, PTX_CLASS_MEMORY);
+    assert_int_equal(mma->cmp, PTX_WMMA_MMA);
+    assert_int_equal(mma->layout, PTX_WMMA_COL_B);
+    assert_int_equal(mma->type, PTX_F32);
+    assert_int_equal(mma->type2, PTX_F16);
+    assert_int_equal(mma->type_a, PTX_F16);
+    assert_int_equal(mma->issue_class, PTX_CLASS_TENSOR);
+    assert_int_equal(bf16->type_a, PTX_BF16);
+    assert_int_equal(bf16->type_b, PTX_BF16);
+    assert_int_equal(bf16->type2, PTX_F32);
+    assert_int_equal(f->code[3].cmp, PTX_WMMA_STORE_D);
+    assert_int_equal(f->code[3].o[2].imm, 8); /* a stride is an integer */
+    assert_int_equal(f->code[4].bool_op, PTX_BOOL_AND);
+    ptx_module_free(m);
+}
+
+/* wmma forms the ISA does not have are refused at load, with what is wrong. */
+static void malformed_matrix_instructions_are_refused(void **state)
+{
+    (void)state;
+    assert_parse_error(BODY("wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1, %r2, %r3, %r4}, "
+                            "[%rd1];"),
+                       "wmma.load takes {8 registers}, [address]", false);
+    assert_parse_error(BODY("wmma.load.a.sync.aligned.m16n16k16.f16 {%r1, %r2, %r3, %r4, %r5, "
+                            "%r6, %r7, %r8}, [%rd1];"),
+                       "need one layout", false);
+    assert_parse_error(BODY("wmma.load.a.sync.aligned.row.m16n16k8.f16 {%r1}, [%rd1];"),
+                       "no such fragment", false);
+    assert_parse_error(BODY("wmma.load.a.sync.aligned.col.m8n8k32.s4 {%r1}, [%rd1];"),
+                       "A .row and B .col only", false);
+    assert_parse_error(BODY("wmma.mma.sync.aligned.row.col.m16n16k16.f16.bf16.bf16.f16 {%r1, "
+                            "%r2, "
+                            "%r3, %r4}, {%r1, %r2, %r3, %r4}, {%r1, %r2, %r3, %r4}, {%r1, %r2, "
+                            "%r3, %r4};"),
+                       "accumulators of a type these inputs do not take", false);
+    assert_parse_error(BODY("wmma.mma.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r1, %r2}, "
+                            "{%r3}, {%r4}, {%r5, %r6};"),
+                       ".b1 needs .and.popc", false);
+    assert_parse_error(BODY("wmma.sync.aligned.row.m16n16k16.f16 {%r1}, [%rd1];"),
+                       "wmma needs .load.a", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b1 %b;\n}\n", "sub-byte type", false);
+}
+#undef BODY
+
 /* Function addresses are constants outside any memory; initializers that
  * name a variable become relocations; an indirect call keeps its register
  * and its .callprototype, whose parameters the arguments must fit. */
@@ -244,8 +368,8 @@ static void unsupported_constructs_name_their_line(void **state)
                               "  .loc 6 177 3, function_name $L__info, inlined_at 1 35 5\n"
                               "  frobnicate.b32 %r1;\n}\n",
                        "unsupported instruction 'frobnicate.b32' (source line 35)", false);
-    assert_parse_error(HEADER ".entry k()\n{\n  .reg .f16 %h<2>;\n  add.f16 %h1, %h0, %h0;\n}\n",
-                       "does not support 'add' on this type", false);
+    assert_parse_error(HEADER ".entry k()\n{\n  .reg .f16 %h<2>;\n  sqrt.rn.f16 %h1, %h0;\n}\n",
+                       "does not support 'sqrt' on this type", false);
 }
 
 /* An instruction's source line is in its function's own file: code
@@ -544,6 +668,10 @@ int main(void)
         cmocka_unit_test(modifiers_are_read_by_operation),
         cmocka_unit_test(qualified_modifiers_and_async_forms_are_read),
         cmocka_unit_test(function_pointers_and_address_initializers_are_read),
+        cmocka_unit_test(half_instructions_are_decoded),
+        cmocka_unit_test(malformed_half_instructions_are_refused),
+        cmocka_unit_test(matrix_instructions_are_decoded),
+        cmocka_unit_test(malformed_matrix_instructions_are_refused),
         cmocka_unit_test(unsupported_constructs_name_their_line),
         cmocka_unit_test(texture_instructions_are_decoded),
         cmocka_unit_test(source_lines_stay_in_the_program),
