@@ -7,6 +7,8 @@
 # asan:        the same programs built with AddressSanitizer + UBSan (leaks included)
 # web:         the pages' scripts' unit tests, tests/web/test_*.mjs, in Node
 #              (skipped, saying so, when node is missing)
+# python:      the Python client's unit tests, tests/python/test_*.py (unittest;
+#              skipped, saying so, when python3 is missing)
 # gpu:         the programs in BUILD/tests/gpu, on the virtual GPU (BUILD/emulator)
 # integration: the scripts in tests/integration, against BUILD/kgrade
 # full:        the scripts in tests/full, the gradings at full size (not in the
@@ -21,7 +23,7 @@ cd "$(dirname "$0")/.."
 build="${1:?usage: tests/run-tests.sh BUILD [unit|asan|integration|fuzz ...]}"
 shift
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan web gpu integration browser fuzz)
+[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan web python gpu integration browser fuzz)
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
@@ -75,6 +77,15 @@ for section in "${sections[@]}"; do
             done
         else
             echo "== web: skipped: needs node (apt-get install nodejs)"
+        fi
+        ;;
+    python)
+        if command -v python3 >/dev/null; then
+            for t in tests/python/test_*.py; do
+                run "python: $(basename "$t")" env PYTHONDONTWRITEBYTECODE=1 python3 "$t"
+            done
+        else
+            echo "== python: skipped: needs python3"
         fi
         ;;
     gpu)
