@@ -1,7 +1,7 @@
 # kgrade's build.
 #
 #   make          build build/kgrade
-#   make test     build and run every test (unit, unit under ASan+UBSan, web, integration, fuzz)
+#   make test     build and run every test (unit, unit under ASan+UBSan, web, python, integration, fuzz)
 #   make run      install what is missing, build, run the main job
 #   make bench    run the benchmarks (each prints a ratio against a baseline of the same run)
 #   make calibrate  the timing model against three published tables (minutes)
@@ -102,11 +102,20 @@ WEB_MODULES := web/node_modules/.package-lock.json
 HAVE_NPM    := $(shell command -v npm 2>/dev/null)
 WEB_TARGETS := $(if $(HAVE_NPM),$(WEB_BUNDLE))
 
-.PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-integration test-full test-references test-gpu test-fuzz run \
-        test-browser bench calibrate web \
+# The Python client (clients/python/kgrade_client, standard library only)
+# zipped for download at /clients/kgrade_client.zip: `python3
+# kgrade_client.zip submit …` runs it (zipapp's __main__.py at the root) and
+# a notebook imports it from the zip. Built where python3 is.
+PY_CLIENT_SRC := $(sort $(wildcard clients/python/kgrade_client/*.py))
+PY_CLIENT_ZIP := $(BUILD)/web/kgrade_client.zip
+HAVE_PYTHON   := $(shell command -v python3 2>/dev/null)
+PY_TARGETS    := $(if $(HAVE_PYTHON),$(PY_CLIENT_ZIP))
+
+.PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-python test-integration test-full \
+        test-references test-gpu test-fuzz run test-browser bench calibrate web \
         fmt fmt-check clean
 
-all: deps-check $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS)
+all: deps-check $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS)
 
 web: $(WEB_BUNDLE)
 
@@ -120,6 +129,14 @@ $(WEB_BUNDLE): web/editor/editor.js $(WEB_MODULES)
 	@echo "  ESBUILD $@"
 	$(Q)web/node_modules/.bin/esbuild $< --bundle --format=esm --minify --target=es2020 \
 	    --log-level=warning --outfile=$@
+
+# Only the package's modules go in (no __pycache__, no tests), staged apart.
+$(PY_CLIENT_ZIP): $(PY_CLIENT_SRC)
+	@mkdir -p $(dir $@)
+	@echo "  ZIPAPP  $@"
+	$(Q)rm -rf $(BUILD)/pyclient && mkdir -p $(BUILD)/pyclient/kgrade_client
+	$(Q)cp $^ $(BUILD)/pyclient/kgrade_client/
+	$(Q)python3 -m zipapp $(BUILD)/pyclient --main kgrade_client.cli:run --compress --output $@
 
 # Quick (a dpkg query): says what is missing and how to install it.
 deps-check:
@@ -259,7 +276,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-test: deps $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
+test: deps $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
       $(SANDBOX_JOB) $(GPU_BIN) $(BUILD)/calibrate $(FUZZ_BIN) fmt-check
 	@tests/run-tests.sh $(BUILD)
 
@@ -269,7 +286,9 @@ test-asan: $(UNIT_ASAN) $(EMU_UNIT_ASAN) $(SANDBOX_JOB)
 	@tests/run-tests.sh $(BUILD) asan
 test-web:
 	@tests/run-tests.sh $(BUILD) web
-test-integration: $(BUILD)/kgrade
+test-python:
+	@tests/run-tests.sh $(BUILD) python
+test-integration: $(BUILD)/kgrade $(PY_TARGETS)
 	@tests/run-tests.sh $(BUILD) integration
 # The gradings at full size (100M elements): minutes, so not in `make test`.
 test-full: $(BUILD)/kgrade $(EMU_LIB)
@@ -287,7 +306,7 @@ test-fuzz: $(FUZZ_BIN)
 # The main job: the grading service on http://127.0.0.1:8080/ with its
 # database in var/ and the bundled exercises; a new database prints the
 # admin's one-time password.
-run: deps $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS)
+run: deps $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS)
 	$(BUILD)/kgrade serve --port 8080 --data var
 
 # The timing model against three published tables (tests/calibrate/): minutes on 2 cores.

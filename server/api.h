@@ -19,6 +19,6 @@ http_handler api_submission_hide, api_submission_regrade, api_export_grades, api
 http_handler api_metrics, api_me, api_courses, api_certificate_key;
 http_handler api_certificates_list, api_certificate, api_certificate_revoke;
 /* The web pages (web_files.c). */
-http_handler web_page, web_static;
+http_handler web_page, web_static, web_python_client;
 
 #endif

@@ -44,6 +44,7 @@ static const struct http_route routes[] = {
     {"GET", "/api/v1/audit", HTTP_INSTRUCTOR, api_audit},
     /* the web pages: each page path is the one shell that draws them */
     {"GET", "/static/{name}", HTTP_PUBLIC, web_static},
+    {"GET", "/clients/kgrade_client.zip", HTTP_PUBLIC, web_python_client},
     {"GET", "/", HTTP_PUBLIC, web_page},
     {"GET", "/login", HTTP_PUBLIC, web_page},
     {"GET", "/exercises/{name}", HTTP_PUBLIC, web_page},

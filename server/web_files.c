@@ -6,7 +6,9 @@
  * use a plain text area). Types come from the extension; every file gets
  * an ETag from its size and modification time and `Cache-Control:
  * no-cache`, so a browser keeps it and revalidates it (304) on each use,
- * and a new deployment shows at once.
+ * and a new deployment shows at once. /clients/kgrade_client.zip answers
+ * the Python client the Makefile zips into build/web/ the same way, as a
+ * download (README, "Notebooks and Python").
  */
 #include "api.h"
 
@@ -18,7 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define STATIC_FILE_MAX (8u << 20) /* larger files are not served */
+#define STATIC_FILE_MAX    (8u << 20) /* larger files are not served */
+#define PYTHON_CLIENT_FILE "kgrade_client.zip"
 
 static const struct {
     const char *extension, *type;
@@ -31,6 +34,7 @@ static const struct {
     {".ico", "image/x-icon"},
     {".map", "application/json"},
     {".txt", "text/plain; charset=utf-8"},
+    {".zip", "application/zip"},
 };
 
 /* The type of a file name's extension; NULL for one not served. */
@@ -108,4 +112,15 @@ void web_static(struct http_request *req, struct http_response *res)
     }
     if (!found)
         http_error(res, 404, "not_found", "no file '%s'", name);
+}
+
+void web_python_client(struct http_request *req, struct http_response *res)
+{
+    char path[2200];
+    snprintf(path, sizeof path, "%s/%s", req->service->config.web_bundle, PYTHON_CLIENT_FILE);
+    if (serve_file(req, res, path))
+        http_header(res, "Content-Disposition", "attachment; filename=\"" PYTHON_CLIENT_FILE "\"");
+    else
+        http_error(res, 404, "not_built",
+                   "the Python client is not built on this server (make builds %s)", path);
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs kgrade's tests and ends with one line: "N passed, N failed".
 #
-#   tests/run-tests.sh BUILD [unit|asan|numba|web|integration|fuzz ...]   (default: all)
+#   tests/run-tests.sh BUILD [unit|asan|numba|web|python|gpu|integration|fuzz ...]   (default: all)
 #
 # unit:        the cmocka programs in BUILD/tests/unit
 # asan:        the same programs built with AddressSanitizer + UBSan (leaks included)
@@ -10,6 +10,8 @@
 #              (skipped, saying so, when python3-numba is missing)
 # web:         the pages' scripts' unit tests, tests/web/test_*.mjs, in Node
 #              (skipped, saying so, when node is missing)
+# python:      the Python client's unit tests, tests/python/test_*.py (unittest;
+#              skipped, saying so, when python3 is missing)
 # gpu:         the programs in BUILD/tests/gpu, on the virtual GPU (BUILD/emulator)
 # integration: the scripts in tests/integration, against BUILD/kgrade
 # full:        the scripts in tests/full, the gradings at full size (not in the
@@ -24,7 +26,7 @@ cd "$(dirname "$0")/.."
 build="${1:?usage: tests/run-tests.sh BUILD [unit|asan|integration|fuzz ...]}"
 shift
 sections=("$@")
-[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan numba web gpu integration browser fuzz)
+[[ ${#sections[@]} -gt 0 ]] || sections=(unit asan numba web python gpu integration browser fuzz)
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
@@ -92,6 +94,15 @@ for section in "${sections[@]}"; do
             done
         else
             echo "== web: skipped: needs node (apt-get install nodejs)"
+        fi
+        ;;
+    python)
+        if command -v python3 >/dev/null; then
+            for t in tests/python/test_*.py; do
+                run "python: $(basename "$t")" env PYTHONDONTWRITEBYTECODE=1 python3 "$t"
+            done
+        else
+            echo "== python: skipped: needs python3"
         fi
         ;;
     gpu)

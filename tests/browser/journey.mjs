@@ -4,7 +4,7 @@
 // journey: log in; submit a good kernel and see "passed" with the time
 // chart; a compile error marked at its line; a wrong kernel with its first
 // mismatch; the scoreboard; a token made on the tokens page that works
-// with curl; the admin's first login, which asks for a password of their
+// with curl (and the Python client it links to downloads); the admin's first login, which asks for a password of their
 // own before anything else; the instructor's class table, CSV export and a
 // new account whose display name tries XSS and shows as text; the note
 // when a session expires; a certificate once both assessments pass. No page may log an error (a CSP violation would). Screenshots
@@ -231,6 +231,12 @@ async function journey(browser, admin) {
     const { stdout } = await run('curl', ['-s', '-w', '%{http_code}', '-o', '/dev/null', '-H', `Authorization: Bearer ${token}`, `${base}/api/v1/submissions`]);
     expect(stdout === '200', `curl got ${stdout}`);
     expect((await page.locator('.token-shown').textContent()).includes('kgrade submit --server'), 'a kgrade submit line');
+    const shown = await page.locator('.token-shown').textContent();
+    expect(shown.includes('python3 kgrade_client.zip submit --server') && shown.includes('%load_ext kgrade_client'),
+      'the Python client\'s command and the notebook\'s lines');
+    const zip = await page.locator('.token-shown a[download]').getAttribute('href');
+    const got = await run('curl', ['-s', '-w', '%{http_code} %{content_type}', '-o', '/dev/null', `${base}${zip}`]);
+    expect(got.stdout === '200 application/zip', `the client's link got ${got.stdout}`);
     await shot(page, 'tokens');
   });
   await check('an expired session says so and leads to the login page', async () => {

@@ -1,5 +1,6 @@
-// API tokens for CI: create (shown once, with a curl command and a
-// `kgrade submit` line ready to copy), list, revoke.
+// API tokens for CI and notebooks: create (shown once, with a curl
+// command, a `kgrade submit` line and the Python client's commands ready
+// to copy), list, revoke.
 
 import { api } from './api.js';
 import { requireUser } from './app.js';
@@ -13,6 +14,27 @@ function copyable(text, label) {
   return h('div', { class: 'copyable', 'aria-label': label }, code, button);
 }
 
+// The Python client, zipped by the Makefile and served by the server.
+const PYTHON_CLIENT = '/clients/kgrade_client.zip';
+
+function pythonClientLink() {
+  return h('a', { href: PYTHON_CLIENT, download: 'kgrade_client.zip' }, 'kgrade_client.zip');
+}
+
+function pythonShown(server, token) {
+  return [
+    h('p', {}, 'From Python 3 (nothing to install) or a Jupyter notebook, with ',
+      pythonClientLink(), ' beside your kernel or notebook:'),
+    copyable(`python3 kgrade_client.zip submit --server ${server} --token ${token} --exercise hidden-layer kernel.py`,
+      'python3 kgrade_client.zip submit'),
+    copyable(`import sys; sys.path.insert(0, 'kgrade_client.zip')\n%load_ext kgrade_client\n` +
+      `%kgrade_login ${server} ${token}`, 'the notebook\'s first cell'),
+    h('p', {}, 'then grade a cell (Numba; add ', h('code', {}, '--language cuda'), ' for CUDA C):'),
+    copyable('%%kgrade hidden-layer\nfrom numba import cuda\n\n@cuda.jit\ndef hidden_layer(greyscales, weights, out):\n    ...',
+      'a graded cell'),
+  ];
+}
+
 function tokenShown(token) {
   const server = location.origin;
   return h('div', { class: 'card token-shown', role: 'alert' },
@@ -23,7 +45,8 @@ function tokenShown(token) {
     h('p', {}, 'or with curl:'),
     copyable(`curl -s -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' \\\n` +
       `     --data-binary "{\\"exercise\\": \\"vector-add\\", \\"source\\": $(jq -Rs . < kernel.cu)}" \\\n` +
-      `     ${server}/api/v1/submissions`, 'curl'));
+      `     ${server}/api/v1/submissions`, 'curl'),
+    ...pythonShown(server, token));
 }
 
 export async function showTokens(session) {
@@ -59,7 +82,8 @@ export async function showTokens(session) {
     }
   }
   fill(document.getElementById('main'), h('h1', {}, 'API tokens'),
-    h('p', {}, 'A token lets your CI submit as you, with ', h('code', {}, 'kgrade submit'), ' or curl.'),
+    h('p', {}, 'A token lets your CI submit as you, with ', h('code', {}, 'kgrade submit'), ' or curl, ' +
+      'and your notebooks with the Python client, ', pythonClientLink(), '.'),
     h('form', { class: 'inline-form', onsubmit: create },
       h('label', { for: 'token-name' }, 'Name'), name, h('button', { type: 'submit' }, 'Create a token'), error),
     shown, list);
