@@ -414,9 +414,99 @@ static bool parse_scalars(struct loader *ld, json_t *root, struct exercise *e)
 
 /* ------------------------------------------------------------ kernels */
 
+/* The product of the shape's sizes is the buffer's length in every case. */
+static bool shape_fits(struct loader *ld, const struct exercise *e,
+                       const struct exercise_numba_param *p, const struct exercise_buffer *b,
+                       const char *field)
+{
+    for (int k = 0; k <= e->n_cases; k++) {
+        struct expr_binding bindings[EXERCISE_SIZES_MAX];
+        struct expr_env env;
+        exercise_env(e, k < e->n_cases ? &e->cases[k] : &e->assessed, bindings, &env);
+        int64_t length, product = 1, dim;
+        char why[256];
+        if (!expr_eval(b->length, &env, &length, why, sizeof why))
+            return fail(ld, field, "'%s': %s", b->length, why);
+        for (int d = 0; d < p->n_dims; d++) {
+            if (!expr_eval(p->shape[d], &env, &dim, why, sizeof why))
+                return fail(ld, field, "'%s': %s", p->shape[d], why);
+            product *= dim;
+        }
+        if (product != length)
+            return fail(ld, field, "the shape of '%s' has %lld elements, its buffer %lld", p->name,
+                        (long long)product, (long long)length);
+    }
+    return true;
+}
+
+/* A Numba parameter: "name", or {"name", "as", "shape": [rows, cols]}. */
+static bool parse_numba_param(struct loader *ld, const struct exercise *e, json_t *v,
+                              const char *field, struct exercise_numba_param *p)
+{
+    static const char *const keys[] = {"name", "as", "shape", NULL};
+    json_t *name = json_is_string(v) ? v : json_object_get(v, "name");
+    if (!json_is_string(name) || (json_is_object(v) && !only_keys(ld, v, field, keys)))
+        return ld->failed ? false : fail(ld, field, "a Numba parameter is a name or an object");
+    snprintf(p->name, sizeof p->name, "%s", json_string_value(name));
+    memcpy(p->as, p->name, sizeof p->as); /* both EXERCISE_NAME_MAX, NUL-terminated */
+    if (json_is_object(v) && json_object_get(v, "as") && !get_name(ld, v, "as", field, p->as))
+        return false;
+    int buffer = buffer_index(e, p->name);
+    if (buffer < 0 && scalar_index(e, p->name) < 0)
+        return fail(ld, field, "'%s' names no buffer or scalar", p->name);
+    if (buffer < 0)
+        return json_is_object(v) && json_object_get(v, "shape")
+                   ? fail(ld, field, "a scalar has no shape")
+                   : true;
+    json_t *shape = json_is_object(v) ? json_object_get(v, "shape") : NULL;
+    if (!shape) {
+        p->n_dims = 1;
+        memcpy(p->shape[0], e->buffers[buffer].length, EXERCISE_TEXT_MAX);
+        return true;
+    }
+    if (!json_is_array(shape) || json_array_size(shape) < 1 || json_array_size(shape) > 2)
+        return fail(ld, field, "'shape' must be an array of 1 or 2 size expressions");
+    for (size_t d = 0; d < json_array_size(shape); d++) {
+        json_t *holder = json_pack("{s:O}", "dim", json_array_get(shape, d));
+        bool ok =
+            holder && get_expression(ld, e, holder, "dim", field, p->shape[d], 1, SIZE_VALUE_MAX);
+        json_decref(holder);
+        if (!ok)
+            return false;
+        p->n_dims++;
+    }
+    return shape_fits(ld, e, p, &e->buffers[buffer], field);
+}
+
+/* "numba": {"name": ..., "params": [...]} of a kernel. */
+static bool parse_numba(struct loader *ld, const struct exercise *e, json_t *v, const char *field,
+                        struct exercise_numba *n)
+{
+    static const char *const keys[] = {"name", "params", NULL};
+    char where[96];
+    snprintf(where, sizeof where, "%s.numba", field);
+    if (!json_is_object(v) || !only_keys(ld, v, where, keys) ||
+        !get_name(ld, v, "name", where, n->name))
+        return ld->failed ? false : fail(ld, where, "must be an object with a name and params");
+    json_t *params = json_object_get(v, "params");
+    if (!json_is_array(params) || json_array_size(params) > EXERCISE_PARAMS_MAX)
+        return fail(ld, where, "'params' must be an array of at most %d parameters",
+                    EXERCISE_PARAMS_MAX);
+    size_t i;
+    json_t *p;
+    json_array_foreach(params, i, p)
+    {
+        char at[128];
+        snprintf(at, sizeof at, "%s.params[%zu]", where, i);
+        if (!parse_numba_param(ld, e, p, at, &n->params[n->n_params++]))
+            return false;
+    }
+    return true;
+}
+
 static bool parse_kernel(struct loader *ld, struct exercise *e, json_t *v, const char *field)
 {
-    static const char *const keys[] = {"name", "params", "signature", NULL};
+    static const char *const keys[] = {"name", "params", "signature", "numba", NULL};
     struct exercise_kernel *k = &e->kernels[e->n_kernels];
     if (!json_is_object(v) || !only_keys(ld, v, field, keys) ||
         !get_name(ld, v, "name", field, k->name) ||
@@ -435,6 +525,10 @@ static bool parse_kernel(struct loader *ld, struct exercise *e, json_t *v, const
             return fail(ld, field, "params[%zu] must name a buffer or a scalar", i);
         snprintf(k->params[k->n_params++], EXERCISE_NAME_MAX, "%s", name);
     }
+    json_t *numba = json_object_get(v, "numba");
+    k->has_numba = numba != NULL;
+    if (numba && !parse_numba(ld, e, numba, field, &k->numba))
+        return false;
     e->n_kernels++;
     return true;
 }

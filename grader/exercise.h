@@ -67,11 +67,31 @@ struct exercise_scalar {
     char value[EXERCISE_TEXT_MAX]; /* a size expression, or a real number for f32/f64 */
 };
 
+/* A parameter of a kernel's Numba form: a buffer, as a device array of
+ * one or two dimensions (C order), or a scalar. */
+struct exercise_numba_param {
+    char name[EXERCISE_NAME_MAX];     /* the buffer or scalar */
+    char as[EXERCISE_NAME_MAX];       /* what the course calls it ("a", "transposed") */
+    int n_dims;                       /* buffers: 1 or 2; scalars: 0 */
+    char shape[2][EXERCISE_TEXT_MAX]; /* size expressions whose product is the length */
+};
+
+/* A kernel as the course's Numba notebooks write it ("numba" in
+ * exercise.json): its name and parameters, which may differ from the C
+ * form's (no separate n: arrays carry their shapes). */
+struct exercise_numba {
+    char name[EXERCISE_NAME_MAX];
+    int n_params;
+    struct exercise_numba_param params[EXERCISE_PARAMS_MAX];
+};
+
 struct exercise_kernel {
     char name[EXERCISE_NAME_MAX];
     int n_params;
     char params[EXERCISE_PARAMS_MAX][EXERCISE_NAME_MAX]; /* buffer or scalar names */
     char signature[EXERCISE_TEXT_MAX]; /* what the student must write, for messages */
+    bool has_numba;                    /* a Numba form is declared */
+    struct exercise_numba numba;
 };
 
 struct exercise_launch {
@@ -123,6 +143,14 @@ bool exercise_load(const char *folder, struct exercise *exercise, char *error, s
 /* Parses and validates an exercise.json text; `file` names it in errors. */
 bool exercise_parse(const char *text, size_t length, const char *file, struct exercise *exercise,
                     char *error, size_t error_size);
+
+/* The Numba signature of kernel k's Numba form, as numba_compile.py takes
+ * it: "void(float32[::1], float32, int32[:, ::1])" (arrays are C-ordered
+ * device arrays). False when it does not fit in `size`. */
+bool exercise_numba_signature(const struct exercise *exercise, int k, char *out, size_t size);
+
+/* What the student must define, for messages: "tile_transpose(a, transposed)". */
+bool exercise_numba_form(const struct exercise *exercise, int k, char *out, size_t size);
 
 /* The environment of size expressions for one case (sizes bound to values). */
 void exercise_env(const struct exercise *exercise, const struct exercise_case *c,

@@ -181,6 +181,58 @@ static void malformed_fields_are_named(void **state)
     refused_with("\"speed\": {\"max_ratio\": 1.25}", "\"speed\": 2", "speed: must be");
 }
 
+/* A kernel's Numba form: its parameters as the course names them, arrays
+ * with their shapes, and the signature and definition the grader derives. */
+static void the_numba_form_is_read(void **state)
+{
+    (void)state;
+    static const char numba[] =
+        "\"kernels\": [{\"name\": \"step\", \"params\": [\"in\", \"out\", \"r\", \"scale\"], "
+        "\"numba\": {\"name\": \"tile_step\", \"params\": [{\"name\": \"in\", \"as\": \"a\", "
+        "\"shape\": [\"rows\", \"cols\"]}, \"out\", \"scale\"]}}], ";
+    char text[sizeof valid + 512];
+    const char *from = "\"kernels\": [{\"name\": \"step\", \"params\": [\"in\", \"out\", \"r\", "
+                       "\"scale\"]}], ";
+    const char *at = strstr(valid, from);
+    assert_non_null(at);
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - valid), valid, numba, at + strlen(from));
+    struct exercise e;
+    char error[512] = "", signature[256], form[128];
+    assert_true(parse(text, &e, error));
+    assert_true(e.kernels[0].has_numba);
+    assert_int_equal(e.kernels[0].numba.n_params, 3);
+    assert_int_equal(e.kernels[0].numba.params[0].n_dims, 2);
+    assert_int_equal(e.kernels[0].numba.params[1].n_dims, 1);
+    assert_int_equal(e.kernels[0].numba.params[2].n_dims, 0);
+    assert_true(exercise_numba_signature(&e, 0, signature, sizeof signature));
+    assert_string_equal(signature, "void(float32[:, ::1], float32[::1], float32)");
+    assert_true(exercise_numba_form(&e, 0, form, sizeof form));
+    assert_string_equal(form, "tile_step(a, out, scale)");
+    assert_false(exercise_numba_signature(&e, 0, signature, 10)); /* does not fit */
+    /* the C form alone has no Numba form */
+    assert_true(parse(valid, &e, error));
+    assert_false(e.kernels[0].has_numba);
+    const char *bad[][2] = {
+        {"\"numba\": {\"name\": \"k\", \"params\": [\"nothing\"]}", "'nothing' names no buffer"},
+        {"\"numba\": {\"name\": \"k\", \"params\": [{\"name\": \"in\", \"shape\": [\"rows\"]}]}",
+         "the shape of 'in' has 3 elements, its buffer 15"},
+        {"\"numba\": {\"name\": \"k\", \"params\": [{\"name\": \"r\", \"shape\": [1]}]}",
+         "a scalar has no shape"},
+        {"\"numba\": {\"name\": \"k\", \"params\": [], \"extra\": 1}", "unknown field 'extra'"},
+        {"\"numba\": {\"name\": \"k!\", \"params\": []}", "'name' must be a C identifier"},
+        {"\"numba\": {\"name\": \"k\", \"params\": [{\"name\": \"in\", \"shape\": [1, 2, 3]}]}",
+         "an array of 1 or 2 size expressions"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char kernels[256];
+        snprintf(kernels, sizeof kernels,
+                 "\"kernels\": [{\"name\": \"step\", \"params\": [\"in\", \"out\", \"r\", "
+                 "\"scale\"], %s}], ",
+                 bad[i][0]);
+        refused_with(from, kernels, bad[i][1]);
+    }
+}
+
 static void the_folder_must_match_the_id(void **state)
 {
     (void)state;
@@ -208,6 +260,7 @@ int main(void)
         cmocka_unit_test(a_complete_exercise_is_read),
         cmocka_unit_test(the_bundled_exercises_load),
         cmocka_unit_test(malformed_fields_are_named),
+        cmocka_unit_test(the_numba_form_is_read),
         cmocka_unit_test(the_folder_must_match_the_id),
     };
     return cmocka_run_group_tests_name("exercise", tests, NULL, NULL);
