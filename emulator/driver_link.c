@@ -56,11 +56,6 @@ static void link_free(struct CUlinkState_st *link)
     free(link);
 }
 
-static bool owned_by(const struct driver_handle *handle, const void *context)
-{
-    return handle->context == context;
-}
-
 static void link_release(struct driver_handle *handle)
 {
     link_free((struct CUlinkState_st *)handle);
@@ -68,7 +63,7 @@ static void link_release(struct driver_handle *handle)
 
 void driver_links_release(struct CUctx_st *ctx)
 {
-    driver_handle_remove_if(DRIVER_LINK, owned_by, ctx, link_release);
+    driver_handle_remove_if(DRIVER_LINK, driver_handle_owned_by, ctx, link_release);
 }
 
 /* Takes the lock and checks `link` against the current context; the

@@ -25,32 +25,22 @@ static const unsigned char elf_magic[] = {0x7f, 'E', 'L', 'F'};
 
 /* ------------------------------------------------------------ releasing */
 
-static bool owned_by(const struct driver_handle *handle, const void *context)
-{
-    return handle->context == context;
-}
-
 static bool function_of(const struct driver_handle *handle, const void *module)
 {
     return ((const struct CUfunc_st *)handle)->module == module;
 }
 
-static void function_release(struct driver_handle *handle)
-{
-    free(handle);
-}
-
 static void module_release(struct driver_handle *handle)
 {
     struct CUmod_st *module = (struct CUmod_st *)handle;
-    driver_handle_remove_if(DRIVER_FUNCTION, function_of, module, function_release);
+    driver_handle_remove_if(DRIVER_FUNCTION, function_of, module, driver_handle_free);
     emu_module_unload(module->module);
     free(module);
 }
 
 void driver_modules_release(struct CUctx_st *ctx)
 {
-    driver_handle_remove_if(DRIVER_MODULE, owned_by, ctx, module_release);
+    driver_handle_remove_if(DRIVER_MODULE, driver_handle_owned_by, ctx, module_release);
 }
 
 /* -------------------------------------------------------------- loading */

@@ -15,20 +15,10 @@
 
 #define EVENT_FLAGS (CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS)
 
-static bool owned_by(const struct driver_handle *handle, const void *context)
-{
-    return handle->context == context;
-}
-
-static void handle_free(struct driver_handle *handle)
-{
-    free(handle);
-}
-
 void driver_streams_events_release(struct CUctx_st *ctx)
 {
-    driver_handle_remove_if(DRIVER_STREAM, owned_by, ctx, handle_free);
-    driver_handle_remove_if(DRIVER_EVENT, owned_by, ctx, handle_free);
+    driver_handle_remove_if(DRIVER_STREAM, driver_handle_owned_by, ctx, driver_handle_free);
+    driver_handle_remove_if(DRIVER_EVENT, driver_handle_owned_by, ctx, driver_handle_free);
 }
 
 /* ------------------------------------------------------------- handles */
