@@ -282,8 +282,11 @@ static bool store_address(struct ptx_parser *ps, int variable, uint32_t offset, 
 {
     struct ptx_module *m = ps->module;
     bool generic = ptx_tok_word(&t, "generic");
-    if (generic && (!expect_punct(ps, '(') || (t = ptx_next(&ps->lx), false)))
-        return false;
+    if (generic) { /* generic(name): the name inside */
+        if (!expect_punct(ps, '('))
+            return false;
+        t = ptx_next(&ps->lx);
+    }
     uint32_t row;
     const struct ptx_symbol *s = ptx_lookup(ps, t.text, t.len, &row);
     if (!s || (s->kind != PTX_SYM_FUNC && s->kind != PTX_SYM_VAR))

@@ -120,7 +120,7 @@ static enum load_outcome load_side(struct grading *g, int side, char *error, siz
     CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {log, (void *)(uintptr_t)sizeof log};
     CUresult rc = api->cuModuleLoadDataEx(&g->modules[side], r->ptx, 2, keys, values);
-    if (rc != CUDA_SUCCESS && side == 1 && ptx_refused(rc) && api->kgemu_last_fault) {
+    if (rc != CUDA_SUCCESS && side == 1 && ptx_refused(rc) && api->emulated) {
         snprintf(error, size, "the virtual GPU does not support this kernel: %.400s", log);
         return REFUSED;
     }
