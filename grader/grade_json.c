@@ -199,13 +199,14 @@ json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *m
     json_array_foreach(cases, i, c) all_passed &= json_is_true(json_object_get(c, "passed"));
     json_t *compile = grader_compile_result_to_json(&g->compiled[1]);
     json_t *correctness = json_pack("{s:b, s:o}", "passed", compiled && all_passed, "cases", cases);
-    json_t *result =
-        json_pack("{s:s, s:o, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:o, s:o, s:O, s:s}", "exercise",
-                  g->exercise.id, "exercise_version", json_string(g->version), "kgrade_version",
-                  KGRADE_VERSION, "verdict", grader_verdict_name(verdict), "message", message,
-                  "assessment", g->assessment, "seed", seed, "device", device_json(g), "compile",
-                  compile ? compile : json_null(), "correctness", correctness, "performance",
-                  performance_json(g, verdict), "diagnostics", g->diagnostics, "output", "");
+    json_t *result = json_pack(
+        "{s:s, s:o, s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:o, s:o, s:O, s:s}", "exercise",
+        g->exercise.id, "exercise_version", json_string(g->version), "kgrade_version",
+        KGRADE_VERSION, "language", grader_language_name(g->request->language), "verdict",
+        grader_verdict_name(verdict), "message", message, "assessment", g->assessment, "seed", seed,
+        "device", device_json(g), "compile", compile ? compile : json_null(), "correctness",
+        correctness, "performance", performance_json(g, verdict), "diagnostics", g->diagnostics,
+        "output", "");
     char *output = output_capture_text(&g->output);
     if (output != NULL)
         json_object_set_new(result, "output", json_string(output));

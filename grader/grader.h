@@ -197,6 +197,20 @@ struct grader_progress {
 
 typedef void grader_progress_fn(void *context, const struct grader_progress *progress);
 
+/* The language of a submission (DESIGN.md: `--language`, the API's
+ * "language"). */
+enum grader_language {
+    GRADER_LANGUAGE_CUDA,  /* CUDA C++, compiled here by NVRTC */
+    GRADER_LANGUAGE_NUMBA, /* Numba CUDA Python, compiled by grader/numba_compile.py */
+};
+
+/* "cuda" or "numba". */
+const char *grader_language_name(enum grader_language language);
+/* The language called `name`; false when there is none of that name. */
+bool grader_language_parse(const char *name, enum grader_language *language);
+/* The language a file's name implies: ".py" is Numba, anything else CUDA C. */
+enum grader_language grader_language_of_file(const char *file_name);
+
 struct grader_request {
     const char *exercises; /* the exercise folder (not read when `definition` is given) */
     const char *exercise;  /* its id */
@@ -211,6 +225,12 @@ struct grader_request {
     const char *source; /* the student's kernel (size bytes) */
     size_t size;
     const char *file_name; /* for messages; NULL: "kernel.cu" */
+    enum grader_language language;
+    /* GRADER_LANGUAGE_NUMBA: what the Numba front end made of the source
+     * (grader/numba_compile.py's result, as the job that ran it said).
+     * The grader never runs Python: without it, a Numba source is an
+     * internal error. */
+    const json_t *numba;
     bool seed_given;
     uint64_t seed; /* when seed_given; otherwise a fresh one is drawn */
     int64_t n;     /* > 0: every size set to n, not an assessment run */

@@ -30,13 +30,16 @@ static json_t *header_of(enum job_kind kind, const struct grader_request *r)
 {
     char seed[32];
     snprintf(seed, sizeof seed, "%" PRIu64, r->seed);
-    json_t *head = json_pack("{s:s, s:s, s:s*, s:s, s:I, s:s, s:s, s:s*}", "kind", kinds[kind],
-                             "exercise", r->exercise, "file_name", r->file_name, "seed", seed, "n",
-                             (json_int_t)r->n, "device", devices[r->device], "timing",
-                             timings[r->timing], "emulator", r->emulator);
+    json_t *head =
+        json_pack("{s:s, s:s, s:s*, s:s, s:I, s:s, s:s, s:s*, s:s}", "kind", kinds[kind],
+                  "exercise", r->exercise, "file_name", r->file_name, "seed", seed, "n",
+                  (json_int_t)r->n, "device", devices[r->device], "timing", timings[r->timing],
+                  "emulator", r->emulator, "language", grader_language_name(r->language));
     if (head && kind == JOB_GRADE)
         json_object_update_new(
             head, json_pack("{s:s, s:O}", "version", r->version, "reference", r->reference));
+    if (head && kind == JOB_GRADE && r->numba)
+        json_object_set(head, "numba", (json_t *)r->numba);
     if (head)
         json_object_update_new(head, json_pack("{s:I, s:I}", "definition_bytes",
                                                (json_int_t)r->definition_size, "source_bytes",
@@ -78,11 +81,12 @@ static bool unpack_header(json_t *head, struct grader_request *r, const char **n
 {
     json_error_t jerr;
     snprintf(jerr.text, sizeof jerr.text, "no header line");
-    if (!head || json_unpack_ex(
-                     head, &jerr, 0, "{s:s, s:s, s?s, s:s, s:I, s:s, s:s, s?s, s:I, s:I}", "kind",
-                     &names[0], "exercise", &r->exercise, "file_name", &r->file_name, "seed",
-                     &names[1], "n", n, "device", &names[2], "timing", &names[3], "emulator",
-                     &r->emulator, "definition_bytes", &bytes[0], "source_bytes", &bytes[1]) != 0) {
+    if (!head ||
+        json_unpack_ex(head, &jerr, 0, "{s:s, s:s, s?s, s:s, s:I, s:s, s:s, s?s, s:s, s:I, s:I}",
+                       "kind", &names[0], "exercise", &r->exercise, "file_name", &r->file_name,
+                       "seed", &names[1], "n", n, "device", &names[2], "timing", &names[3],
+                       "emulator", &r->emulator, "language", &names[4], "definition_bytes",
+                       &bytes[0], "source_bytes", &bytes[1]) != 0) {
         snprintf(error, error_size, "the job's header is not valid: %s", jerr.text);
         return false;
     }
@@ -94,6 +98,7 @@ static bool unpack_reference(json_t *head, struct grader_request *r)
 {
     r->version = json_string_value(json_object_get(head, "version"));
     r->reference = json_object_get(head, "reference");
+    r->numba = json_object_get(head, "numba");
     return r->version && json_is_object(r->reference);
 }
 
@@ -103,7 +108,7 @@ bool job_decode(const char *input, size_t size, enum job_kind *kind, struct grad
     memset(r, 0, sizeof *r);
     const char *nl = memchr(input, '\n', size);
     *holder = nl ? json_loadb(input, (size_t)(nl - input), 0, NULL) : NULL;
-    const char *names[4] = {NULL}; /* kind, seed, device, timing */
+    const char *names[5] = {NULL}; /* kind, seed, device, timing, language */
     json_int_t n = 0, bytes[2] = {-1, -1};
     if (!unpack_header(*holder, r, names, &n, bytes, error, error_size))
         return false;
@@ -114,6 +119,7 @@ bool job_decode(const char *input, size_t size, enum job_kind *kind, struct grad
     r->seed = strtoull(names[1], &end, 10);
     if (k < 0 || d < 0 || t < 0 || *end != '\0' || bytes[0] < 0 || bytes[1] < 0 ||
         (size_t)bytes[0] > body || (size_t)bytes[1] != body - (size_t)bytes[0] ||
+        !grader_language_parse(names[4], &r->language) ||
         (k == JOB_GRADE && !unpack_reference(*holder, r))) {
         snprintf(error, error_size, "the job's header does not match its contents");
         return false;
