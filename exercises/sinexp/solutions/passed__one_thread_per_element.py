@@ -1,0 +1,11 @@
+# Known good: one thread per element with math.sin and math.exp, guarded by the array's length.
+import math
+
+from numba import cuda
+
+
+@cuda.jit
+def sinexp(x, y, z):
+    i = cuda.grid(1)
+    if i < z.shape[0]:
+        z[i] = math.sin(x[i]) * math.exp(y[i])
