@@ -123,7 +123,9 @@ def compile_numba(exercise, source, file_name="kernel.py"):
     """numba_compile.py's result for every kernel of the exercise."""
     return numba_compile.compile_request({
         "source": source, "file_name": file_name, "cc": [9, 0], "cuda_home": CUDA_HOME,
-        "kernels": [{"name": k["numba"]["name"], "signature": numba_signature(exercise, k)}
+        "kernels": [{"name": k["numba"]["name"], "signature": numba_signature(exercise, k),
+                     "params": [a for _, a, _ in form_params(k)],
+                     "elementwise": is_elementwise(exercise, k)}
                     for k in exercise["kernels"]]})
 
 
