@@ -1,5 +1,5 @@
 # zero-suppress, the Numba reference: out[i] = 0 where waveform[i] < threshold, else waveform[i], one thread per element.
-# Numba submissions are timed against it: a Numba kernel's call and 64-bit indexing weigh on this light kernel (16-bit elements), about 2x the C reference's time.
+# Numba submissions are timed against it: a Numba kernel's call and 64-bit indexing weigh on this light kernel (16-bit elements), about 2.0x the C reference's time.
 from numba import cuda
 
 

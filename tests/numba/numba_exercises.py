@@ -440,14 +440,19 @@ def read(path):
 CUDA_ERROR_ILLEGAL_ADDRESS = 700
 
 
-def grade(gpu, exercise, source, file_name="kernel.py", assessed=False, ref_ptx=None):
+def grade(gpu, exercise, source, file_name="kernel.py", assessed=False, ref_ptx=None,
+          numba_reference=None):
     """(verdict, detail) as this small grader reads them: compile status,
     then per case a fault (timeout, memory_error, runtime_error) or wrong
-    outputs, then the modeled time of the last case against the reference's."""
+    outputs, then the modeled time of the last case against the reference's
+    (reference.cu's, or `numba_reference`'s, a reference.py's source)."""
     result = compile_numba(exercise, source, file_name)
     if result["status"] != "ok":
         return result["status"], result
-    reference = reference_program(gpu, exercise, ref_ptx)
+    if numba_reference:
+        reference = numba_program(gpu, exercise, numba_reference, "reference.py")
+    else:
+        reference = reference_program(gpu, exercise, ref_ptx)
     program = Program(gpu, exercise, result["ptx"], result["entries"], "numba")
     ratio = None
     for sizes in cases(exercise, assessed):
@@ -471,15 +476,19 @@ def grade(gpu, exercise, source, file_name="kernel.py", assessed=False, ref_ptx=
 
 
 def main(argv):
-    """numba_exercises.py [--assessed] EXERCISE FILE.py...: the verdicts."""
+    """numba_exercises.py [--assessed] [--numba-reference] EXERCISE FILE.py...:
+    the verdicts, against reference.cu or (--numba-reference) reference.py."""
     assessed = "--assessed" in argv
-    args = [a for a in argv if a != "--assessed"]
+    against_numba = "--numba-reference" in argv
+    args = [a for a in argv if a not in ("--assessed", "--numba-reference")]
     exercise = load(args[0])
     gpu = VirtualGPU()
     ref_ptx = reference_ptx(exercise)
+    numba_reference = (read(os.path.join(EXERCISES, args[0], "reference.py"))
+                       if against_numba else None)
     for path in args[1:]:
         verdict, detail = grade(gpu, exercise, read(path), os.path.basename(path), assessed,
-                                ref_ptx)
+                                ref_ptx, numba_reference)
         if isinstance(detail, dict):
             detail = {k: v for k, v in detail.items() if k not in ("ptx", "entries")}
         print("%s: %s %s" % (os.path.basename(path), verdict, detail))
