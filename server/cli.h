@@ -45,6 +45,7 @@ enum cli_option_id {
     OPT_NAME,
     OPT_PUBLIC_KEY,
     OPT_ARCH,
+    OPT_LANGUAGE,
     OPT_COUNT
 };
 
