@@ -111,11 +111,15 @@ PY_CLIENT_ZIP := $(BUILD)/web/kgrade_client.zip
 HAVE_PYTHON   := $(shell command -v python3 2>/dev/null)
 PY_TARGETS    := $(if $(HAVE_PYTHON),$(PY_CLIENT_ZIP))
 
+# The Numba front end, beside the binary: a grading job of a Numba source
+# runs it in the sandbox with Debian's python3 (server/grading_job.c).
+NUMBA_FRONT_END := $(BUILD)/numba_compile.py
+
 .PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-python test-integration test-full \
         test-references test-gpu test-fuzz run test-browser bench calibrate web \
         fmt fmt-check clean
 
-all: deps-check $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS)
+all: deps-check $(BUILD)/kgrade $(EMU_LIB) $(NUMBA_FRONT_END) $(WEB_TARGETS) $(PY_TARGETS)
 
 web: $(WEB_BUNDLE)
 
@@ -129,6 +133,10 @@ $(WEB_BUNDLE): web/editor/editor.js $(WEB_MODULES)
 	@echo "  ESBUILD $@"
 	$(Q)web/node_modules/.bin/esbuild $< --bundle --format=esm --minify --target=es2020 \
 	    --log-level=warning --outfile=$@
+
+$(NUMBA_FRONT_END): grader/numba_compile.py
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
 
 # Only the package's modules go in (no __pycache__, no tests), staged apart.
 $(PY_CLIENT_ZIP): $(PY_CLIENT_SRC)

@@ -228,7 +228,7 @@ static bool get_expression(struct loader *ld, const struct exercise *e, json_t *
 
 /* ----------------------------------------------------------- buffers */
 
-static int buffer_index(const struct exercise *e, const char *name)
+int exercise_buffer_index(const struct exercise *e, const char *name)
 {
     for (int i = 0; i < e->n_buffers; i++)
         if (strcmp(e->buffers[i].name, name) == 0)
@@ -236,7 +236,7 @@ static int buffer_index(const struct exercise *e, const char *name)
     return -1;
 }
 
-static int scalar_index(const struct exercise *e, const char *name)
+int exercise_scalar_index(const struct exercise *e, const char *name)
 {
     for (int i = 0; i < e->n_scalars; i++)
         if (strcmp(e->scalars[i].name, name) == 0)
@@ -336,7 +336,7 @@ static bool parse_buffer(struct loader *ld, struct exercise *e, json_t *v, const
     if (!only_keys(ld, v, field, keys) || !get_name(ld, v, "name", field, b->name) ||
         !get_type(ld, v, field, &b->type))
         return false;
-    if (buffer_index(e, b->name) >= 0 || size_index(e, b->name) >= 0)
+    if (exercise_buffer_index(e, b->name) >= 0 || size_index(e, b->name) >= 0)
         return fail(ld, field, "'%s' is already a name", b->name);
     int64_t max_elements = (INT64_C(1) << 36) / (int64_t)value_type_bytes(b->type);
     if (!get_expression(ld, e, v, "length", field, b->length, 1, max_elements))
@@ -381,7 +381,7 @@ static bool parse_scalar(struct loader *ld, struct exercise *e, json_t *v, const
     if (!json_is_object(v) || !only_keys(ld, v, field, keys) ||
         !get_name(ld, v, "name", field, s->name) || !get_type(ld, v, field, &s->type))
         return ld->failed ? false : fail(ld, field, "a scalar is an object");
-    if (buffer_index(e, s->name) >= 0 || scalar_index(e, s->name) >= 0)
+    if (exercise_buffer_index(e, s->name) >= 0 || exercise_scalar_index(e, s->name) >= 0)
         return fail(ld, field, "'%s' is already a name", s->name);
     json_t *value = json_object_get(v, "value");
     if (value_type_is_float(s->type) && json_is_number(value)) {
@@ -451,8 +451,8 @@ static bool parse_numba_param(struct loader *ld, const struct exercise *e, json_
     memcpy(p->as, p->name, sizeof p->as); /* both EXERCISE_NAME_MAX, NUL-terminated */
     if (json_is_object(v) && json_object_get(v, "as") && !get_name(ld, v, "as", field, p->as))
         return false;
-    int buffer = buffer_index(e, p->name);
-    if (buffer < 0 && scalar_index(e, p->name) < 0)
+    int buffer = exercise_buffer_index(e, p->name);
+    if (buffer < 0 && exercise_scalar_index(e, p->name) < 0)
         return fail(ld, field, "'%s' names no buffer or scalar", p->name);
     if (buffer < 0)
         return json_is_object(v) && json_object_get(v, "shape")
@@ -521,7 +521,7 @@ static bool parse_kernel(struct loader *ld, struct exercise *e, json_t *v, const
     json_array_foreach(params, i, p)
     {
         const char *name = json_string_value(p);
-        if (!name || (buffer_index(e, name) < 0 && scalar_index(e, name) < 0))
+        if (!name || (exercise_buffer_index(e, name) < 0 && exercise_scalar_index(e, name) < 0))
             return fail(ld, field, "params[%zu] must name a buffer or a scalar", i);
         snprintf(k->params[k->n_params++], EXERCISE_NAME_MAX, "%s", name);
     }
@@ -589,7 +589,8 @@ static bool parse_swap(struct loader *ld, const struct exercise *e, json_t *swap
     if (!json_is_array(swap) || json_array_size(swap) != 2)
         return fail(ld, field, "'swap' names two buffers");
     for (int i = 0; i < 2; i++)
-        l->swap[i] = buffer_index(e, json_string_value(json_array_get(swap, (size_t)i)) ?: "");
+        l->swap[i] =
+            exercise_buffer_index(e, json_string_value(json_array_get(swap, (size_t)i)) ?: "");
     if (l->swap[0] < 0 || l->swap[1] < 0 || l->swap[0] == l->swap[1])
         return fail(ld, field, "'swap' names two different buffers");
     const struct exercise_buffer *a = &e->buffers[l->swap[0]], *b = &e->buffers[l->swap[1]];

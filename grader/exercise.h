@@ -144,6 +144,10 @@ bool exercise_load(const char *folder, struct exercise *exercise, char *error, s
 bool exercise_parse(const char *text, size_t length, const char *file, struct exercise *exercise,
                     char *error, size_t error_size);
 
+/* The index of the buffer, or of the scalar, called `name`; -1 if none. */
+int exercise_buffer_index(const struct exercise *exercise, const char *name);
+int exercise_scalar_index(const struct exercise *exercise, const char *name);
+
 /* The Numba signature of kernel k's Numba form, as numba_compile.py takes
  * it: "void(float32[::1], float32, int32[:, ::1])" (arrays are C-ordered
  * device arrays). False when it does not fit in `size`. */

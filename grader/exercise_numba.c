@@ -32,13 +32,8 @@ static bool append(char *out, size_t size, size_t *used, const char *format, ...
 
 static enum value_type param_type(const struct exercise *e, const struct exercise_numba_param *p)
 {
-    for (int b = 0; b < e->n_buffers; b++)
-        if (strcmp(e->buffers[b].name, p->name) == 0)
-            return e->buffers[b].type;
-    for (int s = 0; s < e->n_scalars; s++)
-        if (strcmp(e->scalars[s].name, p->name) == 0)
-            return e->scalars[s].type;
-    return VALUE_TYPE_COUNT;
+    int b = exercise_buffer_index(e, p->name), s = exercise_scalar_index(e, p->name);
+    return b >= 0 ? e->buffers[b].type : s >= 0 ? e->scalars[s].type : VALUE_TYPE_COUNT;
 }
 
 bool exercise_numba_signature(const struct exercise *e, int k, char *out, size_t size)

@@ -10,6 +10,7 @@
  * (the reference failing, memory running out) is internal_error.
  */
 #include "grade.h"
+#include "numba_front.h"
 #include "signature.h"
 
 #include <fcntl.h>
@@ -110,17 +111,19 @@ static bool ptx_refused(CUresult rc)
            rc == CUDA_ERROR_NOT_SUPPORTED;
 }
 
-/* Loads a side's PTX and finds its kernels; hands ptxas's registers to the
- * virtual GPU. */
-static enum load_outcome load_side(struct grading *g, int side, char *error, size_t size)
+/* Loads one PTX module of a side: `*module`, or why not in `error`. */
+static enum load_outcome load_module(struct grading *g, int side, const char *ptx, CUmodule *module,
+                                     char *error, size_t size)
 {
     struct cuda_api *api = &g->api;
-    struct grader_compile_result *r = &g->compiled[side];
     char log[4096] = "";
     CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {log, (void *)(uintptr_t)sizeof log};
-    CUresult rc = api->cuModuleLoadDataEx(&g->modules[side], r->ptx, 2, keys, values);
-    if (rc != CUDA_SUCCESS && side == 1 && ptx_refused(rc) && api->emulated) {
+    CUresult rc = api->cuModuleLoadDataEx(module, ptx, 2, keys, values);
+    /* numba's PTX comes from a process that ran the student's module: its
+     * failure to load is the student's on any device */
+    bool students = side == 1 && (api->emulated || g->numba[1].is_numba);
+    if (rc != CUDA_SUCCESS && students && ptx_refused(rc)) {
         snprintf(error, size, "the virtual GPU does not support this kernel: %.400s", log);
         return REFUSED;
     }
@@ -131,18 +134,33 @@ static enum load_outcome load_side(struct grading *g, int side, char *error, siz
                  side ? "student's" : "reference", what, log);
         return LOAD_FAILED;
     }
-    for (int k = 0; k < g->exercise.n_kernels; k++) {
+    return LOADED;
+}
+
+/* Loads a side's PTX (one module, or a Numba side's one per kernel) and
+ * finds its kernels; hands ptxas's registers to the virtual GPU. */
+static enum load_outcome load_side(struct grading *g, int side, char *error, size_t size)
+{
+    struct cuda_api *api = &g->api;
+    struct grader_compile_result *r = &g->compiled[side];
+    struct numba_side *numba = &g->numba[side];
+    enum load_outcome loaded =
+        numba->is_numba ? LOADED : load_module(g, side, r->ptx, &g->modules[side], error, size);
+    for (int k = 0; loaded == LOADED && k < g->exercise.n_kernels; k++) {
         const char *entry = r->lowered_names[k];
-        if (api->cuModuleGetFunction(&g->functions[side][k], g->modules[side], entry) !=
-            CUDA_SUCCESS) {
-            snprintf(error, size, "the kernel %s is not in the loaded module", entry);
-            return LOAD_FAILED;
+        if (numba->is_numba)
+            loaded = load_module(g, side, numba->ptx[k], &numba->modules[k], error, size);
+        CUmodule module = numba->is_numba ? numba->modules[k] : g->modules[side];
+        if (loaded == LOADED &&
+            api->cuModuleGetFunction(&g->functions[side][k], module, entry) != CUDA_SUCCESS) {
+            snprintf(error, size, "the kernel %.200s is not in the loaded module", entry);
+            return numba->is_numba ? REFUSED : LOAD_FAILED; /* the module's result lied */
         }
-        for (size_t i = 0; api->kgemu_set_registers && i < r->n_kernels; i++)
+        for (size_t i = 0; loaded == LOADED && api->kgemu_set_registers && i < r->n_kernels; i++)
             if (strcmp(r->kernels[i].name, entry) == 0 && r->kernels[i].registers > 0)
                 api->kgemu_set_registers(g->functions[side][k], r->kernels[i].registers);
     }
-    return LOADED;
+    return loaded;
 }
 
 /* The student's compile: rejected, compile_error, or on to the checks. */
@@ -150,6 +168,8 @@ static enum grader_verdict compile_student(struct grading *g, char *message, siz
 {
     const struct grader_request *q = g->request;
     grade_phase(g, GRADER_PHASE_COMPILE);
+    if (q->language == GRADER_LANGUAGE_NUMBA)
+        return numba_student_side(g, message, size);
     const char *file = q->file_name ? q->file_name : GRADER_DEFAULT_FILE_NAME;
     enum grader_compile_status s = grade_compile_side(g, 1, q->source, q->size, file);
     snprintf(message, size, "%s", g->compiled[1].message);
@@ -316,6 +336,10 @@ static void release(struct grading *g)
     for (int side = 0; side < 2; side++) {
         if (g->modules[side])
             g->api.cuModuleUnload(g->modules[side]);
+        for (int k = 0; k < EXERCISE_KERNELS_MAX; k++)
+            if (g->numba[side].modules[k])
+                g->api.cuModuleUnload(g->numba[side].modules[k]);
+        numba_side_free(&g->numba[side]);
         grader_compile_result_free(&g->compiled[side]);
     }
     if (g->context)

@@ -34,6 +34,16 @@ struct case_outcome {
     json_t *json; /* the case's entry of correctness.cases */
 };
 
+/* A side written in Numba: numba compiles each kernel apart, so each has
+ * its PTX and module; a @vectorize ufunc's kernel is launched by kgrade
+ * (numba_front.h). */
+struct numba_side {
+    bool is_numba;
+    char *ptx[EXERCISE_KERNELS_MAX];
+    bool vectorized[EXERCISE_KERNELS_MAX];
+    CUmodule modules[EXERCISE_KERNELS_MAX];
+};
+
 struct grading {
     const struct grader_request *request;
     struct exercise exercise;
@@ -42,7 +52,8 @@ struct grading {
     CUmodule modules[2];                           /* 0: the reference, 1: the student's */
     CUfunction functions[2][EXERCISE_KERNELS_MAX]; /* per side, per exercise kernel */
     struct grader_compile_result compiled[2];
-    char version[17]; /* the exercise's (grader_exercise_files.version) */
+    struct numba_side numba[2]; /* per side: the Numba form's, when it is one */
+    char version[17];           /* the exercise's (grader_exercise_files.version) */
     uint64_t seed;
     bool assessment;                 /* graded at the assessment size */
     enum grader_timing timing;       /* SINGLE or REPEATED, AUTO resolved */

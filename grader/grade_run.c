@@ -11,7 +11,9 @@
  * modeled-time budget of (speed bar × the reference's time).
  */
 #include "grade_run.h"
+
 #include "compare.h"
+#include "numba_front.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -146,6 +148,25 @@ static void kernel_args(struct run *r, const struct exercise_kernel *k, void *ar
                 args[p] = r->scalars[i];
 }
 
+/* A launch's shape: the exercise's, or for a @vectorize ufunc's kernel
+ * kgrade's, one thread per element of its output. */
+static void launch_shape(struct run *r, int side, const struct exercise_launch *l, unsigned grid[3],
+                         unsigned block[3])
+{
+    for (int d = 0; d < 3; d++) {
+        grid[d] = (unsigned)eval(r, l->grid[d]);
+        block[d] = (unsigned)eval(r, l->block[d]);
+    }
+    if (!r->g->numba[side].vectorized[l->kernel])
+        return;
+    const struct exercise_numba *form = &r->g->exercise.kernels[l->kernel].numba;
+    int out = exercise_buffer_index(&r->g->exercise, form->params[form->n_params - 1].name);
+    int64_t n = eval(r, r->g->exercise.buffers[out].length);
+    grid[0] = (unsigned)((n + NUMBA_VECTORIZE_BLOCK - 1) / NUMBA_VECTORIZE_BLOCK);
+    block[0] = NUMBA_VECTORIZE_BLOCK;
+    grid[1] = grid[2] = block[1] = block[2] = 1;
+}
+
 /* Every launch of the exercise for one side; the first failure is returned. */
 static CUresult launch_all(struct run *r, int side)
 {
@@ -154,14 +175,16 @@ static CUresult launch_all(struct run *r, int side)
     for (int i = 0; i < e->n_launches; i++) {
         const struct exercise_launch *l = &e->launches[i];
         unsigned grid[3], block[3];
-        for (int d = 0; d < 3; d++) {
-            grid[d] = (unsigned)eval(r, l->grid[d]);
-            block[d] = (unsigned)eval(r, l->block[d]);
-        }
+        launch_shape(r, side, l, grid, block);
         int64_t repeat = eval(r, l->repeat);
         for (int64_t k = 0; k < repeat; k++) {
-            void *args[EXERCISE_PARAMS_MAX];
-            kernel_args(r, &e->kernels[l->kernel], args);
+            void *args[NUMBA_ARGS_MAX];
+            uint64_t numba_values[NUMBA_ARGS_MAX];
+            if (r->g->numba[side].is_numba)
+                numba_kernel_args(e, l->kernel, &r->env, r->current, r->scalars, numba_values,
+                                  args);
+            else
+                kernel_args(r, &e->kernels[l->kernel], args);
             CUresult rc =
                 api->cuLaunchKernel(r->g->functions[side][l->kernel], grid[0], grid[1], grid[2],
                                     block[0], block[1], block[2], 0, NULL, args, NULL);

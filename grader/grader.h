@@ -279,6 +279,18 @@ json_t *grader_reference_build(const char *definition, size_t definition_size,
                                enum grader_device device, const char *emulator, char *error,
                                size_t error_size);
 
+/* What the Numba front end (grader/numba_compile.py, run in a sandboxed
+ * job of its own) is given to compile a Numba source: {"source",
+ * "file_name", "cc": [9, 0] (the reference's architecture), "cuda_home",
+ * "kernels": [{"name", "signature", "params", "elementwise"}]}, each
+ * kernel as the exercise's Numba form has it. `request` gives the
+ * exercise whole (definition) and the source; `reference` is the built
+ * reference (grader_reference_build). NULL with a sentence when the
+ * exercise has no Numba form. The front end's result goes back into
+ * grader_request.numba. */
+json_t *grader_numba_request(const struct grader_request *request, const json_t *reference,
+                             const char *cuda_home, char *error, size_t error_size);
+
 /* The exercises of a folder, sorted by id: [{id, title, course, assessment,
  * sizes (at the assessment), kernels}], a broken one as {id, error}. NULL
  * with a sentence in `error` when the folder cannot be read. */

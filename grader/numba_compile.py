@@ -3,26 +3,36 @@
 kgrade's Numba front end. It runs inside the grading sandbox as
 ``python3 -I grader/numba_compile.py`` (the job's view holds Python, numba,
 llvmlite, numpy and the toolkit's libNVVM; never the exercise folder), reads
-one JSON request on standard input and writes one JSON result on fd 3 (the
-sandbox's result descriptor; standard output, which the student's module may
-print to, goes nowhere):
+one JSON request on standard input and writes on fd 3 (the sandbox's result
+descriptor; standard output, which the student's module may print to, goes
+nowhere) a line {"phase": "started"} once numba is ready, before the
+student's module runs, then one JSON result. With --no-exec (as the sandbox
+runs it) it first forbids itself execve, as the C worker does:
 
 request: {"source": "...", "file_name": "kernel.py", "cc": [9, 0],
           "cuda_home": "/usr/local/cuda",
           "kernels": [{"name": "hidden_layer",
-                       "signature": "void(float32[::1], float32[::1], float32[::1])"}]}
+                       "signature": "void(float32[::1], float32[::1], float32[::1])",
+                       "params": ["greyscales", "weights", "out"], "elementwise": true}]}
 result:  {"status": "ok", "ptx": {"hidden_layer": "..."},
-          "entries": {"hidden_layer": "_ZN6cudapy..."}, "numba": "0.56.4"}
-      or {"status": "compile_error" | "rejected", "message": "...",
-          "line": N, "column": C}   (line and column when known)
+          "entries": {"hidden_layer": "_ZN6cudapy..."},
+          "vectorized": {"hidden_layer": false}, "numba": "0.56.4"}
+      or {"status": "compile_error" | "rejected", "message": "what is wrong",
+          "log": "numba's whole error", "line": N, "column": C}
+          (log, line and column when known)
 
 The student's module is imported here and nowhere else: its module-level code
 runs in the sandbox. A kernel is a ``@cuda.jit`` function, or a
 ``@vectorize([...], target='cuda')`` ufunc, for which numba's own elementwise
 kernel (the one numba launches for it) is compiled over the exercise's arrays.
 
-Numba 0.56 with CUDA 13's libNVVM needs a few shims (``apply_shims``): a
-CUDA_HOME whose nvvm/lib64 holds libnvvm (CUDA 13 moved it to lib64/), a
+A kernel must take the form's parameters ("params", the course's names); a
+@vectorize ufunc is accepted only for an elementwise form (every parameter
+an array of one length, the last its output), and takes one input fewer.
+
+Numba 0.56 with CUDA 13's libNVVM needs a few shims (``apply_shims``):
+libNVVM and libdevice named to numba directly (CUDA 13 moved libnvvm to
+lib64/, where 0.56 does not look; nothing is written), a
 forced compute capability (no driver to ask), the NVVM IR version taken from
 libNVVM instead of 0.56's hard-coded 1.6, and float64 atomic adds that do not
 ask the driver for the device. They are the only code here that knows numba's
@@ -37,34 +47,43 @@ import traceback
 
 SUPPORTED_NUMBA = ("0.56",)
 RESULT_FD = 3
-MESSAGE_MAX = 2000
+MESSAGE_MAX = 400
+LOG_MAX = 8000
 
 
 class Refused(Exception):
     """The submission is not gradable as it is (missing kernel, wrong form)."""
 
 
-def prepare_cuda_home(cuda_home):
-    """A CUDA_HOME numba 0.56 can search: nvvm/lib64 with libnvvm.so and
-    nvvm/libdevice, as links into the toolkit (created under /tmp, the only
-    writable place in the sandbox)."""
-    home = tempfile.mkdtemp(prefix="kgrade-cuda-home-")
-    nvvm = os.path.join(home, "nvvm")
-    os.mkdir(nvvm)
-    os.symlink(os.path.join(cuda_home, "lib64"), os.path.join(nvvm, "lib64"))
-    os.symlink(os.path.join(cuda_home, "nvvm", "libdevice"), os.path.join(nvvm, "libdevice"))
-    return home
+def find_toolkit_files(cuda_home):
+    """libNVVM and libdevice in the toolkit: CUDA 13 keeps libnvvm in lib64/
+    (numba 0.56 looks in nvvm/lib64/)."""
+    lib64 = os.path.join(cuda_home, "lib64")
+    nvvm = os.path.join(lib64, "libnvvm.so")  # the sandbox shows lib64's libnvvm only
+    libdevice = os.path.join(cuda_home, "nvvm", "libdevice")
+    bitcode = sorted(name for name in os.listdir(libdevice) if name.endswith(".bc"))
+    if not os.path.exists(nvvm) or not bitcode:
+        raise Refused("the CUDA toolkit at %s has no libNVVM or libdevice" % cuda_home)
+    return nvvm, os.path.join(libdevice, bitcode[-1]), lib64
 
 
 def apply_shims(cuda_home, cc):
     """Makes numba compile for compute capability `cc` with this toolkit's
-    libNVVM and no driver. Must run before numba.cuda is imported."""
-    os.environ["CUDA_HOME"] = prepare_cuda_home(cuda_home)
+    libNVVM and no driver, writing nothing (the sandbox's /tmp is small).
+    Must run before numba.cuda is imported."""
     os.environ["NUMBA_FORCE_CUDA_CC"] = "%d.%d" % tuple(cc)
     os.environ["NUMBA_DISABLE_PERFORMANCE_WARNINGS"] = "1"
     from llvmlite import ir
-    from numba.cuda import nvvmutils
+    from numba.cuda import cuda_paths, nvvmutils
     from numba.cuda.cudadrv import nvvm
+
+    libnvvm, libdevice, lib64 = find_toolkit_files(cuda_home)
+    found = cuda_paths._env_path_tuple
+    cuda_paths.get_cuda_paths._cached_result = {
+        "nvvm": found("kgrade", libnvvm),
+        "libdevice": found("kgrade", libdevice),
+        "cudalib_dir": found("kgrade", lib64),
+    }
 
     def add_ir_version(module):
         i32 = ir.IntType(32)
@@ -101,21 +120,50 @@ def load_module(source, file_name):
     return namespace
 
 
-def kernel_function(namespace, name):
-    """The Python function to compile for kernel `name`: a @cuda.jit
-    kernel's, or numba's elementwise kernel of a CUDA @vectorize."""
+def form_text(kernel):
+    """The definition the exercise asks for: "tile_transpose(a, transposed)"."""
+    return "%s(%s)" % (kernel["name"], ", ".join(kernel.get("params", [])))
+
+
+def check_arity(pyfunc, kernel, count, what):
+    """Refused unless `pyfunc` takes `count` parameters."""
+    code = pyfunc.__code__
+    if code.co_argcount == count and not code.co_flags & 0x0C:  # no *args, **kwargs
+        return
+    taken = ", ".join(code.co_varnames[:code.co_argcount])
+    raise Refused("%s must take %d parameter%s, as in %s; yours takes (%s)" %
+                  (what, count, "" if count == 1 else "s", form_text(kernel), taken))
+
+
+def kernel_function(namespace, kernel):
+    """The Python function to compile for `kernel` and whether it is a
+    ufunc: a @cuda.jit kernel's own function, or numba's elementwise
+    kernel of a CUDA @vectorize (for an elementwise kernel only)."""
     from numba.cuda.dispatcher import CUDADispatcher
     from numba.cuda.vectorizers import CUDAUFuncDispatcher
+    name, count = kernel["name"], len(kernel.get("params", []))
     found = namespace.get(name)
     if found is None:
-        raise Refused("the module defines no '%s'" % name)
+        raise Refused("the module defines no '%s': the exercise asks for %s" %
+                      (name, form_text(kernel)))
     if isinstance(found, CUDADispatcher):
-        return found.py_func
+        if "params" in kernel:
+            check_arity(found.py_func, kernel, count, "the kernel '%s'" % name)
+        return found.py_func, False
     if isinstance(found, CUDAUFuncDispatcher):
+        if not kernel.get("elementwise", True):
+            raise Refused("'%s' must be a @cuda.jit kernel, %s: a @vectorize ufunc is "
+                          "accepted only where every parameter is an array of the same length"
+                          % (name, form_text(kernel)))
         kernels = list(found.functions.values())
         if len(kernels) != 1:
             raise Refused("'%s' must be vectorized for exactly one signature" % name)
-        return kernels[0][1].py_func
+        inputs = len(next(iter(found.functions)))
+        if "params" in kernel and inputs != count - 1:
+            raise Refused("the @vectorize function '%s' must take %d input%s (the arrays of %s "
+                          "but the last, which it returns); yours takes %d" %
+                          (name, count - 1, "" if count == 2 else "s", form_text(kernel), inputs))
+        return kernels[0][1].py_func, True
     raise Refused("'%s' is not a CUDA kernel: decorate it with @cuda.jit, or with "
                   "@vectorize([...], target='cuda')" % name)
 
@@ -130,12 +178,13 @@ def entry_name(ptx):
 
 
 def compile_kernel(namespace, kernel, cc):
+    """The kernel's PTX, and whether it is a @vectorize ufunc's."""
     from numba import cuda
     from numba.core import sigutils
-    pyfunc = kernel_function(namespace, kernel["name"])
+    pyfunc, vectorized = kernel_function(namespace, kernel)
     args, _ = sigutils.normalize_signature(kernel["signature"])
     ptx, _ = cuda.compile_ptx(pyfunc, args, lineinfo=True, cc=tuple(cc))
-    return ptx
+    return ptx, vectorized
 
 
 def error_position(error, file_name):
@@ -152,8 +201,10 @@ def error_position(error, file_name):
     return line, None
 
 
-def failure(status, message, position=(None, None)):
+def failure(status, message, position=(None, None), log=None):
     result = {"status": status, "message": message[:MESSAGE_MAX]}
+    if log:
+        result["log"] = log[:LOG_MAX]
     if position[0]:
         result["line"] = position[0]
     if position[1]:
@@ -161,43 +212,113 @@ def failure(status, message, position=(None, None)):
     return result
 
 
-def first_lines(text, count=12):
+def first_lines(text, count=40):
     return "\n".join(line for line in str(text).strip().splitlines()[:count])
 
 
-def compile_request(request):
-    """The result for one request (see the module's docstring)."""
+# numba's framing of a typing error: which pipeline step, where, how many
+# candidates; the lines between say what is wrong.
+NUMBA_FRAMING = ("Failed in ", "During: ", "File \"", "<source elided>", "There are ",
+                 "- Of which", "Overload of function", "With argument(s)", "No match")
+
+
+def summary(error):
+    """What is wrong in a line or two: a Python error's own words, or the
+    heart of numba's typing error ("No implementation of function ...
+    found for signature: >>> add(float32, Literal[str](text))")."""
+    if isinstance(error, SyntaxError):
+        return "%s: %s" % (type(error).__name__, error.msg)
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    said = [line for line in lines if not line.startswith(NUMBA_FRAMING)
+            and not line[:1].isdigit()]  # numba quotes the source as "7 |  ..."
+    text = " ".join(said[:2]) if said else (lines[0] if lines else type(error).__name__)
+    if not text.startswith(type(error).__name__) and not hasattr(error, "loc"):
+        text = "%s: %s" % (type(error).__name__, text)
+    return text
+
+
+def compile_request(request, ready=None):
+    """The result for one request (see the module's docstring); `ready` is
+    called once numba is set up, before the student's module runs."""
     file_name = request.get("file_name") or "kernel.py"
     try:
         apply_shims(request.get("cuda_home", "/usr/local/cuda"), request.get("cc", [9, 0]))
         version = supported_numba()
     except Refused as error:
         return failure("internal_error", str(error))
+    if ready:
+        ready(version)
     try:
         namespace = load_module(request["source"], file_name)
-        ptx, entries = {}, {}
+        ptx, entries, vectorized = {}, {}, {}
         for kernel in request["kernels"]:
-            ptx[kernel["name"]] = compile_kernel(namespace, kernel, request.get("cc", [9, 0]))
-            entries[kernel["name"]] = entry_name(ptx[kernel["name"]])
+            name = kernel["name"]
+            ptx[name], vectorized[name] = compile_kernel(namespace, kernel,
+                                                         request.get("cc", [9, 0]))
+            entries[name] = entry_name(ptx[name])
     except Refused as error:
         return failure("rejected", str(error))
     except Exception as error:  # the student's Python or numba's typing: a compile error
-        return failure("compile_error", first_lines(error), error_position(error, file_name))
-    return {"status": "ok", "ptx": ptx, "entries": entries, "numba": version}
+        return failure("compile_error", summary(error), error_position(error, file_name),
+                       first_lines(error))
+    return {"status": "ok", "ptx": ptx, "entries": entries, "vectorized": vectorized,
+            "numba": version}
 
 
-def write_result(result):
+# seccomp: the architectures this knows, with execve's and execveat's numbers
+AUDIT_ARCH = {"x86_64": (0xC000003E, 59, 322), "aarch64": (0xC00000B7, 221, 281)}
+
+
+def forbid_exec():
+    """From now on execve and execveat kill the process, as the C worker's
+    sandbox_forbid_exec does: the sandbox lets a job exec once, to start.
+    A classic BPF program through prctl, since Python has no libseccomp."""
+    import ctypes
+    import platform
+    arch, execve, execveat = AUDIT_ARCH[platform.machine()]
+    ld_arch, ld_nr = (0x20, 0, 0, 4), (0x20, 0, 0, 0)  # BPF_LD|BPF_W|BPF_ABS
+    program = [ld_arch, (0x15, 0, 3, arch),  # BPF_JMP|BPF_JEQ|BPF_K: other arches allowed here
+               ld_nr, (0x15, 2, 0, execve), (0x15, 1, 0, execveat),
+               (0x06, 0, 0, 0x7FFF0000),   # BPF_RET: SECCOMP_RET_ALLOW
+               (0x06, 0, 0, 0x80000000)]   # SECCOMP_RET_KILL_PROCESS
+
+    class Instruction(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte),
+                    ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
+
+    code = (Instruction * len(program))(*[Instruction(*i) for i in program])
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+    if (libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0 or
+            libc.prctl(pr_set_seccomp, seccomp_mode_filter,
+                       ctypes.byref(Program(len(program), code)), 0, 0) != 0):
+        raise OSError(ctypes.get_errno(), "the exec filter could not be installed")
+
+
+def result_file():
     try:
-        out = os.fdopen(RESULT_FD, "w")
+        return os.fdopen(RESULT_FD, "w")
     except OSError:
-        out = sys.stdout  # run by hand, outside the sandbox
-    out.write(json.dumps(result) + "\n")
+        return sys.stdout  # run by hand, outside the sandbox
+
+
+def write_line(out, value):
+    out.write(json.dumps(value) + "\n")
     out.flush()
 
 
 def main():
     request = json.loads(sys.stdin.read())
-    write_result(compile_request(request))
+    if "--no-exec" in sys.argv[1:]:  # in the sandbox, before any student code runs
+        forbid_exec()
+    out = result_file()
+    # "started": what follows is the student's module's doing, not kgrade's
+    result = compile_request(request, lambda version: write_line(out, {"phase": "started",
+                                                                        "numba": version}))
+    write_line(out, result)
 
 
 if __name__ == "__main__":

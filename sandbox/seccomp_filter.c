@@ -42,6 +42,8 @@ static const int common_calls[] = {
     SCMP_SYS(stat),
     SCMP_SYS(lstat),
     SCMP_SYS(statx),
+    SCMP_SYS(statfs), /* libselinux, loaded by the Numba front end's LLVM, looks for /selinux */
+    SCMP_SYS(fstatfs),
     SCMP_SYS(access),
     SCMP_SYS(faccessat),
     SCMP_SYS(faccessat2),
@@ -106,6 +108,10 @@ static const int common_calls[] = {
     SCMP_SYS(membarrier),
     SCMP_SYS(poll),
     SCMP_SYS(ppoll),
+    SCMP_SYS(epoll_create1), /* a real GPU's driver; Python in the Numba front end */
+    SCMP_SYS(epoll_ctl),
+    SCMP_SYS(epoll_wait),
+    SCMP_SYS(epoll_pwait),
     SCMP_SYS(restart_syscall),
     SCMP_SYS(execveat), /* the one exec that starts the job, by descriptor */
     SCMP_SYS(umask),
@@ -118,25 +124,10 @@ static const int common_calls[] = {
 
 /* A real GPU's driver also talks to its device nodes and daemons. */
 static const int gpu_calls[] = {
-    SCMP_SYS(ioctl),
-    SCMP_SYS(connect),
-    SCMP_SYS(sendmsg),
-    SCMP_SYS(recvmsg),
-    SCMP_SYS(sendto),
-    SCMP_SYS(recvfrom),
-    SCMP_SYS(getsockopt),
-    SCMP_SYS(setsockopt),
-    SCMP_SYS(getsockname),
-    SCMP_SYS(getpeername),
-    SCMP_SYS(eventfd2),
-    SCMP_SYS(epoll_create1),
-    SCMP_SYS(epoll_ctl),
-    SCMP_SYS(epoll_wait),
-    SCMP_SYS(epoll_pwait),
-    SCMP_SYS(shutdown),
-    SCMP_SYS(mlock),
-    SCMP_SYS(munlock),
-    SCMP_SYS(sched_setaffinity),
+    SCMP_SYS(ioctl),       SCMP_SYS(connect),     SCMP_SYS(sendmsg),           SCMP_SYS(recvmsg),
+    SCMP_SYS(sendto),      SCMP_SYS(recvfrom),    SCMP_SYS(getsockopt),        SCMP_SYS(setsockopt),
+    SCMP_SYS(getsockname), SCMP_SYS(getpeername), SCMP_SYS(eventfd2),          SCMP_SYS(shutdown),
+    SCMP_SYS(mlock),       SCMP_SYS(munlock),     SCMP_SYS(sched_setaffinity),
 };
 
 static bool allow_all(scmp_filter_ctx ctx, const int *calls, size_t n)
@@ -178,9 +169,11 @@ static bool allow_narrow(scmp_filter_ctx ctx, bool gpu)
     rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1, arg_is(0, PR_SET_SECCOMP));
     if (gpu) {
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, arg_is(0, AF_UNIX));
-    } else { /* isatty() and the terminal's size, nothing else */
+    } else { /* isatty(), the terminal's size, close-on-exec (Python), nothing else */
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, arg_is(1, TCGETS));
         rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, arg_is(1, TIOCGWINSZ));
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, arg_is(1, FIOCLEX));
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, arg_is(1, FIONCLEX));
     }
     return rc == 0;
 }

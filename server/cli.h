@@ -31,6 +31,7 @@ enum cli_option_id {
     OPT_N,
     OPT_DEVICE,
     OPT_TIMING,
+    OPT_LANGUAGE,
     OPT_NO_SANDBOX,
     OPT_JSON,
     OPT_PORT,
@@ -45,7 +46,6 @@ enum cli_option_id {
     OPT_NAME,
     OPT_PUBLIC_KEY,
     OPT_ARCH,
-    OPT_LANGUAGE,
     OPT_COUNT
 };
 

@@ -1,5 +1,5 @@
 /*
- * `kgrade grade --exercise ID FILE.cu`: grade a kernel here, with no server
+ * `kgrade grade --exercise ID FILE.cu|FILE.py`: grade a kernel here, with no server
  * and no database, and print the verdict (a few lines, or the grade JSON
  * of DESIGN.md with --json).
  *
@@ -50,6 +50,15 @@ static enum grader_timing timing_of(const struct cli_args *args)
     return (enum grader_timing)choice_of(args, OPT_TIMING, names, 3);
 }
 
+/* --language, else the file's extension's. */
+static enum grader_language language_of(const struct cli_args *args, const char *path)
+{
+    enum grader_language language = grader_language_of_file(path);
+    if (cli_given(args, OPT_LANGUAGE))
+        grader_language_parse(args->value[OPT_LANGUAGE], &language); /* checked by the parser */
+    return language;
+}
+
 /* In the sandbox (a `kgrade worker`), or here with --no-sandbox. */
 static json_t *grade_request(const struct grader_request *request, bool sandboxed,
                              enum grader_verdict *verdict, char *error, size_t error_size)
@@ -73,6 +82,13 @@ int cmd_grade(const struct cli_args *args)
         fprintf(stderr, "kgrade grade: %s\n", why);
         return CLI_EXIT_USAGE;
     }
+    enum grader_language language = language_of(args, path);
+    if (language == GRADER_LANGUAGE_NUMBA && cli_given(args, OPT_NO_SANDBOX)) {
+        fprintf(stderr, "kgrade grade: a Numba kernel is compiled by running its Python module, "
+                        "which only the sandbox may do: drop --no-sandbox\n");
+        source_file_free(&file);
+        return CLI_EXIT_USAGE;
+    }
     cli_exercises_folder(args, exercises, sizeof exercises);
     char *path_copy = strdup(path);
     struct grader_request request = {
@@ -81,6 +97,7 @@ int cmd_grade(const struct cli_args *args)
         .source = file.data,
         .size = file.size,
         .file_name = path_copy ? basename(path_copy) : NULL,
+        .language = language,
         .seed_given = true, /* drawn here, so a job the sandbox stops still has it */
         .seed = cli_given(args, OPT_SEED) ? cli_u64(args, OPT_SEED, 0) : grader_fresh_seed(),
         .n = (int64_t)cli_u64(args, OPT_N, 0),

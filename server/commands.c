@@ -25,6 +25,9 @@ static const struct cli_option_spec options[OPT_COUNT] = {
                     "how the assessment is timed: one launch (single, the virtual GPU's "
                     "default), or the median of alternating runs after a warm-up (repeated, a "
                     "real GPU's default)"},
+    [OPT_LANGUAGE] = {"language", CLI_CHOICE, NULL, "cuda|numba",
+                      "the kernel's language: CUDA C (cuda) or Numba CUDA Python (numba); "
+                      "default: numba for a .py file, else cuda"},
     [OPT_NO_SANDBOX] = {"no-sandbox", CLI_FLAG, NULL, NULL,
                         "grade without the sandbox (debugging only; the server refuses it)"},
     [OPT_JSON] = {"json", CLI_FLAG, NULL, NULL, "print the result as JSON"},
@@ -48,18 +51,17 @@ static const struct cli_option_spec options[OPT_COUNT] = {
     [OPT_ARCH] = {"arch", CLI_TEXT, "ARCH", NULL,
                   "the GPU architecture: sm_XX (PTX and register counts) or compute_XX "
                   "(PTX only); default sm_90"},
-    [OPT_LANGUAGE] = {"language", CLI_CHOICE, NULL, "cuda|numba",
-                      "the kernel's language: CUDA C (cuda) or Numba CUDA Python (numba); "
-                      "default: numba for a .py file, else cuda"},
 };
 
 static const struct cli_command commands[] = {
-    {"grade", "FILE.cu", 1, 1,
+    {"grade", "FILE.cu|FILE.py", 1, 1,
      CLI_BIT(OPT_EXERCISE) | CLI_BIT(OPT_EXERCISES) | CLI_BIT(OPT_SEED) | CLI_BIT(OPT_N) |
-         CLI_BIT(OPT_DEVICE) | CLI_BIT(OPT_TIMING) | CLI_BIT(OPT_NO_SANDBOX) | CLI_BIT(OPT_JSON),
+         CLI_BIT(OPT_DEVICE) | CLI_BIT(OPT_TIMING) | CLI_BIT(OPT_LANGUAGE) |
+         CLI_BIT(OPT_NO_SANDBOX) | CLI_BIT(OPT_JSON),
      CLI_BIT(OPT_EXERCISE), 0, "grade a kernel against an exercise, here, with no server",
-     "Compiles FILE.cu with NVRTC, runs it against the exercise's reference on seeded inputs, "
-     "checks its outputs and its speed, and prints the verdict.",
+     "Compiles FILE.cu with NVRTC (or FILE.py with numba, in the sandbox), runs it against the "
+     "exercise's reference on seeded inputs, checks its outputs and its speed, and prints the "
+     "verdict.",
      cmd_grade, NULL},
     {"compile", "FILE.cu", 1, 1, CLI_BIT(OPT_ARCH) | CLI_BIT(OPT_JSON), 0, 0,
      "compile a kernel with NVRTC and show the diagnostics and the kernels found",

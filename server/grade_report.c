@@ -23,9 +23,11 @@ static void print_diagnostics(const json_t *result, const char *file,
     json_array_foreach(json_object_get(compile, "diagnostics"), i, d)
     {
         json_t *line = json_object_get(d, "line"), *col = json_object_get(d, "column");
-        if (json_is_integer(line))
+        if (json_is_integer(line) && json_is_integer(col))
             printf("  %s:%lld:%lld: ", file, (long long)json_integer_value(line),
-                   json_is_integer(col) ? (long long)json_integer_value(col) : 0LL);
+                   (long long)json_integer_value(col));
+        else if (json_is_integer(line)) /* a column not known */
+            printf("  %s:%lld: ", file, (long long)json_integer_value(line));
         else
             printf("  ");
         printf("%s: %s\n", json_string_value(json_object_get(d, "severity")),

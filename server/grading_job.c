@@ -300,6 +300,30 @@ static void sandbox_limits_of(const struct grading_job *job, bool grading, struc
     l->cpu_seconds = sandbox_cpu_for(l->wall_seconds + (grading ? job->limits.run_seconds : 0));
 }
 
+void grading_job_sandbox(const struct grading_job *job, const struct job_command *command,
+                         const struct sandbox_limits *limits, const char *input, size_t input_size,
+                         sandbox_line_fn *tell, void *context, struct sandbox_outcome *outcome)
+{
+    const char *devices[PATHS_MAX];
+    glob_t gpu = {0};
+    gpu_devices(&gpu, devices);
+    struct sandbox_job s = {
+        .argv = command->argv,
+        .env = command->env,
+        .input = input,
+        .input_size = input_size,
+        .read_paths = command->paths,
+        .device_paths = devices,
+        .real_gpu = devices[0] != NULL,
+        .relaxed_for_sanitizers = job->relaxed_for_sanitizers,
+        .on_line = tell,
+        .context = context,
+        .limits = *limits,
+    };
+    sandbox_run(&s, outcome);
+    globfree(&gpu);
+}
+
 /* A worker in the sandbox, fed `input`, followed by `f` to its end. */
 static void run_worker(const struct grading_job *job, const struct job_paths *p, bool grading,
                        const char *input, size_t input_size, struct follow *f,
@@ -311,20 +335,10 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
     build_env(env);
     gpu_devices(&gpu, devices);
     view_paths(p, devices[0] != NULL, &found, paths);
-    struct sandbox_job s = {
-        .argv = argv,
-        .env = env,
-        .input = input,
-        .input_size = input_size,
-        .read_paths = paths,
-        .device_paths = devices,
-        .real_gpu = devices[0] != NULL,
-        .relaxed_for_sanitizers = job->relaxed_for_sanitizers,
-        .on_line = on_line,
-        .context = f,
-    };
-    sandbox_limits_of(job, grading, &s.limits);
-    sandbox_run(&s, outcome);
+    struct job_command command = {argv, env, paths};
+    struct sandbox_limits limits;
+    sandbox_limits_of(job, grading, &limits);
+    grading_job_sandbox(job, &command, &limits, input, input_size, on_line, f, outcome);
     globfree(&found);
     globfree(&gpu);
 }
@@ -388,7 +402,8 @@ static json_t *reference_of(const struct grading_job *job, const struct job_path
     return reference;
 }
 
-/* The grade job: the student's source with the exercise given whole. */
+/* The grade job: the student's source with the exercise given whole and,
+ * for a Numba source, what the front end's job made of it. */
 static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_paths *p,
                                 const struct grader_exercise_files *files, const json_t *reference,
                                 enum grader_verdict *verdict, char *error, size_t error_size)
@@ -399,10 +414,21 @@ static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_
     request.version = files->version;
     request.reference = reference;
     request.emulator = p->emulator[0] ? p->emulator : NULL;
+    json_t *numba = NULL;
+    if (request.language == GRADER_LANGUAGE_NUMBA) {
+        char why[GRADER_MESSAGE_MAX];
+        numba = numba_job_run(job, &request, reference, p->self, why, sizeof why);
+        if (!numba) { /* the front end's failure is kgrade's, never the student's */
+            *verdict = GRADER_VERDICT_INTERNAL_ERROR;
+            return grader_verdict_json(job->request, *verdict, why, false);
+        }
+        request.numba = numba;
+    }
     size_t input_size;
     char *input = job_encode(JOB_GRADE, &request, &input_size);
     if (!input) {
         snprintf(error, error_size, "out of memory");
+        json_decref(numba);
         return NULL;
     }
     struct follow f = {.job = job};
@@ -411,6 +437,7 @@ static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_
     json_t *result = result_of(&f, &outcome, verdict, error, error_size);
     sandbox_outcome_free(&outcome);
     json_decref(f.final);
+    json_decref(numba);
     free(input);
     return result;
 }

@@ -7,6 +7,7 @@
 #define KGRADE_SERVER_GRADING_JOB_H
 
 #include "grader/grader.h"
+#include "sandbox/sandbox.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -57,5 +58,31 @@ struct grading_job {
  * configuration error. */
 json_t *grading_job_run(const struct grading_job *job, enum grader_verdict *verdict, char *error,
                         size_t error_size);
+
+/* ------------------------------------------- for the jobs of a grading */
+
+/* What a job runs: its command line, environment and view. */
+struct job_command {
+    const char *const *argv;
+    const char *const *env;
+    const char *const *paths; /* besides the libraries this process has loaded */
+};
+
+/* A command in the sandbox with the GPU's device nodes (when there is
+ * one), fed `input`, its result lines told to `on_line`. */
+void grading_job_sandbox(const struct grading_job *job, const struct job_command *command,
+                         const struct sandbox_limits *limits, const char *input, size_t input_size,
+                         sandbox_line_fn *tell, void *context, struct sandbox_outcome *outcome);
+
+/* The Numba front end's job (numba_job.c): the student's Numba source
+ * (request->source, with the exercise given whole) compiled to PTX by
+ * grader/numba_compile.py in the sandbox, for the reference's
+ * architecture; `self` is kgrade's binary, beside which the front end is
+ * installed. Returns the front end's result for grader_request.numba: its
+ * own, or a compile error the sandbox decided (the compile over its time
+ * or memory, the module killed for a forbidden system call). NULL with a
+ * sentence in `error` when the front end itself failed: kgrade's fault. */
+json_t *numba_job_run(const struct grading_job *job, const struct grader_request *request,
+                      const json_t *reference, const char *self, char *error, size_t error_size);
 
 #endif

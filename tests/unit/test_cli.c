@@ -131,7 +131,8 @@ static void help_everywhere(void **state)
     assert_int_equal(r.outcome, CLI_PARSE_HELP);
     assert_non_null(strstr(r.out, "usage: kgrade grade --exercise ID [--exercises DIR] [--seed S] "
                                   "[--n N] [--device auto|cuda|emulator] [--timing "
-                                  "auto|single|repeated] [--no-sandbox] [--json] FILE.cu"));
+                                  "auto|single|repeated] [--language cuda|numba] [--no-sandbox] "
+                                  "[--json] FILE.cu|FILE.py"));
     assert_null(strstr(r.out, "Not built yet"));
     release(&r);
     r = parse_line("serve --help");
@@ -140,8 +141,8 @@ static void help_everywhere(void **state)
     r = parse_line("submit --help");
     assert_null(strstr(r.out, "Not built yet"));
     assert_non_null(strstr(r.out, "4 when the server is unreachable"));
-    assert_non_null(strstr(r.out, "usage: kgrade submit --exercise ID [--json] [--server URL] "
-                                  "[--token TOKEN] [--language cuda|numba] FILE.cu|FILE.py"));
+    assert_non_null(strstr(r.out, "usage: kgrade submit --exercise ID [--language cuda|numba] "
+                                  "[--json] [--server URL] [--token TOKEN] FILE.cu|FILE.py"));
     assert_non_null(strstr(r.out, "KGRADE_URL and KGRADE_TOKEN"));
     assert_non_null(strstr(r.out, "numba for a .py file"));
     release(&r);

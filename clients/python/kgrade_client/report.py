@@ -61,8 +61,10 @@ def _diagnostics(result: dict, file_name: str, source: bytes) -> List[str]:
     for d in field_list(field(result, "compile"), "diagnostics"):
         line, column = field(d, "line"), field(d, "column")
         where = "  "
-        if is_integer(line):
-            where = "  %s:%d:%d: " % (file_name, line, column if is_integer(column) else 0)
+        if is_integer(line) and is_integer(column):
+            where = "  %s:%d:%d: " % (file_name, line, column)
+        elif is_integer(line):  # a column not known
+            where = "  %s:%d: " % (file_name, line)
         out.append("%s%s: %s" % (where, _text(field(d, "severity")), _text(field(d, "message"))))
         out += _quoted_line(source, line if is_integer(line) else 0,
                             column if is_integer(column) else 0)

@@ -1,0 +1,58 @@
+/*
+ * numba's kernel ABI (numba_front.h): how a Numba kernel's parameters are
+ * passed. An array of d dimensions is 5 + 2d values of 64 bits: meminfo
+ * and parent (0 on a device), the number of items, the item's size, the
+ * data pointer, the shape, and the strides in bytes (C order: the last
+ * dimension's is the item's size). A scalar is passed as itself.
+ */
+#include "numba_front.h"
+
+static int64_t value_of(const char *text, const struct expr_env *env)
+{
+    int64_t v = 0;
+    char why[256];
+    expr_eval(text, env, &v, why, sizeof why); /* validated when the exercise loaded */
+    return v;
+}
+
+/* The 5 + 2d values of buffer b as the array `p`; returns how many. */
+static int pack_array(const struct exercise *e, int b, const struct exercise_numba_param *p,
+                      const struct expr_env *env, CUdeviceptr data, uint64_t *out)
+{
+    uint64_t item = (uint64_t)value_type_bytes(e->buffers[b].type);
+    uint64_t items = (uint64_t)value_of(e->buffers[b].length, env);
+    int d = p->n_dims > 1 ? p->n_dims : 1, n = 0;
+    out[n++] = 0; /* meminfo */
+    out[n++] = 0; /* parent */
+    out[n++] = items;
+    out[n++] = item;
+    out[n++] = (uint64_t)data;
+    for (int i = 0; i < d; i++)
+        out[n + i] = d == 1 ? items : (uint64_t)value_of(p->shape[i], env);
+    uint64_t stride = item; /* C order: the last dimension's is the item's size */
+    for (int i = d - 1; i >= 0; i--) {
+        out[n + d + i] = stride;
+        stride *= out[n + i];
+    }
+    return n + 2 * d;
+}
+
+void numba_kernel_args(const struct exercise *e, int k, const struct expr_env *env,
+                       const CUdeviceptr current[], unsigned char (*scalars)[8],
+                       uint64_t values[NUMBA_ARGS_MAX], void *args[NUMBA_ARGS_MAX])
+{
+    const struct exercise_numba *form = &e->kernels[k].numba;
+    int used = 0;
+    for (int i = 0; i < form->n_params; i++) {
+        const struct exercise_numba_param *p = &form->params[i];
+        int b = exercise_buffer_index(e, p->name);
+        if (b < 0) {
+            args[used++] = scalars[exercise_scalar_index(e, p->name)];
+            continue;
+        }
+        uint64_t *fields = &values[used];
+        int n = pack_array(e, b, p, env, current[b], fields);
+        for (int f = 0; f < n; f++)
+            args[used++] = &fields[f];
+    }
+}

@@ -1,0 +1,222 @@
+/*
+ * The exchange with the Numba front end (grader/numba_compile.py), which
+ * compiles a Numba source to PTX in a sandboxed job of its own: the request
+ * it is given (grader_numba_request), and its result turned into the
+ * student's side of a grading (numba_student_side).
+ *
+ * The result comes from a process that ran the student's module-level
+ * code, so it is read as hostile: every field checked for type and size,
+ * anything else refused. A result that lies can only hand the grader some
+ * PTX, which is then graded like any other.
+ */
+#include "numba_front.h"
+
+#include "compile_output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the front end may hand back: a PTX per kernel, an entry name. */
+#define NUMBA_PTX_MAX   (4u << 20)
+#define NUMBA_ENTRY_MAX 4096
+
+/* Every parameter a 1-D buffer of one length, the last the only output,
+ * the kernel's launches never swapping buffers: what numba's elementwise
+ * kernel of a @vectorize ufunc computes. */
+bool numba_kernel_elementwise(const struct exercise *e, int k)
+{
+    const struct exercise_numba *n = &e->kernels[k].numba;
+    const struct exercise_buffer *first = NULL;
+    for (int i = 0; i < n->n_params; i++) {
+        int index = exercise_buffer_index(e, n->params[i].name);
+        const struct exercise_buffer *b = index >= 0 ? &e->buffers[index] : NULL;
+        bool last = i == n->n_params - 1;
+        if (!b || n->params[i].n_dims != 1 || b->is_output != last ||
+            (first && strcmp(first->length, b->length) != 0))
+            return false;
+        first = first ? first : b;
+    }
+    for (int l = 0; l < e->n_launches; l++)
+        if (e->launches[l].kernel == k && e->launches[l].swap[0] >= 0)
+            return false;
+    return n->n_params >= 2;
+}
+
+static json_t *kernel_request(const struct exercise *e, int k)
+{
+    const struct exercise_numba *n = &e->kernels[k].numba;
+    char signature[EXERCISE_TEXT_MAX * 2];
+    json_t *params = json_array();
+    for (int i = 0; i < n->n_params; i++)
+        json_array_append_new(params, json_string(n->params[i].as));
+    if (!exercise_numba_signature(e, k, signature, sizeof signature)) {
+        json_decref(params);
+        return NULL;
+    }
+    return json_pack("{s:s, s:s, s:o, s:b}", "name", n->name, "signature", signature, "params",
+                     params, "elementwise", numba_kernel_elementwise(e, k));
+}
+
+/* "sm_90" as [9, 0]. */
+static bool compute_capability(const char *arch, int cc[2])
+{
+    int number = 0, used = 0;
+    if (!arch || sscanf(arch, "sm_%d%n", &number, &used) != 1 || number < 10 || number > 999)
+        return false;
+    cc[0] = number / 10;
+    cc[1] = number % 10;
+    return true;
+}
+
+json_t *grader_numba_request(const struct grader_request *request, const json_t *reference,
+                             const char *cuda_home, char *error, size_t size)
+{
+    struct exercise e;
+    int cc[2];
+    if (!exercise_parse(request->definition, request->definition_size, "exercise.json", &e, error,
+                        size))
+        return NULL;
+    if (!compute_capability(json_string_value(json_object_get(reference, "arch")), cc)) {
+        snprintf(error, size, "the reference names no architecture to compile Numba for");
+        return NULL;
+    }
+    json_t *kernels = json_array();
+    for (int k = 0; k < e.n_kernels; k++) {
+        json_t *kernel = e.kernels[k].has_numba ? kernel_request(&e, k) : NULL;
+        if (!kernel) {
+            snprintf(error, size, "the exercise '%s' has no Numba form for its kernel '%s'", e.id,
+                     e.kernels[k].name);
+            json_decref(kernels);
+            return NULL;
+        }
+        json_array_append_new(kernels, kernel);
+    }
+    return json_pack("{s:s%, s:s, s:[i, i], s:s, s:o}", "source", request->source, request->size,
+                     "file_name", request->file_name ? request->file_name : "kernel.py", "cc",
+                     cc[0], cc[1], "cuda_home", cuda_home, "kernels", kernels);
+}
+
+/* ------------------------------------------------- the front end's result */
+
+static char *copy_string(const json_t *value, size_t max)
+{
+    const char *text = json_string_value(value);
+    return text && text[0] && json_string_length(value) <= max &&
+                   strlen(text) == json_string_length(value)
+               ? strdup(text)
+               : NULL;
+}
+
+/* A refusal or a compile error: the front end's sentence, at its line. */
+static enum grader_verdict failed_compile(struct grader_compile_result *r, const json_t *result,
+                                          bool rejected, char *message, size_t size)
+{
+    const char *said = json_string_value(json_object_get(result, "message"));
+    const char *log = json_string_value(json_object_get(result, "log"));
+    json_int_t line = json_integer_value(json_object_get(result, "line"));
+    json_int_t column = json_integer_value(json_object_get(result, "column"));
+    if (!said || !said[0])
+        said = rejected ? "the module does not define the kernel the exercise asks for"
+                        : "the Numba compile failed";
+    r->status = rejected ? GRADER_COMPILE_REJECTED : GRADER_COMPILE_ERROR;
+    r->log = strndup(log ? log : said, GRADER_COMPILE_LOG_MAX);
+    snprintf(r->message, sizeof r->message, "%.400s", said);
+    snprintf(message, size, "%s", r->message);
+    if (!rejected && (r->diagnostics = calloc(1, sizeof *r->diagnostics)) != NULL) {
+        r->n_diagnostics = 1;
+        r->diagnostics[0] = (struct grader_diagnostic){
+            .line = line > 0 && line < 1000000 ? (int)line : 0,
+            .column = column > 0 && column < 100000 ? (int)column : 0,
+            .severity = GRADER_SEVERITY_ERROR,
+            .message = strdup(said),
+        };
+    }
+    return rejected ? GRADER_VERDICT_REJECTED : GRADER_VERDICT_COMPILE_ERROR;
+}
+
+/* Kernel k's PTX, entry and form, from the front end's "ptx", "entries"
+ * and "vectorized" objects. */
+static bool kernel_from_result(struct grading *g, int k, const json_t *result)
+{
+    const char *name = g->exercise.kernels[k].numba.name;
+    struct grader_compile_result *r = &g->compiled[1];
+    g->numba[1].ptx[k] =
+        copy_string(json_object_get(json_object_get(result, "ptx"), name), NUMBA_PTX_MAX);
+    r->lowered_names[k] =
+        copy_string(json_object_get(json_object_get(result, "entries"), name), NUMBA_ENTRY_MAX);
+    r->kernels[k].name = r->lowered_names[k] ? strdup(r->lowered_names[k]) : NULL;
+    r->kernels[k].signature = r->lowered_names[k] ? strdup(r->lowered_names[k]) : NULL;
+    r->kernels[k].registers = -1;
+    json_t *vectorized = json_object_get(json_object_get(result, "vectorized"), name);
+    g->numba[1].vectorized[k] = json_is_true(vectorized);
+    return g->numba[1].ptx[k] && r->kernels[k].signature &&
+           (!json_is_true(vectorized) || numba_kernel_elementwise(&g->exercise, k));
+}
+
+/* The static data of every kernel's PTX within GRADER_STATIC_DATA_MAX. */
+static bool static_data_fits(const struct grading *g, char *message, size_t size)
+{
+    uint64_t total = 0;
+    for (int k = 0; k < g->exercise.n_kernels; k++) {
+        struct ptx_static_data data;
+        grader_ptx_static_data(g->numba[1].ptx[k], strlen(g->numba[1].ptx[k]), &data);
+        total += data.total_bytes;
+    }
+    if (total <= GRADER_STATIC_DATA_MAX)
+        return true;
+    snprintf(message, size,
+             "the kernels' constant and global arrays take %llu MB of device memory; at most "
+             "%llu MB: keep large data in the exercise's arrays",
+             (unsigned long long)(total >> 20), (unsigned long long)(GRADER_STATIC_DATA_MAX >> 20));
+    return false;
+}
+
+enum grader_verdict numba_student_side(struct grading *g, char *message, size_t size)
+{
+    struct grader_compile_result *r = &g->compiled[1];
+    const json_t *result = g->request->numba;
+    const char *status = json_string_value(json_object_get(result, "status"));
+    int n = g->exercise.n_kernels;
+    g->numba[1].is_numba = true;
+    if (!status) {
+        snprintf(message, size, "the Numba front end gave no result");
+        snprintf(r->message, sizeof r->message, "%s", message);
+        r->status = GRADER_COMPILE_INTERNAL;
+        return GRADER_VERDICT_INTERNAL_ERROR;
+    }
+    if (strcmp(status, "rejected") == 0 || strcmp(status, "compile_error") == 0)
+        return failed_compile(r, result, status[0] == 'r', message, size);
+    r->log = strdup("");
+    r->kernels = calloc((size_t)n, sizeof *r->kernels);
+    r->lowered_names = calloc((size_t)n, sizeof *r->lowered_names);
+    bool ok = strcmp(status, "ok") == 0 && r->log && r->kernels && r->lowered_names;
+    if (ok)
+        r->n_kernels = r->n_lowered_names = (size_t)n;
+    for (int k = 0; ok && k < n; k++)
+        ok = g->exercise.kernels[k].has_numba && kernel_from_result(g, k, result);
+    if (!ok) {
+        r->status = GRADER_COMPILE_INTERNAL;
+        snprintf(message, size, "the Numba front end's result is not valid");
+        snprintf(r->message, sizeof r->message, "%s", message);
+        return GRADER_VERDICT_INTERNAL_ERROR;
+    }
+    r->status = GRADER_COMPILE_OK;
+    snprintf(r->message, sizeof r->message, "compiled with numba %.40s",
+             json_string_value(json_object_get(result, "numba"))
+                 ? json_string_value(json_object_get(result, "numba"))
+                 : "");
+    if (!static_data_fits(g, message, size)) {
+        r->status = GRADER_COMPILE_ERROR;
+        snprintf(r->message, sizeof r->message, "%s", message);
+        return GRADER_VERDICT_COMPILE_ERROR;
+    }
+    return GRADER_VERDICT_PASSED;
+}
+
+void numba_side_free(struct numba_side *side)
+{
+    for (int k = 0; k < EXERCISE_KERNELS_MAX; k++)
+        free(side->ptx[k]);
+    memset(side, 0, sizeof *side);
+}

@@ -1,0 +1,39 @@
+/*
+ * Internal to grader/: the Numba front end's side of a grading
+ * (numba_front.c) and numba's kernel ABI (numba_abi.c).
+ */
+#ifndef KGRADE_GRADER_NUMBA_FRONT_H
+#define KGRADE_GRADER_NUMBA_FRONT_H
+
+#include "grade.h"
+
+/* Blocks of a @vectorize ufunc's elementwise kernel: kgrade's launch, one
+ * thread per element (the statements say so). */
+#define NUMBA_VECTORIZE_BLOCK 256
+
+/* Whether kernel k's Numba form is elementwise: every parameter a 1-D
+ * buffer of one length, the last the only output, its launches swapping
+ * nothing. A @vectorize ufunc is accepted for such a kernel only. */
+bool numba_kernel_elementwise(const struct exercise *exercise, int k);
+
+/* The student's side from the front end's result (request->numba):
+ * compiled[1] (status, message, diagnostics, entries) and numba[1] (PTX
+ * per kernel). Returns PASSED to go on, else the verdict (rejected,
+ * compile_error, internal_error for a result that is not valid) with its
+ * sentence in `message`. */
+enum grader_verdict numba_student_side(struct grading *g, char *message, size_t size);
+
+void numba_side_free(struct numba_side *side);
+
+/* Maximum kernelParams values of a Numba launch: each 2-D array takes 9. */
+#define NUMBA_ARGS_MAX (EXERCISE_PARAMS_MAX * 9)
+
+/* kernelParams of a Numba kernel k: each array as numba passes it
+ * (meminfo 0, parent 0, nitems, itemsize, data, shape[d], strides[d] in
+ * bytes, C order), each scalar as itself. `values` holds the arrays'
+ * fields; `scalars` are the run's scalar slots. */
+void numba_kernel_args(const struct exercise *exercise, int k, const struct expr_env *env,
+                       const CUdeviceptr current[], unsigned char (*scalars)[8],
+                       uint64_t values[NUMBA_ARGS_MAX], void *args[NUMBA_ARGS_MAX]);
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * The Numba front end's job (grading_job.h): a student's Numba source
+ * compiled to PTX by grader/numba_compile.py, run by Debian's Python 3 in
+ * the sandbox. The student's module is imported there and nowhere else, so
+ * its module-level code runs with the grading job's discipline: a view of
+ * Python's own folders, the system's libraries, the toolkit's libNVVM and
+ * libdevice and nothing of kgrade's (no exercise folder, no data, no
+ * sources), no network, no new processes, exec forbidden once Python has
+ * started, the compile's time and memory limits. Python's prefix is found
+ * from its own path; -I ignores the environment and the user's site.
+ *
+ * Whatever the module does ends as the student's compile_error once the
+ * front end has said it is ready ("started"); before that, a failure is
+ * kgrade's (Python or numba missing or broken).
+ */
+#include "grading_job.h"
+
+#include <glob.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PYTHON_DEFAULT  "/usr/bin/python3"
+#define FRONT_END_NAME  "numba_compile.py"
+#define VIEW_PATHS_MAX  64
+#define FRONT_END_PATHS "/usr/lib/python3*", "/usr/lib/*-linux-gnu", "/lib/*-linux-gnu"
+
+/* Python's folders and the libraries its extensions load (numpy's BLAS
+ * through the alternatives' links), then libNVVM and libdevice. */
+static const char *const view_patterns[] = {
+    FRONT_END_PATHS,
+    "/etc/alternatives",
+    KGRADE_CUDA_HOME "/lib64/libnvvm.so*",
+    KGRADE_CUDA_HOME "/nvvm/libdevice",
+    NULL,
+};
+
+static const char *const python_env[] = {
+    "PATH=/usr/bin:/bin",     "HOME=/tmp",           "TMPDIR=/tmp", "LANG=C.UTF-8",
+    "OPENBLAS_NUM_THREADS=1", /* numpy's BLAS would start a thread per core */
+    "OMP_NUM_THREADS=1",      "NUMBA_NUM_THREADS=1", NULL,
+};
+
+struct front_end_follow {
+    bool started;   /* numba is ready: what follows is the module's doing */
+    json_t *result; /* the last result line */
+};
+
+static double on_front_end_line(void *context, const char *text, size_t length, double elapsed)
+{
+    (void)elapsed;
+    struct front_end_follow *f = context;
+    json_t *line = json_loadb(text, length, 0, NULL);
+    const char *phase = json_string_value(json_object_get(line, "phase"));
+    if (phase && strcmp(phase, "started") == 0) {
+        f->started = true;
+    } else if (json_is_string(json_object_get(line, "status"))) {
+        json_decref(f->result);
+        f->result = json_incref(line);
+    }
+    json_decref(line);
+    return 0;
+}
+
+/* The Python to run: KGRADE_PYTHON or Debian's, by its real path. */
+static bool python_path(char path[PATH_MAX], char *error, size_t size)
+{
+    const char *wanted = getenv("KGRADE_PYTHON");
+    wanted = wanted && wanted[0] ? wanted : PYTHON_DEFAULT;
+    if (realpath(wanted, path) && access(path, X_OK) == 0)
+        return true;
+    snprintf(error, size,
+             "Numba submissions need Python 3 with numba (%s is missing; install "
+             "python3-numba with deploy/install-deps.sh, or set KGRADE_PYTHON)",
+             wanted);
+    return false;
+}
+
+static bool front_end_path(const char *self, char path[PATH_MAX], char *error, size_t size)
+{
+    char folder[PATH_MAX];
+    snprintf(folder, sizeof folder, "%s", self);
+    snprintf(path, PATH_MAX, "%s/%s", dirname(folder), FRONT_END_NAME);
+    if (access(path, R_OK) == 0)
+        return true;
+    snprintf(error, size, "the Numba front end is not installed beside kgrade (%.200s): run make",
+             path);
+    return false;
+}
+
+/* The front end's view: the patterns' matches, then the script. */
+static void front_end_view(const char *script, glob_t *found, const char *paths[VIEW_PATHS_MAX])
+{
+    int n = 0;
+    for (int i = 0; view_patterns[i]; i++)
+        glob(view_patterns[i], i ? GLOB_APPEND : 0, NULL, found);
+    for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - 2; i++)
+        paths[n++] = found->gl_pathv[i];
+    paths[n++] = script;
+    paths[n] = NULL;
+}
+
+/* A compile error the sandbox decided, as the front end would say one. */
+static json_t *compile_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+static json_t *compile_error(const char *format, ...)
+{
+    char message[GRADER_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(message, sizeof message, format, ap);
+    va_end(ap);
+    return json_pack("{s:s, s:s}", "status", "compile_error", "message", message);
+}
+
+/* The job's end when it gave no result of its own. */
+/* The end of a log: a Python traceback says what went wrong last. */
+static const char *log_tail(const struct sandbox_outcome *o, size_t keep)
+{
+    const char *log = o->log ? o->log : "";
+    size_t n = strlen(log);
+    return n > keep ? log + n - keep : log;
+}
+
+static json_t *ended_without_result(const struct grading_job *job, const struct front_end_follow *f,
+                                    const struct sandbox_outcome *o, char *error, size_t size)
+{
+    const char *log = log_tail(o, 300);
+    switch (o->end) {
+    case SANDBOX_TIMED_OUT:
+    case SANDBOX_CPU_LIMIT:
+        return compile_error("the Numba compile took longer than its %g s limit (importing the "
+                             "module included) and was stopped",
+                             job->limits.compile_seconds);
+    case SANDBOX_OUT_OF_MEMORY:
+        return compile_error("the Numba compile used more than its %llu MB of memory and was "
+                             "stopped",
+                             (unsigned long long)(job->limits.memory_bytes >> 20));
+    case SANDBOX_SETUP_FAILED:
+        break;
+    default:
+        if (!f->started)
+            break;
+        if (o->end == SANDBOX_SIGNALED && o->signal == SIGSYS)
+            return compile_error("the module was stopped while it was imported: it made a "
+                                 "system call the sandbox does not allow (a submission may "
+                                 "compute, not start programs or reach the network)");
+        return compile_error("the module ended the compile before numba had compiled it (%s)%s"
+                             "%.300s",
+                             o->reason, log[0] ? ": " : "", log);
+    }
+    snprintf(error, size, "the Numba front end failed: %s%s%.300s", o->reason,
+             log[0] ? "; it said: " : "", log);
+    return NULL;
+}
+
+static void front_end_limits(const struct grading_job *job, struct sandbox_limits *limits)
+{
+    sandbox_default_limits(limits);
+    limits->wall_seconds = job->limits.compile_seconds;
+    limits->cpu_seconds = sandbox_cpu_for(limits->wall_seconds);
+    limits->memory_bytes = job->limits.memory_bytes;
+}
+
+json_t *numba_job_run(const struct grading_job *job, const struct grader_request *request,
+                      const json_t *reference, const char *self, char *error, size_t error_size)
+{
+    char python[PATH_MAX], script[PATH_MAX];
+    if (!python_path(python, error, error_size) || !front_end_path(self, script, error, error_size))
+        return NULL;
+    json_t *asked = grader_numba_request(request, reference, KGRADE_CUDA_HOME, error, error_size);
+    char *input = asked ? json_dumps(asked, JSON_COMPACT) : NULL;
+    json_decref(asked);
+    if (!input)
+        return NULL;
+    const char *argv[] = {python, "-I", "-B", script, "--no-exec", NULL};
+    const char *paths[VIEW_PATHS_MAX];
+    glob_t found = {0};
+    front_end_view(script, &found, paths);
+    struct job_command command = {argv, python_env, paths};
+    struct sandbox_limits limits;
+    front_end_limits(job, &limits);
+    struct front_end_follow f = {0};
+    struct sandbox_outcome outcome = {0};
+    grading_job_sandbox(job, &command, &limits, input, strlen(input), on_front_end_line, &f,
+                        &outcome);
+    json_t *result = f.result;
+    const char *status = json_string_value(json_object_get(result, "status"));
+    if (!result || outcome.end != SANDBOX_EXITED) {
+        json_decref(result);
+        result = ended_without_result(job, &f, &outcome, error, error_size);
+    } else if (strcmp(status, "internal_error") == 0) { /* said before the module ran */
+        snprintf(error, error_size, "the Numba front end failed: %.300s",
+                 json_string_value(json_object_get(result, "message")));
+        json_decref(result);
+        result = NULL;
+    }
+    sandbox_outcome_free(&outcome);
+    globfree(&found);
+    free(input);
+    return result;
+}
