@@ -30,7 +30,7 @@ struct submission_body {
 };
 
 /* The submission's language: "language" when given (a string that names
- * one), else "cuda"; false after answering 400. */
+ * one), else "cuda"; false after answering 422. */
 static bool language_of(json_t *body, struct http_response *res, const char **language)
 {
     json_t *given = json_object_get(body, "language");
@@ -43,19 +43,19 @@ static bool language_of(json_t *body, struct http_response *res, const char **la
         return true;
     }
     if (json_is_string(given))
-        http_error(res, 400, "unknown_language",
+        http_error(res, 422, "unknown_language",
                    "\"language\" is \"cuda\" (CUDA C, the default) or \"numba\" (Numba CUDA "
                    "Python), not '%.32s'",
                    json_string_value(given));
     else
-        http_error(res, 400, "unknown_language",
+        http_error(res, 422, "unknown_language",
                    "\"language\" is a string: \"cuda\" (CUDA C, the default) or \"numba\" (Numba "
                    "CUDA Python)");
     return false;
 }
 
 /* Whether the exercise (its cached entry) takes submissions in `language`;
- * after answering 400 when not, saying which it takes. */
+ * after answering 422 when not, saying which it takes. */
 static bool accepts(const json_t *exercise, const char *language, struct http_response *res)
 {
     const json_t *languages = json_object_get(exercise, "languages"), *l;
@@ -70,7 +70,7 @@ static bool accepts(const json_t *exercise, const char *language, struct http_re
         if (name)
             snprintf(list + used, sizeof list - used, "%s%s", used ? " and " : "", name);
     }
-    http_error(res, 400, "language_not_accepted",
+    http_error(res, 422, "language_not_accepted",
                "the exercise '%.64s' takes %s submissions only, not %s",
                json_string_value(json_object_get(exercise, "id")), list[0] ? list : "no", language);
     return false;

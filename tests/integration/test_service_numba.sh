@@ -2,7 +2,7 @@
 # Integration tests of Numba submissions through `kgrade serve` and
 # `kgrade submit` (issue 17), on a server of their own: POST
 # /api/v1/submissions takes "language" ("cuda", the default, or "numba");
-# anything else, or a language the exercise does not take, is a 400 that
+# anything else, or a language the exercise does not take, is a 422 that
 # says what is; the language is stored, graded in (a correct Numba kernel
 # passes, a wrong one is wrong_answer, one writing past the end a
 # memory_error at its Python line; the grade JSON says numba), shown in the
@@ -49,15 +49,15 @@ field() { curl -s -H "Authorization: Bearer $1" "$BASE/api/v1/submissions/$2" | 
 
 # ---- what the API refuses
 post "$ANN" "$(body tiny-add "$KERNELS/good.py" fortran)" >/dev/null
-expect "an unknown language is 400, saying which are taken" 0 \
-    '^400 \{"error":\{"code":"unknown_language","message":"\\"language\\" is \\"cuda\\" \(CUDA C, the default\) or \\"numba\\" \(Numba CUDA Python\), not '"'"'fortran'"'"'"\}\}$' -- answered
+expect "an unknown language is 422, saying which are taken" 0 \
+    '^422 \{"error":\{"code":"unknown_language","message":"\\"language\\" is \\"cuda\\" \(CUDA C, the default\) or \\"numba\\" \(Numba CUDA Python\), not '"'"'fortran'"'"'"\}\}$' -- answered
 post "$ANN" '{"exercise": "tiny-add", "source": "x", "language": 1}' >/dev/null
-expect "a language that is not a string is 400" 0 '^400 .*"unknown_language".*is a string' -- answered
+expect "a language that is not a string is 422" 0 '^422 .*"unknown_language".*is a string' -- answered
 post "$ANN" "$(body tiny-add "$KERNELS/good.py" NUMBA)" >/dev/null
-expect "a language's name is lower case" 0 "^400 .*not 'NUMBA'" -- answered
+expect "a language's name is lower case" 0 "^422 .*not 'NUMBA'" -- answered
 post "$ANN" "$(body tiny-add-twice "$KERNELS/good.py" numba)" >/dev/null
-expect "an exercise without a Numba form refuses Numba: 400, saying what it takes" 0 \
-    "^400 .*\"language_not_accepted\".*the exercise 'tiny-add-twice' takes cuda submissions only, not numba" -- answered
+expect "an exercise without a Numba form refuses Numba: 422, saying what it takes" 0 \
+    "^422 .*\"language_not_accepted\".*the exercise 'tiny-add-twice' takes cuda submissions only, not numba" -- answered
 post "$ANN" "$(body nope "$KERNELS/good.py" numba)" >/dev/null
 expect "an unknown exercise is still 422" 0 '^422 .*"unknown_exercise"' -- answered
 expect "nothing refused was stored" 0 "^0$" -- bash -c \
@@ -146,7 +146,7 @@ cp "$KERNELS/good.py" "$TMP/kernel.numba"
     >/dev/null 2>&1
 expect "kgrade submit --language numba of a file of another name is Numba" 0 "^numba$" -- newest
 expect "a language the exercise does not take: exit 2, the server's sentence" 2 \
-    "^kgrade submit: the exercise 'tiny-add-twice' takes cuda submissions only, not numba \(HTTP 400\)$" -- \
+    "^kgrade submit: the exercise 'tiny-add-twice' takes cuda submissions only, not numba \(HTTP 422\)$" -- \
     "$KGRADE" submit --server "$BASE" --token "$ANN" --exercise tiny-add-twice "$KERNELS/good.py"
 expect "kgrade submit --language fortran is a usage error" 2 "cuda\|numba, not 'fortran'" -- \
     "$KGRADE" submit --server "$BASE" --token "$ANN" --exercise tiny-add --language fortran "$KERNELS/good.cu"
