@@ -214,6 +214,32 @@ enum grader_verdict numba_student_side(struct grading *g, char *message, size_t 
     return GRADER_VERDICT_PASSED;
 }
 
+json_t *grader_numba_reference(const json_t *numba, const json_t *reference, char *error,
+                               size_t error_size)
+{
+    const char *status = json_string_value(json_object_get(numba, "status"));
+    const json_t *ptx = json_object_get(numba, "ptx"), *entries = json_object_get(numba, "entries");
+    const json_t *vectorized = json_object_get(numba, "vectorized");
+    if (!status || strcmp(status, "ok") != 0) {
+        snprintf(error, error_size, "the Numba reference does not compile: %.300s",
+                 json_string_value(json_object_get(numba, "message")));
+        return NULL;
+    }
+    json_t *kernels = json_array();
+    const char *name;
+    const json_t *text;
+    json_object_foreach((json_t *)ptx, name, text)
+    {
+        const char *entry = json_string_value(json_object_get(entries, name));
+        json_array_append_new(kernels, json_pack("{s:s, s:s, s:i, s:s*, s:b}", "name", name,
+                                                 "entry", entry ? entry : "", "registers", -1,
+                                                 "ptx", json_string_value(text), "vectorized",
+                                                 json_is_true(json_object_get(vectorized, name))));
+    }
+    return json_pack("{s:O, s:s, s:o}", "arch", json_object_get(reference, "arch"), "language",
+                     "numba", "kernels", kernels);
+}
+
 void numba_side_free(struct numba_side *side)
 {
     for (int k = 0; k < EXERCISE_KERNELS_MAX; k++)

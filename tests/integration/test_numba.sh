@@ -98,6 +98,46 @@ expect "an unguarded index is a memory_error" 0 \
     echo "$unguarded"
 expect "... at its Python line, quoted" 0 "^  at unguarded.py:7$" -- echo "$unguarded"
 
+# An exercise with reference.py times Numba against it, like with like; C
+# stays timed against reference.cu. Here a copy of vector-add whose Numba
+# reference reads 256 elements for each it writes: a plain Numba kernel is much
+# faster than it, the C reference as a C kernel exactly as fast.
+mkdir -p "$TMP/like"
+cp -r exercises/vector-add "$TMP/like/"
+cat >"$TMP/like/vector-add/reference.py" <<'PY'
+from numba import cuda
+
+@cuda.jit
+def add_kernel(x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        noise = 0.0
+        for k in range(256):
+            noise += x[(i + k) % x.size]
+        out[i] = x[i] + y[i]
+        if noise == 1234567.0:  # never: the loop's reads stay
+            out[i] = noise
+PY
+cat >"$TMP/add_jit.py" <<'PY'
+from numba import cuda
+
+@cuda.jit
+def add_kernel(x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] + y[i]
+PY
+expect "a Numba kernel is timed against the exercise's reference.py" 0 "^passed true$" -- bash -c \
+    "'$KGRADE' grade --exercises '$TMP/like' --exercise vector-add --n 100003 --json '$TMP/add_jit.py' |
+     jq -r '\"\\(.verdict) \\(.performance.ratio < 0.8)\"'"
+expect "... and a C kernel still against reference.cu" 0 "^passed 1$" -- bash -c \
+    "'$KGRADE' grade --exercises '$TMP/like' --exercise vector-add --n 100003 --json exercises/vector-add/reference.cu |
+     jq -r '\"\\(.verdict) \\(.performance.ratio)\"'"
+printf 'from numba import cuda\nthis is not python\n' >"$TMP/like/vector-add/reference.py"
+expect "a reference.py that does not compile is kgrade's internal_error, never the student's" 3 \
+    "^vector-add: internal_error: the Numba reference does not compile" -- \
+    grade --exercises "$TMP/like" --exercise vector-add --n 5000 "$TMP/add_jit.py"
+
 # ---------------------------------------------------- a hostile module
 here=$(pwd)
 cat >"$TMP/snoop.py" <<PY
