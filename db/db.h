@@ -142,15 +142,28 @@ struct db_queue_limits {
     int64_t per_user;
 };
 
-enum db_enqueue db_submission_add(struct db *db, int64_t user_id, const char *exercise,
-                                  const char *source, size_t size, const char *idempotency_key,
+/* The longest language name stored ("cuda", "numba"). */
+#define DB_LANGUAGE_MAX 16
+
+/* A submission to queue. */
+struct db_new_submission {
+    int64_t user_id;
+    const char *exercise;
+    const char *language; /* "cuda" or "numba", checked by the caller; NULL: "cuda" */
+    const char *source;   /* `size` bytes */
+    size_t size;
+    const char *idempotency_key; /* NULL: none */
+};
+
+enum db_enqueue db_submission_add(struct db *db, const struct db_new_submission *submission,
                                   const struct db_queue_limits *limits, int64_t *id);
 
 /* A submission a worker took. */
 struct db_job {
     int64_t id, user_id;
     char exercise[DB_NAME_MAX];
-    char *source; /* malloc'ed, `size` bytes and a NUL */
+    char language[DB_LANGUAGE_MAX]; /* as stored: "cuda" or "numba" */
+    char *source;                   /* malloc'ed, `size` bytes and a NUL */
     size_t size;
     int attempt; /* the times it was taken, this one included: 2 after an interruption */
 };
@@ -187,15 +200,15 @@ enum db_outcome db_submission_requeue(struct db *db, int64_t id);
 /* Every submission of an exercise back in the queue; their number. */
 int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise);
 
-/* {id, user, exercise, status, queue_position, created_at, started_at,
- *  finished_at, verdict, result, results: [{verdict, created_at}...]}; NULL
+/* {id, user, exercise, language, status, queue_position, created_at,
+ *  started_at, finished_at, verdict, result, results: [{verdict, created_at}...]}; NULL
  * when not found. `with_source` adds "source". */
 json_t *db_submission_json(struct db *db, int64_t id, bool with_source);
 /* Who submitted it (for access checks). */
 enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id);
 /* A user's submissions, newest first, of one exercise or (NULL) all,
  * without sources or results:
- * [{id, exercise, status, created_at, verdict, student_ms, ratio, hidden}]. */
+ * [{id, exercise, language, status, created_at, verdict, student_ms, ratio, hidden}]. */
 json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, int limit);
 /* 1-based place in the queue of a queued submission, 0 when not queued:
  * the claim at which it will be taken by the claim's rule: exact with one

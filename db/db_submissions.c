@@ -40,42 +40,41 @@ static int64_t waiting_of(struct db *db, int64_t user_id)
     return db_scalar(s, 0);
 }
 
-static bool insert_submission(struct db *db, int64_t user_id, const char *exercise,
-                              const char *source, size_t size, const char *key, int64_t *id)
+static bool insert_submission(struct db *db, const struct db_new_submission *n, int64_t *id)
 {
     sqlite3_stmt *s = db_statement(
-        db, "INSERT INTO submissions (user_id, exercise, source, status, idempotency_key, "
-            "created_at, queued_at) VALUES (?, ?, ?, 'queued', ?, ?, ?)");
+        db, "INSERT INTO submissions (user_id, exercise, language, source, status, "
+            "idempotency_key, created_at, queued_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)");
     if (!s)
         return false;
     int64_t now = db_now_ms();
-    sqlite3_bind_int64(s, 1, user_id);
-    sqlite3_bind_text(s, 2, exercise, -1, SQLITE_STATIC);
-    sqlite3_bind_blob64(s, 3, source, size, SQLITE_STATIC);
-    if (key)
-        sqlite3_bind_text(s, 4, key, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 5, now);
+    sqlite3_bind_int64(s, 1, n->user_id);
+    sqlite3_bind_text(s, 2, n->exercise, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, n->language ? n->language : "cuda", -1, SQLITE_STATIC);
+    sqlite3_bind_blob64(s, 4, n->source, n->size, SQLITE_STATIC);
+    if (n->idempotency_key)
+        sqlite3_bind_text(s, 5, n->idempotency_key, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 6, now);
+    sqlite3_bind_int64(s, 7, now);
     if (!db_run(db, s))
         return false;
     *id = sqlite3_last_insert_rowid(db->sql);
     return true;
 }
 
-enum db_enqueue db_submission_add(struct db *db, int64_t user_id, const char *exercise,
-                                  const char *source, size_t size, const char *idempotency_key,
+enum db_enqueue db_submission_add(struct db *db, const struct db_new_submission *n,
                                   const struct db_queue_limits *limits, int64_t *id)
 {
     if (!db_begin(db))
         return DB_ENQUEUE_FAILED;
     enum db_enqueue outcome = DB_ENQUEUED;
-    if (idempotency_key && (*id = earlier_with_key(db, user_id, idempotency_key)) > 0)
+    if (n->idempotency_key && (*id = earlier_with_key(db, n->user_id, n->idempotency_key)) > 0)
         outcome = DB_DUPLICATE;
     else if (limits->total > 0 && db_queue_length(db) >= limits->total)
         outcome = DB_QUEUE_FULL;
-    else if (limits->per_user > 0 && waiting_of(db, user_id) >= limits->per_user)
+    else if (limits->per_user > 0 && waiting_of(db, n->user_id) >= limits->per_user)
         outcome = DB_USER_QUEUE_FULL;
-    else if (!insert_submission(db, user_id, exercise, source, size, idempotency_key, id))
+    else if (!insert_submission(db, n, id))
         outcome = DB_ENQUEUE_FAILED;
     if (outcome == DB_ENQUEUE_FAILED || !db_commit(db)) {
         db_rollback(db);
@@ -85,7 +84,7 @@ enum db_enqueue db_submission_add(struct db *db, int64_t user_id, const char *ex
 }
 
 /* The columns read_job reads, in order. */
-#define JOB_COLUMNS "id, user_id, exercise, source, attempts"
+#define JOB_COLUMNS "id, user_id, exercise, source, attempts, language"
 
 static bool read_job(sqlite3_stmt *s, struct db_job *job)
 {
@@ -94,6 +93,7 @@ static bool read_job(sqlite3_stmt *s, struct db_job *job)
     db_copy_text(s, 2, job->exercise, sizeof job->exercise);
     job->size = (size_t)sqlite3_column_bytes(s, 3);
     job->attempt = sqlite3_column_int(s, 4);
+    db_copy_text(s, 5, job->language, sizeof job->language);
     job->source = malloc(job->size + 1);
     if (!job->source)
         return false;
@@ -341,20 +341,21 @@ json_t *db_submission_json(struct db *db, int64_t id, bool with_source)
 {
     sqlite3_stmt *s = db_statement(
         db, "SELECT s.id, u.name, s.exercise, s.status, s.created_at, s.started_at, "
-            "s.finished_at, r.verdict, r.result_json, s.hidden, s.source FROM submissions s "
-            "JOIN users u ON u.id = s.user_id LEFT JOIN results r ON r.id = s.result_id "
-            "WHERE s.id = ?");
+            "s.finished_at, r.verdict, r.result_json, s.hidden, s.source, s.language FROM "
+            "submissions s JOIN users u ON u.id = s.user_id LEFT JOIN results r ON r.id = "
+            "s.result_id WHERE s.id = ?");
     if (!s)
         return NULL;
     sqlite3_bind_int64(s, 1, id);
     json_t *j = NULL;
     if (sqlite3_step(s) == SQLITE_ROW) {
-        j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "id",
+        j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "id",
                       db_column_integer(s, 0), "user", db_column_text(s, 1), "exercise",
-                      db_column_text(s, 2), "status", db_column_text(s, 3), "created_at",
-                      db_column_time(s, 4), "started_at", db_column_time(s, 5), "finished_at",
-                      db_column_time(s, 6), "verdict", db_column_text(s, 7), "result",
-                      result_object(s, 8), "hidden", sqlite3_column_int(s, 9) != 0);
+                      db_column_text(s, 2), "language", db_column_text(s, 11), "status",
+                      db_column_text(s, 3), "created_at", db_column_time(s, 4), "started_at",
+                      db_column_time(s, 5), "finished_at", db_column_time(s, 6), "verdict",
+                      db_column_text(s, 7), "result", result_object(s, 8), "hidden",
+                      sqlite3_column_int(s, 9) != 0);
         if (with_source)
             json_object_set_new(j, "source",
                                 json_stringn((const char *)sqlite3_column_blob(s, 10),
@@ -374,8 +375,9 @@ json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, 
 {
     sqlite3_stmt *s = db_statement(
         db, "SELECT s.id, s.exercise, s.status, s.created_at, r.verdict, r.student_ms, r.ratio, "
-            "s.hidden FROM submissions s LEFT JOIN results r ON r.id = s.result_id WHERE "
-            "s.user_id = ?1 AND (?2 IS NULL OR s.exercise = ?2) ORDER BY s.id DESC LIMIT ?3");
+            "s.hidden, s.language FROM submissions s LEFT JOIN results r ON r.id = s.result_id "
+            "WHERE s.user_id = ?1 AND (?2 IS NULL OR s.exercise = ?2) ORDER BY s.id DESC "
+            "LIMIT ?3");
     json_t *list = json_array();
     if (s) {
         sqlite3_bind_int64(s, 1, user_id);
@@ -385,11 +387,12 @@ json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, 
     }
     while (s && sqlite3_step(s) == SQLITE_ROW)
         json_array_append_new(
-            list, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "id",
-                            db_column_integer(s, 0), "exercise", db_column_text(s, 1), "status",
-                            db_column_text(s, 2), "created_at", db_column_time(s, 3), "verdict",
-                            db_column_text(s, 4), "student_ms", db_column_real(s, 5), "ratio",
-                            db_column_real(s, 6), "hidden", sqlite3_column_int(s, 7) != 0));
+            list, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "id",
+                            db_column_integer(s, 0), "exercise", db_column_text(s, 1), "language",
+                            db_column_text(s, 8), "status", db_column_text(s, 2), "created_at",
+                            db_column_time(s, 3), "verdict", db_column_text(s, 4), "student_ms",
+                            db_column_real(s, 5), "ratio", db_column_real(s, 6), "hidden",
+                            sqlite3_column_int(s, 7) != 0));
     if (s)
         sqlite3_reset(s);
     return list;

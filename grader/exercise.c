@@ -589,7 +589,8 @@ static bool parse_swap(struct loader *ld, const struct exercise *e, json_t *swap
     if (!json_is_array(swap) || json_array_size(swap) != 2)
         return fail(ld, field, "'swap' names two buffers");
     for (int i = 0; i < 2; i++)
-        l->swap[i] = exercise_buffer_index(e, json_string_value(json_array_get(swap, (size_t)i)) ?: "");
+        l->swap[i] =
+            exercise_buffer_index(e, json_string_value(json_array_get(swap, (size_t)i)) ?: "");
     if (l->swap[0] < 0 || l->swap[1] < 0 || l->swap[0] == l->swap[1])
         return fail(ld, field, "'swap' names two different buffers");
     const struct exercise_buffer *a = &e->buffers[l->swap[0]], *b = &e->buffers[l->swap[1]];

@@ -1,7 +1,9 @@
 /*
  * An exercise's files, read on the trusted side (grader.h,
- * grader_exercise_read): its definition (exercise.json) and its reference
- * source (reference.cu), with their version, a hash of both.
+ * grader_exercise_read): its definition (exercise.json), its reference
+ * source (reference.cu) and, where Numba submissions are compared like with
+ * like, its Numba reference (reference.py), with their version, a hash of
+ * them all.
  *
  * This is the only place the grader reads an exercise's files for a
  * grading. The job that compiles and runs a student's source never sees
@@ -17,9 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEFINITION_FILE "exercise.json"
 #define REFERENCE_FILE  "reference.cu"
+#define NUMBA_REFERENCE "reference.py"
 #define FNV_OFFSET      0xcbf29ce484222325ull
 #define FNV_PRIME       0x100000001b3ull
 
@@ -77,12 +81,18 @@ bool grader_exercise_read(const char *exercises, const char *id,
     if (files->definition)
         files->reference = exercise_file_read(path, EXERCISE_REFERENCE_MAX, &files->reference_size,
                                               error, error_size);
-    if (!files->reference) {
+    snprintf(path, sizeof path, "%s/%s/%s", exercises, id, NUMBA_REFERENCE);
+    if (files->reference && access(path, F_OK) == 0)
+        files->numba_reference = exercise_file_read(
+            path, EXERCISE_REFERENCE_MAX, &files->numba_reference_size, error, error_size);
+    if (!files->reference || (access(path, F_OK) == 0 && !files->numba_reference)) {
         grader_exercise_files_free(files);
         return false;
     }
     uint64_t h = fnv(FNV_OFFSET, files->definition, files->definition_size);
     h = fnv(h, files->reference, files->reference_size);
+    if (files->numba_reference)
+        h = fnv(h, files->numba_reference, files->numba_reference_size);
     snprintf(files->version, sizeof files->version, "%016" PRIx64, h);
     return true;
 }
@@ -91,5 +101,6 @@ void grader_exercise_files_free(struct grader_exercise_files *files)
 {
     free(files->definition);
     free(files->reference);
+    free(files->numba_reference);
     memset(files, 0, sizeof *files);
 }

@@ -1,6 +1,8 @@
 /*
  * The exercises of a folder, for `kgrade exercises` and the service: every
- * subfolder with an exercise.json, loaded and validated, sorted by id. A
+ * subfolder with an exercise.json, loaded and validated, sorted by id, each
+ * with the languages it takes and its kernels' forms in each (the C
+ * signature; the Numba form and the signature numba compiles it for). A
  * broken exercise is listed with its error rather than hidden, so whoever
  * maintains the folder sees it.
  */
@@ -20,6 +22,39 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The kernels' forms in each language: {"cuda": [{kernel, signature}],
+ * "numba": [{kernel, name, form, signature}]}, the Numba list holding the
+ * kernels that have a Numba form. */
+static json_t *forms(const struct exercise *e)
+{
+    json_t *cuda = json_array(), *numba = json_array();
+    for (int k = 0; k < e->n_kernels; k++) {
+        const struct exercise_kernel *kernel = &e->kernels[k];
+        char form[EXERCISE_TEXT_MAX * 2], signature[EXERCISE_TEXT_MAX * 2];
+        json_array_append_new(
+            cuda, json_pack("{s:s, s:s}", "kernel", kernel->name, "signature", kernel->signature));
+        if (kernel->has_numba && exercise_numba_form(e, k, form, sizeof form) &&
+            exercise_numba_signature(e, k, signature, sizeof signature))
+            json_array_append_new(numba, json_pack("{s:s, s:s, s:s, s:s}", "kernel", kernel->name,
+                                                   "name", kernel->numba.name, "form", form,
+                                                   "signature", signature));
+    }
+    return json_pack("{s:o, s:o}", "cuda", cuda, "numba", numba);
+}
+
+/* The languages the exercise takes submissions in: CUDA C always, Numba
+ * when every kernel has a Numba form (the grader needs one to run it). */
+static json_t *languages(const struct exercise *e)
+{
+    bool numba = e->n_kernels > 0;
+    for (int k = 0; k < e->n_kernels; k++)
+        numba = numba && e->kernels[k].has_numba;
+    json_t *list = json_pack("[s]", grader_language_name(GRADER_LANGUAGE_CUDA));
+    if (numba)
+        json_array_append_new(list, json_string(grader_language_name(GRADER_LANGUAGE_NUMBA)));
+    return list;
+}
+
 static json_t *describe(const struct exercise *e)
 {
     json_t *sizes = json_object(), *kernels = json_array();
@@ -27,9 +62,10 @@ static json_t *describe(const struct exercise *e)
         json_object_set_new(sizes, e->sizes[i], json_integer(e->assessed.values[i]));
     for (int k = 0; k < e->n_kernels; k++)
         json_array_append_new(kernels, json_string(e->kernels[k].name));
-    return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:f}", "id", e->id, "title", e->title,
-                     "course", e->course, "assessment", e->assessment, "sizes", sizes, "kernels",
-                     kernels, "max_ratio", e->max_ratio);
+    return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:f, s:o, s:o}", "id", e->id, "title",
+                     e->title, "course", e->course, "assessment", e->assessment, "sizes", sizes,
+                     "kernels", kernels, "max_ratio", e->max_ratio, "languages", languages(e),
+                     "forms", forms(e));
 }
 
 /* The subfolders holding an exercise.json, sorted. */

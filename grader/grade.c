@@ -112,15 +112,18 @@ static bool ptx_refused(CUresult rc)
 }
 
 /* Loads one PTX module of a side: `*module`, or why not in `error`. */
-static enum load_outcome load_module(struct grading *g, int side, const char *ptx,
-                                     CUmodule *module, char *error, size_t size)
+static enum load_outcome load_module(struct grading *g, int side, const char *ptx, CUmodule *module,
+                                     char *error, size_t size)
 {
     struct cuda_api *api = &g->api;
     char log[4096] = "";
     CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {log, (void *)(uintptr_t)sizeof log};
     CUresult rc = api->cuModuleLoadDataEx(module, ptx, 2, keys, values);
-    if (rc != CUDA_SUCCESS && side == 1 && ptx_refused(rc) && api->emulated) {
+    /* numba's PTX comes from a process that ran the student's module: its
+     * failure to load is the student's on any device */
+    bool students = side == 1 && (api->emulated || g->numba[1].is_numba);
+    if (rc != CUDA_SUCCESS && students && ptx_refused(rc)) {
         snprintf(error, size, "the virtual GPU does not support this kernel: %.400s", log);
         return REFUSED;
     }
@@ -151,7 +154,7 @@ static enum load_outcome load_side(struct grading *g, int side, char *error, siz
         if (loaded == LOADED &&
             api->cuModuleGetFunction(&g->functions[side][k], module, entry) != CUDA_SUCCESS) {
             snprintf(error, size, "the kernel %.200s is not in the loaded module", entry);
-            return LOAD_FAILED;
+            return numba->is_numba ? REFUSED : LOAD_FAILED; /* the module's result lied */
         }
         for (size_t i = 0; loaded == LOADED && api->kgemu_set_registers && i < r->n_kernels; i++)
             if (strcmp(r->kernels[i].name, entry) == 0 && r->kernels[i].registers > 0)

@@ -53,7 +53,7 @@ struct grading {
     CUfunction functions[2][EXERCISE_KERNELS_MAX]; /* per side, per exercise kernel */
     struct grader_compile_result compiled[2];
     struct numba_side numba[2]; /* per side: the Numba form's, when it is one */
-    char version[17]; /* the exercise's (grader_exercise_files.version) */
+    char version[17];           /* the exercise's (grader_exercise_files.version) */
     uint64_t seed;
     bool assessment;                 /* graded at the assessment size */
     enum grader_timing timing;       /* SINGLE or REPEATED, AUTO resolved */

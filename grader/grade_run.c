@@ -150,8 +150,8 @@ static void kernel_args(struct run *r, const struct exercise_kernel *k, void *ar
 
 /* A launch's shape: the exercise's, or for a @vectorize ufunc's kernel
  * kgrade's, one thread per element of its output. */
-static void launch_shape(struct run *r, int side, const struct exercise_launch *l,
-                         unsigned grid[3], unsigned block[3])
+static void launch_shape(struct run *r, int side, const struct exercise_launch *l, unsigned grid[3],
+                         unsigned block[3])
 {
     for (int d = 0; d < 3; d++) {
         grid[d] = (unsigned)eval(r, l->grid[d]);

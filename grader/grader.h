@@ -258,10 +258,15 @@ struct grader_exercise_files {
     size_t definition_size;
     char *reference; /* reference.cu */
     size_t reference_size;
+    /* reference.py: the reference Numba submissions are compared with,
+     * where the exercise has one (else NULL: the C reference) */
+    char *numba_reference;
+    size_t numba_reference_size;
     char version[17]; /* a hash of both: the grade JSON's "exercise_version" */
 };
 
-/* Reads <exercises>/<id>/exercise.json and reference.cu (`id` must be an
+/* Reads <exercises>/<id>/exercise.json, reference.cu and reference.py
+ * when there is one (`id` must be an
  * exercise id, never a path). False with a sentence in `error`. Released
  * with grader_exercise_files_free. */
 bool grader_exercise_read(const char *exercises, const char *id,
@@ -270,7 +275,9 @@ void grader_exercise_files_free(struct grader_exercise_files *files);
 
 /* The reference compiled for the device a grading runs on, as a job is
  * handed it: {"arch": "sm_90", "ptx": "…", "kernels": [{"entry", "registers"}]}
- * (the exercise's kernels in order). Loads the driver `device` names to
+ * (the exercise's kernels in order). A Numba reference (grader_numba_reference)
+ * is {"arch", "language": "numba", "kernels": [{"entry", "registers": -1,
+ * "ptx", "vectorized"}]}, a module per kernel. Loads the driver `device` names to
  * learn the architecture. NULL with a sentence in `error` when the
  * definition is broken, the device cannot be opened or the reference does
  * not compile. The caller owns the result. */
@@ -290,6 +297,14 @@ json_t *grader_reference_build(const char *definition, size_t definition_size,
  * grader_request.numba. */
 json_t *grader_numba_request(const struct grader_request *request, const json_t *reference,
                              const char *cuda_home, char *error, size_t error_size);
+
+/* A Numba reference as a grade job is handed it, from the front end's
+ * result for reference.py (`numba`, which must be "ok") and the C
+ * reference built for the same device (`reference`, for its
+ * architecture). NULL with a sentence when the result is not a compiled
+ * reference. */
+json_t *grader_numba_reference(const json_t *numba, const json_t *reference, char *error,
+                               size_t error_size);
 
 /* The exercises of a folder, sorted by id: [{id, title, course, assessment,
  * sizes (at the assessment), kernels}], a broken one as {id, error}. NULL

@@ -34,8 +34,9 @@ Numba 0.56 with CUDA 13's libNVVM needs a few shims (``apply_shims``):
 libNVVM and libdevice named to numba directly (CUDA 13 moved libnvvm to
 lib64/, where 0.56 does not look; nothing is written), a
 forced compute capability (no driver to ask), the NVVM IR version taken from
-libNVVM instead of 0.56's hard-coded 1.6, and float64 atomic adds that do not
-ask the driver for the device. They are the only code here that knows numba's
+libNVVM instead of 0.56's hard-coded 1.6, float64 atomic adds that do not
+ask the driver for the device, and line numbers without the debug build that
+0.56's lineinfo makes (line_info_as_nvcc_gives_it). They are the only code here that knows numba's
 internals; SUPPORTED_NUMBA lists the versions they were written for.
 """
 
@@ -100,6 +101,50 @@ def apply_shims(cuda_home, cc):
 
     nvvm.add_ir_version = add_ir_version
     nvvmutils.declare_atomic_add_float64 = declare_atomic_add_float64
+    line_info_as_nvcc_gives_it()
+
+
+def line_info_as_nvcc_gives_it():
+    """Line numbers in the PTX without changing the code, as nvcc's -lineinfo.
+    numba 0.56's lineinfo=True turns on full debug information instead: the
+    Python error model (division checks), the kernel's function kept out of
+    line and its variables in local memory, and NVVM's debug target: about
+    3x the instructions of the kernel a student runs with a plain @cuda.jit.
+    Here: numba's own error model (numpy's), line directives only
+    (DebugDirectivesOnly), the function inlined into a kernel wrapper that
+    has a location of its own (so the inlined lines are kept), no variables."""
+    from llvmlite import ir
+    from numba.core import debuginfo
+    from numba.cuda import compiler
+    from numba.cuda.target import CUDATargetContext
+
+    class NumpyErrorModelFlags(compiler.CUDAFlags):
+        def __setattr__(self, name, value):
+            super().__setattr__(name, "numpy" if name == "error_model" else value)
+
+    def compile_unit(self):
+        return self.module.add_debug_info("DICompileUnit", {
+            "language": ir.DIToken("DW_LANG_C_plus_plus"), "file": self.difile,
+            "producer": "clang (Numba)", "runtimeVersion": 0, "isOptimized": True,
+            "emissionKind": 3,  # DebugDirectivesOnly
+        }, is_distinct=True)
+
+    def mark_subprogram(self, function, qualname, argnames, argtypes, line):
+        function.set_metadata("dbg", self._add_subprogram(
+            name=qualname, linkagename=function.name, line=line, function=function,
+            argmap=dict(zip(argnames, argtypes))))  # and inlinable
+
+    wrapper = CUDATargetContext.generate_kernel_wrapper
+
+    def kernel_wrapper_with_location(self, library, fndesc, kernel_name, debug, filename,
+                                     linenum):
+        return wrapper(self, library, fndesc, kernel_name, True, filename, linenum)
+
+    compiler.CUDAFlags = NumpyErrorModelFlags
+    debuginfo.DIBuilder._di_compile_unit = compile_unit
+    debuginfo.DIBuilder.mark_subprogram = mark_subprogram
+    debuginfo.DIBuilder.mark_variable = lambda *args, **kwargs: None
+    CUDATargetContext.generate_kernel_wrapper = kernel_wrapper_with_location
 
 
 def supported_numba():

@@ -74,8 +74,8 @@ json_t *grader_numba_request(const struct grader_request *request, const json_t 
 {
     struct exercise e;
     int cc[2];
-    if (!exercise_parse(request->definition, request->definition_size, "exercise.json", &e,
-                        error, size))
+    if (!exercise_parse(request->definition, request->definition_size, "exercise.json", &e, error,
+                        size))
         return NULL;
     if (!compute_capability(json_string_value(json_object_get(reference, "arch")), cc)) {
         snprintf(error, size, "the reference names no architecture to compile Numba for");
@@ -85,8 +85,8 @@ json_t *grader_numba_request(const struct grader_request *request, const json_t 
     for (int k = 0; k < e.n_kernels; k++) {
         json_t *kernel = e.kernels[k].has_numba ? kernel_request(&e, k) : NULL;
         if (!kernel) {
-            snprintf(error, size, "the exercise '%s' has no Numba form for its kernel '%s'",
-                     e.id, e.kernels[k].name);
+            snprintf(error, size, "the exercise '%s' has no Numba form for its kernel '%s'", e.id,
+                     e.kernels[k].name);
             json_decref(kernels);
             return NULL;
         }
@@ -116,7 +116,9 @@ static enum grader_verdict failed_compile(struct grader_compile_result *r, const
     const char *log = json_string_value(json_object_get(result, "log"));
     json_int_t line = json_integer_value(json_object_get(result, "line"));
     json_int_t column = json_integer_value(json_object_get(result, "column"));
-    said = said ? said : "the Numba compile failed";
+    if (!said || !said[0])
+        said = rejected ? "the module does not define the kernel the exercise asks for"
+                        : "the Numba compile failed";
     r->status = rejected ? GRADER_COMPILE_REJECTED : GRADER_COMPILE_ERROR;
     r->log = strndup(log ? log : said, GRADER_COMPILE_LOG_MAX);
     snprintf(r->message, sizeof r->message, "%.400s", said);
@@ -139,8 +141,8 @@ static bool kernel_from_result(struct grading *g, int k, const json_t *result)
 {
     const char *name = g->exercise.kernels[k].numba.name;
     struct grader_compile_result *r = &g->compiled[1];
-    g->numba[1].ptx[k] = copy_string(json_object_get(json_object_get(result, "ptx"), name),
-                                     NUMBA_PTX_MAX);
+    g->numba[1].ptx[k] =
+        copy_string(json_object_get(json_object_get(result, "ptx"), name), NUMBA_PTX_MAX);
     r->lowered_names[k] =
         copy_string(json_object_get(json_object_get(result, "entries"), name), NUMBA_ENTRY_MAX);
     r->kernels[k].name = r->lowered_names[k] ? strdup(r->lowered_names[k]) : NULL;
@@ -210,6 +212,32 @@ enum grader_verdict numba_student_side(struct grading *g, char *message, size_t 
         return GRADER_VERDICT_COMPILE_ERROR;
     }
     return GRADER_VERDICT_PASSED;
+}
+
+json_t *grader_numba_reference(const json_t *numba, const json_t *reference, char *error,
+                               size_t error_size)
+{
+    const char *status = json_string_value(json_object_get(numba, "status"));
+    const json_t *ptx = json_object_get(numba, "ptx"), *entries = json_object_get(numba, "entries");
+    const json_t *vectorized = json_object_get(numba, "vectorized");
+    if (!status || strcmp(status, "ok") != 0) {
+        snprintf(error, error_size, "the Numba reference does not compile: %.300s",
+                 json_string_value(json_object_get(numba, "message")));
+        return NULL;
+    }
+    json_t *kernels = json_array();
+    const char *name;
+    const json_t *text;
+    json_object_foreach((json_t *)ptx, name, text)
+    {
+        const char *entry = json_string_value(json_object_get(entries, name));
+        json_array_append_new(kernels, json_pack("{s:s, s:s, s:i, s:s*, s:b}", "name", name,
+                                                 "entry", entry ? entry : "", "registers", -1,
+                                                 "ptx", json_string_value(text), "vectorized",
+                                                 json_is_true(json_object_get(vectorized, name))));
+    }
+    return json_pack("{s:O, s:s, s:o}", "arch", json_object_get(reference, "arch"), "language",
+                     "numba", "kernels", kernels);
 }
 
 void numba_side_free(struct numba_side *side)

@@ -1,11 +1,14 @@
 /*
  * The reference as a grading job is handed it (grader_reference_build):
  * {"arch": "sm_90", "ptx": "…", "kernels": [{"entry": "…", "registers": N}]},
- * one entry per kernel of the exercise, in its order. Written where the
+ * one entry per kernel of the exercise, in its order; or a Numba reference,
+ * {"arch", "language": "numba", "kernels": [{"name", "entry", "registers",
+ * "ptx", "vectorized"}]}, a module per kernel. Written where the
  * reference is compiled, apart from any student's code; read back in the
  * job, which checks it against the exercise and its device before use.
  */
 #include "grade.h"
+#include "numba_front.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +62,40 @@ static bool entry_from_json(struct grader_compile_result *r, size_t k, const jso
     return r->lowered_names[k] && r->kernels[k].name && r->kernels[k].signature;
 }
 
+/* A Numba reference's kernel k: its own module's PTX, entry and form,
+ * found by the Numba form's name. */
+static bool numba_kernel_from_json(struct grading *g, size_t k, const json_t *kernels)
+{
+    const char *name = g->exercise.kernels[k].numba.name;
+    size_t i;
+    const json_t *kernel;
+    json_array_foreach(kernels, i, kernel)
+    {
+        const char *ptx = json_string_value(json_object_get(kernel, "ptx"));
+        const char *own = json_string_value(json_object_get(kernel, "name"));
+        if (!own || strcmp(own, name) != 0 || !ptx || !ptx[0] ||
+            !entry_from_json(&g->compiled[0], k, kernel))
+            continue;
+        g->numba[0].ptx[k] = copy_of(ptx);
+        g->numba[0].vectorized[k] = json_is_true(json_object_get(kernel, "vectorized")) &&
+                                    numba_kernel_elementwise(&g->exercise, (int)k);
+        return g->numba[0].ptx[k] != NULL;
+    }
+    return false;
+}
+
+/* A Numba reference (grader_numba_reference): a module per kernel. */
+static bool numba_reference_from_json(struct grading *g, const json_t *kernels)
+{
+    struct grader_compile_result *r = &g->compiled[0];
+    bool ok = json_is_array(kernels) && allocate_kernels(r, (size_t)g->exercise.n_kernels);
+    for (size_t k = 0; ok && k < r->n_kernels; k++)
+        ok = g->exercise.kernels[k].has_numba && numba_kernel_from_json(g, k, kernels);
+    g->numba[0].is_numba = true;
+    r->ptx = ok ? copy_of("") : NULL; /* the PTX is the kernels' own */
+    return r->ptx != NULL;
+}
+
 bool reference_from_json(struct grading *g, const json_t *reference, char *error, size_t size)
 {
     struct grader_compile_result *r = &g->compiled[0];
@@ -71,6 +108,17 @@ bool reference_from_json(struct grading *g, const json_t *reference, char *error
         snprintf(error, size, "the reference was built for %.16s, and the device is %s",
                  built_for ? built_for : "no architecture", arch);
         return false;
+    }
+    const char *language = json_string_value(json_object_get(reference, "language"));
+    if (language && strcmp(language, "numba") == 0) {
+        if (!numba_reference_from_json(g, kernels)) {
+            grader_compile_result_free(r);
+            numba_side_free(&g->numba[0]);
+            snprintf(error, size, "the Numba reference handed to the job is not valid");
+            return false;
+        }
+        r->status = GRADER_COMPILE_OK;
+        return true;
     }
     bool ok = ptx && ptx[0] && json_is_array(kernels) &&
               json_array_size(kernels) == (size_t)g->exercise.n_kernels &&

@@ -124,21 +124,10 @@ static const int common_calls[] = {
 
 /* A real GPU's driver also talks to its device nodes and daemons. */
 static const int gpu_calls[] = {
-    SCMP_SYS(ioctl),
-    SCMP_SYS(connect),
-    SCMP_SYS(sendmsg),
-    SCMP_SYS(recvmsg),
-    SCMP_SYS(sendto),
-    SCMP_SYS(recvfrom),
-    SCMP_SYS(getsockopt),
-    SCMP_SYS(setsockopt),
-    SCMP_SYS(getsockname),
-    SCMP_SYS(getpeername),
-    SCMP_SYS(eventfd2),
-    SCMP_SYS(shutdown),
-    SCMP_SYS(mlock),
-    SCMP_SYS(munlock),
-    SCMP_SYS(sched_setaffinity),
+    SCMP_SYS(ioctl),       SCMP_SYS(connect),     SCMP_SYS(sendmsg),           SCMP_SYS(recvmsg),
+    SCMP_SYS(sendto),      SCMP_SYS(recvfrom),    SCMP_SYS(getsockopt),        SCMP_SYS(setsockopt),
+    SCMP_SYS(getsockname), SCMP_SYS(getpeername), SCMP_SYS(eventfd2),          SCMP_SYS(shutdown),
+    SCMP_SYS(mlock),       SCMP_SYS(munlock),     SCMP_SYS(sched_setaffinity),
 };
 
 static bool allow_all(scmp_filter_ctx ctx, const int *calls, size_t n)

@@ -102,7 +102,13 @@ void api_exercise(struct http_request *req, struct http_response *res)
     json_object_set_new(copy, "language", json_string(language));
     json_object_set_new(copy, "statement_html", statement_html(statement));
     json_object_set_new(copy, "statement", statement);
-    json_object_set_new(copy, "starter", exercise_file(folder, req->path_name, "starter.cu"));
+    /* The starter in each language (null where the exercise has none);
+     * "starter" is the CUDA C one, as before Numba. */
+    json_t *cuda = exercise_file(folder, req->path_name, "starter.cu");
+    json_object_set(copy, "starter", cuda);
+    json_object_set_new(copy, "starters",
+                        json_pack("{s:o, s:o}", "cuda", cuda, "numba",
+                                  exercise_file(folder, req->path_name, "starter.py")));
     http_json(res, 200, copy);
 }
 

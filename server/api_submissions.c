@@ -1,5 +1,7 @@
 /*
- * Submissions: POST one (committed to the queue before 202 is answered;
+ * Submissions: POST one (in CUDA C or, with "language": "numba", in Numba
+ * CUDA Python, when its exercise takes that language; committed to the
+ * queue before 202 is answered;
  * the same Idempotency-Key gives the same submission back; a full queue
  * 503, a user over the rate limit or with too many submissions waiting
  * 429, each with Retry-After), read one's
@@ -21,31 +23,89 @@
 #define RETRY_FULL_QUEUE_S  30
 #define RETRY_USER_QUEUE_S  30 /* a user's own waiting submissions: about one job's time */
 
-/* The exercise and source of a submission, checked; NULL after answering. */
+/* What a submission's body holds, checked. */
+struct submission_body {
+    const char *exercise, *source, *language;
+    size_t size;
+};
+
+/* The submission's language: "language" when given (a string that names
+ * one), else "cuda"; false after answering 422. */
+static bool language_of(json_t *body, struct http_response *res, const char **language)
+{
+    json_t *given = json_object_get(body, "language");
+    enum grader_language parsed;
+    *language = grader_language_name(GRADER_LANGUAGE_CUDA);
+    if (!given)
+        return true;
+    if (json_is_string(given) && grader_language_parse(json_string_value(given), &parsed)) {
+        *language = grader_language_name(parsed);
+        return true;
+    }
+    if (json_is_string(given))
+        http_error(res, 422, "unknown_language",
+                   "\"language\" is \"cuda\" (CUDA C, the default) or \"numba\" (Numba CUDA "
+                   "Python), not '%.32s'",
+                   json_string_value(given));
+    else
+        http_error(res, 422, "unknown_language",
+                   "\"language\" is a string: \"cuda\" (CUDA C, the default) or \"numba\" (Numba "
+                   "CUDA Python)");
+    return false;
+}
+
+/* Whether the exercise (its cached entry) takes submissions in `language`;
+ * after answering 422 when not, saying which it takes. */
+static bool accepts(const json_t *exercise, const char *language, struct http_response *res)
+{
+    const json_t *languages = json_object_get(exercise, "languages"), *l;
+    size_t i;
+    char list[128] = "";
+    json_array_foreach(languages, i, l)
+    {
+        const char *name = json_string_value(l);
+        if (name && strcmp(name, language) == 0)
+            return true;
+        size_t used = strlen(list);
+        if (name)
+            snprintf(list + used, sizeof list - used, "%s%s", used ? " and " : "", name);
+    }
+    http_error(res, 422, "language_not_accepted",
+               "the exercise '%.64s' takes %s submissions only, not %s",
+               json_string_value(json_object_get(exercise, "id")), list[0] ? list : "no", language);
+    return false;
+}
+
+/* The body of a submission, checked (`b` points into it); NULL after
+ * answering. */
 static json_t *submission_body(struct http_request *req, struct http_response *res,
-                               const char **exercise, const char **source, size_t *size)
+                               struct submission_body *b)
 {
     json_t *body = http_json_body(req, res);
     if (!body)
         return NULL;
     json_t *s = json_object_get(body, "source");
-    if (json_unpack(body, "{s:s, s:s}", "exercise", exercise, "source", source) != 0) {
+    if (json_unpack(body, "{s:s, s:s}", "exercise", &b->exercise, "source", &b->source) != 0) {
         http_error(res, 422, "invalid",
-                   "send {\"exercise\": \"an id\", \"source\": \"the kernel\"}");
-    } else if ((*size = json_string_length(s)) == 0) {
+                   "send {\"exercise\": \"an id\", \"source\": \"the kernel\", \"language\"?: "
+                   "\"cuda\" or \"numba\"}");
+    } else if (!language_of(body, res, &b->language)) {
+        /* answered */
+    } else if ((b->size = json_string_length(s)) == 0) {
         http_error(res, 422, "empty_source", "the source is empty");
-    } else if (*size > GRADER_SOURCE_MAX_BYTES) {
+    } else if (b->size > GRADER_SOURCE_MAX_BYTES) {
         http_error(res, 413, "source_too_large",
-                   "the source is %zu bytes, over %d: submit only your kernel", *size,
+                   "the source is %zu bytes, over %d: submit only your kernel", b->size,
                    GRADER_SOURCE_MAX_BYTES);
     } else {
-        json_t *e = exercise_cache_find(req->service->config.exercises, *exercise);
-        if (e) {
-            json_decref(e);
+        json_t *e = exercise_cache_find(req->service->config.exercises, b->exercise);
+        bool taken = e && accepts(e, b->language, res);
+        if (!e)
+            http_error(res, 422, "unknown_exercise",
+                       "no exercise '%.64s': see GET /api/v1/exercises", b->exercise);
+        json_decref(e);
+        if (taken)
             return body;
-        }
-        http_error(res, 422, "unknown_exercise", "no exercise '%.64s': see GET /api/v1/exercises",
-                   *exercise);
     }
     json_decref(body);
     return NULL;
@@ -110,15 +170,14 @@ static void answer_enqueue(struct http_request *req, struct http_response *res, 
 
 void api_submit(struct http_request *req, struct http_response *res)
 {
-    const char *exercise = NULL, *source = NULL;
-    size_t size = 0;
+    struct submission_body b = {0};
     const char *key = http_header_of(req, "Idempotency-Key");
     if (key && (!key[0] || strlen(key) > IDEMPOTENCY_KEY_MAX)) {
         http_error(res, 400, "bad_idempotency_key", "an Idempotency-Key has 1 to %d characters",
                    IDEMPOTENCY_KEY_MAX);
         return;
     }
-    json_t *body = submission_body(req, res, &exercise, &source, &size);
+    json_t *body = submission_body(req, res, &b);
     struct db *db = service_db(req->service);
     if (!body)
         return;
@@ -128,8 +187,15 @@ void api_submit(struct http_request *req, struct http_response *res)
     struct db_queue_limits limits = {.total = c->queue_max, .per_user = c->queue_max_per_user};
     if (!db)
         http_error(res, 503, "unavailable", "the database cannot be reached");
-    else if (under_rate(req, res))
-        e = db_submission_add(db, req->user.id, exercise, source, size, key, &limits, &id);
+    else if (under_rate(req, res)) {
+        struct db_new_submission n = {.user_id = req->user.id,
+                                      .exercise = b.exercise,
+                                      .language = b.language,
+                                      .source = b.source,
+                                      .size = b.size,
+                                      .idempotency_key = key};
+        e = db_submission_add(db, &n, &limits, &id);
+    }
     answer_enqueue(req, res, db, e, id);
     json_decref(body);
 }

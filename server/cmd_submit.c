@@ -1,7 +1,11 @@
 /*
- * `kgrade submit --server URL --token TOKEN --exercise ID [--json] FILE.cu`:
- * what a student's CI calls. Submits the kernel to a kgrade server, shows
- * the grading's progress on stderr as the event stream tells it, then
+ * `kgrade submit [--server URL] [--token TOKEN] --exercise ID [--language
+ * cuda|numba] [--json] FILE.cu|FILE.py`: what a student's CI calls (and
+ * what the Python client, clients/python/kgrade_client, does in the same
+ * words). The server and the token come from the options, else from
+ * KGRADE_URL and KGRADE_TOKEN; the language from --language, else the
+ * file's extension (.py is Numba). Submits the kernel to a kgrade server,
+ * shows the grading's progress on stderr as the event stream tells it, then
  * prints the result exactly as `kgrade grade` does and exits with the same
  * codes (0 passed, 1 another verdict, 3 internal_error), 2 when the server
  * refuses the request itself (an unknown exercise, a source too large),
@@ -17,6 +21,7 @@
 #include "api_client.h"
 #include "cli.h"
 #include "grade_report.h"
+#include "grader/grader.h"
 #include "source_file.h"
 
 #include <curl/curl.h>
@@ -109,7 +114,8 @@ static void idempotency_key(char *key, size_t size)
 
 /* Posts the submission; fills s->id. Returns an exit code, or -1 when it
  * was taken. */
-static int post(struct submit *s, const char *exercise, const struct source_file *file)
+static int post(struct submit *s, const char *exercise, enum grader_language language,
+                const struct source_file *file)
 {
     json_t *source = json_stringn(file->data, file->size);
     if (!source) {
@@ -117,6 +123,10 @@ static int post(struct submit *s, const char *exercise, const struct source_file
         return CLI_EXIT_USAGE;
     }
     json_t *body = json_pack("{s:s, s:o}", "exercise", exercise, "source", source);
+    /* Sent only when not the default, so a server from before Numba still
+     * takes a CUDA C submission. */
+    if (body && language != GRADER_LANGUAGE_CUDA)
+        json_object_set_new(body, "language", json_string(grader_language_name(language)));
     char key[33];
     idempotency_key(key, sizeof key);
     int code = CLI_EXIT_INTERNAL;
@@ -268,10 +278,19 @@ static int report(const json_t *submission, const char *path, const struct sourc
     return grade_report_exit_code(json_string_value(json_object_get(result, "verdict")));
 }
 
+/* The language of the submission: --language, else the file's extension's. */
+static enum grader_language language_of(const struct cli_args *args)
+{
+    enum grader_language language = grader_language_of_file(args->positional[0]);
+    if (cli_given(args, OPT_LANGUAGE))
+        grader_language_parse(args->value[OPT_LANGUAGE], &language); /* checked by cli_parse */
+    return language;
+}
+
 static int submit_file(struct submit *s, const struct cli_args *args,
                        const struct source_file *file)
 {
-    int code = post(s, args->value[OPT_EXERCISE], file);
+    int code = post(s, args->value[OPT_EXERCISE], language_of(args), file);
     if (code >= 0)
         return code;
     snprintf(s->path, sizeof s->path, "/api/v1/submissions/%" PRId64, s->id);
@@ -284,10 +303,24 @@ static int submit_file(struct submit *s, const struct cli_args *args,
     return code;
 }
 
+/* An option's value, else the environment variable's; NULL when neither
+ * is set or both are empty. */
+static const char *setting(const struct cli_args *args, enum cli_option_id id, const char *variable)
+{
+    const char *value = cli_given(args, id) ? args->value[id] : getenv(variable);
+    return value && value[0] ? value : NULL;
+}
+
 int cmd_submit(const struct cli_args *args)
 {
     char why[512];
     struct source_file file;
+    const char *server = setting(args, OPT_SERVER, "KGRADE_URL");
+    const char *token = setting(args, OPT_TOKEN, "KGRADE_TOKEN");
+    if (!server || !token) {
+        say("--server and --token are required (or KGRADE_URL and KGRADE_TOKEN)");
+        return CLI_EXIT_USAGE;
+    }
     if (!source_file_read(args->positional[0], &file, why, sizeof why)) {
         say("%s", why);
         return CLI_EXIT_USAGE;
@@ -297,8 +330,7 @@ int cmd_submit(const struct cli_args *args)
         say("libsodium or libcurl could not start");
         return CLI_EXIT_INTERNAL;
     }
-    struct submit s = {
-        .client = api_client_new(args->value[OPT_SERVER], args->value[OPT_TOKEN], why, sizeof why)};
+    struct submit s = {.client = api_client_new(server, token, why, sizeof why)};
     int code = CLI_EXIT_USAGE;
     if (s.client)
         code = submit_file(&s, args, &file);

@@ -79,13 +79,14 @@ static const struct cli_command commands[] = {
      0, 0, "run the grading service (web pages, REST API, workers)",
      "Starts the HTTP service with its SQLite database, its queue and its sandboxed workers.",
      cmd_serve, NULL},
-    {"submit", "FILE.cu", 1, 1,
-     CLI_BIT(OPT_SERVER) | CLI_BIT(OPT_TOKEN) | CLI_BIT(OPT_EXERCISE) | CLI_BIT(OPT_JSON),
-     CLI_BIT(OPT_SERVER) | CLI_BIT(OPT_TOKEN) | CLI_BIT(OPT_EXERCISE), 0,
-     "submit a kernel to a kgrade server and wait for the verdict",
-     "Submits FILE.cu to the server, shows the grading progress, prints the result like "
-     "`kgrade grade` and exits with the same codes (4 when the server is unreachable or "
-     "refuses the token).",
+    {"submit", "FILE.cu|FILE.py", 1, 1,
+     CLI_BIT(OPT_SERVER) | CLI_BIT(OPT_TOKEN) | CLI_BIT(OPT_EXERCISE) | CLI_BIT(OPT_LANGUAGE) |
+         CLI_BIT(OPT_JSON),
+     CLI_BIT(OPT_EXERCISE), 0, "submit a kernel to a kgrade server and wait for the verdict",
+     "Submits FILE (CUDA C, or Numba CUDA Python: a .py file, or --language numba) to the "
+     "server, shows the grading progress, prints the result like `kgrade grade` and exits with "
+     "the same codes (4 when the server is unreachable or refuses the token). --server and "
+     "--token may come from the environment instead: KGRADE_URL and KGRADE_TOKEN.",
      cmd_submit, NULL},
     {"user add", "NAME", 1, 1, CLI_BIT(OPT_ROLE) | CLI_BIT(OPT_PASSWORD_STDIN) | CLI_BIT(OPT_DB),
      CLI_BIT(OPT_ROLE), 0, "create an account",

@@ -458,6 +458,34 @@ static bool exercise_limits(struct grading_job *job, char *error, size_t error_s
     return true;
 }
 
+/* For a Numba source, when the exercise has reference.py: the Numba
+ * reference, compiled by the front end's job for the device the C
+ * reference was built for (from the cache, else built). NULL with a
+ * sentence: the reference is kgrade's, its failure never the student's. */
+static json_t *numba_reference_of(const struct grading_job *job, const struct job_paths *p,
+                                  const struct grader_exercise_files *files,
+                                  const json_t *reference, char *error, size_t error_size)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s-numba", files->version);
+    json_t *built =
+        job->references ? reference_cache_get(job->references, key, job->request->device) : NULL;
+    if (built)
+        return built;
+    struct grader_request request = *job->request;
+    request.definition = files->definition;
+    request.definition_size = files->definition_size;
+    request.source = files->numba_reference;
+    request.size = files->numba_reference_size;
+    request.file_name = "reference.py";
+    json_t *front = numba_job_run(job, &request, reference, p->self, error, error_size);
+    built = front ? grader_numba_reference(front, reference, error, error_size) : NULL;
+    if (built && job->references)
+        reference_cache_put(job->references, key, job->request->device, built);
+    json_decref(front);
+    return built;
+}
+
 /* The exercise read, its reference obtained, the source graded. */
 static json_t *grade_exercise(const struct grading_job *job, const struct job_paths *p,
                               enum grader_verdict *verdict, char *error, size_t error_size)
@@ -468,6 +496,11 @@ static json_t *grade_exercise(const struct grading_job *job, const struct job_pa
     char why[GRADER_MESSAGE_MAX];
     bool refused = false;
     json_t *result = NULL, *reference = reference_of(job, p, &files, &refused, why, sizeof why);
+    if (reference && files.numba_reference && job->request->language == GRADER_LANGUAGE_NUMBA) {
+        json_t *numba = numba_reference_of(job, p, &files, reference, why, sizeof why);
+        json_decref(reference);
+        reference = numba;
+    }
     if (reference) {
         result = grade_in_sandbox(job, p, &files, reference, verdict, error, error_size);
     } else if (refused) { /* a configuration error: the request cannot be served */

@@ -41,7 +41,7 @@ static const char *const view_patterns[] = {
 };
 
 static const char *const python_env[] = {
-    "PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8",
+    "PATH=/usr/bin:/bin",     "HOME=/tmp",           "TMPDIR=/tmp", "LANG=C.UTF-8",
     "OPENBLAS_NUM_THREADS=1", /* numpy's BLAS would start a thread per core */
     "OMP_NUM_THREADS=1",      "NUMBA_NUM_THREADS=1", NULL,
 };
@@ -127,8 +127,7 @@ static const char *log_tail(const struct sandbox_outcome *o, size_t keep)
     return n > keep ? log + n - keep : log;
 }
 
-static json_t *ended_without_result(const struct grading_job *job,
-                                    const struct front_end_follow *f,
+static json_t *ended_without_result(const struct grading_job *job, const struct front_end_follow *f,
                                     const struct sandbox_outcome *o, char *error, size_t size)
 {
     const char *log = log_tail(o, 300);
@@ -172,8 +171,7 @@ json_t *numba_job_run(const struct grading_job *job, const struct grader_request
                       const json_t *reference, const char *self, char *error, size_t error_size)
 {
     char python[PATH_MAX], script[PATH_MAX];
-    if (!python_path(python, error, error_size) ||
-        !front_end_path(self, script, error, error_size))
+    if (!python_path(python, error, error_size) || !front_end_path(self, script, error, error_size))
         return NULL;
     json_t *asked = grader_numba_request(request, reference, KGRADE_CUDA_HOME, error, error_size);
     char *input = asked ? json_dumps(asked, JSON_COMPACT) : NULL;

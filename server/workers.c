@@ -1,7 +1,8 @@
 /*
  * The worker pool: each worker takes the next queued submission (fairly
- * between users: db_submission_claim), grades it in the sandbox
- * (grading_job.c), publishes its progress as events and stores its result.
+ * between users: db_submission_claim), grades it in its language in the
+ * sandbox (grading_job.c), publishes its progress as events and stores its
+ * result.
  * A worker that finds the queue empty waits until a submission is queued
  * (or a second passes, so a submission queued by another process is found
  * too). Stopping lets each worker finish the job it has.
@@ -133,10 +134,12 @@ static void grade(struct worker *w, struct db *db, struct db_job *job)
         .exercise = job->exercise,
         .source = job->source,
         .size = job->size,
-        .file_name = "kernel.cu",
         .seed_given = true,
         .seed = grader_fresh_seed(),
     };
+    /* The API stored only a language it knows; another is kgrade's fault. */
+    bool known = grader_language_parse(job->language, &request.language);
+    request.file_name = request.language == GRADER_LANGUAGE_NUMBA ? "kernel.py" : "kernel.cu";
     bool died = false;
     struct grading_job g = {
         .request = &request,
@@ -149,7 +152,12 @@ static void grade(struct worker *w, struct db *db, struct db_job *job)
     enum grader_verdict verdict = GRADER_VERDICT_INTERNAL_ERROR;
     char error[512];
     double started = now_seconds();
-    json_t *result = grading_job_run(&g, &verdict, error, sizeof error);
+    json_t *result = NULL;
+    if (known)
+        result = grading_job_run(&g, &verdict, error, sizeof error);
+    else
+        snprintf(error, sizeof error, "the submission's language '%.16s' is not one kgrade grades",
+                 job->language);
     if (!result)
         result = grader_verdict_json(&request, GRADER_VERDICT_INTERNAL_ERROR, error, false);
     if (!died || !retried(w, db, job, result))
@@ -222,6 +230,7 @@ static bool give_up(struct service *s, struct db *db, const struct db_job *job)
              "again",
              times);
     struct grader_request request = {.exercises = s->config.exercises, .exercise = job->exercise};
+    grader_language_parse(job->language, &request.language);
     json_t *result = grader_verdict_json(&request, GRADER_VERDICT_INTERNAL_ERROR, message, false);
     const char *name = grader_verdict_name(GRADER_VERDICT_INTERNAL_ERROR);
     bool stored = result && store("kgrade serve", db, job, result, name);

@@ -60,7 +60,8 @@ static bool add_result(struct db *db, int64_t user, int k)
     int64_t id;
     struct db_job job;
     struct db_queue_limits limits = {.total = RESULTS + 1};
-    if (db_submission_add(db, user, EXERCISE, "x", 1, NULL, &limits, &id) != DB_ENQUEUED ||
+    struct db_new_submission n = {.user_id = user, .exercise = EXERCISE, .source = "x", .size = 1};
+    if (db_submission_add(db, &n, &limits, &id) != DB_ENQUEUED ||
         db_submission_claim(db, "bench", &job) != DB_OK)
         return false;
     db_job_free(&job);

@@ -12,13 +12,19 @@
 // tiny-add-twice's reference is slow on purpose, so a good kernel is some
 // 300× faster, and no page may show "0.00×" for it; a certificate of the
 // old format (kgrade-certificate/1), planted in the database, still shows
-// VALID.
+// VALID. Numba (issue 17): a second student switches the exercise page to
+// Numba Python (the starter.py and the Numba form shown, Python
+// highlighting, what was typed in CUDA C kept), submits a Numba kernel
+// (the request says "language": "numba") that passes (where numba is
+// installed) and one whose Python syntax error is marked at its line,
+// finds the page in Numba again after a reload, and the language in their
+// submissions.
 //
 //   node tests/browser/journey.mjs BUILD
 
 import { execFile, spawn } from 'node:child_process';
 import { createPrivateKey, sign } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -314,6 +320,111 @@ async function journey(browser, admin) {
   await context.close();
 }
 
+// Whether the server can compile Numba (python3-numba): the verdicts of
+// Numba kernels are checked only there, the page's part everywhere.
+async function haveNumba() {
+  return run(process.env.KGRADE_PYTHON || '/usr/bin/python3', ['-c', 'import numba']).then(() => true, () => false);
+}
+
+async function numbaJourney(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(e.message));
+  const posted = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().endsWith('/api/v1/submissions')) posted.push(r.postDataJSON());
+  });
+  const editorText = () => page.evaluate(() => {
+    const lines = document.querySelectorAll('.cm-content .cm-line');
+    return lines.length ? Array.from(lines, (l) => l.textContent).join('\n')
+      : document.querySelector('textarea.code').value;
+  });
+  const numbaRadio = page.getByRole('radio', { name: 'Numba Python' });
+  const cudaRadio = page.getByRole('radio', { name: 'CUDA C' });
+  const cudaTyped = readFileSync(`${kernels}/good.cu`, 'utf8');
+  const graded = await haveNumba();
+  const starterPy = readFileSync('tests/service/exercises/tiny-add/starter.py', 'utf8');
+  const starterCu = readFileSync('tests/service/exercises/tiny-add/starter.cu', 'utf8');
+
+  await addStudent('nina', 'nina-password');
+  await check('Numba: the exercise page offers CUDA C and Numba Python, CUDA C first', async () => {
+    await login(page, 'nina', 'nina-password');
+    await page.goto(`${base}/exercises/tiny-add`);
+    await page.locator('.cm-editor, textarea.code').first().waitFor();
+    expect(await cudaRadio.isChecked(), 'CUDA C is chosen');
+    await page.locator('.kernel-forms').getByText('__global__ void vector_add').waitFor();
+  });
+  await check('Numba: switching loads the starter.py, the Numba form and Python highlighting', async () => {
+    await setSource(page, `${kernels}/good.cu`);
+    await numbaRadio.check();
+    await page.locator('.kernel-forms').getByText('def add_kernel(x, y, out)').waitFor();
+    expect((await page.locator('.kernel-forms').textContent()).includes('void(float32[::1], float32[::1], float32[::1])'),
+      'the signature numba compiles it for');
+    expect(await editorText() === starterPy, `the editor holds starter.py: ${await editorText()}`);
+    const python = await page.locator('.cm-content[data-language=python], .plain-editor[data-language=numba]').count();
+    expect(python === 1, 'the editor highlights Python');
+    await shot(page, 'exercise-numba');
+  });
+  await check('Numba: what was typed in each language is kept across switches', async () => {
+    await page.keyboard.insertText('# typed in Python\n');
+    const typedPy = await editorText();
+    await cudaRadio.check();
+    expect(await editorText() === cudaTyped, 'the CUDA C typed before');
+    expect(await page.locator('.cm-content[data-language=cpp], .plain-editor[data-language=cuda]').count() === 1,
+      'C++ highlighting again');
+    await numbaRadio.check();
+    expect(await editorText() === typedPy, 'the Python typed before');
+  });
+  await check('Numba: a Numba kernel is submitted as Numba, and its result shown', async () => {
+    const verdict = await submitAndWait(page, `${kernels}/good.py`);
+    expect(posted.length === 1 && posted[0].language === 'numba' && posted[0].exercise === 'tiny-add',
+      `the request: ${JSON.stringify(posted)}`);
+    if (graded) {
+      expect(verdict === 'passed', `verdict ${verdict}`);
+      await page.locator('.chart .bar-fill.fast').waitFor();
+    }
+    await shot(page, 'exercise-numba-result');
+  });
+  await check('Numba: diagnostics point at the Python lines', async () => {
+    const broken = `${readFileSync(`${kernels}/good.py`, 'utf8')}\n\ndef broken(:\n    pass\n`;
+    const file = join(data, 'broken.py');
+    writeFileSync(file, broken);
+    await setSource(page, file);
+    const line = broken.split('\n').indexOf('def broken(:') + 1;
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.locator('.result .verdict').waitFor({ timeout: 120000 });
+    if (!graded) return; // no numba: no Python diagnostics to mark
+    await page.locator('.result .verdict.compile_error').waitFor();
+    await page.getByRole('button', { name: `line ${line}` }).first().waitFor();
+    const marked = await page.locator('.cm-lintRange-error, .cm-lint-marker-error').count()
+      + (await page.locator('.gutter').textContent().catch(() => '')).includes(' ●');
+    expect(marked > 0, 'the editor marks the line');
+  });
+  await check('Numba: the choice is remembered, with the last Numba source', async () => {
+    await page.reload();
+    await page.locator('.cm-editor, textarea.code').first().waitFor();
+    expect(await numbaRadio.isChecked(), 'Numba Python is still chosen');
+    expect((await editorText()).includes('def broken(:'), 'the last Numba submission\'s source');
+    await cudaRadio.check();
+    expect(await editorText() === starterCu, 'the CUDA C starter (nothing submitted in C)');
+  });
+  await check('Numba: my submissions show the language', async () => {
+    await page.getByRole('link', { name: 'My submissions' }).click();
+    await page.locator('tbody tr').nth(1).waitFor();
+    expect(await page.locator('tbody td.language').allTextContents().then((t) => t.every((x) => x === 'Numba Python')),
+      'each row says Numba Python');
+    await page.locator('tbody tr').first().getByRole('link').first().click();
+    await page.locator('pre.source').waitFor();
+    await page.getByText(/in Numba Python by nina/).waitFor();
+  });
+  await check('Numba: no page logged an error', async () => {
+    expect(problems.length === 0, problems.join('\n'));
+  });
+  await context.close();
+}
+
 async function main() {
   mkdirSync(artifacts, { recursive: true });
   const { server, admin } = await startServer();
@@ -324,6 +435,7 @@ async function main() {
   });
   try {
     await journey(browser, admin);
+    await numbaJourney(browser);
   } finally {
     await browser.close();
     server.kill('SIGTERM');

@@ -3,7 +3,8 @@
  * JSON header line, the definition's bytes and the source's. Any input
  * must decode or be refused with a sentence, without a crash, undefined
  * behaviour or a read past its end; a decoded request must point inside
- * the input, and encoding it again must give back the same bytes' meaning.
+ * the input, and encoding it again must give back the same bytes' meaning
+ * (a Numba grade's language and front-end result included).
  */
 #include "fuzz_input.h"
 #include "server/job_protocol.h"
@@ -28,6 +29,8 @@ static void check_roundtrip(enum job_kind kind, const struct grader_request *r)
         back.definition_size != r->definition_size ||
         memcmp(back.definition, r->definition, r->definition_size) != 0 || back.seed != r->seed ||
         back.n != r->n || back.device != r->device || back.timing != r->timing ||
+        back.language != r->language || (back.numba == NULL) != (r->numba == NULL) ||
+        (r->numba && !json_equal((json_t *)back.numba, (json_t *)r->numba)) ||
         strcmp(back.exercise, r->exercise) != 0 ||
         (kind == JOB_GRADE && (strcmp(back.version, r->version) != 0 ||
                                !json_equal((json_t *)back.reference, (json_t *)r->reference))))

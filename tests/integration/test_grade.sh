@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration tests of `kgrade grade`: every known-good and known-bad kernel
-# in exercises/*/solutions gets the verdict its name says and every
+# in exercises/*/solutions (CUDA C and Numba) gets the verdict its name says and every
 # reference passes as a student's kernel at ratio 1 (at a small size with
 # --n, to stay quick), the grade JSON's fields, reproducible seeds, and
 # the configuration errors. The gradings at the full assessment size are in
@@ -41,8 +41,15 @@ replay() { cat "$TMP/grades/${1//\//_}.out"; return "$(cat "$TMP/grades/${1//\//
 mkdir -p "$TMP/grades"
 export -f exercise_of grade_into quick_size
 export KGRADE TMP
-printf '%s\0' exercises/*/solutions/*.cu | xargs -0 -n 1 -P 2 bash -c 'grade_into "$0"'
-for f in exercises/*/solutions/*.cu; do
+# Numba solutions (.py) only where Debian's python3 has numba.
+solutions=(exercises/*/solutions/*.cu)
+if "${KGRADE_PYTHON:-/usr/bin/python3}" -c 'import numba' 2>/dev/null; then
+    solutions+=(exercises/*/solutions/*.py)
+else
+    echo "test_grade.sh: the Numba solutions are skipped: no numba (apt-get install python3-numba)"
+fi
+printf '%s\0' "${solutions[@]}" | xargs -0 -n 1 -P 2 bash -c 'grade_into "$0"'
+for f in "${solutions[@]}"; do
     exercise=$(exercise_of "$f")
     verdict=$(basename "$f" | sed 's/__.*//')
     code=1

@@ -3,7 +3,8 @@
 # against a real `kgrade serve`: downloaded from /clients/kgrade_client.zip
 # (its type and caching headers), it grades a known-good and a known-bad
 # kernel with the same lines and exit codes as `kgrade submit`, both as
-# `python3 -m kgrade_client` and as the zip; an unknown exercise exits 2, a
+# `python3 -m kgrade_client` and as the zip, and a Numba kernel too (by its
+# .py name or --language numba); an unknown exercise exits 2, a
 # bad token 4; --json parses; and, where IPython is installed, the notebook
 # magic %%kgrade shows a cell's result as HTML (notebook_session.py).
 set -uo pipefail
@@ -68,6 +69,22 @@ for kernel in "$GOOD" "$WRONG"; do
         same "c-$name" "py-$name"
     expect "... and so does the downloaded zip, with KGRADE_URL and KGRADE_TOKEN" 0 "^$code$" -- \
         same "c-$name" "zip-$name"
+done
+# A Numba kernel (a .py file: sent with "language": "numba" by both), and
+# --language numba on a file of another name: the same lines, the same code.
+cp tests/service/kernels/good.py "$TMP/add_kernel.numba"
+passes=""  # the exit code's pattern: 0 (passed) where the server has numba
+"${KGRADE_PYTHON:-/usr/bin/python3}" -c 'import numba' 2>/dev/null && passes="^0$"
+for how in extension option; do
+    args=(tests/service/kernels/good.py)
+    [[ $how == option ]] && args=(--language numba "$TMP/add_kernel.numba")
+    each "c-numba-$how" "$KGRADE" submit --server "$BASE" --token "$ANN" --exercise tiny-add "${args[@]}"
+    each "py-numba-$how" python3 -m kgrade_client submit --server "$BASE" --token "$ANN" \
+        --exercise tiny-add "${args[@]}"
+    expect "a Numba kernel (by its $how): the Python client prints what kgrade submit prints" 0 "$passes" -- \
+        same "c-numba-$how" "py-numba-$how"
+    expect "... and both sent it as Numba" 0 "^numba numba$" -- bash -c \
+        "curl -s -H 'Authorization: Bearer $ANN' $BASE/api/v1/submissions | jq -r '[.submissions[0:2][].language] | join(\" \")'"
 done
 expect "the progress came from the event stream" 0 "" -- \
     grep -q '^kgrade submit: running, case 2 of 2 (assessment, n = 1,000): your kernel' "$TMP/py-good.err"

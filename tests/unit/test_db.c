@@ -3,8 +3,9 @@
  * tokens and sessions by hash (capped per user), the queue (committed, idempotent, capped in
  * all and per user, fair between users, requeued after a crash with its
  * attempts counted), results kept across regrades, queue positions that
- * match the claim order, scoreboards (best passing assessment result per user,
- * hidden ones left out), class progress and the audit log.
+ * match the claim order, a submission's language (stored, kept by a
+ * regrade, "cuda" for those from before Numba), scoreboards (best passing assessment result per
+ * user, hidden ones left out), class progress and the audit log.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,9 @@
 #include <cmocka.h>
 
 #include "db/db.h"
+#include "db/db_migrations.h"
+
+#include <sqlite3.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,11 +65,30 @@ static int teardown(void **state)
     return 0;
 }
 
+/* A new submission's fields: a source "src" in CUDA C. */
+static struct db_new_submission new_submission(int64_t user, const char *exercise,
+                                               const char *source, const char *key)
+{
+    return (struct db_new_submission){.user_id = user,
+                                      .exercise = exercise,
+                                      .source = source,
+                                      .size = strlen(source),
+                                      .idempotency_key = key};
+}
+
+/* db_submission_add of `source` (in CUDA C) with `limits`. */
+static enum db_enqueue add(struct fixture *f, int64_t user, const char *exercise,
+                           const char *source, const char *key,
+                           const struct db_queue_limits *limits, int64_t *id)
+{
+    struct db_new_submission n = new_submission(user, exercise, source, key);
+    return db_submission_add(f->db, &n, limits, id);
+}
+
 static int64_t submit(struct fixture *f, int64_t user, const char *exercise, const char *key)
 {
     int64_t id = 0;
-    assert_int_equal(db_submission_add(f->db, user, exercise, "src", 3, key, &no_limits, &id),
-                     DB_ENQUEUED);
+    assert_int_equal(add(f, user, exercise, "src", key, &no_limits, &id), DB_ENQUEUED);
     return id;
 }
 
@@ -82,10 +105,10 @@ static void test_migrations_apply_once(void **state)
 {
     struct fixture *f = *state;
     char error[256];
-    assert_int_equal(db_schema_version(f->db), 5);
+    assert_int_equal(db_schema_version(f->db), 6);
     struct db *again = db_open(f->path, error, sizeof error);
     assert_non_null(again);
-    assert_int_equal(db_schema_version(again), 5);
+    assert_int_equal(db_schema_version(again), 6);
     assert_int_equal(db_user_count(again), 2); /* the data survived */
     db_close(again);
 }
@@ -289,15 +312,13 @@ static void test_queue(void **state)
 {
     struct fixture *f = *state;
     int64_t first = submit(f, f->alice, "vector-add", "key-1"), again = 0;
-    assert_int_equal(
-        db_submission_add(f->db, f->alice, "vector-add", "x", 1, "key-1", &no_limits, &again),
-        DB_DUPLICATE);
+    assert_int_equal(add(f, f->alice, "vector-add", "x", "key-1", &no_limits, &again),
+                     DB_DUPLICATE);
     assert_int_equal(again, first);
     int64_t second = submit(f, f->bob, "vector-add", "key-1"); /* another user's key */
     int64_t third = 0;
     struct db_queue_limits two = {.total = 2};
-    assert_int_equal(db_submission_add(f->db, f->bob, "vector-add", "x", 1, NULL, &two, &third),
-                     DB_QUEUE_FULL);
+    assert_int_equal(add(f, f->bob, "vector-add", "x", NULL, &two, &third), DB_QUEUE_FULL);
     assert_int_equal(db_queue_length(f->db), 2);
     assert_int_equal(db_queue_position(f->db, first), 1);
     assert_int_equal(db_queue_position(f->db, second), 2);
@@ -381,21 +402,18 @@ static void test_a_user_has_few_waiting(void **state)
     struct fixture *f = *state;
     struct db_queue_limits limits = {.total = 100, .per_user = 2};
     int64_t id = 0, first = 0;
-    assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, "k1", &limits, &first),
-                     DB_ENQUEUED);
-    assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, NULL, &limits, &id),
-                     DB_ENQUEUED);
-    assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, NULL, &limits, &id),
-                     DB_USER_QUEUE_FULL);
-    assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, "k1", &limits, &id),
+    assert_int_equal(add(f, f->alice, "x", "s", "k1", &limits, &first), DB_ENQUEUED);
+    assert_int_equal(add(f, f->alice, "x", "s", NULL, &limits, &id), DB_ENQUEUED);
+    assert_int_equal(add(f, f->alice, "x", "s", NULL, &limits, &id), DB_USER_QUEUE_FULL);
+    assert_int_equal(add(f, f->alice, "x", "s", "k1", &limits, &id),
                      DB_DUPLICATE); /* a retry is answered still */
     assert_int_equal(id, first);
-    assert_int_equal(db_submission_add(f->db, f->bob, "x", "s", 1, NULL, &limits, &id),
+    assert_int_equal(add(f, f->bob, "x", "s", NULL, &limits, &id),
                      DB_ENQUEUED); /* others are not held back */
     struct db_job job;
     assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
     db_job_free(&job);
-    assert_int_equal(db_submission_add(f->db, f->alice, "x", "s", 1, NULL, &limits, &id),
+    assert_int_equal(add(f, f->alice, "x", "s", NULL, &limits, &id),
                      DB_ENQUEUED); /* a running one does not wait */
     assert_int_equal(db_queue_length(f->db), 3);
 }
@@ -430,6 +448,86 @@ static void test_attempts(void **state)
     assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
     assert_int_equal(job.attempt, 1);
     db_job_free(&job);
+}
+
+/* A submission's language is stored ("cuda" unless told), handed to the
+ * worker that takes it, shown, and kept by a regrade. */
+static void test_language_stored_and_kept(void **state)
+{
+    struct fixture *f = *state;
+    int64_t cuda = submit(f, f->alice, "vector-add", NULL), numba = 0;
+    struct db_new_submission n = new_submission(f->alice, "vector-add", "x = 1", NULL);
+    n.language = "numba";
+    assert_int_equal(db_submission_add(f->db, &n, &no_limits, &numba), DB_ENQUEUED);
+    struct db_job job;
+    const char *expected[] = {"cuda", "numba"};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+        assert_int_equal(job.id, i == 0 ? cuda : numba);
+        assert_string_equal(job.language, expected[i]);
+        struct db_result r = {"passed", "{}", 1, 1, true, "v1"};
+        assert_int_equal(db_submission_finish(f->db, job.id, &r), DB_OK);
+        db_job_free(&job);
+    }
+    json_t *j = db_submission_json(f->db, numba, false);
+    assert_string_equal(json_string_value(json_object_get(j, "language")), "numba");
+    json_decref(j);
+    json_t *list = db_submissions_of(f->db, f->alice, NULL, 10);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "language")),
+                        "numba");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(list, 1), "language")),
+                        "cuda");
+    json_decref(list);
+    assert_int_equal(db_submission_requeue(f->db, numba), DB_OK);
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_string_equal(job.language, "numba");
+    db_job_free(&job);
+}
+
+/* A database of a server from before Numba (schema 5) with a submission:
+ * opened, it gains the language column, and the old submission is CUDA C. */
+static void test_old_submissions_are_cuda(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/kgrade-test-db-old-XXXXXX", error[256], wal[64];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    sqlite3 *old = NULL;
+    assert_int_equal(sqlite3_open(path, &old), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(old,
+                                  "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+                                  "name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    for (int i = 0; i < db_n_migrations && db_migrations[i].version <= 5; i++) {
+        char record[160];
+        snprintf(record, sizeof record, "INSERT INTO schema_migrations VALUES (%d, '%s', 0)",
+                 db_migrations[i].version, db_migrations[i].name);
+        assert_int_equal(sqlite3_exec(old, db_migrations[i].sql, NULL, NULL, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_exec(old, record, NULL, NULL, NULL), SQLITE_OK);
+    }
+    assert_int_equal(
+        sqlite3_exec(old,
+                     "INSERT INTO users (id, name, display_name, role, created_at) VALUES "
+                     "(1, 'old', 'Old', 'student', 0); INSERT INTO submissions (id, user_id, "
+                     "exercise, source, status, created_at, queued_at) VALUES (1, 1, "
+                     "'vector-add', 'src', 'queued', 0, 0)",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(old);
+    struct db *db = db_open(path, error, sizeof error);
+    assert_non_null(db);
+    assert_int_equal(db_schema_version(db), 6);
+    json_t *j = db_submission_json(db, 1, false);
+    assert_string_equal(json_string_value(json_object_get(j, "language")), "cuda");
+    json_decref(j);
+    db_close(db);
+    unlink(path);
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    unlink(wal);
+    snprintf(wal, sizeof wal, "%s-shm", path);
+    unlink(wal);
 }
 
 static void test_results_survive_a_regrade(void **state)
@@ -599,6 +697,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_the_queue_is_fair, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_user_has_few_waiting, setup, teardown),
         cmocka_unit_test_setup_teardown(test_attempts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_language_stored_and_kept, setup, teardown),
+        cmocka_unit_test(test_old_submissions_are_cuda),
         cmocka_unit_test_setup_teardown(test_results_survive_a_regrade, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard_version, setup, teardown),

@@ -1,17 +1,19 @@
 // The exercise page's code editor: CodeMirror 6 with C++ highlighting
-// (CUDA is C++), line numbers, the diagnostics of a grading marked at
-// their lines, Tab to indent (Escape, then Tab, leaves the editor), and
-// Ctrl/Cmd+Enter to submit. The Makefile bundles it with esbuild into
-// build/web/editor.js; web/static/editor_plain.js has the same interface
-// for when the bundle is missing.
+// (CUDA is C++) or Python's (a Numba kernel), switched with setLanguage,
+// line numbers, the diagnostics of a grading marked at their lines, Tab to
+// indent (Escape, then Tab, leaves the editor), and Ctrl/Cmd+Enter to
+// submit. The Makefile bundles it with esbuild into build/web/editor.js;
+// web/static/editor_plain.js has the same interface for when the bundle is
+// missing.
 
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { cpp } from '@codemirror/lang-cpp';
+import { python } from '@codemirror/lang-python';
 import {
   bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting,
 } from '@codemirror/language';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
-import { Prec } from '@codemirror/state';
+import { Compartment, Prec } from '@codemirror/state';
 import {
   drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter,
   highlightSpecialChars, keymap, lineNumbers,
@@ -36,7 +38,14 @@ export const kind = 'codemirror';
 
 const SEVERITIES = { error: 'error', warning: 'warning', note: 'info', info: 'info' };
 
-export function mount(parent, text, { onSubmit, label = 'Your kernel' } = {}) {
+// A submission language's highlighting: 'cuda' (CUDA C++) or 'numba' (Python).
+const LANGUAGES = { cuda: cpp, numba: python };
+function highlighting(language) {
+  return (LANGUAGES[language] || cpp)();
+}
+
+export function mount(parent, text, { onSubmit, label = 'Your kernel', language = 'cuda' } = {}) {
+  const languageSlot = new Compartment();
   const submitKey = Prec.highest(keymap.of([{
     key: 'Mod-Enter',
     run: () => {
@@ -49,7 +58,7 @@ export function mount(parent, text, { onSubmit, label = 'Your kernel' } = {}) {
     parent,
     extensions: [
       setup,
-      cpp(),
+      languageSlot.of(highlighting(language)),
       lintGutter(),
       submitKey,
       EditorView.contentAttributes.of({ 'aria-label': label }),
@@ -65,6 +74,10 @@ export function mount(parent, text, { onSubmit, label = 'Your kernel' } = {}) {
 
   return {
     kind,
+    // 'cuda' or 'numba': how the text is highlighted and indented
+    setLanguage(name) {
+      view.dispatch({ effects: languageSlot.reconfigure(highlighting(name)) });
+    },
     getText: () => view.state.doc.toString(),
     setText(value) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: value } });

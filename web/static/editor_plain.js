@@ -7,13 +7,13 @@ import { h } from './dom.js';
 
 export const kind = 'plain';
 
-export function mount(parent, text, { onSubmit, label = 'Your kernel' } = {}) {
+export function mount(parent, text, { onSubmit, label = 'Your kernel', language = 'cuda' } = {}) {
   const numbers = h('pre', { class: 'gutter', 'aria-hidden': 'true' });
   const area = h('textarea', {
     class: 'code', spellcheck: 'false', autocapitalize: 'off', autocomplete: 'off',
     'aria-label': label, wrap: 'off',
   });
-  const box = h('div', { class: 'plain-editor' }, numbers, area);
+  const box = h('div', { class: 'plain-editor', dataset: { language } }, numbers, area);
   let marked = new Map();
 
   function drawNumbers() {
@@ -44,6 +44,8 @@ export function mount(parent, text, { onSubmit, label = 'Your kernel' } = {}) {
 
   return {
     kind,
+    // No highlighting here: the language is only noted (for styles and tests).
+    setLanguage(name) { box.dataset.language = name; },
     getText: () => area.value,
     setText(value) { area.value = value; drawNumbers(); },
     // marks: [{line, column, severity, message}]

@@ -7,7 +7,7 @@ import { api } from './api.js';
 import { requireUser } from './app.js';
 import { fill, h, link, table } from './dom.js';
 import { formatRatio } from './format.js';
-import { submissionRows } from './submissions.js';
+import { SUBMISSION_COLUMNS, submissionRows } from './submissions.js';
 
 function forInstructors(session) {
   if (!requireUser()) return false;
@@ -103,7 +103,7 @@ export async function showStudent(session, name) {
   async function draw() {
     const { submissions } = await api('GET', `/api/v1/submissions?user=${encodeURIComponent(name)}`);
     fill(main, h('h1', {}, `Submissions of ${name}`), h('p', {}, link('/instructor', 'Back to the class')),
-      submissions.length ? table(['Submission', 'Exercise', 'Verdict', 'Time', 'Ratio', 'Submitted', 'Scoreboard'],
+      submissions.length ? table([...SUBMISSION_COLUMNS, 'Scoreboard'],
         submissionRows(submissions, (s) => h('button', { type: 'button', onclick: () => toggle(s) },
           s.hidden ? 'Show again' : 'Hide'))) : h('p', {}, 'No submissions.'));
   }

@@ -1,17 +1,23 @@
-// My submissions: the history, per exercise, each re-openable with its
-// source and its result (and every earlier result of a regraded one).
+// My submissions: the history, per exercise, with each one's language,
+// each re-openable with its source and its result (and every earlier
+// result of a regraded one).
 
 import { api } from './api.js';
 import { requireUser } from './app.js';
 import { fill, formatDate, h, link, table } from './dom.js';
 import { formatMs, formatRatio } from './format.js';
 import { follow, progressView } from './grading.js';
+import { languageLabel } from './languages.js';
 import { renderResult, verdictBadge } from './result.js';
+
+// The columns of submissionRows, for the tables that use it.
+export const SUBMISSION_COLUMNS = ['Submission', 'Exercise', 'Language', 'Verdict', 'Time', 'Ratio', 'Submitted'];
 
 export function submissionRows(submissions, extra) {
   return submissions.map((s) => h('tr', { class: s.hidden ? 'hidden-row' : null },
     h('td', {}, link(`/submissions/${s.id}`, `#${s.id}`)),
     h('td', {}, link(`/exercises/${s.exercise}`, s.exercise)),
+    h('td', { class: 'language' }, languageLabel(s.language)),
     h('td', {}, s.status === 'done' ? verdictBadge(s.verdict) : s.status),
     h('td', {}, formatMs(s.student_ms)),
     h('td', {}, formatRatio(s.ratio)),
@@ -29,7 +35,7 @@ export async function showSubmissions(session) {
   function draw() {
     const shown = submissions.filter((s) => !choose.value || s.exercise === choose.value);
     fill(body, shown.length
-      ? table(['Submission', 'Exercise', 'Verdict', 'Time', 'Ratio', 'Submitted'], submissionRows(shown))
+      ? table(SUBMISSION_COLUMNS, submissionRows(shown))
       : h('p', {}, 'No submissions yet: pick an exercise and submit a kernel.'));
   }
   fill(document.getElementById('main'), h('h1', {}, 'My submissions'),
@@ -55,8 +61,8 @@ export async function showSubmission(session, id) {
   const resultBox = h('div');
   fill(document.getElementById('main'),
     h('h1', {}, `Submission ${submission.id}`),
-    h('p', { class: 'meta' }, link(`/exercises/${submission.exercise}`, submission.exercise), ` by ${submission.user}, `,
-      formatDate(submission.created_at)),
+    h('p', { class: 'meta' }, link(`/exercises/${submission.exercise}`, submission.exercise),
+      ` in ${languageLabel(submission.language)} by ${submission.user}, `, formatDate(submission.created_at)),
     resultBox,
     h('h2', {}, 'Source'), sourceView(submission.source),
     (submission.results || []).length > 1 ? h('section', {}, h('h2', {}, 'Earlier results'),

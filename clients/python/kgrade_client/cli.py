@@ -19,15 +19,16 @@ from .json_text import dump
 from .report import text_report
 from .submission import LANGUAGE_DEFAULT, LANGUAGES, Submission
 
-LANGUAGE_OF_EXTENSION = {".py": "numba", ".cu": "cuda"}
 SOURCE_MAX_BYTES = 64 << 20  # larger files are not read (the server takes 64 KB)
 
 
 def language_of(path: str, given: Optional[str]) -> str:
-    """The language `given`, else the file's extension's (.py numba, else cuda)."""
+    """The language `given`, else the file's name's: a name ending in ".py"
+    (lower case) is numba, any other cuda; the rule of kgrade's own
+    grader_language_of_file, so that both clients send the same."""
     if given:
         return given
-    return LANGUAGE_OF_EXTENSION.get(os.path.splitext(path)[1].lower(), LANGUAGE_DEFAULT)
+    return "numba" if len(path) > 3 and path.endswith(".py") else LANGUAGE_DEFAULT
 
 
 def write(stream: TextIO, text: str) -> None:

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Integration tests of Numba submissions through `kgrade grade`: the
+# language from the extension or --language, @cuda.jit and @vectorize
+# kernels graded, refusals and compile errors at their Python line, memory
+# errors at the Python line, and a module that is hostile at import: it
+# finds nothing of the exercises, kgrade or the host, cannot exec, fork or
+# open a socket, and its time and memory are the compile's. The bundled
+# Numba solutions are graded with the C ones by test_grade.sh.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+PYTHON="${KGRADE_PYTHON:-/usr/bin/python3}"
+if ! "$PYTHON" -c 'import numba' 2>/dev/null; then
+    echo "test_numba.sh: skipped: $PYTHON has no numba (apt-get install python3-numba)"
+    exit 0
+fi
+
+grade() { "$KGRADE" grade "$@"; }
+
+cat >"$TMP/hidden.py" <<'PY'
+import math
+from numba import cuda
+
+@cuda.jit
+def hidden_layer(greyscales, weights, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = math.tanh(greyscales[i] / 255 * weights[i])
+PY
+expect "a @cuda.jit kernel in a .py file is graded as Numba and passes" 0 "^hidden-layer: passed: " -- \
+    grade --exercise hidden-layer --n 5000 "$TMP/hidden.py"
+json=$(grade --exercise hidden-layer --n 5000 --seed 5 --json "$TMP/hidden.py" 2>/dev/null)
+expect "... its grade JSON says numba, with the compile's entry" 0 "^true$" -- jq -e '
+    .language == "numba" and .verdict == "passed" and .compile.ok == true
+    and (.compile.kernels[0].name | test("hidden_layer"))' <<<"$json"
+cp "$TMP/hidden.py" "$TMP/hidden.txt"
+expect "--language numba grades a file of any name as Numba" 0 "^hidden-layer: passed: " -- \
+    grade --exercise hidden-layer --n 5000 --language numba "$TMP/hidden.txt"
+expect "--language cuda grades a .py file as CUDA C (NVRTC refuses it)" 1 "^hidden-layer: compile_error: " -- \
+    grade --exercise hidden-layer --n 5000 --language cuda "$TMP/hidden.py"
+expect "a CUDA C file is still CUDA C (the JSON says cuda)" 0 "^cuda$" -- bash -c \
+    "'$KGRADE' grade --exercise vector-add --n 5000 --json exercises/vector-add/solutions/passed__guarded_index.cu | jq -r .language"
+expect "--no-sandbox refuses Numba: the module would run here" 2 "drop --no-sandbox" -- \
+    grade --exercise hidden-layer --n 5000 --no-sandbox "$TMP/hidden.py"
+expect "--language takes cuda or numba only" 2 "language" -- \
+    grade --exercise hidden-layer --n 5000 --language fortran "$TMP/hidden.py"
+
+cat >"$TMP/add.py" <<'PY'
+from numba import vectorize
+
+@vectorize(['float32(float32, float32)'], target='cuda')
+def add_kernel(x, y):
+    return x + y
+PY
+expect "a @vectorize ufunc is launched over the arrays, one thread per element" 0 "^vector-add: passed: " -- \
+    grade --exercise vector-add --n 100003 "$TMP/add.py"
+sed 's/add_kernel/cuda_histogram/' "$TMP/add.py" >"$TMP/ufunc_histogram.py"
+expect "... but only for an elementwise exercise" 1 \
+    "^histogram: rejected: 'cuda_histogram' must be a @cuda.jit kernel, cuda_histogram\(x, xmin, xmax, histogram_out\)" -- \
+    grade --exercise histogram --n 5000 "$TMP/ufunc_histogram.py"
+sed 's/(x, y)/(x, y, z)/; s/float32, float32)/float32, float32, float32)/' "$TMP/add.py" >"$TMP/add3.py"
+expect "... and with one input fewer than the kernel's parameters" 1 \
+    "^vector-add: rejected: the @vectorize function 'add_kernel' must take 2 inputs" -- \
+    grade --exercise vector-add --n 5000 "$TMP/add3.py"
+
+printf 'from numba import cuda\n\n@cuda.jit\ndef hidden_layer(greyscales, weights):\n    pass\n' >"$TMP/two.py"
+expect "a kernel with the wrong parameters is rejected with the expected form" 1 \
+    "^hidden-layer: rejected: the kernel 'hidden_layer' must take 3 parameters, as in hidden_layer\(greyscales, weights, out\); yours takes \(greyscales, weights\)" -- \
+    grade --exercise hidden-layer --n 5000 "$TMP/two.py"
+printf 'from numba import cuda\n\n@cuda.jit\ndef hidden(greyscales, weights, out):\n    pass\n' >"$TMP/other.py"
+expect "a module without the kernel is rejected, saying what to define" 1 \
+    "^hidden-layer: rejected: the module defines no 'hidden_layer': the exercise asks for hidden_layer\(greyscales, weights, out\)" -- \
+    grade --exercise hidden-layer --n 5000 "$TMP/other.py"
+printf 'def hidden_layer(greyscales, weights, out):\n    pass\n' >"$TMP/plain.py"
+expect "an undecorated function is rejected, saying how to decorate it" 1 \
+    "^hidden-layer: rejected: 'hidden_layer' is not a CUDA kernel: decorate it with @cuda.jit" -- \
+    grade --exercise hidden-layer --n 5000 "$TMP/plain.py"
+printf 'from numba import cuda\n\n@cuda.jit\ndef hidden_layer(greyscales, weights, out)\n    pass\n' >"$TMP/syntax.py"
+expect "a syntax error is a compile_error at its line and column" 1 "syntax.py:4:[0-9]+: error: SyntaxError" -- \
+    grade --exercise hidden-layer --n 5000 "$TMP/syntax.py"
+sed 's|out\[i\] = math.tanh.*|out[i] = "grey"|' "$TMP/hidden.py" >"$TMP/typing.py"
+expect "numba's typing error is a compile_error at its line" 1 "typing.py:8: error: .*setitem" -- \
+    grade --exercise hidden-layer --n 5000 "$TMP/typing.py"
+
+cat >"$TMP/unguarded.py" <<'PY'
+import math
+from numba import cuda
+
+@cuda.jit
+def hidden_layer(greyscales, weights, out):
+    i = cuda.grid(1)
+    out[i] = math.tanh(greyscales[i] / 255 * weights[i])
+PY
+unguarded=$(grade --exercise hidden-layer --n 5000 "$TMP/unguarded.py" 2>&1)
+expect "an unguarded index is a memory_error" 0 \
+    "^hidden-layer: memory_error: .*past the end of the 5000-element buffer 'greyscales' \(line 7\)" -- \
+    echo "$unguarded"
+expect "... at its Python line, quoted" 0 "^  at unguarded.py:7$" -- echo "$unguarded"
+
+# An exercise with reference.py times Numba against it, like with like; C
+# stays timed against reference.cu. Here a copy of vector-add whose Numba
+# reference reads 256 elements for each it writes: a plain Numba kernel is much
+# faster than it, the C reference as a C kernel exactly as fast.
+mkdir -p "$TMP/like"
+cp -r exercises/vector-add "$TMP/like/"
+cat >"$TMP/like/vector-add/reference.py" <<'PY'
+from numba import cuda
+
+@cuda.jit
+def add_kernel(x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        noise = 0.0
+        for k in range(256):
+            noise += x[(i + k) % x.size]
+        out[i] = x[i] + y[i]
+        if noise == 1234567.0:  # never: the loop's reads stay
+            out[i] = noise
+PY
+cat >"$TMP/add_jit.py" <<'PY'
+from numba import cuda
+
+@cuda.jit
+def add_kernel(x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] + y[i]
+PY
+expect "a Numba kernel is timed against the exercise's reference.py" 0 "^passed true$" -- bash -c \
+    "'$KGRADE' grade --exercises '$TMP/like' --exercise vector-add --n 100003 --json '$TMP/add_jit.py' |
+     jq -r '\"\\(.verdict) \\(.performance.ratio < 0.8)\"'"
+expect "... and a C kernel still against reference.cu" 0 "^passed 1$" -- bash -c \
+    "'$KGRADE' grade --exercises '$TMP/like' --exercise vector-add --n 100003 --json exercises/vector-add/reference.cu |
+     jq -r '\"\\(.verdict) \\(.performance.ratio)\"'"
+printf 'from numba import cuda\nthis is not python\n' >"$TMP/like/vector-add/reference.py"
+expect "a reference.py that does not compile is kgrade's internal_error, never the student's" 3 \
+    "^vector-add: internal_error: the Numba reference does not compile" -- \
+    grade --exercises "$TMP/like" --exercise vector-add --n 5000 "$TMP/add_jit.py"
+
+# ---------------------------------------------------- a hostile module
+here=$(pwd)
+cat >"$TMP/snoop.py" <<PY
+import os, sys
+seen = []
+def probe(what, action):
+    try:
+        seen.append("%s: FOUND %r" % (what, action()))
+    except Exception as error:
+        seen.append("%s: %s" % (what, type(error).__name__))
+probe("open", lambda: open("$here/exercises/hidden-layer/reference.cu").read(80))
+probe("listdir", lambda: os.listdir("$here/exercises"))
+probe("solutions", lambda: os.listdir("$here/exercises/hidden-layer/solutions"))
+probe("sources", lambda: os.listdir("$here/grader"))
+probe("data", lambda: os.listdir("$here/var"))
+probe("root", lambda: os.listdir("/"))
+probe("home", lambda: os.listdir("/root"))
+probe("proc", lambda: open("/proc/self/environ").read())
+sys.path.insert(0, "$here/exercises/hidden-layer")
+probe("import", lambda: __import__("reference"))
+raise RuntimeError(" | ".join(seen))
+PY
+snooped=$(grade --exercise hidden-layer --n 5000 "$TMP/snoop.py" 2>&1)
+expect "a module that reads the reference, the exercises, kgrade's sources or the host finds nothing" 0 "" -- \
+    bash -c '! grep -q FOUND <<<"$1" && grep -q "open: FileNotFoundError" <<<"$1" && grep -q "import: ModuleNotFoundError" <<<"$1" && grep -q "listdir: FileNotFoundError" <<<"$1"' _ "$snooped"
+expect "... and says so as its compile_error" 1 "^hidden-layer: compile_error: RuntimeError: open: " -- \
+    grade --exercise hidden-layer --n 5000 "$TMP/snoop.py"
+for attempt in "os.execv('/usr/bin/python3', ['python3'])" "os.fork()" \
+    "socket.socket(socket.AF_INET, socket.SOCK_STREAM)"; do
+    printf 'import os, socket\n%s\n' "$attempt" >"$TMP/escape.py"
+    expect "a module that tries $attempt is stopped: a compile_error" 1 \
+        "^hidden-layer: compile_error: the module was stopped while it was imported: it made a system call the sandbox does not allow" -- \
+        grade --exercise hidden-layer --n 5000 "$TMP/escape.py"
+done
+cat >"$TMP/forged.py" <<'PY'
+import os
+os.write(3, b'{"status": "ok", "ptx": {"add_kernel": "not ptx"}, "entries": {"add_kernel": "x"}}\n')
+os._exit(0)
+PY
+expect "a module that forges the front end's result hands over PTX that is graded as any: a compile_error" 1 \
+    "^vector-add: compile_error: the virtual GPU does not support this kernel" -- \
+    grade --exercise vector-add --n 5000 "$TMP/forged.py"
+printf 'import sys\nsys.exit(0)\n' >"$TMP/quits.py"
+expect "a module that exits at import is a compile_error, not kgrade's failure" 1 \
+    "^vector-add: compile_error: the module ended the compile before numba had compiled it" -- \
+    grade --exercise vector-add --n 5000 "$TMP/quits.py"
+
+# The compile's limits hold the module's import: copies of vector-add with
+# a 2 s compile, and with 1 GB (reaching it takes a few seconds).
+limited() { # NAME LIMITS
+    mkdir -p "$TMP/$1"
+    cp -r exercises/vector-add "$TMP/$1/"
+    jq ".limits = $2" exercises/vector-add/exercise.json >"$TMP/$1/vector-add/exercise.json"
+}
+limited short '{"compile_seconds": 2}'
+limited small '{"compile_seconds": 20, "memory_mb": 1024}'
+printf 'while True:\n    pass\n' >"$TMP/spins.py"
+expect "a module that spins at import is a compile_error at the compile's time limit" 1 \
+    "^vector-add: compile_error: the Numba compile took longer than its 2 s limit" -- \
+    grade --exercises "$TMP/short" --exercise vector-add --n 5000 "$TMP/spins.py"
+printf 'hog = bytearray(3 << 30)\nfor i in range(0, len(hog), 4096):\n    hog[i] = 1\n' >"$TMP/hog.py"
+expect "a module that takes memory at import is a compile_error at the compile's memory limit" 1 \
+    "^vector-add: compile_error: the Numba compile used more than its 1024 MB of memory" -- \
+    grade --exercises "$TMP/small" --exercise vector-add --n 5000 "$TMP/hog.py"
+
+finish

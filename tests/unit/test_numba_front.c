@@ -1,0 +1,261 @@
+/*
+ * Unit tests of the grader's side of the Numba front end: the request it
+ * is given for an exercise's Numba form (grader_numba_request), its result
+ * read back as hostile into the student's side (numba_student_side), and
+ * numba's kernel ABI packed from the exercise's buffers
+ * (numba_kernel_args).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "grader/exercise.h"
+#include "grader/numba_front.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* grader_numba_request for exercises/<id> and a reference built for `arch`. */
+static json_t *request_for(const char *id, const char *arch, char error[512])
+{
+    char path[256];
+    size_t size;
+    snprintf(path, sizeof path, "exercises/%s/exercise.json", id);
+    char *definition = exercise_file_read(path, EXERCISE_DEFINITION_MAX, &size, error, 512);
+    assert_non_null(definition);
+    struct grader_request request = {
+        .definition = definition,
+        .definition_size = size,
+        .source = "from numba import cuda\n",
+        .size = strlen("from numba import cuda\n"),
+        .file_name = "mine.py",
+        .language = GRADER_LANGUAGE_NUMBA,
+    };
+    json_t *reference = json_pack("{s:s}", "arch", arch);
+    json_t *asked = grader_numba_request(&request, reference, "/usr/local/cuda", error, 512);
+    json_decref(reference);
+    free(definition);
+    return asked;
+}
+
+static void the_request_carries_the_form_and_the_devices_capability(void **state)
+{
+    (void)state;
+    char error[512];
+    json_t *asked = request_for("transpose", "sm_90", error);
+    assert_non_null(asked);
+    json_t *kernel = json_array_get(json_object_get(asked, "kernels"), 0);
+    assert_string_equal(json_string_value(json_object_get(kernel, "name")), "tile_transpose");
+    assert_string_equal(json_string_value(json_object_get(kernel, "signature")),
+                        "void(float32[:, ::1], float32[:, ::1])");
+    assert_string_equal(json_string_value(json_array_get(json_object_get(kernel, "params"), 1)),
+                        "transposed");
+    assert_true(json_is_false(json_object_get(kernel, "elementwise")));
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(asked, "cc"), 0)), 9);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(asked, "cc"), 1)), 0);
+    assert_string_equal(json_string_value(json_object_get(asked, "file_name")), "mine.py");
+    assert_string_equal(json_string_value(json_object_get(asked, "source")),
+                        "from numba import cuda\n");
+    json_decref(asked);
+    asked = request_for("hidden-layer", "sm_120", error);
+    assert_non_null(asked);
+    kernel = json_array_get(json_object_get(asked, "kernels"), 0);
+    assert_true(json_is_true(json_object_get(kernel, "elementwise")));
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(asked, "cc"), 0)), 12);
+    json_decref(asked);
+}
+
+static void a_reference_without_architecture_is_refused(void **state)
+{
+    (void)state;
+    char error[512] = "";
+    assert_null(request_for("vector-add", "compute", error));
+    assert_non_null(strstr(error, "architecture"));
+}
+
+static void elementwise_means_same_length_arrays_with_the_output_last(void **state)
+{
+    (void)state;
+    struct exercise e;
+    char error[512];
+    assert_true(exercise_load("exercises/vector-add", &e, error, sizeof error));
+    assert_true(numba_kernel_elementwise(&e, 0));
+    assert_true(exercise_load("exercises/histogram", &e, error, sizeof error));
+    assert_false(numba_kernel_elementwise(&e, 0)); /* scalars, a shorter output */
+    assert_true(exercise_load("exercises/transpose", &e, error, sizeof error));
+    assert_false(numba_kernel_elementwise(&e, 0)); /* 2-D */
+}
+
+/* ---------------------------------------------------- the front end's result */
+
+static struct grading *grading_of(const char *id, struct grader_request *request, const char *json)
+{
+    static struct grading g;
+    char path[256], error[512];
+    memset(&g, 0, sizeof g);
+    snprintf(path, sizeof path, "exercises/%s", id);
+    assert_true(exercise_load(path, &g.exercise, error, sizeof error));
+    request->numba = json_loads(json, 0, NULL);
+    g.request = request;
+    return &g;
+}
+
+static void release(struct grading *g, struct grader_request *request)
+{
+    grader_compile_result_free(&g->compiled[1]);
+    numba_side_free(&g->numba[1]);
+    json_decref((json_t *)request->numba);
+}
+
+static void an_ok_result_gives_each_kernel_its_ptx_and_entry(void **state)
+{
+    (void)state;
+    struct grader_request request = {.language = GRADER_LANGUAGE_NUMBA};
+    struct grading *g =
+        grading_of("vector-add", &request,
+                   "{\"status\": \"ok\", \"ptx\": {\"add_kernel\": \".version 8.0\"}, \"entries\": "
+                   "{\"add_kernel\": \"_ZN6cudapy8add\"}, \"vectorized\": {\"add_kernel\": true}, "
+                   "\"numba\": \"0.56.4\"}");
+    char message[GRADER_MESSAGE_MAX];
+    assert_int_equal(numba_student_side(g, message, sizeof message), GRADER_VERDICT_PASSED);
+    assert_int_equal(g->compiled[1].status, GRADER_COMPILE_OK);
+    assert_string_equal(g->compiled[1].lowered_names[0], "_ZN6cudapy8add");
+    assert_string_equal(g->numba[1].ptx[0], ".version 8.0");
+    assert_true(g->numba[1].is_numba && g->numba[1].vectorized[0]);
+    assert_non_null(strstr(g->compiled[1].message, "0.56.4"));
+    release(g, &request);
+}
+
+static void a_compile_error_keeps_its_line_column_and_log(void **state)
+{
+    (void)state;
+    struct grader_request request = {.language = GRADER_LANGUAGE_NUMBA};
+    struct grading *g = grading_of("vector-add", &request,
+                                   "{\"status\": \"compile_error\", \"message\": \"SyntaxError: "
+                                   "expected ':'\", \"log\": \"the whole story\", \"line\": 4, "
+                                   "\"column\": 26}");
+    char message[GRADER_MESSAGE_MAX];
+    assert_int_equal(numba_student_side(g, message, sizeof message), GRADER_VERDICT_COMPILE_ERROR);
+    assert_string_equal(message, "SyntaxError: expected ':'");
+    assert_string_equal(g->compiled[1].log, "the whole story");
+    assert_int_equal(g->compiled[1].n_diagnostics, 1);
+    assert_int_equal(g->compiled[1].diagnostics[0].line, 4);
+    assert_int_equal(g->compiled[1].diagnostics[0].column, 26);
+    release(g, &request);
+}
+
+static void a_refusal_is_rejected_with_its_sentence(void **state)
+{
+    (void)state;
+    struct grader_request request = {.language = GRADER_LANGUAGE_NUMBA};
+    struct grading *g = grading_of(
+        "vector-add", &request,
+        "{\"status\": \"rejected\", \"message\": \"the module defines no 'add_kernel'\"}");
+    char message[GRADER_MESSAGE_MAX];
+    assert_int_equal(numba_student_side(g, message, sizeof message), GRADER_VERDICT_REJECTED);
+    assert_string_equal(message, "the module defines no 'add_kernel'");
+    release(g, &request);
+}
+
+/* A result that lies is no result: kgrade's internal_error, never a pass. */
+static void a_result_that_is_not_valid_is_refused(void **state)
+{
+    (void)state;
+    static const char *const lies[] = {
+        "{}",
+        "{\"status\": \"ok\"}",
+        "{\"status\": \"ok\", \"ptx\": {\"add_kernel\": 3}, \"entries\": {\"add_kernel\": \"x\"}}",
+        "{\"status\": \"ok\", \"ptx\": {\"add_kernel\": \"p\"}, \"entries\": {\"other\": \"x\"}}",
+        "{\"status\": \"ok\", \"ptx\": {\"add_kernel\": \"\"}, \"entries\": {\"add_kernel\": "
+        "\"x\"}}",
+        "{\"status\": \"passed\"}",
+    };
+    for (size_t i = 0; i < sizeof lies / sizeof *lies; i++) {
+        struct grader_request request = {.language = GRADER_LANGUAGE_NUMBA};
+        struct grading *g = grading_of("vector-add", &request, lies[i]);
+        char message[GRADER_MESSAGE_MAX];
+        assert_int_equal(numba_student_side(g, message, sizeof message),
+                         GRADER_VERDICT_INTERNAL_ERROR);
+        release(g, &request);
+    }
+    /* a @vectorize kernel claimed for an exercise that is not elementwise */
+    struct grader_request request = {.language = GRADER_LANGUAGE_NUMBA};
+    struct grading *g =
+        grading_of("histogram", &request,
+                   "{\"status\": \"ok\", \"ptx\": {\"cuda_histogram\": \"p\"}, \"entries\": "
+                   "{\"cuda_histogram\": \"x\"}, \"vectorized\": {\"cuda_histogram\": true}}");
+    char message[GRADER_MESSAGE_MAX];
+    assert_int_equal(numba_student_side(g, message, sizeof message), GRADER_VERDICT_INTERNAL_ERROR);
+    release(g, &request);
+}
+
+/* ----------------------------------------------------------- numba's ABI */
+
+static void arrays_are_packed_as_numba_passes_them(void **state)
+{
+    (void)state;
+    struct exercise e;
+    char error[512];
+    assert_true(exercise_load("exercises/transpose", &e, error, sizeof error));
+    struct exercise_case c = {.values = {3, 5}}; /* rows, cols */
+    struct expr_binding bindings[EXERCISE_SIZES_MAX];
+    struct expr_env env;
+    exercise_env(&e, &c, bindings, &env);
+    CUdeviceptr current[EXERCISE_BUFFERS_MAX] = {0x1000, 0x2000};
+    unsigned char scalars[EXERCISE_SCALARS_MAX][8] = {{0}};
+    uint64_t values[NUMBA_ARGS_MAX];
+    void *args[NUMBA_ARGS_MAX] = {0};
+    numba_kernel_args(&e, 0, &env, current, scalars, values, args);
+    /* a (rows × cols) then transposed (cols × rows): 9 values each */
+    const uint64_t a[] = {0, 0, 15, 4, 0x1000, 3, 5, 20, 4};
+    const uint64_t t[] = {0, 0, 15, 4, 0x2000, 5, 3, 12, 4};
+    for (int i = 0; i < 9; i++) {
+        assert_int_equal(*(uint64_t *)args[i], a[i]);
+        assert_int_equal(*(uint64_t *)args[9 + i], t[i]);
+    }
+    assert_null(args[18]);
+}
+
+static void scalars_are_passed_as_themselves(void **state)
+{
+    (void)state;
+    struct exercise e;
+    char error[512];
+    assert_true(exercise_load("exercises/histogram", &e, error, sizeof error));
+    struct exercise_case c = {.values = {100}};
+    struct expr_binding bindings[EXERCISE_SIZES_MAX];
+    struct expr_env env;
+    exercise_env(&e, &c, bindings, &env);
+    CUdeviceptr current[EXERCISE_BUFFERS_MAX] = {0x1000, 0x2000};
+    unsigned char scalars[EXERCISE_SCALARS_MAX][8] = {{0}};
+    uint64_t values[NUMBA_ARGS_MAX];
+    void *args[NUMBA_ARGS_MAX] = {0};
+    numba_kernel_args(&e, 0, &env, current, scalars, values, args);
+    /* cuda_histogram(x, xmin, xmax, histogram_out): 7 + 1 + 1 + 7 */
+    assert_int_equal(*(uint64_t *)args[2], 100);
+    assert_ptr_equal(args[7], scalars[exercise_scalar_index(&e, "xmin")]);
+    assert_ptr_equal(args[8], scalars[exercise_scalar_index(&e, "xmax")]);
+    assert_int_equal(*(uint64_t *)args[12], 4);      /* int32 bins */
+    assert_int_equal(*(uint64_t *)args[13], 0x2000); /* their data */
+    assert_int_equal(*(uint64_t *)args[15], 4);      /* their stride */
+    assert_null(args[16]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_request_carries_the_form_and_the_devices_capability),
+        cmocka_unit_test(a_reference_without_architecture_is_refused),
+        cmocka_unit_test(elementwise_means_same_length_arrays_with_the_output_last),
+        cmocka_unit_test(an_ok_result_gives_each_kernel_its_ptx_and_entry),
+        cmocka_unit_test(a_compile_error_keeps_its_line_column_and_log),
+        cmocka_unit_test(a_refusal_is_rejected_with_its_sentence),
+        cmocka_unit_test(a_result_that_is_not_valid_is_refused),
+        cmocka_unit_test(arrays_are_packed_as_numba_passes_them),
+        cmocka_unit_test(scalars_are_passed_as_themselves),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
