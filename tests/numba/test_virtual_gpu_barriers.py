@@ -1,14 +1,15 @@
 """cuda.syncthreads() in Numba kernels on the virtual GPU, where numba's
-code differs from NVRTC's: every division, range step and exception of a
-Numba kernel has a hidden early return (numba's error status), so the
-branches before a barrier no longer reconverge at the barrier but at the
-function's end.
+code differs from NVRTC's: an exception a Numba kernel may raise (an
+explicit raise; with the Python error model, every division too) is a
+hidden early return of numba's error status, so the branches before a
+barrier no longer reconverge at the barrier but at the function's end.
 
 Found with the exercises' Numba solutions: a per-block histogram in shared
 memory (a grid-stride loop that some threads of a warp skip, then
 cuda.syncthreads(), then the shared counts read) lost counts on the virtual
-GPU when n was smaller than the grid. A real GPU (sm_70 and later) counts a
-barrier per thread, so the diverged threads wait for the others there.
+GPU when n was smaller than the grid, while numba_compile.py still used
+the Python error model. A real GPU (sm_70 and later) counts a barrier per
+thread, so the diverged threads wait for the others there.
 """
 
 import ctypes
@@ -19,7 +20,7 @@ import numpy as np
 
 import numba_exercises as ne
 
-# Thread 0 alone divides (numba adds a ZeroDivisionError return there), the
+# Thread 0 alone may raise (numba returns its error status there), the
 # block waits, then thread 31 reads what thread 0 wrote.
 DIVERGED_BEFORE_BARRIER = """\
 from numba import cuda, float32
@@ -32,6 +33,8 @@ def k(x, out):
     s[t] = 0
     cuda.syncthreads()
     if t < x.shape[0]:
+        if x[t] < 0:
+            raise ValueError("negative")
         s[t] = 1 / x[t]
     cuda.syncthreads()
     out[t] = s[31 - t]
