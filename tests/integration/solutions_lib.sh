@@ -1,0 +1,51 @@
+# Shared by tests/integration/test_grade.sh and tests/full/test_numba_solutions.sh
+# (sourced after lib.sh): grading exercises' solutions at a quick size and
+# checking that each gets the verdict its name says (<verdict>__<what>.cu|.py).
+#
+#   quick_size ID          a --n for the exercise: no multiple of a block or tile
+#   have_numba             whether Debian's python3 (or KGRADE_PYTHON) has numba
+#   grade_solutions FILE…  grades them two at a time, then one `expect` each
+
+# A size for --n that is no multiple of a block or a tile, so edge threads
+# exist: 20001 elements, or 1001 × 1001 when two sizes grow together, or
+# about a fifth of a small assessment size (a 512 × 512 product: 103).
+quick_size() {
+    local growing first
+    read -r growing first < <("$KGRADE" exercises --json | jq -r --arg id "$1" \
+        '.[] | select(.id == $id) | [.sizes[]] as $s | "\($s | map(select(. == $s[0])) | length) \($s[0])"')
+    if [[ $first -lt 4096 && $growing -eq 1 ]]; then
+        echo $((first / 5 + 1))
+    elif [[ $growing -gt 1 ]]; then
+        echo 1001
+    else
+        echo 20001
+    fi
+}
+
+have_numba() { "${KGRADE_PYTHON:-/usr/bin/python3}" -c 'import numba' 2>/dev/null; }
+
+# Every solution is graded two at a time (a grade is mostly a compile on
+# one core), each into a file of its own; the checks then read them in order.
+exercise_of() { basename "$(dirname "$(dirname "$1")")"; }
+grade_into() { # FILE: grades it into $TMP/grades/<flattened path>.{out,rc}
+    local out="$TMP/grades/${1//\//_}" exercise
+    exercise=$(exercise_of "$1")
+    "$KGRADE" grade --exercise "$exercise" --n "$(quick_size "$exercise")" "$1" >"$out.out" 2>/dev/null
+    echo $? >"$out.rc"
+}
+replay() { cat "$TMP/grades/${1//\//_}.out"; return "$(cat "$TMP/grades/${1//\//_}.rc")"; }
+
+grade_solutions() {
+    local f exercise verdict code
+    mkdir -p "$TMP/grades"
+    export -f exercise_of grade_into quick_size
+    export KGRADE TMP
+    printf '%s\0' "$@" | xargs -0 -n 1 -P 2 bash -c 'grade_into "$0"'
+    for f in "$@"; do
+        exercise=$(exercise_of "$f")
+        verdict=$(basename "$f" | sed 's/__.*//')
+        code=1
+        [[ $verdict == passed ]] && code=0
+        expect "$exercise: $(basename "$f") is $verdict" "$code" "^$exercise: $verdict: " -- replay "$f"
+    done
+}
