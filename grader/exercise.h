@@ -153,6 +153,11 @@ int exercise_scalar_index(const struct exercise *exercise, const char *name);
  * device arrays). False when it does not fit in `size`. */
 bool exercise_numba_signature(const struct exercise *exercise, int k, char *out, size_t size);
 
+/* What the course's Numba calls the buffer or scalar `name` (its first
+ * kernel's form that names it: "transposed" for "out"); `name` when no form
+ * names it. */
+const char *exercise_numba_name(const struct exercise *exercise, const char *name);
+
 /* What the student must define, for messages: "tile_transpose(a, transposed)". */
 bool exercise_numba_form(const struct exercise *exercise, int k, char *out, size_t size);
 

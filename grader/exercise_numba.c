@@ -60,3 +60,12 @@ bool exercise_numba_form(const struct exercise *e, int k, char *out, size_t size
         ok = append(out, size, &used, "%s%s", i ? ", " : "", n->params[i].as);
     return ok && append(out, size, &used, ")");
 }
+
+const char *exercise_numba_name(const struct exercise *e, const char *name)
+{
+    for (int k = 0; k < e->n_kernels; k++)
+        for (int i = 0; e->kernels[k].has_numba && i < e->kernels[k].numba.n_params; i++)
+            if (strcmp(e->kernels[k].numba.params[i].name, name) == 0)
+                return e->kernels[k].numba.params[i].as;
+    return name;
+}

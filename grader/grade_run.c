@@ -278,19 +278,28 @@ static bool run_reference(struct run *r, bool timed)
 /* A memory_error naming the element `offset` bytes from a buffer's first
  * element, outside it: "<who> c[-1], before the start of the 1000-element
  * buffer 'c'<where>". */
-static void outside_message(const struct run_buffer *b, int64_t offset, const char *who,
-                            const char *where, struct case_outcome *out)
+/* A buffer as the student's code calls it: the Numba form's name for a
+ * Numba kernel ("transposed"), else the C kernel's. */
+static const char *students_name(const struct run *r, const struct run_buffer *b)
+{
+    return r->g->numba[1].is_numba ? exercise_numba_name(&r->g->exercise, b->spec->name)
+                                   : b->spec->name;
+}
+
+static void outside_message(const struct run *r, const struct run_buffer *b, int64_t offset,
+                            const char *who, const char *where, struct case_outcome *out)
 {
     int64_t element = (int64_t)value_type_bytes(b->spec->type);
+    const char *name = students_name(r, b);
     out->verdict = GRADER_VERDICT_MEMORY_ERROR;
     if (offset < 0)
         snprintf(out->message, sizeof out->message,
                  "%s %s[-%" PRId64 "], before the start of the %zu-element buffer '%s'%s", who,
-                 b->spec->name, (-offset + element - 1) / element, b->count, b->spec->name, where);
+                 name, (-offset + element - 1) / element, b->count, name, where);
     else
         snprintf(out->message, sizeof out->message,
-                 "%s %s[%" PRId64 "], past the end of the %zu-element buffer '%s'%s", who,
-                 b->spec->name, offset / element, b->count, b->spec->name, where);
+                 "%s %s[%" PRId64 "], past the end of the %zu-element buffer '%s'%s", who, name,
+                 offset / element, b->count, name, where);
 }
 
 /* The first guard zone the student's kernel changed, as a verdict. */
@@ -307,7 +316,7 @@ static bool guards_intact(struct run *r, struct case_outcome *out)
                 continue;
             int64_t offset =
                 side == 0 ? (int64_t)changed - GUARD_BYTES : (int64_t)(b->bytes + changed);
-            outside_message(b, offset, "the kernel wrote", "", out);
+            outside_message(r, b, offset, "the kernel wrote", "", out);
             return false;
         }
     }
@@ -335,7 +344,7 @@ static void name_fault_buffer(struct run *r, const struct kgemu_fault *f, struct
         strcat(who, f->access_write ? " wrote" : " read");
         if (f->source_line > 0)
             snprintf(line, sizeof line, " (line %d)", f->source_line);
-        outside_message(b, offset, who, line, out);
+        outside_message(r, b, offset, who, line, out);
         return;
     }
 }
@@ -350,7 +359,7 @@ void run_fault(struct run *r, CUresult rc, struct case_outcome *out)
 
 /* The first mismatch: its buffer, index, row and column (null for 1-D
  * outputs, `columns` 0), expected and actual values. */
-static json_t *first_mismatch_json(const struct run_buffer *b, const struct compare_result *c,
+static json_t *first_mismatch_json(const char *name, const struct compare_result *c,
                                    int64_t columns)
 {
     json_t *row = json_null(), *col = json_null();
@@ -358,14 +367,15 @@ static json_t *first_mismatch_json(const struct run_buffer *b, const struct comp
         row = json_integer((json_int_t)(c->first_index / (uint64_t)columns));
         col = json_integer((json_int_t)(c->first_index % (uint64_t)columns));
     }
-    return json_pack("{s:s, s:I, s:o, s:o, s:f, s:f}", "buffer", b->spec->name, "index",
+    return json_pack("{s:s, s:I, s:o, s:o, s:f, s:f}", "buffer", name, "index",
                      (json_int_t)c->first_index, "row", row, "col", col, "expected",
                      c->first_expected, "actual", c->first_actual);
 }
 
 /* The wrong_answer sentence, from the first mismatch's JSON. */
-static void mismatch_message(const struct run_buffer *b, const struct compare_result *c,
-                             const json_t *first, struct case_outcome *out)
+static void mismatch_message(const struct run_buffer *b, const char *name,
+                             const struct compare_result *c, const json_t *first,
+                             struct case_outcome *out)
 {
     char where[64] = "";
     json_t *row = json_object_get(first, "row"), *col = json_object_get(first, "col");
@@ -376,7 +386,7 @@ static void mismatch_message(const struct run_buffer *b, const struct compare_re
     snprintf(out->message, sizeof out->message,
              "%" PRIu64 " of %zu elements of '%s' are wrong; the first is [%" PRIu64
              "]%s: expected %.9g, got %.9g",
-             c->mismatches, b->count, b->spec->name, c->first_index, where, c->first_expected,
+             c->mismatches, b->count, name, c->first_index, where, c->first_expected,
              c->first_actual);
 }
 
@@ -407,8 +417,8 @@ static void compare_outputs(struct run *r, struct case_outcome *out, json_t *ent
         if (c.mismatches && !mismatches) {
             int64_t columns = b->spec->columns[0] ? eval(r, b->spec->columns) : 0;
             json_decref(first);
-            first = first_mismatch_json(b, &c, columns);
-            mismatch_message(b, &c, first, out);
+            first = first_mismatch_json(students_name(r, b), &c, columns);
+            mismatch_message(b, students_name(r, b), &c, first, out);
         }
         mismatches += c.mismatches;
     }
