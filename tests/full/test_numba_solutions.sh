@@ -2,7 +2,7 @@
 # Every bundled Numba solution (exercises/*/solutions/*.py) gets the verdict
 # its name says, at the quick size test_grade.sh uses (`make test-full`;
 # about 4 minutes on 2 cores). `make test` grades the assessments' and
-# vector-add's and a known-good one of most others (test_grade.sh).
+# vector-add's (test_grade.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh

@@ -28,9 +28,14 @@ have_numba() { "${KGRADE_PYTHON:-/usr/bin/python3}" -c 'import numba' 2>/dev/nul
 # one core), each into a file of its own; the checks then read them in order.
 exercise_of() { basename "$(dirname "$(dirname "$1")")"; }
 grade_into() { # FILE: grades it into $TMP/grades/<flattened path>.{out,rc}
-    local out="$TMP/grades/${1//\//_}" exercise
+    local out="$TMP/grades/${1//\//_}" exercise size
     exercise=$(exercise_of "$1")
-    "$KGRADE" grade --exercise "$exercise" --n "$(quick_size "$exercise")" "$1" >"$out.out" 2>/dev/null
+    size=(--n "$(quick_size "$exercise")")
+    # a Numba memory error is graded as a student's would be, from the
+    # smallest correctness case (where it stops), so that its first fault
+    # is the one its comment names
+    [[ $1 == *.py && $(basename "$1") == memory_error__* ]] && size=()
+    "$KGRADE" grade --exercise "$exercise" "${size[@]}" "$1" >"$out.out" 2>/dev/null
     echo $? >"$out.rc"
 }
 replay() { cat "$TMP/grades/${1//\//_}.out"; return "$(cat "$TMP/grades/${1//\//_}.rc")"; }
@@ -47,5 +52,16 @@ grade_solutions() {
         code=1
         [[ $verdict == passed ]] && code=0
         expect "$exercise: $(basename "$f") is $verdict" "$code" "^$exercise: $verdict: " -- replay "$f"
+        faulting_line "$f"
     done
+}
+
+# A Numba memory_error solution names its faulting line in its first
+# comment ("(line 10)"): the grade must name that Python line.
+faulting_line() {
+    local line
+    [[ $1 == *.py && $(basename "$1") == memory_error__* ]] || return 0
+    line=$(head -n 1 "$1" | sed -n 's/.*(line \([0-9]*\).*/\1/p')
+    [[ -n $line ]] || return 0
+    expect "... at its Python line $line" 1 "^  at $(basename "$1"):$line$" -- replay "$1"
 }

@@ -1,27 +1,21 @@
 """The exercises' Numba data: every kernel has a Numba form, every exercise
 a starter.py, a Numba section in its statements, and Numba solutions that
-compile (or fail to) as their names say and, on the virtual GPU against the
-exercise's reference.cu, get the verdict their names say.
+compile (or fail to) as their names say.
 
 The names follow the C solutions': <verdict>__<what>.py. A memory_error
 solution names its faulting line in its first comment ("(line 10)").
-kgrade's own grading of the same files is tests/integration's; this is the
-data's check, with numba_exercises.py's small grader, at the correctness
-sizes (speed is kgrade's to judge, at the assessment size).
+Their verdicts, and that line, are kgrade's to check:
+tests/integration/test_grade.sh and tests/full/test_numba_solutions.sh.
 
 Run with Debian's python3 (python3-numba): python3 -m unittest discover
 -s tests/numba (tests/run-tests.sh's numba section)."""
 
 import glob
 import os
-import re
 import unittest
 
 import numba_exercises as ne
 
-# A timeout solution needs only to run past a budget; a small one keeps
-# the test short (the default is 2e11 warp instructions).
-TIMEOUT_BUDGET = "20000000"
 RUN_VERDICTS = ("passed", "too_slow", "wrong_answer", "memory_error", "timeout", "runtime_error")
 
 
@@ -99,61 +93,6 @@ class StartersAndSolutionsCompile(unittest.TestCase):
                     self.assertEqual(result["status"], want, result.get("message"))
                     if want == "compile_error":
                         self.assertIn("line", result, "a compile error with no line")
-
-
-@unittest.skipUnless(os.path.exists(ne.EMULATOR), "no virtual GPU built at " + ne.EMULATOR)
-class SolutionsGetTheirVerdict(unittest.TestCase):
-    """Each solution that compiles runs at the correctness sizes against
-    reference.cu: passed__ and too_slow__ ones are right everywhere,
-    wrong_answer__ ones wrong somewhere, memory_error__ ones fault at the
-    line their comment names, timeout__ ones run past a budget, runtime_error__
-    ones are stopped by the device (a launch it refuses)."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.gpu = ne.VirtualGPU()
-
-    def grade(self, exercise, path, ref_ptx, budget=None):
-        """numba_exercises.grade, with an instruction budget for the launches
-        (the virtual GPU reads it at each launch)."""
-        saved = os.environ.get("KGEMU_INSTRUCTION_BUDGET")
-        if budget:
-            os.environ["KGEMU_INSTRUCTION_BUDGET"] = budget
-        try:
-            return ne.grade(self.gpu, exercise, ne.read(path), os.path.basename(path),
-                            ref_ptx=ref_ptx)
-        finally:
-            if saved is None:
-                os.environ.pop("KGEMU_INSTRUCTION_BUDGET", None)
-            else:
-                os.environ["KGEMU_INSTRUCTION_BUDGET"] = saved
-
-    def test_each_gets_the_verdict_its_name_says(self):
-        for exercise_id in ne.exercise_ids():
-            exercise = ne.load(exercise_id)
-            ref_ptx = ne.reference_ptx(exercise)
-            for path in solutions(exercise_id):
-                verdict = verdict_of(path)
-                if verdict not in RUN_VERDICTS:
-                    continue
-                with self.subTest(solution=os.path.relpath(path, ne.EXERCISES)):
-                    got, detail = self.grade(exercise, path, ref_ptx,
-                                             TIMEOUT_BUDGET if verdict == "timeout" else None)
-                    if got == "too_slow":  # at these sizes speed is not judged
-                        got = "passed"
-                    want = "passed" if verdict == "too_slow" else verdict
-                    self.assertEqual(got, want, detail)
-                    if verdict == "memory_error":
-                        line = int(re.search(r"\(line (\d+)", first_line(path)).group(1))
-                        self.assertEqual(detail["line"], line, detail["message"])
-
-    def test_a_numba_reference_agrees_with_the_c_one(self):
-        """reference.py, where an exercise has one, is a known-good solution."""
-        for reference in sorted(glob.glob(os.path.join(ne.EXERCISES, "*", "reference.py"))):
-            exercise = ne.load(os.path.basename(os.path.dirname(reference)))
-            with self.subTest(exercise=exercise["id"]):
-                got, detail = self.grade(exercise, reference, None)
-                self.assertIn(got, ("passed", "too_slow"), detail)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 kgrade's virtual GPU with numba's kernel ABI and compute what numpy does.
 
 The driver is build/emulator/libcuda.so.1 (or KGRADE_EMULATOR), called
-through ctypes as the grader calls it through dlopen. Numba passes each
+through ctypes (numba_exercises.VirtualGPU) as the grader calls it through
+dlopen. Numba passes each
 array as 5 + 2d parameters: meminfo and parent (0 on a device), the item
 count, the item size, the data pointer, then the shape and the strides in
 bytes; scalars as themselves.
@@ -10,60 +11,11 @@ bytes; scalars as themselves.
 
 import ctypes
 import os
-import sys
 import unittest
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "grader"))
-import numba_compile  # noqa: E402
-
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-EMULATOR = os.environ.get("KGRADE_EMULATOR",
-                          os.path.join(ROOT, "build", "emulator", "libcuda.so.1"))
-
-
-class VirtualGPU:
-    """The few driver calls a launch needs, checked."""
-
-    def __init__(self, path):
-        self.cu = ctypes.CDLL(path)
-        self.check(self.cu.cuInit(0))
-        device, self.context = ctypes.c_int(), ctypes.c_void_p()
-        self.check(self.cu.cuDeviceGet(ctypes.byref(device), 0))
-        self.check(self.cu.cuCtxCreate_v4(ctypes.byref(self.context), None, 0, device))
-
-    def check(self, rc, what="driver call"):
-        if rc != 0:
-            raise AssertionError("%s returned CUresult %d" % (what, rc))
-
-    def load(self, ptx, entry):
-        module, function = ctypes.c_void_p(), ctypes.c_void_p()
-        self.check(self.cu.cuModuleLoadData(ctypes.byref(module), ptx.encode()), "load")
-        self.check(self.cu.cuModuleGetFunction(ctypes.byref(function), module, entry.encode()))
-        return function
-
-    def upload(self, array):
-        pointer = ctypes.c_uint64()
-        self.check(self.cu.cuMemAlloc_v2(ctypes.byref(pointer), ctypes.c_size_t(array.nbytes)))
-        self.check(self.cu.cuMemcpyHtoD_v2(pointer, array.ctypes.data_as(ctypes.c_void_p),
-                                           ctypes.c_size_t(array.nbytes)))
-        return pointer.value
-
-    def download(self, pointer, like):
-        out = np.empty_like(like)
-        self.check(self.cu.cuMemcpyDtoH_v2(out.ctypes.data_as(ctypes.c_void_p),
-                                           ctypes.c_uint64(pointer), ctypes.c_size_t(out.nbytes)))
-        return out
-
-    def launch(self, function, grid, block, values):
-        """`values`: ctypes scalars, one per kernel parameter, in order."""
-        params = (ctypes.c_void_p * len(values))(
-            *[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
-        grid, block = tuple(grid) + (1,) * (3 - len(grid)), tuple(block) + (1,) * (3 - len(block))
-        self.check(self.cu.cuLaunchKernel(function, *[ctypes.c_uint(x) for x in grid + block],
-                                          ctypes.c_uint(0), None, params, None), "launch")
-        self.check(self.cu.cuCtxSynchronize(), "the kernel")
+from numba_exercises import EMULATOR, VirtualGPU, numba_compile
 
 
 def array_params(pointer, array):
@@ -88,22 +40,24 @@ def compiled(source, name, signature):
 class CourseKernelsRun(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.gpu = VirtualGPU(EMULATOR)
+        cls.gpu = VirtualGPU(EMULATOR)  # numba_exercises.py's, shared by the Numba tests
 
     def run_kernel(self, source, name, signature, grid, block, args):
         """Launches kernel `name` on `args` (numpy arrays, uploaded and
         passed as numba does, or ctypes scalars, in order); returns the
         arrays as the kernel left them."""
         ptx, entry = compiled(source, name, signature)
-        function = self.gpu.load(ptx, entry)
+        function = self.gpu.function(self.gpu.load(ptx), entry)
         values, pointers = [], []
         for arg in args:
             if isinstance(arg, np.ndarray):
-                pointers.append((self.gpu.upload(arg), arg))
-                values += array_params(pointers[-1][0], arg)
+                _, pointer = self.gpu.alloc(arg.nbytes)
+                self.gpu.upload(pointer, arg)
+                pointers.append((pointer, arg))
+                values += array_params(pointer, arg)
             else:
                 values.append(arg)
-        self.gpu.launch(function, grid, block, values)
+        self.assertIsNone(self.gpu.launch(function, grid, block, values))
         return [self.gpu.download(p, a) for p, a in pointers]
 
     def test_hidden_layer(self):
