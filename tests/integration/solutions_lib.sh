@@ -31,10 +31,11 @@ grade_into() { # FILE: grades it into $TMP/grades/<flattened path>.{out,rc}
     local out="$TMP/grades/${1//\//_}" exercise size
     exercise=$(exercise_of "$1")
     size=(--n "$(quick_size "$exercise")")
-    # a Numba memory error is graded as a student's would be, from the
-    # smallest correctness case (where it stops), so that its first fault
-    # is the one its comment names
-    [[ $1 == *.py && $(basename "$1") == memory_error__* ]] && size=()
+    # a Numba memory error or wrong answer is graded as a student's would
+    # be, from the smallest correctness case (where it stops): its first
+    # fault is the one its comment names, and a mistake that only shows
+    # on a non-square matrix shows
+    [[ $1 == *.py && $(basename "$1") == @(memory_error|wrong_answer)__* ]] && size=()
     "$KGRADE" grade --exercise "$exercise" "${size[@]}" "$1" >"$out.out" 2>/dev/null
     echo $? >"$out.rc"
 }
