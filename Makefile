@@ -284,7 +284,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-test: deps $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
+test: deps $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
       $(SANDBOX_JOB) $(GPU_BIN) $(BUILD)/calibrate $(FUZZ_BIN) fmt-check
 	@tests/run-tests.sh $(BUILD)
 
@@ -296,17 +296,17 @@ test-web:
 	@tests/run-tests.sh $(BUILD) web
 test-python:
 	@tests/run-tests.sh $(BUILD) python
-test-integration: $(BUILD)/kgrade $(PY_TARGETS)
+test-integration: $(BUILD)/kgrade $(NUMBA_FRONT_END) $(PY_TARGETS)
 	@tests/run-tests.sh $(BUILD) integration
 # The gradings at full size (100M elements): minutes, so not in `make test`.
-test-full: $(BUILD)/kgrade $(EMU_LIB)
+test-full: $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB)
 	@tests/run-tests.sh $(BUILD) full
 # Every exercise's reference and known-good solutions at full size (part of test-full).
-test-references: $(BUILD)/kgrade $(EMU_LIB)
+test-references: $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB)
 	@tests/run-tests.sh $(BUILD) references
 test-gpu: $(EMU_LIB) $(GPU_BIN)
 	@tests/run-tests.sh $(BUILD) gpu
-test-browser: $(BUILD)/kgrade $(WEB_BUNDLE)
+test-browser: $(BUILD)/kgrade $(NUMBA_FRONT_END) $(WEB_BUNDLE)
 	@tests/run-tests.sh $(BUILD) browser
 test-fuzz: $(FUZZ_BIN)
 	@tests/run-tests.sh $(BUILD) fuzz
@@ -314,7 +314,7 @@ test-fuzz: $(FUZZ_BIN)
 # The main job: the grading service on http://127.0.0.1:8080/ with its
 # database in var/ and the bundled exercises; a new database prints the
 # admin's one-time password.
-run: deps $(BUILD)/kgrade $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS)
+run: deps $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS)
 	$(BUILD)/kgrade serve --port 8080 --data var
 
 # The timing model against three published tables (tests/calibrate/): minutes on 2 cores.
