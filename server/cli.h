@@ -11,6 +11,8 @@
 #ifndef KGRADE_SERVER_CLI_H
 #define KGRADE_SERVER_CLI_H
 
+#include "grader/grader.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -118,6 +120,9 @@ void cli_print_usage(const struct cli_command *command, FILE *to);
 /* Typed readers of option values that cli_parse() already validated. */
 bool cli_given(const struct cli_args *args, enum cli_option_id id);
 uint64_t cli_u64(const struct cli_args *args, enum cli_option_id id, uint64_t fallback);
+/* The kernel's language (`kgrade grade`, `kgrade submit`): --language, else
+ * what the file's name (the first positional argument) implies. */
+enum grader_language cli_language(const struct cli_args *args);
 
 /* The subcommands built so far (one file each). */
 int cmd_compile(const struct cli_args *args);

@@ -278,3 +278,12 @@ uint64_t cli_u64(const struct cli_args *args, enum cli_option_id id, uint64_t fa
     uint64_t v;
     return args->value[id] && parse_u64(args->value[id], &v) ? v : fallback;
 }
+
+enum grader_language cli_language(const struct cli_args *args)
+{
+    enum grader_language language = grader_language_of_file(args->positional[0]);
+    if (cli_given(args, OPT_LANGUAGE))
+        grader_language_parse(args->value[OPT_LANGUAGE],
+                              &language); /* a choice cli_parse checked */
+    return language;
+}

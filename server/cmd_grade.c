@@ -50,15 +50,6 @@ static enum grader_timing timing_of(const struct cli_args *args)
     return (enum grader_timing)choice_of(args, OPT_TIMING, names, 3);
 }
 
-/* --language, else the file's extension's. */
-static enum grader_language language_of(const struct cli_args *args, const char *path)
-{
-    enum grader_language language = grader_language_of_file(path);
-    if (cli_given(args, OPT_LANGUAGE))
-        grader_language_parse(args->value[OPT_LANGUAGE], &language); /* checked by the parser */
-    return language;
-}
-
 /* In the sandbox (a `kgrade worker`), or here with --no-sandbox. */
 static json_t *grade_request(const struct grader_request *request, bool sandboxed,
                              enum grader_verdict *verdict, char *error, size_t error_size)
@@ -82,7 +73,7 @@ int cmd_grade(const struct cli_args *args)
         fprintf(stderr, "kgrade grade: %s\n", why);
         return CLI_EXIT_USAGE;
     }
-    enum grader_language language = language_of(args, path);
+    enum grader_language language = cli_language(args);
     if (language == GRADER_LANGUAGE_NUMBA && cli_given(args, OPT_NO_SANDBOX)) {
         fprintf(stderr, "kgrade grade: a Numba kernel is compiled by running its Python module, "
                         "which only the sandbox may do: drop --no-sandbox\n");

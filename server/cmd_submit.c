@@ -278,19 +278,10 @@ static int report(const json_t *submission, const char *path, const struct sourc
     return grade_report_exit_code(json_string_value(json_object_get(result, "verdict")));
 }
 
-/* The language of the submission: --language, else the file's extension's. */
-static enum grader_language language_of(const struct cli_args *args)
-{
-    enum grader_language language = grader_language_of_file(args->positional[0]);
-    if (cli_given(args, OPT_LANGUAGE))
-        grader_language_parse(args->value[OPT_LANGUAGE], &language); /* checked by cli_parse */
-    return language;
-}
-
 static int submit_file(struct submit *s, const struct cli_args *args,
                        const struct source_file *file)
 {
-    int code = post(s, args->value[OPT_EXERCISE], language_of(args), file);
+    int code = post(s, args->value[OPT_EXERCISE], cli_language(args), file);
     if (code >= 0)
         return code;
     snprintf(s->path, sizeof s->path, "/api/v1/submissions/%" PRId64, s->id);
