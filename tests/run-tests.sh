@@ -17,7 +17,7 @@
 # full:        the scripts in tests/full, the gradings at full size (not in the
 #              default list: `make test-full`)
 # references:  tests/full/test_references.sh alone (`make test-references`)
-# browser:     tests/browser/journey.mjs, the web pages in Debian's Chromium
+# browser:     tests/browser/*.mjs, the web pages in Debian's Chromium
 #              (skipped, saying so, when Chromium or web/node_modules is missing)
 # fuzz:        each libFuzzer target in BUILD/fuzz for FUZZ_SECONDS (default 5)
 #              from its seed corpus in tests/fuzz/corpus
@@ -120,7 +120,10 @@ for section in "${sections[@]}"; do
         ;;
     browser)
         if [[ -x "$CHROMIUM" && -d web/node_modules/playwright-core ]]; then
-            run "browser: journey.mjs" env CHROMIUM="$CHROMIUM" node tests/browser/journey.mjs "$build"
+            for t in tests/browser/*.mjs; do
+                [[ "$t" == */harness.mjs ]] && continue
+                run "browser: $(basename "$t")" env CHROMIUM="$CHROMIUM" node "$t" "$build"
+            done
         else
             echo "== browser: skipped: needs $CHROMIUM (apt-get install chromium) and" \
                 "web/node_modules (make web)"

@@ -1,14 +1,13 @@
-// Browser tests of the web pages: playwright-core driving Debian's
-// Chromium headless against a real `kgrade serve` on loopback, with a
-// fresh database and the small exercise set tests/service/exercises. The
-// journey: log in; submit a good kernel and see "passed" with the time
-// chart; a compile error marked at its line; a wrong kernel with its first
+// Browser tests of the web pages (the harness: harness.mjs). The journey:
+// log in; submit a good kernel and see "passed" with the time chart; a
+// compile error marked at its line; a wrong kernel with its first
 // mismatch; the scoreboard; a token made on the tokens page that works
-// with curl (and the Python client it links to downloads); the admin's first login, which asks for a password of their
-// own before anything else; the instructor's class table, CSV export and a
-// new account whose display name tries XSS and shows as text; the note
-// when a session expires; a certificate once both assessments pass. No page may log an error (a CSP violation would). Screenshots
-// of each page go to BUILD/browser/. Numbers people can read (issue 16):
+// with curl (and the Python client it links to downloads); the admin's
+// first login, which asks for a password of their own before anything
+// else; the instructor's class table, CSV export and a new account whose
+// display name tries XSS and shows as text; the note when a session
+// expires; a certificate once both assessments pass. No page may log an
+// error (a CSP violation would). Numbers people can read (issue 16):
 // tiny-add-twice's reference is slow on purpose, so a good kernel is some
 // 300× faster, and no page may show "0.00×" for it; a certificate of the
 // old format (kgrade-certificate/1), planted in the database, still shows
@@ -22,110 +21,13 @@
 //
 //   node tests/browser/journey.mjs BUILD
 
-import { execFile, spawn } from 'node:child_process';
 import { createPrivateKey, sign } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const require = createRequire(new URL('../../web/package.json', import.meta.url));
-const { chromium } = require('playwright-core');
-const run = promisify(execFile);
-
-const build = process.argv[2] || 'build';
-const kgrade = join(build, 'kgrade');
-const artifacts = join(build, 'browser');
-const kernels = 'tests/service/kernels';
-const port = 20000 + Math.floor(Math.random() * 20000);
-const base = `http://127.0.0.1:${port}`;
-const data = mkdtempSync(join(tmpdir(), 'kgrade-browser-'));
-let passed = 0;
-let failed = 0;
-
-async function check(name, body) {
-  try {
-    await body();
-    passed++;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`FAIL ${name}: ${String(e.message || e).split('\n').slice(0, 6).join('\n     | ')}`);
-  }
-}
-
-// The plain editor's gutter text ('' with the CodeMirror editor, which has
-// none: asking for a missing element's text would wait out its timeout).
-async function plainGutterText(page) {
-  const gutter = page.locator('.gutter');
-  return (await gutter.count()) > 0 ? await gutter.first().textContent() : '';
-}
-
-function expect(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-async function startServer() {
-  const server = spawn(kgrade, ['serve', '--port', String(port), '--data', data,
-    '--exercises', 'tests/service/exercises', '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  server.stdout.on('data', (d) => { out += d; });
-  server.stderr.on('data', () => {});
-  for (let i = 0; i < 600; i++) { // a minute: the sandbox probe is slow on a loaded machine
-    const match = out.match(/one-time password\s+(\S+)/);
-    if (match && out.includes('kgrade serving')) return { server, admin: match[1] };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  server.kill('SIGKILL');
-  throw new Error(`the server did not start: ${out}`);
-}
-
-async function addStudent(name, password) {
-  const child = execFile(kgrade, ['--db', join(data, 'kgrade.db'), 'user', 'add', name, '--role', 'student', '--password-stdin']);
-  child.stdin.end(`${password}\n`);
-  await new Promise((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`user add: ${code}`)))));
-}
-
-async function login(page, name, password, { landing = 'Exercises' } = {}) {
-  await page.goto(`${base}/login`);
-  await page.getByLabel('Name').fill(name);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('heading', { name: landing }).waitFor();
-}
-
-// Replaces the editor's text: CodeMirror's or the plain text area.
-async function setSource(page, file) {
-  const text = readFileSync(file, 'utf8');
-  const editor = page.locator('.cm-content, textarea.code').first();
-  await editor.click();
-  await page.keyboard.press('ControlOrMeta+a');
-  await page.keyboard.press('Delete');
-  await page.keyboard.insertText(text);
-}
-
-async function submitAndWait(page, file) {
-  await setSource(page, file);
-  await page.evaluate(() => { // every progress line shown, however briefly
-    window.progressSeen = [];
-    new MutationObserver(() => {
-      const label = document.querySelector('.progress-label');
-      if (label) window.progressSeen.push(label.textContent);
-    }).observe(document.body, { subtree: true, childList: true, characterData: true });
-  });
-  await page.getByRole('button', { name: 'Submit' }).click();
-  await page.locator('.result .verdict').waitFor({ timeout: 120000 });
-  return (await page.locator('.result').getAttribute('class')).replace('result', '').trim();
-}
-
-// The page's text says how many times faster, and never "0.00×".
-async function readsFaster(page) {
-  await page.getByText(/× faster than the reference/).first().waitFor();
-  const text = await page.locator('main').textContent();
-  expect(!text.includes('0.00×'), `the page shows 0.00×: ${text.slice(0, 300)}`);
-  expect(/0\.00[1-9]\d\d×, [1-9]\d\d× faster than the reference/.test(text), 'three significant figures, and how many times faster');
-}
+import {
+  addStudent, base, check, data, expect, kernels, login, plainGutterText, readsFaster, run,
+  runBrowserTests, setSource, shot, submitAndWait,
+} from './harness.mjs';
 
 // A certificate as kgrade issued them before issue 16 (kgrade-certificate/1,
 // two decimals: 0.00 for a ratio under 0.005), signed with the server's key
@@ -139,10 +41,6 @@ async function plantOldCertificate(id, user) {
   await run('sqlite3', ['-cmd', '.timeout 10000', join(data, 'kgrade.db'),
     `INSERT INTO certificates (id, user_id, course, payload, signature, issued_at) VALUES ('${id}', ` +
     `(SELECT id FROM users WHERE name = '${user}'), 'old-course', '${payload}', '${signature}', 1735689600000)`]);
-}
-
-async function shot(page, name) {
-  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
 }
 
 async function journey(browser, admin) {
@@ -432,27 +330,4 @@ async function numbaJourney(browser) {
   await context.close();
 }
 
-async function main() {
-  mkdirSync(artifacts, { recursive: true });
-  const { server, admin } = await startServer();
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
-  try {
-    await journey(browser, admin);
-    await numbaJourney(browser);
-  } finally {
-    await browser.close();
-    server.kill('SIGTERM');
-    rmSync(data, { recursive: true, force: true });
-  }
-  console.log(`journey.mjs: ${passed} passed, ${failed} failed (screenshots in ${artifacts})`);
-  process.exit(failed === 0 ? 0 : 1);
-}
-
-main().catch((e) => {
-  console.log(`FAIL the browser tests could not run: ${e.message}`);
-  process.exit(1);
-});
+runBrowserTests(import.meta.url, [journey, numbaJourney]);
