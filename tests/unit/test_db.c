@@ -726,12 +726,7 @@ static void test_every_certificate(void **state)
                                .user_id = f->alice,
                                .issued_at = 1};
     assert_int_equal(db_certificate_add(f->db, &c), DB_OK);
-    c = (struct db_certificate){.id = "bbbb",
-                                .course = "c",
-                                .payload = "not json",
-                                .signature = "s",
-                                .user_id = f->bob,
-                                .issued_at = 2};
+    c.id = "bbbb", c.payload = "not json", c.user_id = f->bob, c.issued_at = 2;
     assert_int_equal(db_certificate_add(f->db, &c), DB_OK);
     assert_int_equal(db_certificate_revoke(f->db, "aaaa", f->bob, "why"), DB_OK);
     json_t *all = db_certificates_all(f->db, 10);
