@@ -49,6 +49,23 @@ static bool reason_of(json_t *body, struct http_response *res, const char **reas
     return true;
 }
 
+/* Hides (or shows again) the route's submission, and audits it. */
+static void hide_or_show(struct http_request *req, struct http_response *res, struct db *db,
+                         bool hidden, const char *reason)
+{
+    char target[128];
+    if (!api_submission_target(db, req->path_id, target, sizeof target)) {
+        http_error(res, 404, "not_found", "no submission %lld", (long long)req->path_id);
+    } else if (db_submission_hide(db, req->path_id, hidden, req->user.id, reason) != DB_OK) {
+        http_error(res, 500, "internal", "the submission could not be changed");
+    } else {
+        db_audit(db, req->user.id, hidden ? "hide" : "show", target, reason);
+        http_json(res, 200,
+                  json_pack("{s:I, s:b, s:s?}", "id", (json_int_t)req->path_id, "hidden", hidden,
+                            "hidden_reason", hidden ? reason : NULL));
+    }
+}
+
 /* POST /api/v1/submissions/{id}/hide {"hidden"?: true|false, "reason"?}:
  * hides (the default) or shows again; answers {id, hidden, hidden_reason}. */
 void api_submission_hide(struct http_request *req, struct http_response *res)
@@ -57,27 +74,9 @@ void api_submission_hide(struct http_request *req, struct http_response *res)
     struct db *db = body ? http_db(req, res) : NULL;
     json_t *flag = json_object_get(body, "hidden");
     const char *reason = NULL;
-    char target[128];
-    if (!db) {
-        json_decref(body);
-        return;
-    }
-    if (flag && !json_is_boolean(flag))
+    if (db && flag && !json_is_boolean(flag))
         http_error(res, 422, "invalid", "\"hidden\" is true or false");
-    else if (!reason_of(body, res, &reason))
-        ;
-    else if (!api_submission_target(db, req->path_id, target, sizeof target))
-        http_error(res, 404, "not_found", "no submission %lld", (long long)req->path_id);
-    else {
-        bool hidden = !json_is_false(flag);
-        if (db_submission_hide(db, req->path_id, hidden, req->user.id, reason) != DB_OK) {
-            http_error(res, 500, "internal", "the submission could not be changed");
-        } else {
-            db_audit(db, req->user.id, hidden ? "hide" : "show", target, reason);
-            http_json(res, 200,
-                      json_pack("{s:I, s:b, s:s?}", "id", (json_int_t)req->path_id, "hidden",
-                                hidden, "hidden_reason", hidden ? reason : NULL));
-        }
-    }
+    else if (db && reason_of(body, res, &reason))
+        hide_or_show(req, res, db, !json_is_false(flag), reason);
     json_decref(body);
 }
