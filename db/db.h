@@ -199,16 +199,21 @@ enum db_outcome db_submission_interrupted(struct db *db, int attempts, struct db
 enum db_outcome db_submission_requeue(struct db *db, int64_t id);
 /* Every submission of an exercise back in the queue; their number. */
 int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise);
+/* How many submissions of an exercise a regrade of it would requeue (the
+ * graded ones; queued and running ones are graded anyway). */
+int64_t db_submissions_regradable(struct db *db, const char *exercise);
 
 /* {id, user, exercise, language, status, queue_position, created_at,
- *  started_at, finished_at, verdict, result, results: [{verdict, created_at}...]}; NULL
- * when not found. `with_source` adds "source". */
+ *  started_at, finished_at, verdict, result, results: [{verdict, created_at}...],
+ *  hidden, hidden_reason, hidden_by, hidden_at}; NULL when not found.
+ * `with_source` adds "source". */
 json_t *db_submission_json(struct db *db, int64_t id, bool with_source);
 /* Who submitted it (for access checks). */
 enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id);
 /* A user's submissions, newest first, of one exercise or (NULL) all,
  * without sources or results:
- * [{id, exercise, language, status, created_at, verdict, student_ms, ratio, hidden}]. */
+ * [{id, exercise, language, status, created_at, verdict, student_ms, ratio, hidden,
+ *   hidden_reason}]. */
 json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, int limit);
 /* 1-based place in the queue of a queued submission, 0 when not queued:
  * the claim at which it will be taken by the claim's rule: exact with one
@@ -218,7 +223,11 @@ json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, 
  * estimate. */
 int64_t db_queue_position(struct db *db, int64_t id);
 int64_t db_queue_length(struct db *db);
-enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden);
+/* Hides a submission from the scoreboards, by `actor_id`, with a reason
+ * (NULL: none given), or shows it again (hidden false: the reason, who and
+ * when are cleared). */
+enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden, int64_t actor_id,
+                                   const char *reason);
 
 /* ------------------------------------------------------- scoreboards */
 
@@ -270,6 +279,10 @@ enum db_outcome db_certificate_add(struct db *db, const struct db_certificate *c
 json_t *db_certificate_json(struct db *db, const char *id);
 /* [{id, course, issued_at, revoked}] of a user, oldest first. */
 json_t *db_certificates_of(struct db *db, int64_t user_id);
+/* Every certificate issued, newest first, at most `limit`:
+ * [{id, course, course_title (as signed), user, display_name, issued_at,
+ *   revoked, revoked_at, revoked_reason}]. */
+json_t *db_certificates_all(struct db *db, int limit);
 /* Revokes (keeps) a certificate; DB_NOT_FOUND when none, or revoked already. */
 enum db_outcome db_certificate_revoke(struct db *db, const char *id, int64_t actor_id,
                                       const char *reason);
