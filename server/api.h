@@ -3,7 +3,8 @@
  * per area: api_public.c (health, exercises, scoreboards), api_auth.c
  * (login, logout, tokens), api_password.c (changing one's password),
  * api_submissions.c (submit, read, events),
- * api_instructor.c (progress, users, hide, regrade, export), metrics.c.
+ * api_instructor.c (progress, users, hide, regrade, export), api_import.c
+ * (accounts in bulk from CSV), metrics.c.
  */
 #ifndef KGRADE_SERVER_API_H
 #define KGRADE_SERVER_API_H
@@ -18,6 +19,7 @@ http_handler api_progress, api_users_list, api_user_create, api_user_password;
 http_handler api_submission_hide, api_submission_regrade, api_export_grades, api_audit;
 http_handler api_metrics, api_me, api_courses, api_certificate_key;
 http_handler api_certificates_list, api_certificate, api_certificate_revoke;
+http_handler api_users_import;
 /* The web pages (web_files.c). */
 http_handler web_page, web_static, web_python_client;
 
