@@ -21,15 +21,8 @@ EXERCISES=tests/service/exercises
 
 KERNELS=tests/service/kernels
 
-# "STATUS BODY" of the last call, for one pattern to check both
-answered() { echo "$(cat "$TMP/status") $(cat "$TMP/body")"; }
 error_shape() { echo "^$1 \{\"error\":\{\"code\":\"$2\",\"message\":\".+\"\}\}$"; }
 
-# as JAR CSRF METHOD PATH [BODY]: a session's request with a JSON body
-as() {
-    api "$3" "$4" -b "$1" -H "X-CSRF-Token: $2" -H 'Content-Type: application/json' \
-        --data-binary "${5:-{\}}"
-}
 # metric NAME: a value of GET /metrics
 metric() { curl -s "$BASE/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 # until_metric NAME VALUE: waits (up to 10 s) until the metric has the value

@@ -17,12 +17,6 @@ EXERCISES=tests/service/exercises
 
 KERNELS=tests/service/kernels
 
-answered() { echo "$(cat "$TMP/status") $(cat "$TMP/body")"; }
-# as JAR CSRF METHOD PATH [BODY]: a session's request with a JSON body
-as() {
-    api "$3" "$4" -b "$1" -H "X-CSRF-Token: $2" -H 'Content-Type: application/json' \
-        --data-binary "${5:-{\}}"
-}
 # import JAR CSRF FILE [curl args]: POST /api/v1/users/import with a CSV file
 import() {
     local jar=$1 csrf=$2 file=$3
