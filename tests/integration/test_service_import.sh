@@ -116,6 +116,9 @@ SAM_TOKEN=$("$KGRADE" --db "$DATA/kgrade.db" token create sam)
 ID=$(submit_kernel "$SAM_TOKEN" tiny-add "$KERNELS/good.cu")
 expect "sam passes tiny-add" 0 "^passed$" -- wait_done "$SAM_TOKEN" "$ID"
 DEE_TOKEN=$("$KGRADE" --db "$DATA/kgrade.db" token create dee)
+api GET /api/v1/users -H "Authorization: Bearer $DEE_TOKEN" >/dev/null
+expect "an imported instructor's token reaches no instructor route before the change (403)" 0 \
+    '^403 .*password_change_required' -- answered
 expect "an instructor sees login names on the scoreboard" 0 '"name":"sam"' -- \
     curl -s -b "$TMP/ivy.jar" "$BASE/api/v1/scoreboard/tiny-add"
 expect "... one whose password must still be changed does not" 0 '^true$' -- bash -c \
