@@ -313,7 +313,7 @@ test-fuzz: $(FUZZ_BIN)
 
 # The main job: the grading service on http://127.0.0.1:8080/ with its
 # database in var/ and the bundled exercises; a new database prints the
-# admin's one-time password.
+# admin's temporary password.
 run: deps $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS)
 	$(BUILD)/kgrade serve --port 8080 --data var
 

@@ -100,6 +100,24 @@ enum db_outcome db_user_set_password(struct db *db, int64_t id,
 json_t *db_users_list(struct db *db);
 int64_t db_user_count(struct db *db);
 
+/* One account of db_users_add_all. */
+struct db_new_user {
+    const char *name, *display_name;
+    enum db_role role;
+    const char *password_hash;
+    bool must_change_password;
+};
+/* An entry of the audit log; actor_id 0: no account (the command line). */
+struct db_audit_entry {
+    int64_t actor_id;
+    const char *action, *target, *detail;
+};
+/* Adds every account of `users`, and `audit` when not NULL, in one
+ * transaction: all or none. DB_EXISTS, with the index of the first name
+ * taken in `failed`, when one is. */
+enum db_outcome db_users_add_all(struct db *db, const struct db_new_user *users, size_t n,
+                                 const struct db_audit_entry *audit, size_t *failed);
+
 /* ------------------------------------------------ tokens and sessions */
 
 /* A new token, unless the user has `live_max` live ones already (DB_FULL;
@@ -289,6 +307,7 @@ enum db_outcome db_certificate_revoke(struct db *db, const char *id, int64_t act
 
 /* ------------------------------------------------------------- audit */
 
+/* One entry; actor_id 0 records no actor (the command line). */
 enum db_outcome db_audit(struct db *db, int64_t actor_id, const char *action, const char *target,
                          const char *detail);
 json_t *db_audit_list(struct db *db, int limit);

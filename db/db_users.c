@@ -200,6 +200,36 @@ int64_t db_user_count(struct db *db)
     return db_scalar(db_statement(db, "SELECT count(*) FROM users"), -1);
 }
 
+struct users_add {
+    const struct db_new_user *users;
+    size_t n;
+    const struct db_audit_entry *audit;
+    size_t *failed;
+};
+
+static enum db_outcome add_users(struct db *db, const void *args)
+{
+    const struct users_add *a = args;
+    for (size_t i = 0; i < a->n; i++) {
+        const struct db_new_user *u = &a->users[i];
+        enum db_outcome o = db_user_add(db, u->name, u->display_name, u->role, u->password_hash,
+                                        u->must_change_password, NULL);
+        if (o != DB_OK) {
+            if (a->failed)
+                *a->failed = i;
+            return o;
+        }
+    }
+    const struct db_audit_entry *e = a->audit;
+    return e ? db_audit(db, e->actor_id, e->action, e->target, e->detail) : DB_OK;
+}
+
+enum db_outcome db_users_add_all(struct db *db, const struct db_new_user *users, size_t n,
+                                 const struct db_audit_entry *audit, size_t *failed)
+{
+    return transaction(db, add_users, &(struct users_add){users, n, audit, failed});
+}
+
 /* ------------------------------------------------------------ tokens */
 
 struct token_add {
@@ -390,7 +420,8 @@ enum db_outcome db_audit(struct db *db, int64_t actor_id, const char *action, co
         db, "INSERT INTO audit_log (actor_id, action, target, detail, at) VALUES (?, ?, ?, ?, ?)");
     if (!s)
         return DB_FAILED;
-    sqlite3_bind_int64(s, 1, actor_id);
+    if (actor_id)
+        sqlite3_bind_int64(s, 1, actor_id);
     sqlite3_bind_text(s, 2, action, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, target, -1, SQLITE_STATIC);
     if (detail)

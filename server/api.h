@@ -3,9 +3,9 @@
  * per area: api_public.c (health, exercises, scoreboards), api_auth.c
  * (login, logout, tokens), api_password.c (changing one's password),
  * api_submissions.c (submit, read, events),
- * api_instructor.c (progress, users, export, the audit log), api_hide.c
- * (hiding a submission, with a reason), api_regrade.c (one submission, or
- * an exercise), metrics.c.
+ * api_instructor.c (progress, users, export, the audit log), api_import.c
+ * (accounts in bulk from CSV), api_hide.c (hiding a submission, with a
+ * reason), api_regrade.c (one submission, or an exercise), metrics.c.
  */
 #ifndef KGRADE_SERVER_API_H
 #define KGRADE_SERVER_API_H
@@ -29,6 +29,7 @@ http_handler api_exercise_regrade, api_exercise_regrade_preview;
 json_t *api_optional_body(struct http_request *req, struct http_response *res);
 /* "submission 12 of sam", for the audit log; false when there is none. */
 bool api_submission_target(struct db *db, int64_t id, char *target, size_t size);
+http_handler api_users_import;
 /* The web pages (web_files.c). */
 http_handler web_page, web_static, web_python_client;
 

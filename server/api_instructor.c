@@ -5,6 +5,7 @@
  */
 #include "api.h"
 #include "credentials.h"
+#include "csv.h"
 #include "grader/grader.h"
 
 #include <stdio.h>
@@ -116,23 +117,6 @@ void api_audit(struct http_request *req, struct http_response *res)
     struct db *db = http_db(req, res);
     if (db)
         http_json(res, 200, json_pack("{s:o}", "entries", db_audit_list(db, AUDIT_ROWS)));
-}
-
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void csv_field(FILE *out, const char *text, bool last)
-{
-    if (text && strpbrk(text, ",\"\r\n")) {
-        fputc('"', out);
-        for (const char *p = text; *p; p++) {
-            if (*p == '"')
-                fputc('"', out);
-            fputc(*p, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(text ? text : "", out);
-    }
-    fputc(last ? '\n' : ',', out);
 }
 
 void api_export_grades(struct http_request *req, struct http_response *res)

@@ -112,9 +112,11 @@ void api_exercise(struct http_request *req, struct http_response *res)
     http_json(res, 200, copy);
 }
 
+/* Instructors see login names; one whose password must still be changed
+ * sees what anyone sees, like every other privilege it does not have yet. */
 static bool sees_real_names(const struct http_request *req)
 {
-    return req->signed_in && req->user.role != DB_ROLE_STUDENT;
+    return req->signed_in && !req->user.must_change_password && req->user.role != DB_ROLE_STUDENT;
 }
 
 /* The scoreboard kept under `key`, when nothing it shows has changed since

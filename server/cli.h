@@ -143,6 +143,7 @@ void cli_db_path(const struct cli_args *args, char *out, size_t size);
 
 int cmd_serve(const struct cli_args *args);
 int cmd_user_add(const struct cli_args *args);
+int cmd_user_import(const struct cli_args *args);
 int cmd_token_create(const struct cli_args *args);
 int cmd_submit(const struct cli_args *args);
 int cmd_cert_verify(const struct cli_args *args);

@@ -4,7 +4,7 @@
  * start), opens the database (migrating it, putting back in the queue what
  * a crash left running, finishing as internal_error what crashes
  * interrupted twice), creates the first admin account of a new database
- * (its one-time password printed once), checks the sandbox (refusing to
+ * (its temporary password printed once), checks the sandbox (refusing to
  * grade without seccomp, limits and the timeout), starts the workers and
  * the HTTP daemon, and on SIGINT or SIGTERM drains: stops accepting, lets
  * the workers finish their jobs, exits.
@@ -56,9 +56,9 @@ static bool first_admin(struct db *db)
     if (!password_hash(password, hash) ||
         db_user_add(db, ADMIN_NAME, "Administrator", DB_ROLE_ADMIN, hash, true, NULL) != DB_OK)
         return false;
-    printf("A new database: created the account '%s' with the one-time password\n\n    %s\n\n"
-           "(shown only now; it works only until it is changed, which the first login asks\n"
-           "for before anything else).\n",
+    printf("A new database: created the account '%s' with the temporary password\n\n    %s\n\n"
+           "(shown only now; it works until it is changed, and every login with it leads\n"
+           "only to the password page, which asks for a password of your own).\n",
            ADMIN_NAME, password);
     return true;
 }

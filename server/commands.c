@@ -93,6 +93,14 @@ static const struct cli_command commands[] = {
      "Creates the account NAME in the database, with the password read from standard input "
      "(--password-stdin) or a generated one, which is printed.",
      cmd_user_add, NULL},
+    {"user import", "FILE.csv", 1, 1, CLI_BIT(OPT_DB), 0, 0,
+     "create accounts from a CSV file (prints name,password)",
+     "Creates the accounts of FILE.csv (\"-\": standard input), whose first line names the "
+     "columns name,display_name,role (display_name empty: the name; role empty: student), each "
+     "with a generated password to be changed at the first login, and prints name,password as "
+     "CSV. All or nothing: a file with a bad line creates no account; every problem is shown "
+     "with its line, and the exit code is 1.",
+     cmd_user_import, NULL},
     {"token create", "USER", 1, 1, CLI_BIT(OPT_NAME) | CLI_BIT(OPT_DB), 0, 0,
      "create an API token for a user (prints only the token)",
      "Creates an API token for USER and prints it; only its hash is stored.", cmd_token_create,

@@ -64,6 +64,16 @@ bool http_forwarded_tls(struct http_request *req);
 /* A query argument, or NULL. */
 const char *http_query(struct http_request *req, const char *name);
 
+/* ---- bodies other than JSON, errors with more (http_response.c) */
+/* Whether the request's Content-Type is the media type `type`. */
+bool http_body_is(struct http_request *req, const char *type);
+/* Whether the request's Accept header names the media type `type`. */
+bool http_accepts(struct http_request *req, const char *type);
+/* http_error with one more member in "error", `key`: `value` (stolen),
+ * such as the "lines" of a refused file. */
+void http_error_with(struct http_response *res, int status, const char *code, const char *key,
+                     json_t *value, const char *format, ...) __attribute__((format(printf, 6, 7)));
+
 /* ---- routes (routes.c) */
 /* Who may call a route. An account whose password must be changed first
  * reaches only the public routes and HTTP_ACCOUNT's (its own password,

@@ -44,6 +44,19 @@ void http_error(struct http_response *res, int status, const char *code, const c
     http_json(res, status, json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", message));
 }
 
+void http_error_with(struct http_response *res, int status, const char *code, const char *key,
+                     json_t *value, const char *format, ...)
+{
+    char message[512];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(message, sizeof message, format, ap);
+    va_end(ap);
+    http_json(
+        res, status,
+        json_pack("{s:{s:s, s:s, s:o}}", "error", "code", code, "message", message, key, value));
+}
+
 void http_header(struct http_response *res, const char *name, const char *value)
 {
     if (res->n_headers == HTTP_HEADERS_MAX)
@@ -90,6 +103,23 @@ static bool media_type_is(const char *value, const char *type)
     value += n;
     value += strspn(value, " \t");
     return *value == '\0' || *value == ';';
+}
+
+bool http_body_is(struct http_request *req, const char *type)
+{
+    return media_type_is(http_header_of(req, MHD_HTTP_HEADER_CONTENT_TYPE), type);
+}
+
+bool http_accepts(struct http_request *req, const char *type)
+{
+    size_t n = strlen(type);
+    for (const char *item = http_header_of(req, MHD_HTTP_HEADER_ACCEPT); item;
+         item = strchr(item, ',') ? strchr(item, ',') + 1 : NULL) {
+        item += strspn(item, " \t");
+        if (strncasecmp(item, type, n) == 0 && strchr(" \t;,", item[n]))
+            return true;
+    }
+    return false;
 }
 
 json_t *http_json_body(struct http_request *req, struct http_response *res)

@@ -37,6 +37,7 @@ static const struct http_route routes[] = {
     {"GET", "/api/v1/progress", HTTP_INSTRUCTOR, api_progress},
     {"GET", "/api/v1/users", HTTP_INSTRUCTOR, api_users_list},
     {"POST", "/api/v1/users", HTTP_INSTRUCTOR, api_user_create},
+    {"POST", "/api/v1/users/import", HTTP_INSTRUCTOR, api_users_import},
     {"POST", "/api/v1/users/{name}/password", HTTP_INSTRUCTOR, api_user_password},
     {"POST", "/api/v1/submissions/{id}/hide", HTTP_INSTRUCTOR, api_submission_hide},
     {"POST", "/api/v1/submissions/{id}/regrade", HTTP_INSTRUCTOR, api_submission_regrade},

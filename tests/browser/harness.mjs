@@ -57,7 +57,7 @@ export async function startServer() {
   server.stdout.on('data', (d) => { out += d; });
   server.stderr.on('data', () => {});
   for (let i = 0; i < 600; i++) { // a minute: the sandbox probe is slow on a loaded machine
-    const match = out.match(/one-time password\s+(\S+)/);
+    const match = out.match(/temporary password\s+(\S+)/);
     if (match && out.includes('kgrade serving')) return { server, admin: match[1] };
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -12,6 +12,8 @@
 #                                      own; prints an API token for them
 #   wait_running TOKEN ID              waits until the submission is being graded
 #   worker_pid [NOT]                   the pid of this server's `kgrade worker`
+#   answered                           "STATUS BODY" of the last api call
+#   as JAR CSRF METHOD PATH [BODY]     a session's request with a JSON body
 
 PORT=$((20000 + RANDOM % 20000))
 BASE="http://127.0.0.1:$PORT"
@@ -96,4 +98,13 @@ worker_pid() {
         sleep 0.025
     done
     return 1
+}
+
+# "STATUS BODY" of the last call, for one pattern to check both
+answered() { echo "$(cat "$TMP/status") $(cat "$TMP/body")"; }
+
+# as JAR CSRF METHOD PATH [BODY]: a session's request with a JSON body
+as() {
+    api "$3" "$4" -b "$1" -H "X-CSRF-Token: $2" -H 'Content-Type: application/json' \
+        --data-binary "${5:-{\}}"
 }

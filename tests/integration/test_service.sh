@@ -26,8 +26,8 @@ submit() { submit_kernel "$1" tiny-add "$2" "${@:3}"; }
 # have waiting by default (test_service_queue.sh tests that cap).
 mkdir -m 700 "$DATA" && echo '{"queue_max_per_user": 50}' >"$DATA/config.json"
 start_server "$EXERCISES" || exit 1
-ADMIN_PASSWORD=$(grep -A2 'one-time password' "$TMP/server.out" | tail -1 | tr -d ' ')
-expect "a new database gets an admin with a one-time password" 0 "^[A-Za-z0-9]{16}$" -- \
+ADMIN_PASSWORD=$(grep -A2 'temporary password' "$TMP/server.out" | tail -1 | tr -d ' ')
+expect "a new database gets an admin with a temporary password" 0 "^[A-Za-z0-9]{16}$" -- \
     echo "$ADMIN_PASSWORD"
 expect "serve prints the sandbox's protections" 0 "seccomp +active" -- cat "$TMP/server.out"
 
@@ -81,11 +81,11 @@ expect "cert verify --server with no server there: exit 4" 4 "no public key" -- 
 # ---- accounts, sessions, tokens
 ADMIN_CSRF=$(login admin "$ADMIN_PASSWORD" "$TMP/admin.jar")
 expect "the admin logs in" 0 "^200$" -- status
-# a one-time password is changed before anything else (test_service_accounts.sh)
+# a temporary password is changed before anything else (test_service_accounts.sh)
 api POST /api/v1/me/password -b "$TMP/admin.jar" -H "X-CSRF-Token: $ADMIN_CSRF" \
     -H 'Content-Type: application/json' \
     --data-binary "{\"current_password\": \"$ADMIN_PASSWORD\", \"new_password\": \"admin-password\"}" >/dev/null
-expect "the admin changes the one-time password" 0 "^200$" -- status
+expect "the admin changes the temporary password" 0 "^200$" -- status
 expect "the session cookie is HttpOnly and SameSite=Strict" 0 "HttpOnly.*SameSite=Strict|#HttpOnly" -- \
     grep -i kgrade_session "$TMP/admin.jar"
 api POST /api/v1/users -b "$TMP/admin.jar" -H "X-CSRF-Token: $ADMIN_CSRF" \

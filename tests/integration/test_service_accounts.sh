@@ -21,15 +21,8 @@ EXERCISES=tests/service/exercises
 
 KERNELS=tests/service/kernels
 
-# "STATUS BODY" of the last call, for one pattern to check both
-answered() { echo "$(cat "$TMP/status") $(cat "$TMP/body")"; }
 error_shape() { echo "^$1 \{\"error\":\{\"code\":\"$2\",\"message\":\".+\"\}\}$"; }
 
-# as JAR CSRF METHOD PATH [BODY]: a session's request with a JSON body
-as() {
-    api "$3" "$4" -b "$1" -H "X-CSRF-Token: $2" -H 'Content-Type: application/json' \
-        --data-binary "${5:-{\}}"
-}
 # metric NAME: a value of GET /metrics
 metric() { curl -s "$BASE/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 # until_metric NAME VALUE: waits (up to 10 s) until the metric has the value
@@ -45,7 +38,7 @@ change_password() { # JAR CSRF CURRENT NEW
 }
 
 start_server "$EXERCISES" || exit 1
-ADMIN_PASSWORD=$(grep -A2 'one-time password' "$TMP/server.out" | tail -1 | tr -d ' ')
+ADMIN_PASSWORD=$(grep -A2 'temporary password' "$TMP/server.out" | tail -1 | tr -d ' ')
 
 # ---- 7. private files
 expect "the data folder is 0700" 0 "^700$" -- stat -c %a "$DATA"
@@ -53,12 +46,12 @@ expect "the database is 0600" 0 "^600$" -- stat -c %a "$DATA/kgrade.db"
 expect "its -wal and -shm are 0600" 0 "^600 600$" -- \
     bash -c "echo \$(stat -c %a '$DATA/kgrade.db-wal') \$(stat -c %a '$DATA/kgrade.db-shm')"
 expect "the signing key is 0600" 0 "^600$" -- stat -c %a "$DATA/signing.key"
-expect "serve says the admin's password lasts until the first login" 0 "works only until it is changed" -- \
+expect "serve says the admin's password lasts until it is changed, leading only to the password page" 0 "works until it is changed, and every login with it leads" -- \
     cat "$TMP/server.out"
 
-# ---- 4. the first admin's one-time password must be changed first
+# ---- 4. the first admin's temporary password must be changed first
 ADMIN_CSRF=$(login admin "$ADMIN_PASSWORD" "$TMP/admin.jar")
-expect "the admin logs in with the one-time password, told to change it" 0 '^200 .*"must_change_password":true' -- answered
+expect "the admin logs in with the temporary password, told to change it" 0 '^200 .*"must_change_password":true' -- answered
 login admin "$ADMIN_PASSWORD" "$TMP/admin-other.jar" >/dev/null
 expect "GET /api/v1/me says so too" 0 "^true$" -- bash -c \
     "curl -s -b $TMP/admin.jar $BASE/api/v1/me | jq -e '.must_change_password == true and .name == \"admin\"'"
@@ -81,7 +74,7 @@ expect "the admin's other session has ended" 0 '"signed_in":false' -- answered
 api GET /api/v1/users -b "$TMP/admin-other.jar" >/dev/null
 expect "... and is refused (401)" 0 "^401$" -- status
 login admin "$ADMIN_PASSWORD" "$TMP/x.jar" >/dev/null
-expect "the one-time password no longer works" 0 "^401$" -- status
+expect "the temporary password no longer works" 0 "^401$" -- status
 ADMIN_CSRF=$(login admin admin-password-1 "$TMP/admin.jar")
 expect "the new one does, with nothing left to change" 0 '^200 .*"must_change_password":false' -- answered
 

@@ -6,10 +6,11 @@
 const state = { csrf: null, onExpired: () => {}, onPasswordChange: () => {} };
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, lines = []) {
     super(message);
     this.status = status;
     this.code = code;
+    this.lines = lines; // a refused file's problems: [{line, problem}]
   }
 }
 
@@ -26,9 +27,10 @@ export function onPasswordChangeRequired(callback) {
 }
 
 // api('GET', '/api/v1/me') -> the JSON answer; throws ApiError otherwise.
-export async function api(method, path, body, { quiet401 = false, headers: extra = {} } = {}) {
+// A body is sent as JSON, or as it is with another contentType ('text/csv').
+export async function api(method, path, body, { quiet401 = false, headers: extra = {}, contentType = 'application/json' } = {}) {
   const headers = { Accept: 'application/json', ...extra };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (body !== undefined) headers['Content-Type'] = contentType;
   if (method !== 'GET' && state.csrf) headers['X-CSRF-Token'] = state.csrf;
   let response;
   try {
@@ -36,7 +38,7 @@ export async function api(method, path, body, { quiet401 = false, headers: extra
       method,
       headers,
       credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined || contentType !== 'application/json' ? body : JSON.stringify(body),
     });
   } catch (e) {
     throw new ApiError(0, 'unreachable', 'The server cannot be reached: check your connection.');
@@ -53,5 +55,5 @@ export async function api(method, path, body, { quiet401 = false, headers: extra
   if (response.status === 401 && !quiet401) state.onExpired();
   if (response.status === 403 && error.code === 'password_change_required') state.onPasswordChange();
   throw new ApiError(response.status, error.code || 'http_' + response.status,
-    error.message || `The server answered ${response.status}.`);
+    error.message || `The server answered ${response.status}.`, error.lines || []);
 }
