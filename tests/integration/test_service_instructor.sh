@@ -30,7 +30,7 @@ field() { curl -s -H "Authorization: Bearer $1" "$BASE/api/v1/submissions/$2" | 
 newest_audit() { curl -s -b "$TMP/admin.jar" "$BASE/api/v1/audit" | jq -r '.entries[0] | "\(.action)|\(.target)|\(.detail)"'; }
 
 start_server "$EXERCISES" || exit 1
-ADMIN_PASSWORD=$(grep -A2 'one-time password' "$TMP/server.out" | tail -1 | tr -d ' ')
+ADMIN_PASSWORD=$(grep -A2 'temporary password' "$TMP/server.out" | tail -1 | tr -d ' ')
 ADMIN_CSRF=$(login admin "$ADMIN_PASSWORD" "$TMP/admin.jar")
 as_admin POST /api/v1/me/password \
     "{\"current_password\": \"$ADMIN_PASSWORD\", \"new_password\": \"admin-password\"}" >/dev/null
