@@ -234,6 +234,11 @@ struct grader_request {
     bool seed_given;
     uint64_t seed; /* when seed_given; otherwise a fresh one is drawn */
     int64_t n;     /* > 0: every size set to n, not an assessment run */
+    /* Only the exercise's correctness cases, up to its largest, with no
+     * assessment case and no speed judged (a trial before submitting:
+     * "passed" then means correct at every correctness size); `n` is not
+     * used. The grade JSON says "correctness_only": true. */
+    bool correctness_only;
     enum grader_device device;
     const char *emulator; /* the virtual GPU's libcuda.so.1; NULL: beside the binary */
     enum grader_timing timing;
