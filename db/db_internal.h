@@ -43,6 +43,8 @@ void db_rollback(struct db *db);
 json_t *db_column_text(sqlite3_stmt *stmt, int column);
 json_t *db_column_integer(sqlite3_stmt *stmt, int column);
 json_t *db_column_real(sqlite3_stmt *stmt, int column);
+/* A text column holding JSON, parsed; null when NULL or not JSON. */
+json_t *db_column_json(sqlite3_stmt *stmt, int column);
 /* A millisecond time column as an ISO-8601 UTC string, or null. */
 json_t *db_column_time(sqlite3_stmt *stmt, int column);
 

@@ -54,6 +54,8 @@ void grade_phase(struct grading *g, enum grader_phase phase)
         .case_index = phase == GRADER_PHASE_COMPILE ? -1 : g->case_index,
         .n_cases = g->n_cases,
         .case_label = phase == GRADER_PHASE_COMPILE ? "" : g->case_label,
+        .case_sizes = phase == GRADER_PHASE_COMPILE ? "" : g->case_sizes,
+        .assessed = phase != GRADER_PHASE_COMPILE && g->case_assessed,
         .reference_seconds = phase == GRADER_PHASE_STUDENT ? g->case_reference_seconds : 0,
         .expected_seconds = expected_seconds(g, phase),
     };
@@ -273,9 +275,10 @@ static void case_message(const struct exercise *e, const struct exercise_case *c
 /* The progress's label of a case: "assessment, n = 100,000,000". */
 static void label_case(struct grading *g, const struct exercise_case *c, bool assessed)
 {
-    char sizes[128];
-    sizes_text(&g->exercise, c, true, sizes, sizeof sizes);
-    snprintf(g->case_label, sizeof g->case_label, "%s%s", assessed ? "assessment, " : "", sizes);
+    sizes_text(&g->exercise, c, true, g->case_sizes, sizeof g->case_sizes);
+    g->case_assessed = assessed;
+    snprintf(g->case_label, sizeof g->case_label, "%s%s", assessed ? "assessment, " : "",
+             g->case_sizes);
 }
 
 /* Each correctness case, then the assessment case (or the --n case). */

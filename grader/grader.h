@@ -185,6 +185,11 @@ struct grader_progress {
     /* The case running, for people: "assessment, n = 100,000,000" or
      * "rows = 33, cols = 70"; "" for the compile. */
     const char *case_label;
+    /* The same case in parts: its sizes alone ("n = 100,000,000"; "" for
+     * the compile) and whether it is the assessment run (else a
+     * correctness case, or the one case of a run at --n). */
+    const char *case_sizes;
+    bool assessed;
     /* GRADER_PHASE_STUDENT: the wall-clock seconds this case's reference
      * run took here (the caller may scale the student's time limit to it);
      * 0 otherwise. */
