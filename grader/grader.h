@@ -317,7 +317,9 @@ json_t *grader_numba_reference(const json_t *numba, const json_t *reference, cha
                                size_t error_size);
 
 /* The exercises of a folder, sorted by id: [{id, title, course, assessment,
- * sizes (at the assessment), kernels}], a broken one as {id, error}. NULL
+ * sizes (at the assessment), trial_sizes (the largest correctness case's:
+ * what a correctness_only grading reaches), kernels}], a broken one as
+ * {id, error}. NULL
  * with a sentence in `error` when the folder cannot be read. */
 json_t *grader_exercises(const char *folder, char *error, size_t error_size);
 
