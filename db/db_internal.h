@@ -38,6 +38,13 @@ bool db_begin(struct db *db);
 bool db_commit(struct db *db);
 void db_rollback(struct db *db);
 
+/* A queued job (db_submissions.c): a submission, or (`trial`) a trial
+ * (whose idempotency_key is not used); its id. */
+bool db_job_insert(struct db *db, bool trial, const struct db_new_submission *n, int64_t *id);
+/* Running -> queued, keeping queued_at and attempts: the submission or
+ * trial `id`, or (0) every one of its kind; their number, -1 on failure. */
+int64_t db_job_back_to_queue(struct db *db, bool trial, int64_t id);
+
 /* Column helpers: a text column as a JSON string or null; an integer
  * column as a JSON integer or null; a real column as a JSON real or null. */
 json_t *db_column_text(sqlite3_stmt *stmt, int column);

@@ -41,22 +41,23 @@ static int64_t waiting_of(struct db *db, int64_t user_id)
     return db_scalar(s, 0);
 }
 
-static bool insert_submission(struct db *db, const struct db_new_submission *n, int64_t *id)
+bool db_job_insert(struct db *db, bool trial, const struct db_new_submission *n, int64_t *id)
 {
-    sqlite3_stmt *s = db_statement(
-        db, "INSERT INTO submissions (user_id, exercise, language, source, status, "
-            "idempotency_key, created_at, queued_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)");
+    sqlite3_stmt *s =
+        trial ? db_statement(db, "INSERT INTO trials (user_id, exercise, language, source, status, "
+                                 "created_at, queued_at) VALUES (?1, ?2, ?3, ?4, 'queued', ?6, ?6)")
+              : db_statement(db, "INSERT INTO submissions (user_id, exercise, language, source, "
+                                 "status, idempotency_key, created_at, queued_at) VALUES (?1, ?2, "
+                                 "?3, ?4, 'queued', ?5, ?6, ?6)");
     if (!s)
         return false;
-    int64_t now = db_now_ms();
     sqlite3_bind_int64(s, 1, n->user_id);
     sqlite3_bind_text(s, 2, n->exercise, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, n->language ? n->language : "cuda", -1, SQLITE_STATIC);
     sqlite3_bind_blob64(s, 4, n->source, n->size, SQLITE_STATIC);
-    if (n->idempotency_key)
+    if (n->idempotency_key && !trial)
         sqlite3_bind_text(s, 5, n->idempotency_key, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 6, now);
-    sqlite3_bind_int64(s, 7, now);
+    sqlite3_bind_int64(s, 6, db_now_ms());
     if (!db_run(db, s))
         return false;
     *id = sqlite3_last_insert_rowid(db->sql);
@@ -75,7 +76,7 @@ enum db_enqueue db_submission_add(struct db *db, const struct db_new_submission 
         outcome = DB_QUEUE_FULL;
     else if (limits->per_user > 0 && waiting_of(db, n->user_id) >= limits->per_user)
         outcome = DB_USER_QUEUE_FULL;
-    else if (!insert_submission(db, n, id))
+    else if (!db_job_insert(db, false, n, id))
         outcome = DB_ENQUEUE_FAILED;
     if (outcome == DB_ENQUEUE_FAILED || !db_commit(db)) {
         db_rollback(db);
@@ -229,17 +230,22 @@ enum db_outcome db_submission_finish(struct db *db, int64_t id, const struct db_
     return DB_OK;
 }
 
-/* Running -> queued, keeping queued_at and attempts: the submission `id`,
- * or (0) every one; their number. */
-static int64_t back_to_queue(struct db *db, int64_t id)
+int64_t db_job_back_to_queue(struct db *db, bool trial, int64_t id)
 {
     sqlite3_stmt *s =
-        db_statement(db, "UPDATE submissions SET status = 'queued', started_at = NULL, worker = "
-                         "NULL WHERE status = 'running' AND (?1 = 0 OR id = ?1)");
+        trial ? db_statement(db, "UPDATE trials SET status = 'queued', started_at = NULL, worker = "
+                                 "NULL WHERE status = 'running' AND (?1 = 0 OR id = ?1)")
+              : db_statement(db, "UPDATE submissions SET status = 'queued', started_at = NULL, "
+                                 "worker = NULL WHERE status = 'running' AND (?1 = 0 OR id = ?1)");
     if (!s)
         return -1;
     sqlite3_bind_int64(s, 1, id);
     return db_run(db, s) ? sqlite3_changes64(db->sql) : -1;
+}
+
+static int64_t back_to_queue(struct db *db, int64_t id)
+{
+    return db_job_back_to_queue(db, false, id);
 }
 
 int64_t db_submissions_requeue_running(struct db *db)

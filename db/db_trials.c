@@ -31,26 +31,6 @@ static bool has_active(struct db *db, int64_t user_id)
     return db_scalar(s, 1) > 0;
 }
 
-static bool insert_trial(struct db *db, const struct db_new_submission *n, int64_t *id)
-{
-    sqlite3_stmt *s = db_statement(
-        db, "INSERT INTO trials (user_id, exercise, language, source, status, created_at, "
-            "queued_at) VALUES (?, ?, ?, ?, 'queued', ?, ?)");
-    if (!s)
-        return false;
-    int64_t now = db_now_ms();
-    sqlite3_bind_int64(s, 1, n->user_id);
-    sqlite3_bind_text(s, 2, n->exercise, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 3, n->language ? n->language : "cuda", -1, SQLITE_STATIC);
-    sqlite3_bind_blob64(s, 4, n->source, n->size, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 5, now);
-    sqlite3_bind_int64(s, 6, now);
-    if (!db_run(db, s))
-        return false;
-    *id = sqlite3_last_insert_rowid(db->sql);
-    return true;
-}
-
 enum db_enqueue db_trial_add(struct db *db, const struct db_new_submission *n,
                              const struct db_queue_limits *limits, int64_t *id)
 {
@@ -63,7 +43,7 @@ enum db_enqueue db_trial_add(struct db *db, const struct db_new_submission *n,
         outcome = DB_QUEUE_FULL;
     else if (has_active(db, n->user_id))
         outcome = DB_USER_QUEUE_FULL;
-    else if (!insert_trial(db, n, id))
+    else if (!db_job_insert(db, true, n, id))
         outcome = DB_ENQUEUE_FAILED;
     if (outcome == DB_ENQUEUE_FAILED || !db_commit(db)) {
         db_rollback(db);
@@ -96,22 +76,9 @@ enum db_outcome db_trial_finish(struct db *db, int64_t id, const char *verdict,
     return n > 0 ? DB_OK : n == 0 ? DB_NOT_FOUND : DB_FAILED;
 }
 
-/* Running -> queued, keeping queued_at and attempts: trial `id`, or (0)
- * every one; their number. */
-static int64_t back_to_queue(struct db *db, int64_t id)
-{
-    sqlite3_stmt *s =
-        db_statement(db, "UPDATE trials SET status = 'queued', started_at = NULL, worker = NULL "
-                         "WHERE status = 'running' AND (?1 = 0 OR id = ?1)");
-    if (!s)
-        return -1;
-    sqlite3_bind_int64(s, 1, id);
-    return db_run(db, s) ? sqlite3_changes64(db->sql) : -1;
-}
-
 enum db_outcome db_trial_retry(struct db *db, int64_t id)
 {
-    int64_t n = back_to_queue(db, id);
+    int64_t n = db_job_back_to_queue(db, true, id);
     return n > 0 ? DB_OK : n == 0 ? DB_NOT_FOUND : DB_FAILED;
 }
 
@@ -119,7 +86,7 @@ int64_t db_trials_recover(struct db *db, int attempts, const char *result_json)
 {
     if (finish(db, 0, attempts, "internal_error", result_json) < 0 || !expire(db))
         return -1;
-    return back_to_queue(db, 0);
+    return db_job_back_to_queue(db, true, 0);
 }
 
 enum db_outcome db_trial_owner(struct db *db, int64_t id, int64_t *user_id)

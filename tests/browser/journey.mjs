@@ -216,7 +216,8 @@ async function journey(browser, admin) {
     const french = await browser.newContext({ locale: 'fr-FR' });
     const p = await french.newPage();
     await p.goto(`${base}/exercises/tiny-add`);
-    await p.locator('.statement[lang=fr]').getByText('en français').waitFor();
+    await p.locator('.statement[lang=fr]').waitFor(); // its title is the summary's, in French
+    await p.locator('.statement-box summary h1[lang=fr]').getByText('en français').waitFor();
     await french.close();
   });
   await check('no page logged an error (CSP violations included)', async () => {
