@@ -200,9 +200,13 @@ enum db_outcome db_submission_interrupted(struct db *db, int attempts, struct db
 enum db_outcome db_submission_requeue(struct db *db, int64_t id);
 /* Every submission of an exercise back in the queue; their number. */
 int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise);
+/* How many submissions of an exercise a regrade of it would requeue (the
+ * graded ones; queued and running ones are graded anyway). */
+int64_t db_submissions_regradable(struct db *db, const char *exercise);
 
 /* {id, user, exercise, language, status, queue_position, created_at,
  *  started_at, finished_at, verdict, result, results: [{verdict, created_at}...],
+ *  hidden, hidden_reason, hidden_by, hidden_at,
  *  certificate: {id, course, course_title} of the certificate this
  *  submission earned (its pass completed the course), else null}; NULL
  * when not found. `with_source` adds "source". */
@@ -211,7 +215,8 @@ json_t *db_submission_json(struct db *db, int64_t id, bool with_source);
 enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id);
 /* A user's submissions, newest first, of one exercise or (NULL) all,
  * without sources or results:
- * [{id, exercise, language, status, created_at, verdict, student_ms, ratio, hidden}]. */
+ * [{id, exercise, language, status, created_at, verdict, student_ms, ratio, hidden,
+ *   hidden_reason}]. */
 json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, int limit);
 /* 1-based place in the queue of a queued submission, 0 when not queued:
  * the claim at which it will be taken by the claim's rule: exact with one
@@ -224,7 +229,11 @@ int64_t db_queue_position(struct db *db, int64_t id);
 int64_t db_job_queue_position(struct db *db, bool trial, int64_t id);
 /* The queued jobs, submissions and trials. */
 int64_t db_queue_length(struct db *db);
-enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden);
+/* Hides a submission from the scoreboards, by `actor_id`, with a reason
+ * (NULL: none given), or shows it again (hidden false: the reason, who and
+ * when are cleared). */
+enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden, int64_t actor_id,
+                                   const char *reason);
 
 /* ------------------------------------------------------------ trials */
 
@@ -312,6 +321,10 @@ json_t *db_certificates_of(struct db *db, int64_t user_id);
 /* {id, course, course_title} of the certificate `submission` earned, or
  * JSON null. */
 json_t *db_certificate_earned_by(struct db *db, int64_t submission);
+/* Every certificate issued, newest first, at most `limit`:
+ * [{id, course, course_title (as signed), user, display_name, issued_at,
+ *   revoked, revoked_at, revoked_reason}]. */
+json_t *db_certificates_all(struct db *db, int limit);
 /* Revokes (keeps) a certificate; DB_NOT_FOUND when none, or revoked already. */
 enum db_outcome db_certificate_revoke(struct db *db, const char *id, int64_t actor_id,
                                       const char *reason);

@@ -1,7 +1,8 @@
 /*
  * Certificates: a student's best passing assessment results for a course,
  * a certificate stored once per student and course (with the submissions
- * that earned it), read, listed and revoked (kept, with the reason).
+ * that earned it), read, listed (a user's, or every one for instructors)
+ * and revoked (kept, with the reason).
  */
 #include "db_internal.h"
 
@@ -127,6 +128,29 @@ json_t *db_certificates_of(struct db *db, int64_t user_id)
             list, json_pack("{s:o, s:o, s:o, s:o, s:b}", "id", db_column_text(s, 0), "course",
                             db_column_text(s, 1), "course_title", db_column_text(s, 4), "issued_at",
                             db_column_time(s, 2), "revoked", sqlite3_column_int(s, 3) != 0));
+    if (s)
+        sqlite3_reset(s);
+    return list;
+}
+
+json_t *db_certificates_all(struct db *db, int limit)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT c.id, c.course, CASE WHEN json_valid(c.payload) THEN json_extract(c.payload, "
+            "'$.course.title') END, u.name, u.display_name, c.issued_at, c.revoked_at, "
+            "c.revoked_reason FROM certificates c "
+            "JOIN users u ON u.id = c.user_id ORDER BY c.issued_at DESC, c.id LIMIT ?");
+    json_t *list = json_array();
+    if (s)
+        sqlite3_bind_int(s, 1, limit);
+    while (s && sqlite3_step(s) == SQLITE_ROW)
+        json_array_append_new(
+            list,
+            json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o}", "id", db_column_text(s, 0),
+                      "course", db_column_text(s, 1), "course_title", db_column_text(s, 2), "user",
+                      db_column_text(s, 3), "display_name", db_column_text(s, 4), "issued_at",
+                      db_column_time(s, 5), "revoked", sqlite3_column_type(s, 6) != SQLITE_NULL,
+                      "revoked_at", db_column_time(s, 6), "revoked_reason", db_column_text(s, 7)));
     if (s)
         sqlite3_reset(s);
     return list;

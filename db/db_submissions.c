@@ -282,6 +282,15 @@ enum db_outcome db_submission_requeue(struct db *db, int64_t id)
     return sqlite3_changes(db->sql) ? DB_OK : DB_NOT_FOUND;
 }
 
+int64_t db_submissions_regradable(struct db *db, const char *exercise)
+{
+    sqlite3_stmt *s =
+        db_statement(db, "SELECT count(*) FROM submissions WHERE exercise = ? AND status = 'done'");
+    if (s)
+        sqlite3_bind_text(s, 1, exercise, -1, SQLITE_STATIC);
+    return db_scalar(s, 0);
+}
+
 int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise)
 {
     sqlite3_stmt *s = db_statement(
@@ -334,13 +343,21 @@ enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id)
     return rc == SQLITE_ROW ? DB_OK : rc == SQLITE_DONE ? DB_NOT_FOUND : DB_FAILED;
 }
 
-enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden)
+enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden, int64_t actor_id,
+                                   const char *reason)
 {
-    sqlite3_stmt *s = db_statement(db, "UPDATE submissions SET hidden = ? WHERE id = ?");
+    sqlite3_stmt *s = db_statement(
+        db, "UPDATE submissions SET hidden = ?1, hidden_reason = CASE WHEN ?1 THEN ?2 END, "
+            "hidden_by = CASE WHEN ?1 THEN ?3 END, hidden_at = CASE WHEN ?1 THEN ?4 END "
+            "WHERE id = ?5");
     if (!s)
         return DB_FAILED;
     sqlite3_bind_int(s, 1, hidden);
-    sqlite3_bind_int64(s, 2, id);
+    if (reason)
+        sqlite3_bind_text(s, 2, reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 3, actor_id);
+    sqlite3_bind_int64(s, 4, db_now_ms());
+    sqlite3_bind_int64(s, 5, id);
     if (!db_run(db, s))
         return DB_FAILED;
     return sqlite3_changes(db->sql) ? DB_OK : DB_NOT_FOUND;
@@ -364,6 +381,23 @@ static json_t *history(struct db *db, int64_t id)
     if (s)
         sqlite3_reset(s);
     return list;
+}
+
+/* Why, by whom and when a submission is hidden (nulls when it is not, or
+ * was hidden before reasons were kept), into `j`. */
+static void add_hidden_details(struct db *db, int64_t id, json_t *j)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT s.hidden_reason, u.name, s.hidden_at FROM submissions s LEFT JOIN users u "
+            "ON u.id = s.hidden_by WHERE s.id = ?");
+    if (s)
+        sqlite3_bind_int64(s, 1, id);
+    bool found = s && sqlite3_step(s) == SQLITE_ROW;
+    json_object_set_new(j, "hidden_reason", found ? db_column_text(s, 0) : json_null());
+    json_object_set_new(j, "hidden_by", found ? db_column_text(s, 1) : json_null());
+    json_object_set_new(j, "hidden_at", found ? db_column_time(s, 2) : json_null());
+    if (s)
+        sqlite3_reset(s);
 }
 
 json_t *db_submission_json(struct db *db, int64_t id, bool with_source)
@@ -396,6 +430,7 @@ json_t *db_submission_json(struct db *db, int64_t id, bool with_source)
         json_object_set_new(j, "queue_position",
                             position > 0 ? json_integer(position) : json_null());
         json_object_set_new(j, "results", history(db, id));
+        add_hidden_details(db, id, j);
         json_object_set_new(j, "certificate", db_certificate_earned_by(db, id));
     }
     return j;
@@ -405,7 +440,8 @@ json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, 
 {
     sqlite3_stmt *s = db_statement(
         db, "SELECT s.id, s.exercise, s.status, s.created_at, r.verdict, r.student_ms, r.ratio, "
-            "s.hidden, s.language FROM submissions s LEFT JOIN results r ON r.id = s.result_id "
+            "s.hidden, s.language, s.hidden_reason FROM submissions s LEFT JOIN results r ON "
+            "r.id = s.result_id "
             "WHERE s.user_id = ?1 AND (?2 IS NULL OR s.exercise = ?2) ORDER BY s.id DESC "
             "LIMIT ?3");
     json_t *list = json_array();
@@ -415,14 +451,16 @@ json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, 
             sqlite3_bind_text(s, 2, exercise, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int(s, 3, limit);
     }
-    while (s && sqlite3_step(s) == SQLITE_ROW)
-        json_array_append_new(
-            list, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "id",
-                            db_column_integer(s, 0), "exercise", db_column_text(s, 1), "language",
-                            db_column_text(s, 8), "status", db_column_text(s, 2), "created_at",
-                            db_column_time(s, 3), "verdict", db_column_text(s, 4), "student_ms",
-                            db_column_real(s, 5), "ratio", db_column_real(s, 6), "hidden",
-                            sqlite3_column_int(s, 7) != 0));
+    while (s && sqlite3_step(s) == SQLITE_ROW) {
+        json_t *row = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "id",
+                                db_column_integer(s, 0), "exercise", db_column_text(s, 1),
+                                "language", db_column_text(s, 8), "status", db_column_text(s, 2),
+                                "created_at", db_column_time(s, 3), "verdict", db_column_text(s, 4),
+                                "student_ms", db_column_real(s, 5), "ratio", db_column_real(s, 6),
+                                "hidden", sqlite3_column_int(s, 7) != 0);
+        json_object_set_new(row, "hidden_reason", db_column_text(s, 9));
+        json_array_append_new(list, row);
+    }
     if (s)
         sqlite3_reset(s);
     return list;

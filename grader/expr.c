@@ -518,3 +518,10 @@ bool expr_eval(const char *text, const struct expr_env *env, int64_t *value, cha
     *value = v;
     return true;
 }
+
+int64_t expr_value(const char *text, const struct expr_env *env)
+{
+    int64_t v = 0;
+    expr_eval(text, env, &v, NULL, 0);
+    return v;
+}

@@ -37,4 +37,9 @@ struct expr_env {
 bool expr_eval(const char *text, const struct expr_env *env, int64_t *value, char *error,
                size_t error_size);
 
+/* The value of `text`, an expression already checked with expr_eval
+ * against bindings of the same names (an exercise's, at load): 0 should
+ * it fail after all. */
+int64_t expr_value(const char *text, const struct expr_env *env);
+
 #endif

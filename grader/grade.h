@@ -85,6 +85,15 @@ void grade_arch(const struct grading *g, char arch[16]);
 enum grader_compile_status grade_compile_side(struct grading *g, int side, const char *source,
                                               size_t size, const char *file_name);
 
+/* A compile result from a compile done elsewhere (a handed reference, the
+ * Numba front end's): room for `n` kernels, calloc'ed (false when out of
+ * memory), then kernel k known by its PTX entry alone (its name, signature
+ * and lowered name; `registers` -1 when unknown). Freed by
+ * grader_compile_result_free. */
+bool compile_result_allocate_kernels(struct grader_compile_result *r, size_t n);
+bool compile_result_set_entry(struct grader_compile_result *r, size_t k, const char *entry,
+                              int registers);
+
 /* Opens the driver the request names. */
 bool grade_open_device(struct grading *g, char *error, size_t size);
 

@@ -7,20 +7,12 @@
  */
 #include "numba_front.h"
 
-static int64_t value_of(const char *text, const struct expr_env *env)
-{
-    int64_t v = 0;
-    char why[256];
-    expr_eval(text, env, &v, why, sizeof why); /* validated when the exercise loaded */
-    return v;
-}
-
 /* The 5 + 2d values of buffer b as the array `p`; returns how many. */
 static int pack_array(const struct exercise *e, int b, const struct exercise_numba_param *p,
                       const struct expr_env *env, CUdeviceptr data, uint64_t *out)
 {
     uint64_t item = (uint64_t)value_type_bytes(e->buffers[b].type);
-    uint64_t items = (uint64_t)value_of(e->buffers[b].length, env);
+    uint64_t items = (uint64_t)expr_value(e->buffers[b].length, env);
     int d = p->n_dims > 1 ? p->n_dims : 1, n = 0;
     out[n++] = 0; /* meminfo */
     out[n++] = 0; /* parent */
@@ -28,7 +20,7 @@ static int pack_array(const struct exercise *e, int b, const struct exercise_num
     out[n++] = item;
     out[n++] = (uint64_t)data;
     for (int i = 0; i < d; i++)
-        out[n + i] = d == 1 ? items : (uint64_t)value_of(p->shape[i], env);
+        out[n + i] = d == 1 ? items : (uint64_t)expr_value(p->shape[i], env);
     uint64_t stride = item; /* C order: the last dimension's is the item's size */
     for (int i = d - 1; i >= 0; i--) {
         out[n + d + i] = stride;

@@ -99,12 +99,13 @@ json_t *grader_numba_request(const struct grader_request *request, const json_t 
 
 /* ------------------------------------------------- the front end's result */
 
-static char *copy_string(const json_t *value, size_t max)
+/* A string of 1 to `max` bytes without a NUL, else NULL. */
+static const char *text_within(const json_t *value, size_t max)
 {
     const char *text = json_string_value(value);
     return text && text[0] && json_string_length(value) <= max &&
                    strlen(text) == json_string_length(value)
-               ? strdup(text)
+               ? text
                : NULL;
 }
 
@@ -141,16 +142,14 @@ static bool kernel_from_result(struct grading *g, int k, const json_t *result)
 {
     const char *name = g->exercise.kernels[k].numba.name;
     struct grader_compile_result *r = &g->compiled[1];
-    g->numba[1].ptx[k] =
-        copy_string(json_object_get(json_object_get(result, "ptx"), name), NUMBA_PTX_MAX);
-    r->lowered_names[k] =
-        copy_string(json_object_get(json_object_get(result, "entries"), name), NUMBA_ENTRY_MAX);
-    r->kernels[k].name = r->lowered_names[k] ? strdup(r->lowered_names[k]) : NULL;
-    r->kernels[k].signature = r->lowered_names[k] ? strdup(r->lowered_names[k]) : NULL;
-    r->kernels[k].registers = -1;
+    const char *ptx =
+        text_within(json_object_get(json_object_get(result, "ptx"), name), NUMBA_PTX_MAX);
+    const char *entry =
+        text_within(json_object_get(json_object_get(result, "entries"), name), NUMBA_ENTRY_MAX);
+    g->numba[1].ptx[k] = ptx ? strdup(ptx) : NULL;
     json_t *vectorized = json_object_get(json_object_get(result, "vectorized"), name);
     g->numba[1].vectorized[k] = json_is_true(vectorized);
-    return g->numba[1].ptx[k] && r->kernels[k].signature &&
+    return g->numba[1].ptx[k] && entry && compile_result_set_entry(r, (size_t)k, entry, -1) &&
            (!json_is_true(vectorized) || numba_kernel_elementwise(&g->exercise, k));
 }
 
@@ -188,11 +187,7 @@ enum grader_verdict numba_student_side(struct grading *g, char *message, size_t 
     if (strcmp(status, "rejected") == 0 || strcmp(status, "compile_error") == 0)
         return failed_compile(r, result, status[0] == 'r', message, size);
     r->log = strdup("");
-    r->kernels = calloc((size_t)n, sizeof *r->kernels);
-    r->lowered_names = calloc((size_t)n, sizeof *r->lowered_names);
-    bool ok = strcmp(status, "ok") == 0 && r->log && r->kernels && r->lowered_names;
-    if (ok)
-        r->n_kernels = r->n_lowered_names = (size_t)n;
+    bool ok = strcmp(status, "ok") == 0 && r->log && compile_result_allocate_kernels(r, (size_t)n);
     for (int k = 0; ok && k < n; k++)
         ok = g->exercise.kernels[k].has_numba && kernel_from_result(g, k, result);
     if (!ok) {

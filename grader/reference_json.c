@@ -39,15 +39,6 @@ static char *copy_of(const char *text)
     return text ? strdup(text) : NULL;
 }
 
-/* Room for the exercise's kernels in the reference's compile result. */
-static bool allocate_kernels(struct grader_compile_result *r, size_t n)
-{
-    r->kernels = calloc(n, sizeof *r->kernels);
-    r->lowered_names = calloc(n, sizeof *r->lowered_names);
-    r->n_kernels = r->n_lowered_names = r->kernels && r->lowered_names ? n : 0;
-    return r->n_kernels == n;
-}
-
 static bool entry_from_json(struct grader_compile_result *r, size_t k, const json_t *kernel)
 {
     const char *entry = json_string_value(json_object_get(kernel, "entry"));
@@ -55,11 +46,7 @@ static bool entry_from_json(struct grader_compile_result *r, size_t k, const jso
     if (!entry || !entry[0] || strlen(entry) > ENTRY_NAME_MAX || !json_is_integer(registers) ||
         json_integer_value(registers) < -1 || json_integer_value(registers) > REGISTERS_MAX)
         return false;
-    r->lowered_names[k] = copy_of(entry);
-    r->kernels[k].name = copy_of(entry);
-    r->kernels[k].signature = copy_of(entry);
-    r->kernels[k].registers = (int)json_integer_value(registers);
-    return r->lowered_names[k] && r->kernels[k].name && r->kernels[k].signature;
+    return compile_result_set_entry(r, k, entry, (int)json_integer_value(registers));
 }
 
 /* A Numba reference's kernel k: its own module's PTX, entry and form,
@@ -88,7 +75,8 @@ static bool numba_kernel_from_json(struct grading *g, size_t k, const json_t *ke
 static bool numba_reference_from_json(struct grading *g, const json_t *kernels)
 {
     struct grader_compile_result *r = &g->compiled[0];
-    bool ok = json_is_array(kernels) && allocate_kernels(r, (size_t)g->exercise.n_kernels);
+    bool ok =
+        json_is_array(kernels) && compile_result_allocate_kernels(r, (size_t)g->exercise.n_kernels);
     for (size_t k = 0; ok && k < r->n_kernels; k++)
         ok = g->exercise.kernels[k].has_numba && numba_kernel_from_json(g, k, kernels);
     g->numba[0].is_numba = true;
@@ -122,7 +110,7 @@ bool reference_from_json(struct grading *g, const json_t *reference, char *error
     }
     bool ok = ptx && ptx[0] && json_is_array(kernels) &&
               json_array_size(kernels) == (size_t)g->exercise.n_kernels &&
-              allocate_kernels(r, json_array_size(kernels));
+              compile_result_allocate_kernels(r, json_array_size(kernels));
     for (size_t k = 0; ok && k < r->n_kernels; k++)
         ok = entry_from_json(r, k, json_array_get(kernels, k));
     r->ptx = ok ? copy_of(ptx) : NULL;

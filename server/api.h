@@ -3,7 +3,9 @@
  * per area: api_public.c (health, exercises, scoreboards), api_auth.c
  * (login, logout, tokens), api_password.c (changing one's password),
  * api_submissions.c (submit, read, events),
- * api_instructor.c (progress, users, hide, regrade, export), metrics.c.
+ * api_instructor.c (progress, users, export, the audit log), api_hide.c
+ * (hiding a submission, with a reason), api_regrade.c (one submission, or
+ * an exercise), metrics.c.
  */
 #ifndef KGRADE_SERVER_API_H
 #define KGRADE_SERVER_API_H
@@ -20,6 +22,15 @@ http_handler api_metrics, api_me, api_courses, api_certificate_key;
 /* Trials: graded at the correctness sizes, never recorded (api_trials.c). */
 http_handler api_trial_create, api_trial, api_trial_events;
 http_handler api_certificates_list, api_certificate, api_certificate_revoke;
+/* Hiding and regrading (api_hide.c, api_regrade.c). */
+http_handler api_exercise_regrade, api_exercise_regrade_preview;
+/* The longest reason kept for a hide or a certificate's revocation, in bytes. */
+#define API_REASON_MAX 500
+/* The request's JSON object, or an empty one when it has no body; NULL
+ * after answering 400 or 415. */
+json_t *api_optional_body(struct http_request *req, struct http_response *res);
+/* "submission 12 of sam", for the audit log; false when there is none. */
+bool api_submission_target(struct db *db, int64_t id, char *target, size_t size);
 /* The web pages (web_files.c). */
 http_handler web_page, web_static, web_python_client;
 

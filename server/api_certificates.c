@@ -1,8 +1,8 @@
 /*
  * Certificates through the API: a user's list (their own; instructors may
- * name anyone with ?user=), one certificate for anyone (with the server's
- * own check of its signature), and revocation by an instructor or admin,
- * with a reason, kept and shown, and written to the audit log.
+ * name anyone with ?user=, or list every one with ?all=true), one certificate for anyone (with the
+ * server's own check of its signature), and revocation by an instructor or admin, with a reason,
+ * kept and shown, and written to the audit log.
  */
 #include "api.h"
 #include "certificate.h"
@@ -10,16 +10,31 @@
 #include <stdio.h>
 #include <string.h>
 
-#define REVOKE_REASON_MAX 500
+#define CERTIFICATES_LISTED_MAX 10000 /* ?all=true: the newest shown */
 
-/* GET /api/v1/certificates?user=me|NAME */
+/* GET /api/v1/certificates?all=true (instructors): every one issued. */
+static void list_all(struct http_request *req, struct http_response *res, struct db *db)
+{
+    if (req->user.role == DB_ROLE_STUDENT)
+        http_error(res, 403, "forbidden", "students see only their own certificates");
+    else
+        http_json(
+            res, 200,
+            json_pack("{s:o}", "certificates", db_certificates_all(db, CERTIFICATES_LISTED_MAX)));
+}
+
+/* GET /api/v1/certificates?user=me|NAME, or ?all=true */
 void api_certificates_list(struct http_request *req, struct http_response *res)
 {
     struct db *db = http_db(req, res);
-    const char *name = http_query(req, "user");
+    const char *name = http_query(req, "user"), *all = http_query(req, "all");
     struct db_user who = req->user;
     if (!db)
         return;
+    if (all && strcmp(all, "true") == 0) {
+        list_all(req, res, db);
+        return;
+    }
     if (name && strcmp(name, "me") != 0 && strcmp(name, req->user.name) != 0) {
         if (req->user.role == DB_ROLE_STUDENT) {
             http_error(res, 403, "forbidden", "students see only their own certificates");
@@ -60,9 +75,9 @@ void api_certificate_revoke(struct http_request *req, struct http_response *res)
     json_t *body = http_json_body(req, res);
     struct db *db = body ? http_db(req, res) : NULL;
     const char *reason = json_string_value(json_object_get(body, "reason"));
-    if (db && (!reason || !*reason || strlen(reason) > REVOKE_REASON_MAX)) {
+    if (db && (!reason || !*reason || strlen(reason) > API_REASON_MAX)) {
         http_error(res, 422, "invalid", "give the reason: {\"reason\": \"...\"} (1 to %d bytes)",
-                   REVOKE_REASON_MAX);
+                   API_REASON_MAX);
     } else if (db) {
         enum db_outcome o = db_certificate_revoke(db, req->path_name, req->user.id, reason);
         if (o == DB_OK) {

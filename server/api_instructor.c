@@ -1,9 +1,7 @@
 /*
  * The instructors' routes: class progress, accounts (list, add, reset a
- * password), hiding a submission from the scoreboard, regrading (one
- * submission, or every submission of its exercise; old results are kept),
- * and the grades as CSV. Every change goes to the audit log, which they
- * can read.
+ * password) and the grades as CSV (hiding and regrading: api_hide.c,
+ * api_regrade.c). Every change goes to the audit log, which they can read.
  */
 #include "api.h"
 #include "credentials.h"
@@ -110,58 +108,6 @@ void api_user_password(struct http_request *req, struct http_response *res)
     http_json(res, 200,
               json_pack("{s:s, s:s, s:b}", "name", user.name, "password", generated,
                         "must_change_password", true));
-}
-
-/* Hides a submission from the scoreboards (kept, for audit), or shows it
- * again with {"hidden": false}. */
-void api_submission_hide(struct http_request *req, struct http_response *res)
-{
-    struct db *db = http_db(req, res);
-    json_t *body = req->body_size ? json_loadb(req->body, req->body_size, 0, NULL) : NULL;
-    bool hidden = !json_is_false(json_object_get(body, "hidden"));
-    json_decref(body);
-    char target[64];
-    if (!db)
-        return;
-    snprintf(target, sizeof target, "submission %lld", (long long)req->path_id);
-    if (db_submission_hide(db, req->path_id, hidden) != DB_OK) {
-        http_error(res, 404, "not_found", "no %s", target);
-        return;
-    }
-    audit(req, db, hidden ? "hide" : "show", target);
-    http_json(res, 200, json_pack("{s:I, s:b}", "id", (json_int_t)req->path_id, "hidden", hidden));
-}
-
-void api_submission_regrade(struct http_request *req, struct http_response *res)
-{
-    struct db *db = http_db(req, res);
-    json_t *body = req->body_size ? json_loadb(req->body, req->body_size, 0, NULL) : NULL;
-    bool whole_exercise = json_is_true(json_object_get(body, "all_of_exercise"));
-    json_decref(body);
-    char target[64];
-    if (!db)
-        return;
-    json_t *sub = db_submission_json(db, req->path_id, false);
-    if (!sub) {
-        http_error(res, 404, "not_found", "no submission %lld", (long long)req->path_id);
-        return;
-    }
-    const char *exercise = json_string_value(json_object_get(sub, "exercise"));
-    int64_t n = whole_exercise ? db_submissions_requeue_exercise(db, exercise)
-                               : db_submission_requeue(db, req->path_id) == DB_OK;
-    if (whole_exercise)
-        snprintf(target, sizeof target, "exercise %.40s", exercise);
-    else
-        snprintf(target, sizeof target, "submission %lld", (long long)req->path_id);
-    if (n > 0) {
-        audit(req, db, "regrade", target);
-        service_wake_workers(req->service);
-        http_json(res, 202, json_pack("{s:I}", "requeued", (json_int_t)n));
-    } else {
-        http_error(res, 409, "not_done",
-                   "nothing to regrade: the submission is still queued or running");
-    }
-    json_decref(sub);
 }
 
 /* The audit log, newest first: who did what to whom, and when. */

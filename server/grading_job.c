@@ -287,17 +287,18 @@ static void view_paths(const struct job_paths *p, bool gpu, glob_t *found,
     paths[n] = NULL;
 }
 
-/* A grade job's limits: the compile's, then the runs' (moved by on_line).
- * A reference job compiles kgrade's own reference: never less time than
- * the default, whatever an exercise allows a student's compile. */
-static void sandbox_limits_of(const struct grading_job *job, bool grading, struct sandbox_limits *l)
+/* The compile's limits, then, for a grade job, the runs' (moved by
+ * on_line). kgrade's own reference never gets less compile time than the
+ * default, whatever an exercise allows a student's compile. */
+void grading_job_limits(const struct grading_job *job, enum job_work work, struct sandbox_limits *l)
 {
     sandbox_default_limits(l);
     l->wall_seconds = job->limits.compile_seconds;
-    if (!grading && l->wall_seconds < GRADING_COMPILE_SECONDS)
+    if (work == JOB_WORK_REFERENCE && l->wall_seconds < GRADING_COMPILE_SECONDS)
         l->wall_seconds = GRADING_COMPILE_SECONDS;
     l->memory_bytes = job->limits.memory_bytes;
-    l->cpu_seconds = sandbox_cpu_for(l->wall_seconds + (grading ? job->limits.run_seconds : 0));
+    l->cpu_seconds = sandbox_cpu_for(
+        l->wall_seconds + (work == JOB_WORK_STUDENT_GRADE ? job->limits.run_seconds : 0));
 }
 
 void grading_job_sandbox(const struct grading_job *job, const struct job_command *command,
@@ -337,7 +338,7 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
     view_paths(p, devices[0] != NULL, &found, paths);
     struct job_command command = {argv, env, paths};
     struct sandbox_limits limits;
-    sandbox_limits_of(job, grading, &limits);
+    grading_job_limits(job, grading ? JOB_WORK_STUDENT_GRADE : JOB_WORK_REFERENCE, &limits);
     grading_job_sandbox(job, &command, &limits, input, input_size, on_line, f, outcome);
     globfree(&found);
     globfree(&gpu);
@@ -417,7 +418,8 @@ static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_
     json_t *numba = NULL;
     if (request.language == GRADER_LANGUAGE_NUMBA) {
         char why[GRADER_MESSAGE_MAX];
-        numba = numba_job_run(job, &request, reference, p->self, why, sizeof why);
+        numba = numba_job_run(job, JOB_WORK_STUDENT_COMPILE, &request, reference, p->self, why,
+                              sizeof why);
         if (!numba) { /* the front end's failure is kgrade's, never the student's */
             *verdict = GRADER_VERDICT_INTERNAL_ERROR;
             return grader_verdict_json(job->request, *verdict, why, false);
@@ -478,7 +480,8 @@ static json_t *numba_reference_of(const struct grading_job *job, const struct jo
     request.source = files->numba_reference;
     request.size = files->numba_reference_size;
     request.file_name = "reference.py";
-    json_t *front = numba_job_run(job, &request, reference, p->self, error, error_size);
+    json_t *front =
+        numba_job_run(job, JOB_WORK_REFERENCE, &request, reference, p->self, error, error_size);
     built = front ? grader_numba_reference(front, reference, error, error_size) : NULL;
     if (built && job->references)
         reference_cache_put(job->references, key, job->request->device, built);

@@ -74,6 +74,18 @@ void grading_job_sandbox(const struct grading_job *job, const struct job_command
                          const struct sandbox_limits *limits, const char *input, size_t input_size,
                          sandbox_line_fn *tell, void *context, struct sandbox_outcome *outcome);
 
+/* Whose work a sandboxed job does, which sets its limits. */
+enum job_work {
+    JOB_WORK_REFERENCE,       /* kgrade's own reference compiled */
+    JOB_WORK_STUDENT_COMPILE, /* the student's source compiled (the Numba front end) */
+    JOB_WORK_STUDENT_GRADE,   /* compiled and run: the compile's time and the runs' */
+};
+/* The limits of a job of that work: the job's compile time (a reference's
+ * never under GRADING_COMPILE_SECONDS) and memory; a grade job's CPU time
+ * also covers its runs. */
+void grading_job_limits(const struct grading_job *job, enum job_work work,
+                        struct sandbox_limits *l);
+
 /* The Numba front end's job (numba_job.c): the student's Numba source
  * (request->source, with the exercise given whole) compiled to PTX by
  * grader/numba_compile.py in the sandbox, for the reference's
@@ -81,8 +93,10 @@ void grading_job_sandbox(const struct grading_job *job, const struct job_command
  * installed. Returns the front end's result for grader_request.numba: its
  * own, or a compile error the sandbox decided (the compile over its time
  * or memory, the module killed for a forbidden system call). NULL with a
- * sentence in `error` when the front end itself failed: kgrade's fault. */
-json_t *numba_job_run(const struct grading_job *job, const struct grader_request *request,
-                      const json_t *reference, const char *self, char *error, size_t error_size);
+ * sentence in `error` when the front end itself failed: kgrade's fault.
+ * `work`: the student's compile, or kgrade's reference.py (its limits). */
+json_t *numba_job_run(const struct grading_job *job, enum job_work work,
+                      const struct grader_request *request, const json_t *reference,
+                      const char *self, char *error, size_t error_size);
 
 #endif

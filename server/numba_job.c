@@ -159,16 +159,9 @@ static json_t *ended_without_result(const struct grading_job *job, const struct 
     return NULL;
 }
 
-static void front_end_limits(const struct grading_job *job, struct sandbox_limits *limits)
-{
-    sandbox_default_limits(limits);
-    limits->wall_seconds = job->limits.compile_seconds;
-    limits->cpu_seconds = sandbox_cpu_for(limits->wall_seconds);
-    limits->memory_bytes = job->limits.memory_bytes;
-}
-
-json_t *numba_job_run(const struct grading_job *job, const struct grader_request *request,
-                      const json_t *reference, const char *self, char *error, size_t error_size)
+json_t *numba_job_run(const struct grading_job *job, enum job_work work,
+                      const struct grader_request *request, const json_t *reference,
+                      const char *self, char *error, size_t error_size)
 {
     char python[PATH_MAX], script[PATH_MAX];
     if (!python_path(python, error, error_size) || !front_end_path(self, script, error, error_size))
@@ -184,7 +177,7 @@ json_t *numba_job_run(const struct grading_job *job, const struct grader_request
     front_end_view(script, &found, paths);
     struct job_command command = {argv, python_env, paths};
     struct sandbox_limits limits;
-    front_end_limits(job, &limits);
+    grading_job_limits(job, work, &limits);
     struct front_end_follow f = {0};
     struct sandbox_outcome outcome = {0};
     grading_job_sandbox(job, &command, &limits, input, strlen(input), on_front_end_line, &f,

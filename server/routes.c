@@ -46,6 +46,9 @@ static const struct http_route routes[] = {
     {"POST", "/api/v1/submissions/{id}/regrade", HTTP_INSTRUCTOR, api_submission_regrade},
     {"GET", "/api/v1/export/grades.csv", HTTP_INSTRUCTOR, api_export_grades},
     {"GET", "/api/v1/audit", HTTP_INSTRUCTOR, api_audit},
+    /* the instructors' tools: regrading an exercise */
+    {"GET", "/api/v1/exercises/{name}/regrade", HTTP_INSTRUCTOR, api_exercise_regrade_preview},
+    {"POST", "/api/v1/exercises/{name}/regrade", HTTP_INSTRUCTOR, api_exercise_regrade},
     /* the web pages: each page path is the one shell that draws them */
     {"GET", "/static/{name}", HTTP_PUBLIC, web_static},
     {"GET", "/clients/kgrade_client.zip", HTTP_PUBLIC, web_python_client},
@@ -61,6 +64,9 @@ static const struct http_route routes[] = {
     {"GET", "/certificates/{name}", HTTP_PUBLIC, web_page},
     {"GET", "/instructor", HTTP_PUBLIC, web_page},
     {"GET", "/instructor/students/{name}", HTTP_PUBLIC, web_page},
+    /* the instructors' tools: the audit log, the certificates issued */
+    {"GET", "/instructor/audit", HTTP_PUBLIC, web_page},
+    {"GET", "/instructor/certificates", HTTP_PUBLIC, web_page},
 };
 
 #define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))

@@ -191,7 +191,9 @@ async function journey(browser, admin) {
     await page.getByRole('button', { name: 'Hide' }).first().waitFor();
     const passing = page.locator('tr', { has: page.locator('.verdict.passed') })
       .filter({ has: page.getByRole('link', { name: 'tiny-add', exact: true }) });
-    await passing.getByRole('button', { name: 'Hide' }).click();
+    await passing.getByRole('button', { name: 'Hide…' }).click();
+    await passing.getByLabel('Reason (the student reads it)').fill('a test of hiding');
+    await passing.getByRole('button', { name: 'Hide from the scoreboard' }).click();
     await passing.getByRole('button', { name: 'Show again' }).waitFor();
     await page.goto(`${base}/scoreboard/tiny-add`);
     await page.getByText('Nobody has passed yet.').waitFor();
@@ -199,8 +201,9 @@ async function journey(browser, admin) {
   await check('the instructor revokes the certificate; its page says REVOKED with the reason', async () => {
     const { certificates } = await (await page.request.get(`${base}/api/v1/certificates?user=sam`)).json();
     await page.goto(`${base}/certificates/${certificates.find((c) => c.course === 'test-course').id}`);
+    await page.getByRole('button', { name: 'Revoke…' }).click();
     await page.getByLabel('Reason').fill('a test of revocation');
-    await page.getByRole('button', { name: 'Revoke this certificate' }).click();
+    await page.getByRole('button', { name: 'Revoke the certificate' }).click();
     await page.locator('.certificate-status.revoked').getByText('a test of revocation').waitFor();
     await shot(page, 'certificate-revoked');
   });

@@ -133,6 +133,17 @@ expect "a Numba kernel is timed against the exercise's reference.py" 0 "^passed 
 expect "... and a C kernel still against reference.cu" 0 "^passed 1$" -- bash -c \
     "'$KGRADE' grade --exercises '$TMP/like' --exercise vector-add --n 100003 --json exercises/vector-add/reference.cu |
      jq -r '\"\\(.verdict) \\(.performance.ratio)\"'"
+# kgrade's reference.py compiles under a reference's limits, never the
+# student's compile limit: here a reference.py that takes 2 s to import
+# and an exercise that gives a student's compile 1 s.
+cp -r "$TMP/like" "$TMP/like-short"
+jq '.limits = {"compile_seconds": 1}' exercises/vector-add/exercise.json \
+    >"$TMP/like-short/vector-add/exercise.json"
+printf 'import time\ntime.sleep(2)\n' | cat - "$TMP/like/vector-add/reference.py" \
+    >"$TMP/like-short/vector-add/reference.py"
+expect "reference.py compiles under a reference's limits, not under a student's 1 s" 0 \
+    "^vector-add: passed" -- \
+    grade --exercises "$TMP/like-short" --exercise vector-add --n 5000 "$TMP/add_jit.py"
 printf 'from numba import cuda\nthis is not python\n' >"$TMP/like/vector-add/reference.py"
 expect "a reference.py that does not compile is kgrade's internal_error, never the student's" 3 \
     "^vector-add: internal_error: the Numba reference does not compile" -- \

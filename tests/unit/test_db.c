@@ -105,10 +105,11 @@ static void test_migrations_apply_once(void **state)
 {
     struct fixture *f = *state;
     char error[256];
-    assert_int_equal(db_schema_version(f->db), db_migrations[db_n_migrations - 1].version);
+    int newest = db_migrations[db_n_migrations - 1].version;
+    assert_int_equal(db_schema_version(f->db), newest);
     struct db *again = db_open(f->path, error, sizeof error);
     assert_non_null(again);
-    assert_int_equal(db_schema_version(again), db_migrations[db_n_migrations - 1].version);
+    assert_int_equal(db_schema_version(again), newest);
     assert_int_equal(db_user_count(again), 2); /* the data survived */
     db_close(again);
 }
@@ -553,7 +554,49 @@ static void test_results_survive_a_regrade(void **state)
     int64_t owner;
     assert_int_equal(db_submission_owner(f->db, id, &owner), DB_OK);
     assert_int_equal(owner, f->alice);
+    assert_int_equal(db_submissions_regradable(f->db, "vector-add"), 1);
     assert_int_equal(db_submissions_requeue_exercise(f->db, "vector-add"), 1);
+    assert_int_equal(db_submissions_regradable(f->db, "vector-add"), 0); /* queued again */
+}
+
+/* A JSON string field of `j`, or NULL when it is null or missing. */
+static const char *text_of(json_t *j, const char *key)
+{
+    return json_string_value(json_object_get(j, key));
+}
+
+/* Hidden with a reason: kept with who and when, shown in the submission
+ * and its owner's list; shown again, all three are cleared. */
+static void test_hidden_with_a_reason(void **state)
+{
+    struct fixture *f = *state;
+    int64_t id = submit(f, f->alice, "vector-add", NULL);
+    grade(f, "passed", 1.0, true);
+    assert_int_equal(db_submission_hide(f->db, id, true, f->bob, "copied from the reference"),
+                     DB_OK);
+    json_t *j = db_submission_json(f->db, id, false);
+    assert_true(json_is_true(json_object_get(j, "hidden")));
+    assert_string_equal(text_of(j, "hidden_reason"), "copied from the reference");
+    assert_string_equal(text_of(j, "hidden_by"), "bob");
+    assert_non_null(text_of(j, "hidden_at"));
+    json_decref(j);
+    json_t *list = db_submissions_of(f->db, f->alice, NULL, 10);
+    assert_string_equal(text_of(json_array_get(list, 0), "hidden_reason"),
+                        "copied from the reference");
+    json_decref(list);
+    assert_int_equal(db_submission_hide(f->db, id, false, f->bob, "a mistake"), DB_OK);
+    j = db_submission_json(f->db, id, false);
+    assert_true(json_is_false(json_object_get(j, "hidden")));
+    assert_true(json_is_null(json_object_get(j, "hidden_reason")));
+    assert_true(json_is_null(json_object_get(j, "hidden_by")));
+    assert_true(json_is_null(json_object_get(j, "hidden_at")));
+    json_decref(j);
+    assert_int_equal(db_submission_hide(f->db, id, true, f->bob, NULL), DB_OK); /* no reason */
+    j = db_submission_json(f->db, id, false);
+    assert_true(json_is_true(json_object_get(j, "hidden")));
+    assert_true(json_is_null(json_object_get(j, "hidden_reason")));
+    json_decref(j);
+    assert_int_equal(db_submission_hide(f->db, 999, true, f->bob, "x"), DB_NOT_FOUND);
 }
 
 static void test_scoreboard(void **state)
@@ -578,7 +621,7 @@ static void test_scoreboard(void **state)
     assert_int_equal(json_integer_value(json_object_get(top, "submission")), best);
     assert_null(json_object_get(top, "name")); /* real names for instructors only */
     json_decref(board);
-    assert_int_equal(db_submission_hide(f->db, best, true), DB_OK);
+    assert_int_equal(db_submission_hide(f->db, best, true, f->bob, NULL), DB_OK);
     board = db_scoreboard(f->db, "transpose", true, 100);
     top = json_array_get(board, 0);
     assert_string_equal(json_string_value(json_object_get(top, "name")), "bob");
@@ -617,7 +660,7 @@ static void test_scoreboard_version(void **state)
     assert_int_equal(db_token_add(f->db, f->bob, "ci", hash, 0, NULL), DB_OK);
     assert_int_equal(db_token_user(f->db, hash, &u), DB_OK);
     assert_int_equal(db_scoreboard_version(f->db), v1); /* a token's use is not shown */
-    assert_int_equal(db_submission_hide(f->db, id, true), DB_OK);
+    assert_int_equal(db_submission_hide(f->db, id, true, f->bob, "copied"), DB_OK);
     int64_t v2 = db_scoreboard_version(f->db);
     assert_true(v2 > v1);
     assert_int_equal(db_submission_requeue(f->db, id), DB_OK);
@@ -773,6 +816,38 @@ static void test_a_certificate_names_its_submission(void **state)
     json_decref(list);
 }
 
+/* Every certificate, newest first, with its student and the course title
+ * it was signed with (null when the payload does not say). */
+static void test_every_certificate(void **state)
+{
+    struct fixture *f = *state;
+    struct db_certificate c = {.id = "aaaa",
+                               .course = "c",
+                               .payload = "{\"course\":{\"id\":\"c\",\"title\":\"Course C\"}}",
+                               .signature = "s",
+                               .user_id = f->alice,
+                               .issued_at = 1};
+    assert_int_equal(db_certificate_add(f->db, &c), DB_OK);
+    c.id = "bbbb", c.payload = "not json", c.user_id = f->bob, c.issued_at = 2;
+    assert_int_equal(db_certificate_add(f->db, &c), DB_OK);
+    assert_int_equal(db_certificate_revoke(f->db, "aaaa", f->bob, "why"), DB_OK);
+    json_t *all = db_certificates_all(f->db, 10);
+    assert_int_equal(json_array_size(all), 2);
+    json_t *newest = json_array_get(all, 0), *oldest = json_array_get(all, 1);
+    assert_string_equal(text_of(newest, "id"), "bbbb");
+    assert_string_equal(text_of(newest, "user"), "bob");
+    assert_null(text_of(newest, "course_title"));
+    assert_true(json_is_false(json_object_get(newest, "revoked")));
+    assert_string_equal(text_of(oldest, "course_title"), "Course C");
+    assert_string_equal(text_of(oldest, "display_name"), "Alice A.");
+    assert_true(json_is_true(json_object_get(oldest, "revoked")));
+    assert_string_equal(text_of(oldest, "revoked_reason"), "why");
+    json_decref(all);
+    all = db_certificates_all(f->db, 1);
+    assert_int_equal(json_array_size(all), 1);
+    json_decref(all);
+}
+
 static void test_audit(void **state)
 {
     struct fixture *f = *state;
@@ -809,6 +884,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_trials_share_the_queue_fairly, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trials_recover, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_certificate_names_its_submission, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hidden_with_a_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_every_certificate, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,9 @@
 
 import { api, onPasswordChangeRequired, onSessionExpired, setCsrf } from './api.js';
 import { fill, h, link } from './dom.js';
+import { showAudit } from './audit.js';
 import { showCertificate } from './certificate.js';
+import { showCertificates } from './certificate_list.js';
 import { showExercises } from './exercises.js';
 import { showExercise } from './exercise.js';
 import { showInstructor, showStudent } from './instructor.js';
@@ -30,6 +32,8 @@ const routes = [
   [/^\/certificates\/([a-z2-7]+)$/, (m) => showCertificate(session, m[1])],
   [/^\/instructor$/, () => showInstructor(session)],
   [/^\/instructor\/students\/([\w.-]+)$/, (m) => showStudent(session, m[1])],
+  [/^\/instructor\/audit$/, () => showAudit(session)],
+  [/^\/instructor\/certificates$/, () => showCertificates(session)],
 ];
 
 const main = () => document.getElementById('main');

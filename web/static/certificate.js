@@ -6,6 +6,7 @@
 import { api } from './api.js';
 import { fill, formatDate, h } from './dom.js';
 import { formatRatio } from './format.js';
+import { revokeControl } from './revoke.js';
 
 // A signed ratio (a string) as people read it. kgrade-certificate/2 signs
 // three significant figures ("0.00484"); /1, issued before, signed two
@@ -26,21 +27,11 @@ function verdictOf(c) {
     h('span', {}, ': signed by this kgrade server, and not revoked'));
 }
 
-// Instructors revoke here, with a reason (kept and shown).
-function revokeForm(session, c) {
+// Instructors revoke here (revoke.js asks first, naming student and course).
+function revokeForm(session, c, p) {
   if (!session.user || session.user.role === 'student' || c.revoked) return null;
-  const reason = h('input', { id: 'revoke-reason', required: true, maxlength: 500 });
-  const error = h('p', { class: 'error', role: 'alert' });
-  return h('form', { class: 'inline-form verify-help', onsubmit: async (event) => {
-    event.preventDefault();
-    try {
-      await api('POST', `/api/v1/certificates/${c.id}/revoke`, { reason: reason.value });
-      await showCertificate(session, c.id);
-    } catch (e) {
-      fill(error, e.message);
-    }
-  } }, h('label', { for: 'revoke-reason' }, 'Reason'), reason,
-  h('button', { type: 'submit' }, 'Revoke this certificate'), error);
+  return h('div', { class: 'verify-help' },
+    revokeControl({ id: c.id, student: p.student, course: p.course.title }, () => showCertificate(session, c.id)));
 }
 
 export async function showCertificate(session, id) {
@@ -57,7 +48,7 @@ export async function showCertificate(session, id) {
       h('tbody', {}, p.assessments.map((a) => h('tr', {}, h('td', {}, a.exercise), h('td', {}, certificateRatio(p.format, a.ratio)))))),
       verdictOf(c),
       h('p', { class: 'certificate-id' }, `Certificate ${c.id}`)),
-    revokeForm(session, c),
+    revokeForm(session, c, p),
     h('section', { class: 'verify-help' }, h('h2', {}, 'Verify it yourself'),
       h('p', {}, 'The text below is exactly what was signed, with Ed25519, by the key this server publishes at ',
         h('code', {}, '/api/v1/certificates/public-key'), '. Save this certificate\'s JSON and run'),

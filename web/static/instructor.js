@@ -1,15 +1,20 @@
 // The instructors' pages: Class (the gradebook, gradebook.js; the grades
-// as CSV; the accounts, accounts.js) and one student's history with hide
-// and show.
+// as CSV; the accounts, accounts.js; the tools, instructor_tools.js) and
+// one student's history with hide (with a reason), show and regrade.
 
 import { api } from './api.js';
-import { requireUser } from './app.js';
+import { notice, requireUser } from './app.js';
 import { usersSection } from './accounts.js';
 import { fill, h, link, table } from './dom.js';
 import { progressTable } from './gradebook.js';
+import { hideControl } from './hidden.js';
+import { instructorTools } from './instructor_tools.js';
+import { regradeButton } from './regrade.js';
 import { SUBMISSION_COLUMNS, submissionRows } from './submissions.js';
 
-function forInstructors(session) {
+// False (after saying so, or sending a visitor to log in) unless the
+// viewer is an instructor or an admin.
+export function forInstructors(session) {
   if (!requireUser()) return false;
   if (session.user.role !== 'student') return true;
   fill(document.getElementById('main'), h('h1', {}, 'For instructors'), h('p', {}, 'This page is for instructors and admins.'));
@@ -22,7 +27,7 @@ export async function showInstructor(session) {
   const shown = h('div', { role: 'status' });
   async function draw() {
     const [{ progress }, { users }] = await Promise.all([api('GET', '/api/v1/progress'), api('GET', '/api/v1/users')]);
-    fill(main, h('h1', {}, 'Class'),
+    fill(main, h('h1', {}, 'Class'), instructorTools(),
       h('p', {}, h('a', { href: '/api/v1/export/grades.csv', download: 'grades.csv' }, 'Export the grades as CSV')),
       progressTable(progress), usersSection(session, users, shown, draw));
   }
@@ -32,16 +37,12 @@ export async function showInstructor(session) {
 export async function showStudent(session, name) {
   if (!forInstructors(session)) return;
   const main = document.getElementById('main');
-  async function toggle(s) {
-    await api('POST', `/api/v1/submissions/${s.id}/hide`, { hidden: !s.hidden });
-    await draw();
-  }
+  const actions = (s) => [hideControl(s, draw), regradeButton(s, async (text) => { await draw(); notice(text); })];
   async function draw() {
     const { submissions } = await api('GET', `/api/v1/submissions?user=${encodeURIComponent(name)}`);
     fill(main, h('h1', {}, `Submissions of ${name}`), h('p', {}, link('/instructor', 'Back to the class')),
-      submissions.length ? table([...SUBMISSION_COLUMNS, 'Scoreboard'],
-        submissionRows(submissions, (s) => h('button', { type: 'button', onclick: () => toggle(s) },
-          s.hidden ? 'Show again' : 'Hide'))) : h('p', {}, 'No submissions.'));
+      submissions.length ? table([...SUBMISSION_COLUMNS, 'Actions'], submissionRows(submissions, actions))
+        : h('p', {}, 'No submissions.'));
   }
   await draw();
 }

@@ -7,6 +7,8 @@ import { requireUser } from './app.js';
 import { fill, formatDate, h, link, table } from './dom.js';
 import { formatMs, formatRatio } from './format.js';
 import { follow, progressView } from './grading.js';
+import { hiddenNotice } from './hidden.js';
+import { submissionTools } from './instructor_tools.js';
 import { languageLabel } from './languages.js';
 import { renderResult, verdictBadge } from './result.js';
 
@@ -16,7 +18,7 @@ export const SUBMISSION_COLUMNS = ['Submission', 'Exercise', 'Language', 'Verdic
 export function submissionRows(submissions, extra) {
   return submissions.map((s) => h('tr', { class: s.hidden ? 'hidden-row' : null },
     h('td', {}, link(`/submissions/${s.id}`, `#${s.id}`)),
-    h('td', {}, link(`/exercises/${s.exercise}`, s.exercise)),
+    h('td', {}, link(`/exercises/${s.exercise}`, s.exercise), hiddenNotice(s)),
     h('td', { class: 'language' }, languageLabel(s.language)),
     h('td', {}, s.status === 'done' ? verdictBadge(s.verdict) : s.status),
     h('td', {}, formatMs(s.student_ms)),
@@ -63,6 +65,8 @@ export async function showSubmission(session, id) {
     h('h1', {}, `Submission ${submission.id}`),
     h('p', { class: 'meta' }, link(`/exercises/${submission.exercise}`, submission.exercise),
       ` in ${languageLabel(submission.language)} by ${submission.user}, `, formatDate(submission.created_at)),
+    hiddenNotice(submission),
+    submissionTools(session, submission, () => showSubmission(session, id)),
     resultBox,
     h('h2', {}, 'Source'), sourceView(submission.source),
     (submission.results || []).length > 1 ? h('section', {}, h('h2', {}, 'Earlier results'),
