@@ -242,6 +242,13 @@ json_t *db_column_real(sqlite3_stmt *stmt, int column)
                : json_real(sqlite3_column_double(stmt, column));
 }
 
+json_t *db_column_json(sqlite3_stmt *stmt, int column)
+{
+    const char *text = (const char *)sqlite3_column_text(stmt, column);
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    return j ? j : json_null();
+}
+
 json_t *db_column_time(sqlite3_stmt *stmt, int column)
 {
     if (sqlite3_column_type(stmt, column) == SQLITE_NULL)

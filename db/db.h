@@ -184,12 +184,13 @@ struct db_job {
     char *source;                   /* malloc'ed, `size` bytes and a NUL */
     size_t size;
     int attempt; /* the times it was taken, this one included: 2 after an interruption */
+    bool trial;  /* a trial (db_trial_*), not a submission: `id` is the trial's */
 };
 
-/* Takes a queued submission (queued -> running, by `worker`), fairly
- * between users: the oldest one of the user with the fewest running jobs,
- * then served least recently, then waiting longest (round-robin). DB_NOT_FOUND
- * when the queue is empty. */
+/* Takes a queued submission or trial (queued -> running, by `worker`),
+ * fairly between users: the oldest job of the user with the fewest running
+ * jobs, then served least recently, then waiting longest (round-robin);
+ * job->trial says which it is. DB_NOT_FOUND when the queue is empty. */
 enum db_outcome db_submission_claim(struct db *db, const char *worker, struct db_job *job);
 void db_job_free(struct db_job *job);
 
@@ -223,8 +224,10 @@ int64_t db_submissions_regradable(struct db *db, const char *exercise);
 
 /* {id, user, exercise, language, status, queue_position, created_at,
  *  started_at, finished_at, verdict, result, results: [{verdict, created_at}...],
- *  hidden, hidden_reason, hidden_by, hidden_at}; NULL when not found.
- * `with_source` adds "source". */
+ *  hidden, hidden_reason, hidden_by, hidden_at,
+ *  certificate: {id, course, course_title} of the certificate this
+ *  submission earned (its pass completed the course), else null}; NULL
+ * when not found. `with_source` adds "source". */
 json_t *db_submission_json(struct db *db, int64_t id, bool with_source);
 /* Who submitted it (for access checks). */
 enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id);
@@ -240,12 +243,46 @@ json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, 
  * user; with several workers (whose jobs end in any order) it is an
  * estimate. */
 int64_t db_queue_position(struct db *db, int64_t id);
+/* The same for a trial (`trial`) or a submission. */
+int64_t db_job_queue_position(struct db *db, bool trial, int64_t id);
+/* The queued jobs, submissions and trials. */
 int64_t db_queue_length(struct db *db);
 /* Hides a submission from the scoreboards, by `actor_id`, with a reason
  * (NULL: none given), or shows it again (hidden false: the reason, who and
  * when are cleared). */
 enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden, int64_t actor_id,
                                    const char *reason);
+
+/* ------------------------------------------------------------ trials */
+
+/* A trial is a kernel graded at the exercise's correctness sizes without
+ * being recorded ("Try at small n"): a table of its own (migration 0009)
+ * that no list, scoreboard, gradebook, export or certificate reads. It
+ * waits in the submissions' queue by the same fair rule (a db_job with
+ * `trial` set) and is deleted DB_TRIAL_KEEP_MS after it finished. */
+#define DB_TRIAL_KEEP_MS (60 * 60 * 1000)
+
+/* Queues a trial (db_new_submission's idempotency_key is not used):
+ * DB_QUEUE_FULL when `limits->total` jobs wait, DB_USER_QUEUE_FULL when
+ * the user has a trial waiting or running already; trials finished more
+ * than DB_TRIAL_KEEP_MS ago are deleted in the same transaction. */
+enum db_enqueue db_trial_add(struct db *db, const struct db_new_submission *trial,
+                             const struct db_queue_limits *limits, int64_t *id);
+/* A graded trial (running -> done). */
+enum db_outcome db_trial_finish(struct db *db, int64_t id, const char *verdict,
+                                const char *result_json);
+/* Back in the queue, as db_submission_retry. */
+enum db_outcome db_trial_retry(struct db *db, int64_t id);
+/* Trials left running by a crash back in the queue, or (taken `attempts`
+ * times already) finished with `result_json` (an internal_error's); and
+ * the trials whose time is over deleted. The number requeued. */
+int64_t db_trials_recover(struct db *db, int attempts, const char *result_json);
+/* Who asked for it; DB_NOT_FOUND also once it is deleted. */
+enum db_outcome db_trial_owner(struct db *db, int64_t id, int64_t *user_id);
+/* {id, exercise, language, status, queue_position, created_at, started_at,
+ * finished_at, expires_at, verdict, result}; NULL when there is none (or
+ * no more). */
+json_t *db_trial_json(struct db *db, int64_t id);
 
 /* ------------------------------------------------------- scoreboards */
 
@@ -288,6 +325,7 @@ struct db_certificate {
     int64_t user_id, issued_at;
     const struct db_certificate_assessment *assessments;
     int n_assessments;
+    int64_t earned_by; /* the submission whose pass completed the course; 0: not known */
 };
 /* Stores a certificate with its assessments, in one transaction;
  * DB_EXISTS (and nothing stored) when the user has one for the course. */
@@ -295,8 +333,12 @@ enum db_outcome db_certificate_add(struct db *db, const struct db_certificate *c
 /* {id, course, user, payload, signature, issued_at, revoked, revoked_at,
  * revoked_reason}; NULL when there is none. */
 json_t *db_certificate_json(struct db *db, const char *id);
-/* [{id, course, issued_at, revoked}] of a user, oldest first. */
+/* [{id, course, course_title (as signed), issued_at, revoked}] of a user,
+ * oldest first. */
 json_t *db_certificates_of(struct db *db, int64_t user_id);
+/* {id, course, course_title} of the certificate `submission` earned, or
+ * JSON null. */
+json_t *db_certificate_earned_by(struct db *db, int64_t submission);
 /* Every certificate issued, newest first, at most `limit`:
  * [{id, course, course_title (as signed), user, display_name, issued_at,
  *   revoked, revoked_at, revoked_reason}]. */

@@ -70,7 +70,7 @@ enum db_outcome db_certificate_add(struct db *db, const struct db_certificate *c
         return DB_FAILED;
     sqlite3_stmt *s = db_statement(
         db, "INSERT OR IGNORE INTO certificates (id, user_id, course, payload, signature, "
-            "issued_at) VALUES (?, ?, ?, ?, ?, ?)");
+            "issued_at, earned_by) VALUES (?, ?, ?, ?, ?, ?, ?)");
     bool ok = s != NULL;
     if (s) {
         sqlite3_bind_text(s, 1, c->id, -1, SQLITE_STATIC);
@@ -79,6 +79,8 @@ enum db_outcome db_certificate_add(struct db *db, const struct db_certificate *c
         sqlite3_bind_text(s, 4, c->payload, -1, SQLITE_STATIC);
         sqlite3_bind_text(s, 5, c->signature, -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 6, c->issued_at);
+        if (c->earned_by > 0)
+            sqlite3_bind_int64(s, 7, c->earned_by);
         ok = db_run(db, s);
     }
     if (ok && sqlite3_changes(db->sql) == 0) { /* one was issued already */
@@ -116,16 +118,16 @@ json_t *db_certificate_json(struct db *db, const char *id)
 json_t *db_certificates_of(struct db *db, int64_t user_id)
 {
     sqlite3_stmt *s = db_statement(
-        db, "SELECT id, course, issued_at, revoked_at IS NOT NULL FROM certificates WHERE "
-            "user_id = ? ORDER BY issued_at");
+        db, "SELECT id, course, issued_at, revoked_at IS NOT NULL, json_extract(payload, "
+            "'$.course.title') FROM certificates WHERE user_id = ? ORDER BY issued_at");
     json_t *list = json_array();
     if (s)
         sqlite3_bind_int64(s, 1, user_id);
     while (s && sqlite3_step(s) == SQLITE_ROW)
-        json_array_append_new(list, json_pack("{s:o, s:o, s:o, s:b}", "id", db_column_text(s, 0),
-                                              "course", db_column_text(s, 1), "issued_at",
-                                              db_column_time(s, 2), "revoked",
-                                              sqlite3_column_int(s, 3) != 0));
+        json_array_append_new(
+            list, json_pack("{s:o, s:o, s:o, s:o, s:b}", "id", db_column_text(s, 0), "course",
+                            db_column_text(s, 1), "course_title", db_column_text(s, 4), "issued_at",
+                            db_column_time(s, 2), "revoked", sqlite3_column_int(s, 3) != 0));
     if (s)
         sqlite3_reset(s);
     return list;
@@ -169,4 +171,20 @@ enum db_outcome db_certificate_revoke(struct db *db, const char *id, int64_t act
     if (!db_run(db, s))
         return DB_FAILED;
     return sqlite3_changes(db->sql) > 0 ? DB_OK : DB_NOT_FOUND;
+}
+
+json_t *db_certificate_earned_by(struct db *db, int64_t submission)
+{
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT id, course, json_extract(payload, '$.course.title') FROM certificates "
+            "WHERE earned_by = ?");
+    json_t *c = json_null();
+    if (!s)
+        return c;
+    sqlite3_bind_int64(s, 1, submission);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        c = json_pack("{s:o, s:o, s:o}", "id", db_column_text(s, 0), "course", db_column_text(s, 1),
+                      "course_title", db_column_text(s, 2));
+    sqlite3_reset(s);
+    return c;
 }

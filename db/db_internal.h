@@ -38,11 +38,20 @@ bool db_begin(struct db *db);
 bool db_commit(struct db *db);
 void db_rollback(struct db *db);
 
+/* A queued job (db_submissions.c): a submission, or (`trial`) a trial
+ * (whose idempotency_key is not used); its id. */
+bool db_job_insert(struct db *db, bool trial, const struct db_new_submission *n, int64_t *id);
+/* Running -> queued, keeping queued_at and attempts: the submission or
+ * trial `id`, or (0) every one of its kind; their number, -1 on failure. */
+int64_t db_job_back_to_queue(struct db *db, bool trial, int64_t id);
+
 /* Column helpers: a text column as a JSON string or null; an integer
  * column as a JSON integer or null; a real column as a JSON real or null. */
 json_t *db_column_text(sqlite3_stmt *stmt, int column);
 json_t *db_column_integer(sqlite3_stmt *stmt, int column);
 json_t *db_column_real(sqlite3_stmt *stmt, int column);
+/* A text column holding JSON, parsed; null when NULL or not JSON. */
+json_t *db_column_json(sqlite3_stmt *stmt, int column);
 /* A millisecond time column as an ISO-8601 UTC string, or null. */
 json_t *db_column_time(sqlite3_stmt *stmt, int column);
 

@@ -4,7 +4,8 @@
  * requeued after a crash with its attempts counted), the results (a
  * regrade adds one, the newest is the submission's), and the JSON the API
  * shows. The fair order is one SQL view, queue_users (migration 0004),
- * read by both the claim and the queue positions.
+ * read by both the claim and the queue positions; a trial (db_trials.c)
+ * waits in the same queue by the same rule (migration 0009).
  */
 #include "db_internal.h"
 
@@ -25,7 +26,7 @@ static int64_t earlier_with_key(struct db *db, int64_t user_id, const char *key)
 
 int64_t db_queue_length(struct db *db)
 {
-    return db_scalar(db_statement(db, "SELECT count(*) FROM submissions WHERE status = 'queued'"),
+    return db_scalar(db_statement(db, "SELECT count(*) FROM queue_jobs WHERE status = 'queued'"),
                      0);
 }
 
@@ -40,22 +41,23 @@ static int64_t waiting_of(struct db *db, int64_t user_id)
     return db_scalar(s, 0);
 }
 
-static bool insert_submission(struct db *db, const struct db_new_submission *n, int64_t *id)
+bool db_job_insert(struct db *db, bool trial, const struct db_new_submission *n, int64_t *id)
 {
-    sqlite3_stmt *s = db_statement(
-        db, "INSERT INTO submissions (user_id, exercise, language, source, status, "
-            "idempotency_key, created_at, queued_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)");
+    sqlite3_stmt *s =
+        trial ? db_statement(db, "INSERT INTO trials (user_id, exercise, language, source, status, "
+                                 "created_at, queued_at) VALUES (?1, ?2, ?3, ?4, 'queued', ?6, ?6)")
+              : db_statement(db, "INSERT INTO submissions (user_id, exercise, language, source, "
+                                 "status, idempotency_key, created_at, queued_at) VALUES (?1, ?2, "
+                                 "?3, ?4, 'queued', ?5, ?6, ?6)");
     if (!s)
         return false;
-    int64_t now = db_now_ms();
     sqlite3_bind_int64(s, 1, n->user_id);
     sqlite3_bind_text(s, 2, n->exercise, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, n->language ? n->language : "cuda", -1, SQLITE_STATIC);
     sqlite3_bind_blob64(s, 4, n->source, n->size, SQLITE_STATIC);
-    if (n->idempotency_key)
+    if (n->idempotency_key && !trial)
         sqlite3_bind_text(s, 5, n->idempotency_key, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 6, now);
-    sqlite3_bind_int64(s, 7, now);
+    sqlite3_bind_int64(s, 6, db_now_ms());
     if (!db_run(db, s))
         return false;
     *id = sqlite3_last_insert_rowid(db->sql);
@@ -74,7 +76,7 @@ enum db_enqueue db_submission_add(struct db *db, const struct db_new_submission 
         outcome = DB_QUEUE_FULL;
     else if (limits->per_user > 0 && waiting_of(db, n->user_id) >= limits->per_user)
         outcome = DB_USER_QUEUE_FULL;
-    else if (!insert_submission(db, n, id))
+    else if (!db_job_insert(db, false, n, id))
         outcome = DB_ENQUEUE_FAILED;
     if (outcome == DB_ENQUEUE_FAILED || !db_commit(db)) {
         db_rollback(db);
@@ -120,8 +122,11 @@ static enum db_outcome first_job(sqlite3_stmt *s, struct db_job *job)
  * this claim, the newest. */
 static bool take(struct db *db, struct db_job *job, const char *worker)
 {
-    sqlite3_stmt *s = db_statement(db, "UPDATE submissions SET status = 'running', started_at = ?, "
-                                       "worker = ?, attempts = attempts + 1 WHERE id = ?");
+    sqlite3_stmt *s =
+        job->trial ? db_statement(db, "UPDATE trials SET status = 'running', started_at = ?, "
+                                      "worker = ?, attempts = attempts + 1 WHERE id = ?")
+                   : db_statement(db, "UPDATE submissions SET status = 'running', started_at = ?, "
+                                      "worker = ?, attempts = attempts + 1 WHERE id = ?");
     if (!s)
         return false;
     sqlite3_bind_int64(s, 1, db_now_ms());
@@ -139,16 +144,36 @@ static bool take(struct db *db, struct db_job *job, const char *worker)
     return db_run(db, turn);
 }
 
+/* The next job by the fair rule: the oldest queued job, submission or
+ * trial, of the user whose turn it is. */
+static enum db_outcome next_job(struct db *db, struct db_job *job)
+{
+    sqlite3_stmt *next = db_statement(
+        db, "SELECT kind = 'trial', id FROM queue_jobs WHERE status = 'queued' AND user_id = "
+            "(SELECT user_id FROM queue_users WHERE turn = 1) ORDER BY queued_at, id LIMIT 1");
+    int rc = next ? sqlite3_step(next) : SQLITE_ERROR;
+    bool trial = rc == SQLITE_ROW && sqlite3_column_int(next, 0) != 0;
+    int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(next, 1) : 0;
+    if (next)
+        sqlite3_reset(next);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? DB_NOT_FOUND : DB_FAILED;
+    sqlite3_stmt *s =
+        trial ? db_statement(db, "SELECT " JOB_COLUMNS " FROM trials WHERE id = ?")
+              : db_statement(db, "SELECT " JOB_COLUMNS " FROM submissions WHERE id = ?");
+    if (s)
+        sqlite3_bind_int64(s, 1, id);
+    enum db_outcome outcome = first_job(s, job);
+    job->trial = trial;
+    return outcome;
+}
+
 enum db_outcome db_submission_claim(struct db *db, const char *worker, struct db_job *job)
 {
     memset(job, 0, sizeof *job);
     if (!db_begin(db))
         return DB_FAILED;
-    enum db_outcome outcome = first_job(
-        db_statement(db, "SELECT " JOB_COLUMNS " FROM submissions WHERE status = 'queued' AND "
-                         "user_id = (SELECT user_id FROM queue_users WHERE turn = 1) "
-                         "ORDER BY queued_at, id LIMIT 1"),
-        job);
+    enum db_outcome outcome = next_job(db, job);
     if (outcome == DB_OK && (!take(db, job, worker) || !db_commit(db)))
         outcome = DB_FAILED;
     if (outcome != DB_OK) {
@@ -205,17 +230,22 @@ enum db_outcome db_submission_finish(struct db *db, int64_t id, const struct db_
     return DB_OK;
 }
 
-/* Running -> queued, keeping queued_at and attempts: the submission `id`,
- * or (0) every one; their number. */
-static int64_t back_to_queue(struct db *db, int64_t id)
+int64_t db_job_back_to_queue(struct db *db, bool trial, int64_t id)
 {
     sqlite3_stmt *s =
-        db_statement(db, "UPDATE submissions SET status = 'queued', started_at = NULL, worker = "
-                         "NULL WHERE status = 'running' AND (?1 = 0 OR id = ?1)");
+        trial ? db_statement(db, "UPDATE trials SET status = 'queued', started_at = NULL, worker = "
+                                 "NULL WHERE status = 'running' AND (?1 = 0 OR id = ?1)")
+              : db_statement(db, "UPDATE submissions SET status = 'queued', started_at = NULL, "
+                                 "worker = NULL WHERE status = 'running' AND (?1 = 0 OR id = ?1)");
     if (!s)
         return -1;
     sqlite3_bind_int64(s, 1, id);
     return db_run(db, s) ? sqlite3_changes64(db->sql) : -1;
+}
+
+static int64_t back_to_queue(struct db *db, int64_t id)
+{
+    return db_job_back_to_queue(db, false, id);
 }
 
 int64_t db_submissions_requeue_running(struct db *db)
@@ -279,19 +309,25 @@ int64_t db_submissions_requeue_exercise(struct db *db, const char *exercise)
  * user's k-th is taken in round k: after each user's first k-1 (or fewer:
  * all they have), and after the users whose turn comes before its user's
  * and who have a k-th. One pass over the queue (the view), as before. */
-int64_t db_queue_position(struct db *db, int64_t id)
+int64_t db_job_queue_position(struct db *db, bool trial, int64_t id)
 {
     sqlite3_stmt *s = db_statement(
-        db, "WITH me AS (SELECT u.turn, (SELECT count(*) FROM submissions o WHERE o.status = "
+        db, "WITH me AS (SELECT u.turn, (SELECT count(*) FROM queue_jobs o WHERE o.status = "
             "'queued' AND o.user_id = s.user_id AND (o.queued_at < s.queued_at OR (o.queued_at "
-            "= s.queued_at AND o.id <= s.id))) AS k FROM submissions s JOIN queue_users u ON "
-            "u.user_id = s.user_id WHERE s.id = ? AND s.status = 'queued') "
+            "= s.queued_at AND o.id <= s.id))) AS k FROM queue_jobs s JOIN queue_users u ON "
+            "u.user_id = s.user_id WHERE s.kind = ?1 AND s.id = ?2 AND s.status = 'queued') "
             "SELECT sum(min(v.waiting, me.k - 1) + (v.turn <= me.turn AND v.waiting >= me.k)) "
             "FROM queue_users v, me");
     if (!s)
         return 0;
-    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_text(s, 1, trial ? "trial" : "submission", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, id);
     return db_scalar(s, 0);
+}
+
+int64_t db_queue_position(struct db *db, int64_t id)
+{
+    return db_job_queue_position(db, false, id);
 }
 
 enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id)
@@ -364,13 +400,6 @@ static void add_hidden_details(struct db *db, int64_t id, json_t *j)
         sqlite3_reset(s);
 }
 
-static json_t *result_object(sqlite3_stmt *s, int column)
-{
-    const char *text = (const char *)sqlite3_column_text(s, column);
-    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
-    return j ? j : json_null();
-}
-
 json_t *db_submission_json(struct db *db, int64_t id, bool with_source)
 {
     sqlite3_stmt *s = db_statement(
@@ -388,7 +417,7 @@ json_t *db_submission_json(struct db *db, int64_t id, bool with_source)
                       db_column_text(s, 2), "language", db_column_text(s, 11), "status",
                       db_column_text(s, 3), "created_at", db_column_time(s, 4), "started_at",
                       db_column_time(s, 5), "finished_at", db_column_time(s, 6), "verdict",
-                      db_column_text(s, 7), "result", result_object(s, 8), "hidden",
+                      db_column_text(s, 7), "result", db_column_json(s, 8), "hidden",
                       sqlite3_column_int(s, 9) != 0);
         if (with_source)
             json_object_set_new(j, "source",
@@ -402,6 +431,7 @@ json_t *db_submission_json(struct db *db, int64_t id, bool with_source)
                             position > 0 ? json_integer(position) : json_null());
         json_object_set_new(j, "results", history(db, id));
         add_hidden_details(db, id, j);
+        json_object_set_new(j, "certificate", db_certificate_earned_by(db, id));
     }
     return j;
 }

@@ -57,15 +57,18 @@ static json_t *languages(const struct exercise *e)
 
 static json_t *describe(const struct exercise *e)
 {
-    json_t *sizes = json_object(), *kernels = json_array();
+    json_t *sizes = json_object(), *kernels = json_array(), *trial = json_object();
     for (int i = 0; i < e->n_sizes; i++)
         json_object_set_new(sizes, e->sizes[i], json_integer(e->assessed.values[i]));
+    /* a trial's: the largest correctness case's (the last) */
+    for (int i = 0; i < e->n_sizes && e->n_cases > 0; i++)
+        json_object_set_new(trial, e->sizes[i], json_integer(e->cases[e->n_cases - 1].values[i]));
     for (int k = 0; k < e->n_kernels; k++)
         json_array_append_new(kernels, json_string(e->kernels[k].name));
-    return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:f, s:o, s:o}", "id", e->id, "title",
+    return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:f, s:o, s:o}", "id", e->id, "title",
                      e->title, "course", e->course, "assessment", e->assessment, "sizes", sizes,
-                     "kernels", kernels, "max_ratio", e->max_ratio, "languages", languages(e),
-                     "forms", forms(e));
+                     "trial_sizes", trial, "kernels", kernels, "max_ratio", e->max_ratio,
+                     "languages", languages(e), "forms", forms(e));
 }
 
 /* The subfolders holding an exercise.json, sorted. */

@@ -54,6 +54,8 @@ void grade_phase(struct grading *g, enum grader_phase phase)
         .case_index = phase == GRADER_PHASE_COMPILE ? -1 : g->case_index,
         .n_cases = g->n_cases,
         .case_label = phase == GRADER_PHASE_COMPILE ? "" : g->case_label,
+        .case_sizes = phase == GRADER_PHASE_COMPILE ? "" : g->case_sizes,
+        .assessed = phase != GRADER_PHASE_COMPILE && g->case_assessed,
         .reference_seconds = phase == GRADER_PHASE_STUDENT ? g->case_reference_seconds : 0,
         .expected_seconds = expected_seconds(g, phase),
     };
@@ -273,9 +275,10 @@ static void case_message(const struct exercise *e, const struct exercise_case *c
 /* The progress's label of a case: "assessment, n = 100,000,000". */
 static void label_case(struct grading *g, const struct exercise_case *c, bool assessed)
 {
-    char sizes[128];
-    sizes_text(&g->exercise, c, true, sizes, sizeof sizes);
-    snprintf(g->case_label, sizeof g->case_label, "%s%s", assessed ? "assessment, " : "", sizes);
+    sizes_text(&g->exercise, c, true, g->case_sizes, sizeof g->case_sizes);
+    g->case_assessed = assessed;
+    snprintf(g->case_label, sizeof g->case_label, "%s%s", assessed ? "assessment, " : "",
+             g->case_sizes);
 }
 
 /* Each correctness case, then the assessment case (or the --n case). */
@@ -285,19 +288,22 @@ static enum grader_verdict run_cases(struct grading *g, json_t *cases, char *mes
     /* --n N: the sizes as large as the first one at the assessment (n; rows
      * and cols of a square) become N, the others (a bin count) stay. */
     struct exercise_case only = e->assessed;
-    int total = g->request->n > 0 ? 1 : e->n_cases + 1;
+    bool only_n = g->request->n > 0 && !g->request->correctness_only;
+    int total = only_n ? 1 : g->request->correctness_only ? e->n_cases : e->n_cases + 1;
     for (int i = 0; i < e->n_sizes; i++)
         if (e->assessed.values[i] == e->assessed.values[0])
             only.values[i] = g->request->n;
     g->n_cases = total;
     for (int k = 0; k < total; k++) {
         g->case_index = k;
-        const struct exercise_case *c = g->request->n > 0 ? &only
-                                        : k < e->n_cases  ? &e->cases[k]
-                                                          : &e->assessed;
+        const struct exercise_case *c = only_n           ? &only
+                                        : k < e->n_cases ? &e->cases[k]
+                                                         : &e->assessed;
+        /* the last case is timed, but for a trial, which times nothing */
+        bool timed = k == total - 1 && !g->request->correctness_only;
         struct case_outcome out;
         label_case(g, c, g->assessment && k == total - 1);
-        if (!grade_case(g, c, k == total - 1, &out, message, size)) {
+        if (!grade_case(g, c, timed, &out, message, size)) {
             json_decref(out.json);
             return GRADER_VERDICT_INTERNAL_ERROR;
         }
@@ -312,8 +318,24 @@ static enum grader_verdict run_cases(struct grading *g, json_t *cases, char *mes
     return GRADER_VERDICT_PASSED;
 }
 
+/* A trial's pass: correct at every correctness size, the speed not judged. */
+static enum grader_verdict correct_up_to(struct grading *g, char *message, size_t size)
+{
+    const struct exercise *e = &g->exercise;
+    char sizes[160] = "";
+    if (e->n_cases > 0)
+        sizes_text(e, &e->cases[e->n_cases - 1], true, sizes, sizeof sizes);
+    snprintf(message, size,
+             "correct at every correctness size, up to %s; the speed is judged only when you "
+             "submit",
+             sizes);
+    return GRADER_VERDICT_PASSED;
+}
+
 static enum grader_verdict judge_speed(struct grading *g, char *message, size_t size)
 {
+    if (g->request->correctness_only)
+        return correct_up_to(g, message, size);
     double ratio = g->reference_ms > 0 ? g->student_ms / g->reference_ms : 0;
     char times[GRADER_NUMBER_TEXT_MAX], bar[GRADER_NUMBER_TEXT_MAX];
     char student[GRADER_NUMBER_TEXT_MAX], reference[GRADER_NUMBER_TEXT_MAX];
@@ -393,7 +415,7 @@ static struct grading *grading_new(const struct grader_request *request, uint64_
         return NULL;
     g->request = request;
     g->seed = seed;
-    g->assessment = request->n <= 0;
+    g->assessment = request->n <= 0 && !request->correctness_only;
     g->diagnostics = json_array();
     output_capture_init(&g->output);
     return g;

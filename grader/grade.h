@@ -64,6 +64,8 @@ struct grading {
     double case_bytes;               /* the buffers' bytes at the case running */
     double seconds_per_byte;         /* the reference's emulation speed here; 0: unknown */
     char case_label[160];            /* grader_progress.case_label */
+    char case_sizes[128];            /* grader_progress.case_sizes */
+    bool case_assessed;              /* grader_progress.assessed */
     bool timed_case;                 /* the case running is the timed one */
     bool lower_bound;                /* the student's time is a lower bound (budget) */
     bool has_counters;

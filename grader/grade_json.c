@@ -207,6 +207,7 @@ json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *m
         "device", device_json(g), "compile", compile ? compile : json_null(), "correctness",
         correctness, "performance", performance_json(g, verdict), "diagnostics", g->diagnostics,
         "output", "");
+    json_object_set_new(result, "correctness_only", json_boolean(g->request->correctness_only));
     char *output = output_capture_text(&g->output);
     if (output != NULL)
         json_object_set_new(result, "output", json_string(output));

@@ -272,22 +272,20 @@ static bool run_reference(struct run *r, bool timed)
     return true;
 }
 
-/* A memory_error naming the element `offset` bytes from a buffer's first
- * element, outside it: "<who> c[-1], before the start of the 1000-element
- * buffer 'c'<where>". */
-/* A buffer as the student's code calls it: the Numba form's name for a
- * Numba kernel ("transposed"), else the C kernel's. */
-static const char *students_name(const struct run *r, const struct run_buffer *b)
+const char *run_buffer_name(const struct run *r, const struct run_buffer *b)
 {
     return r->g->numba[1].is_numba ? exercise_numba_name(&r->g->exercise, b->spec->name)
                                    : b->spec->name;
 }
 
+/* A memory_error naming the element `offset` bytes from a buffer's first
+ * element, outside it: "<who> c[-1], before the start of the 1000-element
+ * buffer 'c'<where>". */
 static void outside_message(const struct run *r, const struct run_buffer *b, int64_t offset,
                             const char *who, const char *where, struct case_outcome *out)
 {
     int64_t element = (int64_t)value_type_bytes(b->spec->type);
-    const char *name = students_name(r, b);
+    const char *name = run_buffer_name(r, b);
     out->verdict = GRADER_VERDICT_MEMORY_ERROR;
     if (offset < 0)
         snprintf(out->message, sizeof out->message,
@@ -355,18 +353,21 @@ void run_fault(struct run *r, CUresult rc, struct case_outcome *out)
 }
 
 /* The first mismatch: its buffer, index, row and column (null for 1-D
- * outputs, `columns` 0), expected and actual values. */
-static json_t *first_mismatch_json(const char *name, const struct compare_result *c,
-                                   int64_t columns)
+ * outputs, `columns` 0), expected and actual values, and the inputs at
+ * that index (mismatch_inputs.c). */
+static json_t *first_mismatch_json(const struct run *r, const struct run_buffer *b,
+                                   const struct compare_result *c, int64_t columns)
 {
     json_t *row = json_null(), *col = json_null();
     if (columns > 0) {
         row = json_integer((json_int_t)(c->first_index / (uint64_t)columns));
         col = json_integer((json_int_t)(c->first_index % (uint64_t)columns));
     }
-    return json_pack("{s:s, s:I, s:o, s:o, s:f, s:f}", "buffer", name, "index",
-                     (json_int_t)c->first_index, "row", row, "col", col, "expected",
-                     c->first_expected, "actual", c->first_actual);
+    bool indexed = b->spec->check.kind != CHECK_SCALAR;
+    return json_pack("{s:s, s:I, s:o, s:o, s:f, s:f, s:o}", "buffer", run_buffer_name(r, b),
+                     "index", (json_int_t)c->first_index, "row", row, "col", col, "expected",
+                     c->first_expected, "actual", c->first_actual, "inputs",
+                     indexed ? mismatch_inputs_json(r, b, c->first_index) : json_array());
 }
 
 /* The wrong_answer sentence, from the first mismatch's JSON. */
@@ -414,8 +415,8 @@ static void compare_outputs(struct run *r, struct case_outcome *out, json_t *ent
         if (c.mismatches && !mismatches) {
             int64_t columns = b->spec->columns[0] ? eval(r, b->spec->columns) : 0;
             json_decref(first);
-            first = first_mismatch_json(students_name(r, b), &c, columns);
-            mismatch_message(b, students_name(r, b), &c, first, out);
+            first = first_mismatch_json(r, b, &c, columns);
+            mismatch_message(b, run_buffer_name(r, b), &c, first, out);
         }
         mismatches += c.mismatches;
     }

@@ -48,6 +48,16 @@ void run_fault(struct run *r, CUresult rc, struct case_outcome *out);
  * only when the grader itself failed (r->error set). */
 bool run_check_student(struct run *r, struct case_outcome *out);
 
+/* A buffer as the student's code calls it: the Numba form's name for a
+ * Numba kernel ("transposed"), else the C kernel's. */
+const char *run_buffer_name(const struct run *r, const struct run_buffer *b);
+
+/* The inputs at element `index` of `output`'s first mismatch:
+ * [{"name", "type", "value": "1.5"}] for each input buffer with as many
+ * elements as the output (indexed like it), its pristine value as text in
+ * its own type (mismatch_inputs.c); [] when none is. */
+json_t *mismatch_inputs_json(const struct run *r, const struct run_buffer *output, uint64_t index);
+
 /* The repeated timing of a real GPU (grade_timing.c), after the correctness
  * run of the timed case passed: sets g->student_ms, g->reference_ms and the
  * statistics, or a verdict in `out` when a timed run fails its check.

@@ -185,6 +185,11 @@ struct grader_progress {
     /* The case running, for people: "assessment, n = 100,000,000" or
      * "rows = 33, cols = 70"; "" for the compile. */
     const char *case_label;
+    /* The same case in parts: its sizes alone ("n = 100,000,000"; "" for
+     * the compile) and whether it is the assessment run (else a
+     * correctness case, or the one case of a run at --n). */
+    const char *case_sizes;
+    bool assessed;
     /* GRADER_PHASE_STUDENT: the wall-clock seconds this case's reference
      * run took here (the caller may scale the student's time limit to it);
      * 0 otherwise. */
@@ -234,6 +239,11 @@ struct grader_request {
     bool seed_given;
     uint64_t seed; /* when seed_given; otherwise a fresh one is drawn */
     int64_t n;     /* > 0: every size set to n, not an assessment run */
+    /* Only the exercise's correctness cases, up to its largest, with no
+     * assessment case and no speed judged (a trial before submitting:
+     * "passed" then means correct at every correctness size); `n` is not
+     * used. The grade JSON says "correctness_only": true. */
+    bool correctness_only;
     enum grader_device device;
     const char *emulator; /* the virtual GPU's libcuda.so.1; NULL: beside the binary */
     enum grader_timing timing;
@@ -307,7 +317,9 @@ json_t *grader_numba_reference(const json_t *numba, const json_t *reference, cha
                                size_t error_size);
 
 /* The exercises of a folder, sorted by id: [{id, title, course, assessment,
- * sizes (at the assessment), kernels}], a broken one as {id, error}. NULL
+ * sizes (at the assessment), trial_sizes (the largest correctness case's:
+ * what a correctness_only grading reaches), kernels}], a broken one as
+ * {id, error}. NULL
  * with a sentence in `error` when the folder cannot be read. */
 json_t *grader_exercises(const char *folder, char *error, size_t error_size);
 

@@ -19,6 +19,8 @@ http_handler api_submit, api_submissions_list, api_submission, api_submission_ev
 http_handler api_progress, api_users_list, api_user_create, api_user_password;
 http_handler api_submission_hide, api_submission_regrade, api_export_grades, api_audit;
 http_handler api_metrics, api_me, api_courses, api_certificate_key;
+/* Trials: graded at the correctness sizes, never recorded (api_trials.c). */
+http_handler api_trial_create, api_trial, api_trial_events;
 http_handler api_certificates_list, api_certificate, api_certificate_revoke;
 /* Hiding and regrading (api_hide.c, api_regrade.c). */
 http_handler api_exercise_regrade, api_exercise_regrade_preview;

@@ -11,9 +11,9 @@
  */
 #include "api.h"
 #include "events.h"
-#include "exercise_cache.h"
 #include "grader/grader.h"
 #include "rate_limit.h"
+#include "submission_body.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -23,101 +23,6 @@
 #define RETRY_FULL_QUEUE_S  30
 #define RETRY_USER_QUEUE_S  30 /* a user's own waiting submissions: about one job's time */
 
-/* What a submission's body holds, checked. */
-struct submission_body {
-    const char *exercise, *source, *language;
-    size_t size;
-};
-
-/* The submission's language: "language" when given (a string that names
- * one), else "cuda"; false after answering 422. */
-static bool language_of(json_t *body, struct http_response *res, const char **language)
-{
-    json_t *given = json_object_get(body, "language");
-    enum grader_language parsed;
-    *language = grader_language_name(GRADER_LANGUAGE_CUDA);
-    if (!given)
-        return true;
-    if (json_is_string(given) && grader_language_parse(json_string_value(given), &parsed)) {
-        *language = grader_language_name(parsed);
-        return true;
-    }
-    if (json_is_string(given))
-        http_error(res, 422, "unknown_language",
-                   "\"language\" is \"cuda\" (CUDA C, the default) or \"numba\" (Numba CUDA "
-                   "Python), not '%.32s'",
-                   json_string_value(given));
-    else
-        http_error(res, 422, "unknown_language",
-                   "\"language\" is a string: \"cuda\" (CUDA C, the default) or \"numba\" (Numba "
-                   "CUDA Python)");
-    return false;
-}
-
-/* Whether the exercise (its cached entry) takes submissions in `language`;
- * after answering 422 when not, saying which it takes. */
-static bool accepts(const json_t *exercise, const char *language, struct http_response *res)
-{
-    const json_t *languages = json_object_get(exercise, "languages"), *l;
-    size_t i;
-    char list[128] = "";
-    json_array_foreach(languages, i, l)
-    {
-        const char *name = json_string_value(l);
-        if (name && strcmp(name, language) == 0)
-            return true;
-        size_t used = strlen(list);
-        if (name)
-            snprintf(list + used, sizeof list - used, "%s%s", used ? " and " : "", name);
-    }
-    http_error(res, 422, "language_not_accepted",
-               "the exercise '%.64s' takes %s submissions only, not %s",
-               json_string_value(json_object_get(exercise, "id")), list[0] ? list : "no", language);
-    return false;
-}
-
-/* The body of a submission, checked (`b` points into it); NULL after
- * answering. */
-static json_t *submission_body(struct http_request *req, struct http_response *res,
-                               struct submission_body *b)
-{
-    json_t *body = http_json_body(req, res);
-    if (!body)
-        return NULL;
-    json_t *s = json_object_get(body, "source");
-    if (json_unpack(body, "{s:s, s:s}", "exercise", &b->exercise, "source", &b->source) != 0) {
-        http_error(res, 422, "invalid",
-                   "send {\"exercise\": \"an id\", \"source\": \"the kernel\", \"language\"?: "
-                   "\"cuda\" or \"numba\"}");
-    } else if (!language_of(body, res, &b->language)) {
-        /* answered */
-    } else if ((b->size = json_string_length(s)) == 0) {
-        http_error(res, 422, "empty_source", "the source is empty");
-    } else if (b->size > GRADER_SOURCE_MAX_BYTES) {
-        http_error(res, 413, "source_too_large",
-                   "the source is %zu bytes, over %d: submit only your kernel", b->size,
-                   GRADER_SOURCE_MAX_BYTES);
-    } else {
-        json_t *e = exercise_cache_find(req->service->config.exercises, b->exercise);
-        bool taken = e && accepts(e, b->language, res);
-        if (!e)
-            http_error(res, 422, "unknown_exercise",
-                       "no exercise '%.64s': see GET /api/v1/exercises", b->exercise);
-        json_decref(e);
-        if (taken)
-            return body;
-    }
-    json_decref(body);
-    return NULL;
-}
-
-static void retry_after(struct http_response *res, int seconds)
-{
-    char retry[16];
-    snprintf(retry, sizeof retry, "%d", seconds);
-    http_header(res, "Retry-After", retry);
-}
-
 static bool under_rate(struct http_request *req, struct http_response *res)
 {
     char key[64];
@@ -126,7 +31,7 @@ static bool under_rate(struct http_request *req, struct http_response *res)
     if (rate_allow(req->service->limiters.submissions, key, req->service->config.rate_per_minute,
                    60, &wait))
         return true;
-    retry_after(res, wait);
+    http_retry_after(res, wait);
     http_error(res, 429, "rate_limited", "more than %d submissions a minute: wait %d s",
                req->service->config.rate_per_minute, wait);
     return false;
@@ -155,11 +60,11 @@ static void answer_enqueue(struct http_request *req, struct http_response *res, 
         if (e == DB_ENQUEUED)
             service_wake_workers(req->service);
     } else if (e == DB_QUEUE_FULL) {
-        retry_after(res, RETRY_FULL_QUEUE_S);
+        http_retry_after(res, RETRY_FULL_QUEUE_S);
         http_error(res, 503, "queue_full", "the queue is full: try again in %d s",
                    RETRY_FULL_QUEUE_S);
     } else if (e == DB_USER_QUEUE_FULL) {
-        retry_after(res, RETRY_USER_QUEUE_S);
+        http_retry_after(res, RETRY_USER_QUEUE_S);
         http_error(res, 429, "too_many_waiting",
                    "you have %lld submissions waiting; wait for one to finish",
                    (long long)req->service->config.queue_max_per_user);
@@ -270,5 +175,5 @@ void api_submission_events(struct http_request *req, struct http_response *res)
     struct db *db;
     if (!visible(req, res, &db))
         return;
-    events_stream(req->service->events, req, res, req->path_id);
+    events_stream(req->service->events, req, res, EVENTS_SUBMISSION, req->path_id);
 }

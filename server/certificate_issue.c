@@ -26,7 +26,8 @@ static bool is_assessment(const json_t *course, const char *exercise)
 }
 
 static void issue(struct service *s, struct db *db, const struct db_user *user,
-                  const json_t *course, const struct db_certificate_assessment *best, int n)
+                  const json_t *course, const struct db_certificate_assessment *best, int n,
+                  int64_t submission)
 {
     char id[CERTIFICATE_ID_LENGTH + 1], signature[CERTIFICATE_SIGNATURE_BASE64_MAX];
     struct certificate_assessment signed_assessments[COURSE_ASSESSMENTS_MAX];
@@ -54,7 +55,8 @@ static void issue(struct service *s, struct db *db, const struct db_user *user,
                                .user_id = user->id,
                                .issued_at = facts.issued_at_ms,
                                .assessments = best,
-                               .n_assessments = n};
+                               .n_assessments = n,
+                               .earned_by = submission};
     enum db_outcome o = db_certificate_add(db, &c);
     if (o == DB_OK)
         fprintf(stderr, "certificate %s issued to %s for %s\n", id, user->name, facts.course_id);
@@ -65,7 +67,7 @@ static void issue(struct service *s, struct db *db, const struct db_user *user,
 }
 
 static void consider(struct service *s, struct db *db, const struct db_user *user,
-                     const json_t *course)
+                     const json_t *course, int64_t submission)
 {
     const char *ids[COURSE_ASSESSMENTS_MAX];
     struct db_certificate_assessment best[COURSE_ASSESSMENTS_MAX];
@@ -76,10 +78,11 @@ static void consider(struct service *s, struct db *db, const struct db_user *use
     if (db_certificate_exists(db, user->id, json_string_value(json_object_get(course, "id"))) ||
         db_course_best(db, user->id, ids, n, best) != DB_OK)
         return;
-    issue(s, db, user, course, best, n);
+    issue(s, db, user, course, best, n, submission);
 }
 
-void certificates_issue(struct service *s, struct db *db, int64_t user_id, const char *exercise)
+void certificates_issue(struct service *s, struct db *db, int64_t user_id, const char *exercise,
+                        int64_t submission)
 {
     struct db_user user;
     if (db_user_by_id(db, user_id, &user) != DB_OK)
@@ -89,7 +92,7 @@ void certificates_issue(struct service *s, struct db *db, int64_t user_id, const
     json_array_foreach(courses, i, course)
     {
         if (!json_object_get(course, "error") && is_assessment(course, exercise))
-            consider(s, db, &user, course);
+            consider(s, db, &user, course, submission);
     }
     json_decref(courses);
 }

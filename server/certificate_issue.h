@@ -7,8 +7,10 @@
 
 #include "service.h"
 
-/* After `user_id` passed `exercise` at the assessment size: issues the
- * certificate of each course this completes and the user has not got. */
-void certificates_issue(struct service *s, struct db *db, int64_t user_id, const char *exercise);
+/* After `user_id` passed `exercise` at the assessment size with
+ * `submission`: issues the certificate of each course this completes and
+ * the user has not got, recording `submission` as the one that earned it. */
+void certificates_issue(struct service *s, struct db *db, int64_t user_id, const char *exercise,
+                        int64_t submission);
 
 #endif

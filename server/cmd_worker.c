@@ -44,8 +44,9 @@ static const char *step_of(enum grader_phase phase)
 }
 
 /* One line per change of phase, case or run: {"phase", "case", "cases",
- * "what": "assessment, n = 100,000,000", and while running "step" (whose
- * run) and "expected_seconds" when known}. */
+ * "what": "assessment, n = 100,000,000", "stage": "assessment" or
+ * "correctness" (the kind of case), "sizes": "n = 100,000,000", and while
+ * running "step" (whose run) and "expected_seconds" when known}. */
 static void show_phase(struct progress *p, const struct grader_progress *g)
 {
     const char *name = job_phase_name(g->phase), *step = step_of(g->phase);
@@ -60,6 +61,8 @@ static void show_phase(struct progress *p, const struct grader_progress *g)
         json_object_set_new(line, "case", json_integer(g->case_index + 1));
         json_object_set_new(line, "cases", json_integer(g->n_cases));
         json_object_set_new(line, "what", json_string(g->case_label));
+        json_object_set_new(line, "stage", json_string(g->assessed ? "assessment" : "correctness"));
+        json_object_set_new(line, "sizes", json_string(g->case_sizes));
     }
     if (step)
         json_object_set_new(line, "step", json_string(step));

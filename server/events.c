@@ -28,6 +28,7 @@ struct event {
 };
 
 struct grading_log {
+    enum events_kind kind;
     int64_t id;
     struct event *events;
     int n, cap;
@@ -41,6 +42,7 @@ struct grading_log {
 struct stream {
     struct event_hub *hub;
     struct MHD_Connection *connection;
+    enum events_kind kind;
     int64_t id, user_id;
     int next;         /* the next event of the log to send */
     int64_t position; /* the queue position last sent; -1: not waiting in the queue */
@@ -66,12 +68,18 @@ static int64_t now_ms(void)
     return db_now_ms();
 }
 
-static struct grading_log *find_log(struct event_hub *hub, int64_t id)
+static struct grading_log *find_log(struct event_hub *hub, enum events_kind kind, int64_t id)
 {
     for (struct grading_log *l = hub->logs; l; l = l->next)
-        if (l->id == id)
+        if (l->kind == kind && l->id == id)
             return l;
     return NULL;
+}
+
+/* Whether stream `s` follows the grading of `kind` `id`. */
+static bool follows(const struct stream *s, enum events_kind kind, int64_t id)
+{
+    return s->kind == kind && s->id == id;
 }
 
 static void free_log(struct grading_log *l)
@@ -116,11 +124,11 @@ static char *format_event(const char *name, const json_t *data)
     return text;
 }
 
-void events_begin(struct event_hub *hub, int64_t id)
+void events_begin(struct event_hub *hub, enum events_kind kind, int64_t id)
 {
     pthread_mutex_lock(&hub->lock);
     struct grading_log **at = &hub->logs;
-    while (*at && (*at)->id != id)
+    while (*at && ((*at)->kind != kind || (*at)->id != id))
         at = &(*at)->next;
     if (*at) {
         struct grading_log *old = *at;
@@ -128,19 +136,21 @@ void events_begin(struct event_hub *hub, int64_t id)
         free_log(old);
     }
     for (struct stream *s = hub->streams; s; s = s->next_stream)
-        if (s->id == id)
+        if (follows(s, kind, id))
             s->next = 0;
     pthread_mutex_unlock(&hub->lock);
 }
 
-void events_publish(struct event_hub *hub, int64_t id, const char *name, const json_t *data)
+void events_publish(struct event_hub *hub, enum events_kind kind, int64_t id, const char *name,
+                    const json_t *data)
 {
     char *text = format_event(name, data);
     if (!text)
         return;
     pthread_mutex_lock(&hub->lock);
-    struct grading_log *l = find_log(hub, id);
+    struct grading_log *l = find_log(hub, kind, id);
     if (!l && (l = calloc(1, sizeof *l)) != NULL) {
+        l->kind = kind;
         l->id = id;
         l->next = hub->logs;
         hub->logs = l;
@@ -160,7 +170,7 @@ void events_publish(struct event_hub *hub, int64_t id, const char *name, const j
         text = NULL;
     }
     for (struct stream *s = hub->streams; s; s = s->next_stream)
-        if (s->id == id)
+        if (follows(s, kind, id))
             wake(s);
     prune(hub);
     pthread_mutex_unlock(&hub->lock);
@@ -173,7 +183,7 @@ void events_publish(struct event_hub *hub, int64_t id, const char *name, const j
  * which are spared a query each time the queue moves. */
 static bool may_be_queued(struct event_hub *hub, const struct stream *s)
 {
-    const struct grading_log *l = s->position >= 0 ? NULL : find_log(hub, s->id);
+    const struct grading_log *l = s->position >= 0 ? NULL : find_log(hub, s->kind, s->id);
     return s->position >= 0 || (l && !l->finished_at);
 }
 
@@ -204,12 +214,15 @@ static void queue_text(struct stream *s, char *text)
     free(text);
 }
 
-/* What the store says of the submission, asked outside the hub's lock
- * (the queue's positions take a query of the whole queue). */
+/* What the store says of the submission or trial, asked outside the
+ * hub's lock (the queue's positions take a query of the whole queue). */
 static json_t *from_store(struct stream *s)
 {
     struct db *db = service_db(s->hub->service);
-    return db ? db_submission_json(db, s->id, false) : NULL;
+    if (!db)
+        return NULL;
+    return s->kind == EVENTS_TRIAL ? db_trial_json(db, s->id)
+                                   : db_submission_json(db, s->id, false);
 }
 
 /* The events of what the store said, `sub`: queued with the position (or
@@ -220,7 +233,7 @@ static void store_events(struct stream *s, const json_t *sub, bool first)
     const char *status = json_string_value(json_object_get(sub, "status"));
     int64_t position = json_integer_value(json_object_get(sub, "queue_position"));
     bool queued = status && strcmp(status, "queued") == 0;
-    if (status && strcmp(status, "done") == 0 && !find_log(s->hub, s->id)) {
+    if (status && strcmp(status, "done") == 0 && !find_log(s->hub, s->kind, s->id)) {
         json_t *data = json_pack("{s:I, s:O}", "id", (json_int_t)s->id, "verdict",
                                  json_object_get(sub, "verdict"));
         queue_text(s, format_event("done", data));
@@ -238,7 +251,7 @@ static void store_events(struct stream *s, const json_t *sub, bool first)
 /* The events of the log not yet sent. */
 static void from_log(struct stream *s)
 {
-    struct grading_log *l = find_log(s->hub, s->id);
+    struct grading_log *l = find_log(s->hub, s->kind, s->id);
     for (; l && s->next < l->n; s->next++) {
         queue_text(s, strdup(l->events[s->next].text));
         if (l->events[s->next].done)
@@ -334,18 +347,19 @@ static void too_many_streams(struct http_response *res)
     http_header(res, "Retry-After", EVENTS_RETRY_AFTER);
     http_error(res, 429, "too_many_streams",
                "you have %d event streams open, the most one may have: close a page that "
-               "follows a grading, or ask GET /api/v1/submissions/{id} instead",
+               "follows a grading, or ask GET /api/v1/submissions/{id} (or trials/{id}) instead",
                EVENTS_STREAMS_PER_USER);
 }
 
 void events_stream(struct event_hub *hub, struct http_request *req, struct http_response *res,
-                   int64_t id)
+                   enum events_kind kind, int64_t id)
 {
     struct stream *s = calloc(1, sizeof *s);
     struct MHD_Response *r = NULL;
     if (s) {
         *s = (struct stream){.hub = hub,
                              .connection = req->connection,
+                             .kind = kind,
                              .id = id,
                              .user_id = req->user.id,
                              .position = -1};

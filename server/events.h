@@ -22,18 +22,24 @@
 struct event_hub *events_new(struct service *service);
 void events_free(struct event_hub *hub);
 
-/* A grading of submission `id` begins: its earlier events are dropped. */
-void events_begin(struct event_hub *hub, int64_t id);
-/* An event of submission `id` (name, and its data, which is not stolen). */
-void events_publish(struct event_hub *hub, int64_t id, const char *name, const json_t *data);
+/* What is graded: a submission or a trial (GET /api/v1/trials/{id}/events),
+ * each numbered apart. */
+enum events_kind { EVENTS_SUBMISSION, EVENTS_TRIAL };
+
+/* A grading of submission or trial `id` begins: its earlier events are
+ * dropped. */
+void events_begin(struct event_hub *hub, enum events_kind kind, int64_t id);
+/* An event of its grading (name, and its data, which is not stolen). */
+void events_publish(struct event_hub *hub, enum events_kind kind, int64_t id, const char *name,
+                    const json_t *data);
 /* The queue moved: queued streams recompute their position. */
 void events_queue_moved(struct event_hub *hub);
 
-/* Answers the stream of submission `id` (its access checked): 200 with
- * the streaming response, or 429 with Retry-After when the user has
- * EVENTS_STREAMS_PER_USER open. */
+/* Answers the stream of submission or trial `id` (its access checked):
+ * 200 with the streaming response, or 429 with Retry-After when the user
+ * has EVENTS_STREAMS_PER_USER open. */
 void events_stream(struct event_hub *hub, struct http_request *req, struct http_response *res,
-                   int64_t id);
+                   enum events_kind kind, int64_t id);
 /* The streams open now. */
 int events_streams(struct event_hub *hub);
 

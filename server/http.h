@@ -49,6 +49,8 @@ void http_error(struct http_response *res, int status, const char *code, const c
 void http_text(struct http_response *res, int status, const char *content_type, char *body,
                size_t size); /* takes body */
 void http_header(struct http_response *res, const char *name, const char *value);
+/* A Retry-After header of `seconds`. */
+void http_retry_after(struct http_response *res, int seconds);
 void http_response_release(struct http_response *res);
 
 /* The request's body as a JSON object; on failure answers 400 or 415 and

@@ -66,6 +66,13 @@ void http_header(struct http_response *res, const char *name, const char *value)
     res->n_headers++;
 }
 
+void http_retry_after(struct http_response *res, int seconds)
+{
+    char retry[16];
+    snprintf(retry, sizeof retry, "%d", seconds);
+    http_header(res, "Retry-After", retry);
+}
+
 void http_response_release(struct http_response *res)
 {
     free(res->body);

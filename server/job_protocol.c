@@ -36,8 +36,9 @@ static json_t *header_of(enum job_kind kind, const struct grader_request *r)
                   (json_int_t)r->n, "device", devices[r->device], "timing", timings[r->timing],
                   "emulator", r->emulator, "language", grader_language_name(r->language));
     if (head && kind == JOB_GRADE)
-        json_object_update_new(
-            head, json_pack("{s:s, s:O}", "version", r->version, "reference", r->reference));
+        json_object_update_new(head,
+                               json_pack("{s:s, s:O, s:b}", "version", r->version, "reference",
+                                         r->reference, "correctness_only", r->correctness_only));
     if (head && kind == JOB_GRADE && r->numba)
         json_object_set(head, "numba", (json_t *)r->numba);
     if (head)
@@ -99,6 +100,7 @@ static bool unpack_reference(json_t *head, struct grader_request *r)
     r->version = json_string_value(json_object_get(head, "version"));
     r->reference = json_object_get(head, "reference");
     r->numba = json_object_get(head, "numba");
+    r->correctness_only = json_is_true(json_object_get(head, "correctness_only"));
     return r->version && json_is_object(r->reference);
 }
 

@@ -31,6 +31,10 @@ static const struct http_route routes[] = {
     {"GET", "/api/v1/submissions", HTTP_SIGNED_IN, api_submissions_list},
     {"GET", "/api/v1/submissions/{id}", HTTP_SIGNED_IN, api_submission},
     {"GET", "/api/v1/submissions/{id}/events", HTTP_SIGNED_IN, api_submission_events},
+    /* trials: "Try at small n", never recorded (api_trials.c) */
+    {"POST", "/api/v1/trials", HTTP_SIGNED_IN, api_trial_create},
+    {"GET", "/api/v1/trials/{id}", HTTP_SIGNED_IN, api_trial},
+    {"GET", "/api/v1/trials/{id}/events", HTTP_SIGNED_IN, api_trial_events},
     {"GET", "/api/v1/tokens", HTTP_SIGNED_IN, api_tokens_list},
     {"POST", "/api/v1/tokens", HTTP_SIGNED_IN, api_token_create},
     {"DELETE", "/api/v1/tokens/{id}", HTTP_SIGNED_IN, api_token_revoke},

@@ -15,10 +15,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SERVICE_BODY_MAX        (256 * 1024)
-#define SERVICE_QUEUE_MAX       1000 /* queued submissions; beyond: 503 */
-#define SERVICE_RATE_PER_MINUTE 30   /* submissions per user; beyond: 429 */
-#define SERVICE_SESSION_SECONDS (12 * 3600)
+#define SERVICE_BODY_MAX          (256 * 1024)
+#define SERVICE_QUEUE_MAX         1000 /* queued submissions; beyond: 503 */
+#define SERVICE_RATE_PER_MINUTE   30   /* submissions per user; beyond: 429 */
+#define SERVICE_TRIALS_PER_MINUTE 6    /* trials per user (one at a time); beyond: 429 */
+#define SERVICE_SESSION_SECONDS   (12 * 3600)
 /* What one user may hold: a login past SERVICE_SESSIONS_PER_USER ends the
  * user's oldest session; a token past SERVICE_TOKENS_PER_USER live ones is
  * refused (409) until one is revoked. */

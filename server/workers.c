@@ -1,8 +1,9 @@
 /*
- * The worker pool: each worker takes the next queued submission (fairly
- * between users: db_submission_claim), grades it in its language in the
- * sandbox (grading_job.c), publishes its progress as events and stores its
- * result.
+ * The worker pool: each worker takes the next queued submission or trial
+ * (fairly between users: db_submission_claim), grades it in its language
+ * in the sandbox (grading_job.c), a trial at its exercise's correctness
+ * sizes only, publishes its progress as events and stores its result (a
+ * trial's in the trials table, where nothing that counts reads it).
  * A worker that finds the queue empty waits until a submission is queued
  * (or a second passes, so a submission queued by another process is found
  * too). Stopping lets each worker finish the job it has.
@@ -28,8 +29,14 @@
 struct worker {
     struct service *service;
     char name[32];
-    int64_t submission; /* the one being graded, for progress */
+    int64_t submission;    /* the one being graded (or trial), for progress */
+    enum events_kind kind; /* which of the two it is */
 };
+
+static enum events_kind kind_of(const struct db_job *job)
+{
+    return job->trial ? EVENTS_TRIAL : EVENTS_SUBMISSION;
+}
 
 static double now_seconds(void)
 {
@@ -44,8 +51,21 @@ static void on_progress(void *context, const char *phase, const json_t *line)
     json_t *data = json_deep_copy(line);
     json_object_del(data, "phase");
     json_object_set_new(data, "id", json_integer((json_int_t)w->submission));
-    events_publish(w->service->events, w->submission, phase, data);
+    events_publish(w->service->events, w->kind, w->submission, phase, data);
     json_decref(data);
+}
+
+/* A trial's result, in the trials table. */
+static bool store_trial(const char *who, struct db *db, const struct db_job *job, json_t *result,
+                        const char *verdict)
+{
+    char *text = json_dumps(result, JSON_COMPACT);
+    bool stored = text && db_trial_finish(db, job->id, verdict, text) == DB_OK;
+    if (!stored)
+        fprintf(stderr, "%s: the result of trial %lld could not be stored: %s\n", who,
+                (long long)job->id, db_error(db));
+    free(text);
+    return stored;
 }
 
 /* The result to store: the grade JSON's verdict, times and version.
@@ -53,6 +73,8 @@ static void on_progress(void *context, const char *phase, const json_t *line)
 static bool store(const char *who, struct db *db, const struct db_job *job, json_t *result,
                   const char *verdict)
 {
+    if (job->trial)
+        return store_trial(who, db, job, result, verdict);
     json_t *perf = json_object_get(result, "performance");
     json_t *ms = json_object_get(perf, "student_ms"), *ratio = json_object_get(perf, "ratio");
     char *text = json_dumps(result, JSON_COMPACT);
@@ -91,10 +113,10 @@ static bool retried(struct worker *w, struct db *db, const struct db_job *job, j
     if (!reason)
         reason = "the grading worker failed";
     if (job->attempt < SERVICE_GRADING_ATTEMPTS) {
-        if (db_submission_retry(db, job->id) != DB_OK)
+        if ((job->trial ? db_trial_retry(db, job->id) : db_submission_retry(db, job->id)) != DB_OK)
             return false;
-        fprintf(stderr, "job %lld %s: %s; it is graded again (%s)\n", (long long)job->id,
-                job->exercise, reason, w->name);
+        fprintf(stderr, "%s %lld %s: %s; it is graded again (%s)\n", job->trial ? "trial" : "job",
+                (long long)job->id, job->exercise, reason, w->name);
         events_queue_moved(w->service->events);
         return true;
     }
@@ -114,13 +136,14 @@ static void conclude(struct worker *w, struct db *db, const struct db_job *job, 
     struct service *s = w->service;
     const char *name = grader_verdict_name(verdict);
     store(w->name, db, job, result, name);
-    if (verdict == GRADER_VERDICT_PASSED && json_is_true(json_object_get(result, "assessment")))
-        certificates_issue(s, db, job->user_id, job->exercise);
+    if (!job->trial && verdict == GRADER_VERDICT_PASSED &&
+        json_is_true(json_object_get(result, "assessment")))
+        certificates_issue(s, db, job->user_id, job->exercise, job->id);
     metrics_graded(s->metrics, name, seconds);
-    fprintf(stderr, "job %lld %s by user %lld: %s in %.1f s (%s)\n", (long long)job->id,
-            job->exercise, (long long)job->user_id, name, seconds, w->name);
+    fprintf(stderr, "%s %lld %s by user %lld: %s in %.1f s (%s)\n", job->trial ? "trial" : "job",
+            (long long)job->id, job->exercise, (long long)job->user_id, name, seconds, w->name);
     json_t *done = json_pack("{s:I, s:s}", "id", (json_int_t)job->id, "verdict", name);
-    events_publish(s->events, job->id, "done", done);
+    events_publish(s->events, kind_of(job), job->id, "done", done);
     json_decref(done);
 }
 
@@ -128,7 +151,8 @@ static void grade(struct worker *w, struct db *db, struct db_job *job)
 {
     struct service *s = w->service;
     w->submission = job->id;
-    events_begin(s->events, job->id);
+    w->kind = kind_of(job);
+    events_begin(s->events, w->kind, job->id);
     struct grader_request request = {
         .exercises = s->config.exercises,
         .exercise = job->exercise,
@@ -136,6 +160,7 @@ static void grade(struct worker *w, struct db *db, struct db_job *job)
         .size = job->size,
         .seed_given = true,
         .seed = grader_fresh_seed(),
+        .correctness_only = job->trial,
     };
     /* The API stored only a language it knows; another is kgrade's fault. */
     bool known = grader_language_parse(job->language, &request.language);
@@ -242,6 +267,23 @@ static bool give_up(struct service *s, struct db *db, const struct db_job *job)
     return stored;
 }
 
+/* Trials left running: back in the queue, or after their last attempt
+ * finished as internal_error; the expired ones deleted. Their number
+ * requeued. */
+static int64_t recover_trials(struct db *db)
+{
+    json_t *result = json_pack(
+        "{s:s, s:s, s:b}", "verdict", grader_verdict_name(GRADER_VERDICT_INTERNAL_ERROR), "message",
+        "the trial was interrupted by the server's end more than once: it is not "
+        "tried again",
+        "correctness_only", true);
+    char *text = json_dumps(result, JSON_COMPACT);
+    int64_t n = text ? db_trials_recover(db, SERVICE_GRADING_ATTEMPTS, text) : -1;
+    free(text);
+    json_decref(result);
+    return n > 0 ? n : 0;
+}
+
 int64_t workers_recover(struct service *s, struct db *db)
 {
     struct db_job job;
@@ -250,7 +292,9 @@ int64_t workers_recover(struct service *s, struct db *db)
         stored = give_up(s, db, &job);
         db_job_free(&job);
     }
-    return db_submissions_requeue_running(db);
+    int64_t trials = recover_trials(db);
+    int64_t submissions = db_submissions_requeue_running(db);
+    return submissions < 0 ? submissions : submissions + trials;
 }
 
 void workers_stop(struct service *s)

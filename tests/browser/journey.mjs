@@ -62,7 +62,7 @@ async function journey(browser, admin) {
   });
   await check('the exercise page shows the statement and the editor', async () => {
     await page.getByRole('link', { name: /Vector addition, small/ }).click();
-    await page.locator('.statement h1').waitFor();
+    await page.locator('.statement-box summary h1').waitFor();
     await page.locator('.cm-editor, textarea.code').first().waitFor();
   });
   await check('a good kernel passes, with the time chart', async () => {
@@ -71,7 +71,7 @@ async function journey(browser, admin) {
     await page.locator('.chart .bar-fill.fast').waitFor();
     expect(await page.locator('.bar-limit').count() === 1, 'the bar to pass is drawn');
     const seen = await page.evaluate(() => window.progressSeen);
-    expect(seen.some((t) => /case \d of \d \(assessment, n = 1,000\): (the reference|your kernel)/.test(t)),
+    expect(seen.some((t) => /Assessment run, n = 1,000: (the reference|your kernel)/.test(t)),
       `the progress names the case and the run: ${JSON.stringify(seen)}`);
     await shot(page, 'exercise-passed');
   });
@@ -113,7 +113,7 @@ async function journey(browser, admin) {
     await page.getByRole('link', { name: 'Exercises' }).click();
     await page.getByRole('heading', { name: 'Your certificates' }).waitFor();
     await readsFaster(page);
-    await page.getByRole('link', { name: /test-course: certificate/ }).click();
+    await page.getByRole('link', { name: /The service's test course: certificate/ }).click();
     await page.locator('.certificate-status.valid').waitFor();
     expect((await page.locator('.certificate-name').textContent()) === 'sam', 'the name is on it');
     await readsFaster(page);
@@ -210,7 +210,7 @@ async function journey(browser, admin) {
   await check('the pages are usable on a narrow screen', async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(`${base}/exercises/tiny-add`);
-    await page.locator('.statement h1').waitFor();
+    await page.locator('.statement-box summary h1').waitFor();
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(width <= 400, `the page is ${width} px wide`);
     await shot(page, 'narrow');
@@ -219,7 +219,8 @@ async function journey(browser, admin) {
     const french = await browser.newContext({ locale: 'fr-FR' });
     const p = await french.newPage();
     await p.goto(`${base}/exercises/tiny-add`);
-    await p.locator('.statement[lang=fr]').getByText('en français').waitFor();
+    await p.locator('.statement[lang=fr]').waitFor(); // its title is the summary's, in French
+    await p.locator('.statement-box summary h1[lang=fr]').getByText('en français').waitFor();
     await french.close();
   });
   await check('no page logged an error (CSP violations included)', async () => {

@@ -82,6 +82,8 @@ expect "... with its source as sent" 0 "^true$" -- bash -c \
 wrong=$(post "$ANN" "$(body tiny-add "$KERNELS/wrong.py" numba)" | jq -r .id)
 expect "a wrong Numba kernel is wrong_answer" 0 "$(graded wrong_answer)" -- wait_done "$ANN" "$wrong"
 expect "... with its first mismatch, named as the Numba kernel names it" 0 "$(graded out)" -- field "$ANN" "$wrong" '.result.correctness.cases[0].first_mismatch.buffer'
+expect "... and the inputs at the wrong element, named as the Numba kernel names them" 0 \
+    "$(graded 'x y')" -- field "$ANN" "$wrong" '[.result.correctness.cases[0].first_mismatch.inputs[].name] | join(" ")'
 printf 'from numba import cuda\n\n\n@cuda.jit\ndef add_kernel(x, y, out):\n    i = cuda.grid(1)\n    out[i] = x[i] + y[i]\n' >"$TMP/oob.py"
 oob=$(post "$ANN" "$(body tiny-add "$TMP/oob.py" numba)" | jq -r .id)
 expect "a Numba kernel writing past the end is memory_error" 0 "$(graded memory_error)" -- wait_done "$ANN" "$oob"

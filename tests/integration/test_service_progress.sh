@@ -26,7 +26,9 @@ timeout 60 curl -s -N -H "Authorization: Bearer $ANN" "$BASE/api/v1/submissions/
 expect "each case's reference and student runs are told apart" 0 "^6$" -- \
     bash -c "wc -l <'$TMP/running'"
 expect "a running event names the case with its sizes" 0 \
-    '^\{"case":2,"cases":3,"what":"n = 300,000","step":"reference","id":[0-9]+\}$' -- sed -n 3p "$TMP/running"
+    '^\{"case":2,"cases":3,"what":"n = 300,000","stage":"correctness","sizes":"n = 300,000","step":"reference","id":[0-9]+\}$' -- sed -n 3p "$TMP/running"
+expect "the assessment's events say it is the assessment run, and its sizes" 0 \
+    '^"assessment n = 1,000,000"$' -- bash -c "sed -n 5p '$TMP/running' | jq '.stage + \" \" + .sizes'"
 expect "... and the assessment" 0 '^"assessment, n = 1,000,000"$' -- \
     bash -c "sed -n 5p '$TMP/running' | jq .what"
 expect "the assessment's reference run has an expected time, from the speed measured before" 0 \

@@ -714,6 +714,108 @@ static void test_certificates(void **state)
     json_decref(j);
 }
 
+/* A trial of `user`'s, queued; its id. */
+static int64_t try_kernel(struct fixture *f, int64_t user, enum db_enqueue wanted)
+{
+    struct db_new_submission n = new_submission(user, "vector-add", "src", NULL);
+    int64_t id = 0;
+    assert_int_equal(db_trial_add(f->db, &n, &no_limits, &id), wanted);
+    return id;
+}
+
+/* Trials wait in the submissions' queue by the same fair rule, one a user
+ * at a time, and never show among the submissions. */
+static void test_trials_share_the_queue_fairly(void **state)
+{
+    struct fixture *f = *state;
+    int64_t a0 = submit(f, f->alice, "vector-add", NULL);
+    int64_t a1 = submit(f, f->alice, "vector-add", NULL);
+    int64_t t = try_kernel(f, f->bob, DB_ENQUEUED);
+    try_kernel(f, f->bob, DB_USER_QUEUE_FULL); /* one waiting already */
+    assert_int_equal(db_queue_length(f->db), 3);
+    assert_int_equal(db_job_queue_position(f->db, true, t), 2);
+    assert_int_equal(db_queue_position(f->db, a1), 3);
+    struct db_job job;
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_true(job.id == a0 && !job.trial);
+    db_job_free(&job);
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_true(job.id == t && job.trial && job.user_id == f->bob);
+    assert_string_equal(job.source, "src");
+    db_job_free(&job);
+    try_kernel(f, f->bob, DB_USER_QUEUE_FULL); /* one running */
+    assert_int_equal(db_trial_finish(f->db, t, "passed", "{\"verdict\": \"passed\"}"), DB_OK);
+    json_t *j = db_trial_json(f->db, t);
+    assert_string_equal(json_string_value(json_object_get(j, "verdict")), "passed");
+    assert_true(json_is_string(json_object_get(j, "expires_at")));
+    json_decref(j);
+    int64_t owner = 0;
+    assert_int_equal(db_trial_owner(f->db, t, &owner), DB_OK);
+    assert_int_equal(owner, f->bob);
+    json_t *mine = db_submissions_of(f->db, f->bob, NULL, 10);
+    assert_int_equal(json_array_size(mine), 0);
+    json_decref(mine);
+    int64_t t2 = try_kernel(f, f->bob, DB_ENQUEUED); /* the first is done: another may come */
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_true(job.id == t2 && job.trial); /* alice has a0 running: bob's trial first */
+    db_job_free(&job);
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_true(job.id == a1 && !job.trial);
+    db_job_free(&job);
+}
+
+/* A trial left running by a crash goes back to the queue, and after its
+ * last attempt is finished as internal_error. */
+static void test_trials_recover(void **state)
+{
+    struct fixture *f = *state;
+    int64_t t = try_kernel(f, f->alice, DB_ENQUEUED);
+    struct db_job job;
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    db_job_free(&job);
+    assert_int_equal(db_trials_recover(f->db, 2, "{}"), 1);
+    assert_int_equal(db_submission_claim(f->db, "w1", &job), DB_OK);
+    assert_true(job.trial && job.id == t && job.attempt == 2);
+    db_job_free(&job);
+    assert_int_equal(db_trials_recover(f->db, 2, "{\"verdict\": \"internal_error\"}"), 0);
+    json_t *j = db_trial_json(f->db, t);
+    assert_string_equal(json_string_value(json_object_get(j, "verdict")), "internal_error");
+    json_decref(j);
+}
+
+/* The submission that earned a certificate names it, with the course's
+ * title as signed; the certificates list carries the title too. */
+static void test_a_certificate_names_its_submission(void **state)
+{
+    struct fixture *f = *state;
+    int64_t s = submit(f, f->alice, "transpose", NULL);
+    grade(f, "passed", 1.0, true);
+    struct db_certificate_assessment best[1] = {{"transpose", s, 1.0}};
+    struct db_certificate c = {.id = "cccc",
+                               .course = "c",
+                               .payload = "{\"course\": {\"id\": \"c\", \"title\": \"A course\"}}",
+                               .signature = "s",
+                               .user_id = f->alice,
+                               .issued_at = 1,
+                               .assessments = best,
+                               .n_assessments = 1,
+                               .earned_by = s};
+    assert_int_equal(db_certificate_add(f->db, &c), DB_OK);
+    json_t *j = db_submission_json(f->db, s, false);
+    json_t *earned = json_object_get(j, "certificate");
+    assert_string_equal(json_string_value(json_object_get(earned, "id")), "cccc");
+    assert_string_equal(json_string_value(json_object_get(earned, "course_title")), "A course");
+    json_decref(j);
+    int64_t other = submit(f, f->alice, "transpose", NULL);
+    j = db_submission_json(f->db, other, false);
+    assert_true(json_is_null(json_object_get(j, "certificate")));
+    json_decref(j);
+    json_t *list = db_certificates_of(f->db, f->alice);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "course_title")),
+                        "A course");
+    json_decref(list);
+}
+
 /* Every certificate, newest first, with its student and the course title
  * it was signed with (null when the payload does not say). */
 static void test_every_certificate(void **state)
@@ -779,6 +881,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scoreboard_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_certificates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_audit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trials_share_the_queue_fairly, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trials_recover, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_certificate_names_its_submission, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hidden_with_a_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_certificate, setup, teardown),
     };

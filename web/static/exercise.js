@@ -1,10 +1,14 @@
 // The exercise page: the statement (Markdown the server rendered in
-// cmark's safe mode), the language switch (CUDA C / Numba Python, where
-// the exercise takes both; the choice remembered per user), what the
-// kernel must be in that language, the editor with the starter or the
+// cmark's safe mode) in a disclosure whose summary is the title (said
+// once: the statement's own first heading is dropped), open on a wide
+// screen and closed on a narrow one so that the editor comes first there;
+// the language switch (CUDA C / Numba Python, where the exercise takes both;
+// the choice remembered per user), what the kernel must be in that language
+// (wrapped, never clipped), the editor (resizable) with the starter or the
 // student's last source in that language (what was typed in the other is
-// kept while the page is open), Submit, the grading's progress, and the
-// result with its marks in the editor.
+// kept while the page is open), Submit, "Try at small n" (a trial: graded at
+// the largest correctness size, not recorded), the grading's progress, and
+// the result with its marks in the editor.
 
 import { api } from './api.js';
 import { notice, refreshSession } from './app.js';
@@ -15,7 +19,11 @@ import {
   formsOf, initialLanguage, languageLabel, languagesOf, LANGUAGES, newestByLanguage,
   rememberedLanguage, rememberLanguage, starterFor,
 } from './languages.js';
-import { marksOf, renderResult } from './result.js';
+import { marksOf, renderResult, sizesText } from './result.js';
+
+// Narrower than this, the statement starts closed (style.css's one-column
+// layout begins at the same width).
+const NARROW = '(max-width: 900px)';
 
 // The CodeMirror editor when its bundle was built, else the text area.
 async function loadEditor() {
@@ -43,11 +51,31 @@ function randomKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+// The statement, and its title: its own first heading, taken out of it
+// (in the statement's language), else the exercise's title.
 function statementOf(exercise) {
-  const statement = h('div', { class: 'statement', lang: exercise.language || 'en' });
+  const lang = exercise.language || 'en';
+  const statement = h('div', { class: 'statement', lang });
   if (exercise.statement_html) statement.innerHTML = exercise.statement_html; // cmark, safe mode
   else statement.append(h('pre', {}, exercise.statement || 'This exercise has no statement.'));
-  return statement;
+  const first = statement.firstElementChild;
+  if (first && first.tagName === 'H1' && first.textContent.trim()) {
+    first.remove();
+    return { statement, title: first.textContent.trim(), lang };
+  }
+  return { statement, title: exercise.title || exercise.id, lang: null };
+}
+
+// The statement in a disclosure whose summary is the title (and the
+// assessment badge), with what the grading asks; closed on a narrow screen.
+function statementBox(exercise, meta) {
+  const narrow = window.matchMedia && window.matchMedia(NARROW).matches;
+  const { statement, title, lang } = statementOf(exercise);
+  return h('details', { class: 'statement-box', open: !narrow },
+    h('summary', {}, h('h1', { lang }, title,
+      exercise.assessment ? h('span', { class: 'badge assessment' }, 'assessment') : null)),
+    meta,
+    statement);
 }
 
 // The student's submissions of the exercise: the newest of all, and the
@@ -107,24 +135,26 @@ export async function showExercise(session, id) {
   const progressBox = h('div', { class: 'progress-box' });
   const formsBox = h('div', { class: 'kernel-forms' });
   const submitButton = h('button', { type: 'button', class: 'primary', onclick: submit }, 'Submit');
+  const trialSizes = sizesText(exercise.trial_sizes);
+  const tryButton = h('button', { type: 'button', class: 'try', onclick: tryIt,
+    title: trialSizes ? `Grades your kernel at ${trialSizes} without recording it` : null }, 'Try at small n');
   const resetButton = h('button', { type: 'button', onclick: () => editor.setText(starterFor(exercise, language)) },
     'Back to the starter');
   const editorBox = h('div', { class: 'editor-box' });
   const sizes = Object.entries(exercise.sizes || {}).map(([k, v]) => `${k} = ${Number(v).toLocaleString('en')}`).join(', ');
 
+  const meta = h('p', { class: 'meta' }, `Graded at ${sizes}; to pass, correct and at most ${formatRatio(exercise.max_ratio)} the reference's time. `,
+    link(`/scoreboard/${exercise.id}`, 'Scoreboard'));
+
   fill(document.getElementById('main'),
-    h('h1', {}, exercise.title || exercise.id,
-      exercise.assessment ? h('span', { class: 'badge assessment' }, 'assessment') : null),
-    h('p', { class: 'meta' }, `Graded at ${sizes}; to pass, correct and at most ${formatRatio(exercise.max_ratio)} the reference's time. `,
-      link(`/scoreboard/${exercise.id}`, 'Scoreboard')),
     h('div', { class: 'exercise-layout' },
-      statementOf(exercise),
+      statementBox(exercise, meta),
       h('div', { class: 'work' },
         h('h2', {}, 'Your kernel'),
         languageSwitch(taken, language, switchTo),
         formsBox,
         editorBox,
-        h('div', { class: 'actions' }, submitButton, resetButton,
+        h('div', { class: 'actions' }, submitButton, tryButton, resetButton,
           session.user ? h('span', { class: 'hint' }, 'Ctrl+Enter submits') : h('span', { class: 'hint' }, link(`/login?next=/exercises/${exercise.id}`, 'Log in'), ' to submit')),
         progressBox,
         resultBox)));
@@ -133,6 +163,7 @@ export async function showExercise(session, id) {
   editorBox.dataset.language = language;
   formsView(formsBox, exercise, language);
   submitButton.disabled = !session.user;
+  tryButton.disabled = !session.user;
 
   // Another language: the text typed so far kept, the other's shown with
   // its highlighting, its form and its last result.
@@ -158,42 +189,70 @@ export async function showExercise(session, id) {
     const its = submission.language || 'cuda';
     last.byLanguage[its] = submission;
     if (its !== language) return;
-    fill(resultBox, h('h2', {}, 'Result'), renderResult(submission.result, editor),
+    fill(resultBox, h('h2', {}, 'Result'), renderResult(submission.result, editor, { certificate: submission.certificate }),
       h('p', {}, link(`/submissions/${submission.id}`, `Submission ${submission.id}`),
         taken.length > 1 ? `, in ${languageLabel(its)}` : ''));
     editor.setMarks(marksOf(submission.result));
   }
 
-  async function track(id) {
-    const progress = progressView();
+  // A finished trial: its result under its label, its marks in the editor
+  // (when the editor still holds its language); nothing kept.
+  function showTrial(trial, its) {
+    if (!trial.result || its !== language) return;
+    fill(resultBox, h('h2', {}, 'Trial'), renderResult(trial.result, editor, { trial: exercise.trial_sizes }));
+    editor.setMarks(marksOf(trial.result));
+  }
+
+  function enableButtons() {
+    submitButton.disabled = !session.user;
+    tryButton.disabled = !session.user;
+  }
+
+  // Follows a submission or (`trial`) a trial to its result.
+  async function track(id, { trial = false, its = language } = {}) {
+    const progress = progressView({ trial });
     fill(progressBox, progress.root);
     progress.show('queued');
     try {
-      const submission = await follow(id, progress);
-      show(submission);
-      await refreshSession();
+      const graded = await follow(id, progress, { kind: trial ? 'trials' : 'submissions' });
+      if (trial) showTrial(graded, its);
+      else show(graded);
+      if (!trial) await refreshSession();
     } catch (e) {
       fill(resultBox, h('p', { class: 'error' }, e.message));
     } finally {
-      submitButton.disabled = !session.user;
+      enableButtons();
     }
   }
 
-  async function submit() {
+  // Sends the editor's kernel as a submission or (`trial`) a trial.
+  async function send({ trial = false } = {}) {
     if (!session.user || submitButton.disabled) return;
     submitButton.disabled = true;
+    tryButton.disabled = true;
     fill(resultBox);
     editor.setMarks([]);
     notice('');
+    const its = language;
     try {
-      const answer = await api('POST', '/api/v1/submissions',
-        { exercise: exercise.id, source: editor.getText(), language },
-        { headers: { 'Idempotency-Key': randomKey() } });
-      await track(answer.id);
+      const answer = trial
+        ? await api('POST', '/api/v1/trials', { exercise: exercise.id, source: editor.getText(), language })
+        : await api('POST', '/api/v1/submissions',
+          { exercise: exercise.id, source: editor.getText(), language },
+          { headers: { 'Idempotency-Key': randomKey() } });
+      await track(answer.id, { trial, its });
     } catch (e) {
       fill(resultBox, h('p', { class: 'error', role: 'alert' }, e.message));
-      submitButton.disabled = false;
+      enableButtons();
     }
+  }
+
+  function submit() {
+    return send();
+  }
+
+  function tryIt() {
+    return send({ trial: true });
   }
 
   if (last.newest && last.newest.status !== 'done') track(last.newest.id);

@@ -37,7 +37,7 @@ function courseSection(course, byId, session) {
 function certificatesSection(certificates) {
   if (!certificates.length) return null;
   return h('section', { class: 'card certificates' }, h('h2', {}, 'Your certificates'),
-    h('ul', {}, certificates.map((c) => h('li', {}, link(`/certificates/${c.id}`, `${c.course}: certificate ${c.id}`),
+    h('ul', {}, certificates.map((c) => h('li', {}, link(`/certificates/${c.id}`, `${c.course_title || c.course}: certificate ${c.id}`),
       c.revoked ? h('span', { class: 'status failed' }, 'revoked') : null))));
 }
 

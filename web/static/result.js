@@ -1,11 +1,13 @@
 // A grading's result as the pages show it: the verdict in words and its
 // sentence, the compiler's diagnostics at their lines, the first wrong
-// element, the time against the reference's as a bar chart with the bar
-// to pass, the virtual GPU's diagnostics and counters at their lines, the
-// device, and the kernels' printed output. `marksOf` gives what the
-// editor marks at its lines.
+// element with the inputs there, the time against the reference's as a bar
+// chart with the bar to pass, the virtual GPU's diagnostics and counters at
+// their lines, the device (only where a kernel ran), the kernels' printed
+// output, the certificate the submission earned, and for a trial its label
+// ("Trial at n = 1,000,003 — not recorded; Submit to be graded"). `marksOf`
+// gives what the editor marks at its lines.
 
-import { h } from './dom.js';
+import { h, link } from './dom.js';
 import { formatMs, formatRatio } from './format.js';
 
 export const VERDICT_WORDS = {
@@ -70,8 +72,20 @@ function compileSection(result, editor) {
       d.line ? ': ' : '', h('code', {}, d.message)))));
 }
 
-function sizesText(sizes) {
-  return Object.entries(sizes || {}).map(([k, v]) => `${k} = ${v}`).join(', ');
+// "n = 1,000,003" or "rows = 33, cols = 70".
+export function sizesText(sizes) {
+  return Object.entries(sizes || {}).map(([k, v]) => `${k} = ${Number(v).toLocaleString('en')}`).join(', ');
+}
+
+// The inputs at the wrong element, beside what was expected and got.
+function inputsTable(m) {
+  const inputs = m.inputs || [];
+  if (!inputs.length) return null;
+  return h('table', { class: 'mismatch-inputs' },
+    h('caption', {}, `At ${m.buffer}'s wrong element, the inputs held`),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Input'), h('th', { scope: 'col' }, 'Value'))),
+    h('tbody', {}, inputs.map((i) => h('tr', {}, h('td', {}, h('code', {}, `${i.name}[${m.index}]`)),
+      h('td', {}, h('code', {}, i.value))))));
 }
 
 function mismatchSection(result) {
@@ -87,7 +101,8 @@ function mismatchSection(result) {
       h('dt', {}, 'Where'), h('dd', {}, where),
       h('dt', {}, 'Expected'), h('dd', {}, h('code', {}, String(m.expected))),
       h('dt', {}, 'Got'), h('dd', {}, h('code', {}, String(m.actual))),
-      h('dt', {}, 'Wrong elements'), h('dd', {}, String(wrong.mismatches))));
+      h('dt', {}, 'Wrong elements'), h('dd', {}, String(wrong.mismatches))),
+    inputsTable(m));
 }
 
 // atLeast: the time is a lower bound (the run was stopped), drawn open-ended.
@@ -133,17 +148,47 @@ function gpuSection(result, editor) {
       counters.registers_per_thread ? h('li', {}, `${counters.registers_per_thread} registers per thread, ${counters.blocks_per_sm} blocks per SM.`) : null));
 }
 
-export function renderResult(result, editor) {
+// Whether a kernel ran: some case was run (a compile error, a rejected
+// source or a grading that ended before its first case ran none).
+export function kernelRan(result) {
+  return ((result.correctness && result.correctness.cases) || []).length > 0;
+}
+
+// The device that ran the kernel; nothing where no kernel ran.
+function deviceLine(result) {
+  if (!kernelRan(result)) return null;
   const device = result.device || {};
-  return h('div', { class: `result ${result.verdict}` },
+  return h('p', { class: 'device' }, `On ${device.name || 'an unknown device'}`,
+    device.emulated && !/emulated/.test(device.name || '') ? ' (emulated)' : '',
+    device.emulated ? ': the virtual GPU ran the kernel and modeled its time' : ': a real GPU',
+    result.seed ? `; seed ${result.seed}` : '',
+    result.assessment === false && !result.correctness_only ? '; not at the assessment size' : '');
+}
+
+// "Trial at n = 1,000,003 — not recorded; Submit to be graded".
+export function trialLabel(sizes) {
+  return `Trial at ${sizesText(sizes)} — not recorded; Submit to be graded`;
+}
+
+// The certificate a submission earned: its course's title and its link.
+export function certificateNote(certificate) {
+  if (!certificate || !certificate.id) return null;
+  return h('p', { class: 'certificate-earned', role: 'status' },
+    'You earned the certificate of ', h('strong', {}, certificate.course_title || certificate.course), ': ',
+    link(`/certificates/${certificate.id}`, 'see your certificate'), '.');
+}
+
+// `extras`: {trial: the sizes of a trial (its label shown), certificate:
+// the one the submission earned}.
+export function renderResult(result, editor, extras = {}) {
+  return h('div', { class: `result ${result.verdict}${extras.trial ? ' trial' : ''}` },
+    extras.trial ? h('p', { class: 'trial-label' }, trialLabel(extras.trial)) : null,
     h('p', { class: 'verdict-line' }, verdictBadge(result.verdict), ' ', h('span', { class: 'message' }, result.message)),
+    certificateNote(extras.certificate),
     compileSection(result, editor),
     mismatchSection(result),
     timeSection(result),
     gpuSection(result, editor),
     result.output ? h('section', {}, h('h3', {}, 'The kernel printed'), h('pre', { class: 'output' }, result.output)) : null,
-    h('p', { class: 'device' }, `On ${device.name || 'an unknown device'}`,
-      device.emulated && !/emulated/.test(device.name || '') ? ' (emulated)' : '',
-      device.emulated ? ': the virtual GPU ran the kernel and modeled its time' : ': a real GPU',
-      result.seed ? `; seed ${result.seed}` : '', result.assessment === false ? '; not at the assessment size' : ''));
+    deviceLine(result));
 }

@@ -77,6 +77,6 @@ export async function showSubmission(session, id) {
     fill(resultBox, progress.root);
     submission = await follow(submission.id, progress);
   }
-  if (submission.result) fill(resultBox, renderResult(submission.result, sourceNavigator()));
+  if (submission.result) fill(resultBox, renderResult(submission.result, sourceNavigator(), { certificate: submission.certificate }));
   void session;
 }
