@@ -5,7 +5,7 @@
  * regrade adds one, the newest is the submission's), and the JSON the API
  * shows. The fair order is one SQL view, queue_users (migration 0004),
  * read by both the claim and the queue positions; a trial (db_trials.c)
- * waits in the same queue by the same rule (migration 0009).
+ * waits in the same queue by the same rule (migration 0008).
  */
 #include "db_internal.h"
 

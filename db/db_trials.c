@@ -1,5 +1,5 @@
 /*
- * Trials (db.h, migration 0009): kernels graded at an exercise's
+ * Trials (db.h, migration 0008): kernels graded at an exercise's
  * correctness sizes without being recorded. A trial waits in the
  * submissions' queue (the claim and the positions read queue_jobs, in
  * db_submissions.c), at most one of a user's waiting or running at once,
