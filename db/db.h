@@ -256,7 +256,7 @@ enum db_outcome db_submission_hide(struct db *db, int64_t id, bool hidden, int64
 /* ------------------------------------------------------------ trials */
 
 /* A trial is a kernel graded at the exercise's correctness sizes without
- * being recorded ("Try at small n"): a table of its own (migration 0009)
+ * being recorded ("Try at small n"): a table of its own (migration 0008)
  * that no list, scoreboard, gradebook, export or certificate reads. It
  * waits in the submissions' queue by the same fair rule (a db_job with
  * `trial` set) and is deleted DB_TRIAL_KEEP_MS after it finished. */
