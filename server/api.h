@@ -3,7 +3,9 @@
  * per area: api_public.c (health, exercises, scoreboards), api_auth.c
  * (login, logout, tokens), api_password.c (changing one's password),
  * api_submissions.c (submit, read, events),
- * api_instructor.c (progress, users, hide, regrade, export), metrics.c.
+ * api_instructor.c (progress, users, hide, regrade), api_dates.c (opening
+ * times, deadlines, extensions), api_gradebook.c (the gradebook, the CSV
+ * export), metrics.c.
  */
 #ifndef KGRADE_SERVER_API_H
 #define KGRADE_SERVER_API_H
@@ -18,6 +20,10 @@ http_handler api_progress, api_users_list, api_user_create, api_user_password;
 http_handler api_submission_hide, api_submission_regrade, api_export_grades, api_audit;
 http_handler api_metrics, api_me, api_courses, api_certificate_key;
 http_handler api_certificates_list, api_certificate, api_certificate_revoke;
+/* Dates, extensions and the gradebook (api_dates.c, api_gradebook.c). */
+http_handler api_dates, api_course_dates_set, api_course_dates_clear, api_exercise_dates_set;
+http_handler api_exercise_dates_clear, api_extensions_list, api_extension_grant;
+http_handler api_extension_revoke, api_gradebook;
 /* The web pages (web_files.c). */
 http_handler web_page, web_static, web_python_client;
 

@@ -1,13 +1,12 @@
 /*
  * The instructors' routes: class progress, accounts (list, add, reset a
  * password), hiding a submission from the scoreboard, regrading (one
- * submission, or every submission of its exercise; old results are kept),
- * and the grades as CSV. Every change goes to the audit log, which they
- * can read.
+ * submission, or every submission of its exercise; old results are kept).
+ * Every change goes to the audit log, which they can read. (The gradebook
+ * and the grades as CSV: api_gradebook.c.)
  */
 #include "api.h"
 #include "credentials.h"
-#include "grader/grader.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,52 +169,4 @@ void api_audit(struct http_request *req, struct http_response *res)
     struct db *db = http_db(req, res);
     if (db)
         http_json(res, 200, json_pack("{s:o}", "entries", db_audit_list(db, AUDIT_ROWS)));
-}
-
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void csv_field(FILE *out, const char *text, bool last)
-{
-    if (text && strpbrk(text, ",\"\r\n")) {
-        fputc('"', out);
-        for (const char *p = text; *p; p++) {
-            if (*p == '"')
-                fputc('"', out);
-            fputc(*p, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(text ? text : "", out);
-    }
-    fputc(last ? '\n' : ',', out);
-}
-
-void api_export_grades(struct http_request *req, struct http_response *res)
-{
-    struct db *db = http_db(req, res);
-    char *text = NULL, number[GRADER_NUMBER_TEXT_MAX];
-    size_t size = 0;
-    if (!db)
-        return;
-    json_t *rows = db_progress(db, 0), *row;
-    FILE *out = open_memstream(&text, &size);
-    size_t i;
-    fputs("name,display_name,exercise,status,best_ratio,submissions\n", out);
-    json_array_foreach(rows, i, row)
-    {
-        csv_field(out, json_string_value(json_object_get(row, "name")), false);
-        csv_field(out, json_string_value(json_object_get(row, "display_name")), false);
-        csv_field(out, json_string_value(json_object_get(row, "exercise")), false);
-        csv_field(out, json_string_value(json_object_get(row, "status")), false);
-        json_t *ratio = json_object_get(row, "best_ratio");
-        csv_field(out,
-                  json_is_number(ratio) ? grader_number_text(json_number_value(ratio), number) : "",
-                  false);
-        snprintf(number, sizeof number, "%lld",
-                 (long long)json_integer_value(json_object_get(row, "submissions")));
-        csv_field(out, number, true);
-    }
-    fclose(out);
-    json_decref(rows);
-    http_header(res, "Content-Disposition", "attachment; filename=\"grades.csv\"");
-    http_text(res, 200, "text/csv; charset=utf-8", text, size);
 }

@@ -7,8 +7,11 @@
 
 #include "service.h"
 
-/* After `user_id` passed `exercise` at the assessment size: issues the
- * certificate of each course this completes and the user has not got. */
+/* After `user_id` passed `exercise` at the assessment size (NULL: any
+ * change that may make their passes count, such as an extension): issues
+ * the certificate of each course this completes and the user has not got. */
 void certificates_issue(struct service *s, struct db *db, int64_t user_id, const char *exercise);
+/* The same for every student (after a course's or an exercise's dates moved). */
+void certificates_issue_students(struct service *s, struct db *db);
 
 #endif
