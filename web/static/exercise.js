@@ -8,6 +8,7 @@
 
 import { api } from './api.js';
 import { notice, refreshSession } from './app.js';
+import { datesNote, lateNote } from './dates.js';
 import { fill, h, link } from './dom.js';
 import { formatRatio } from './format.js';
 import { follow, progressView } from './grading.js';
@@ -116,7 +117,7 @@ export async function showExercise(session, id) {
     h('h1', {}, exercise.title || exercise.id,
       exercise.assessment ? h('span', { class: 'badge assessment' }, 'assessment') : null),
     h('p', { class: 'meta' }, `Graded at ${sizes}; to pass, correct and at most ${formatRatio(exercise.max_ratio)} the reference's time. `,
-      link(`/scoreboard/${exercise.id}`, 'Scoreboard')),
+      link(`/scoreboard/${exercise.id}`, 'Scoreboard'), ' ', datesNote(exercise)),
     h('div', { class: 'exercise-layout' },
       statementOf(exercise),
       h('div', { class: 'work' },
@@ -158,7 +159,7 @@ export async function showExercise(session, id) {
     const its = submission.language || 'cuda';
     last.byLanguage[its] = submission;
     if (its !== language) return;
-    fill(resultBox, h('h2', {}, 'Result'), renderResult(submission.result, editor),
+    fill(resultBox, h('h2', {}, 'Result'), lateNote(submission), renderResult(submission.result, editor),
       h('p', {}, link(`/submissions/${submission.id}`, `Submission ${submission.id}`),
         taken.length > 1 ? `, in ${languageLabel(its)}` : ''));
     editor.setMarks(marksOf(submission.result));

@@ -4,6 +4,7 @@
 
 import { api } from './api.js';
 import { requireUser } from './app.js';
+import { lateMark, lateNote } from './dates.js';
 import { fill, formatDate, h, link, table } from './dom.js';
 import { formatMs, formatRatio } from './format.js';
 import { follow, progressView } from './grading.js';
@@ -18,7 +19,7 @@ export function submissionRows(submissions, extra) {
     h('td', {}, link(`/submissions/${s.id}`, `#${s.id}`)),
     h('td', {}, link(`/exercises/${s.exercise}`, s.exercise)),
     h('td', { class: 'language' }, languageLabel(s.language)),
-    h('td', {}, s.status === 'done' ? verdictBadge(s.verdict) : s.status),
+    h('td', {}, s.status === 'done' ? verdictBadge(s.verdict) : s.status, s.late ? [' ', lateMark()] : null),
     h('td', {}, formatMs(s.student_ms)),
     h('td', {}, formatRatio(s.ratio)),
     h('td', {}, formatDate(s.created_at)),
@@ -63,6 +64,7 @@ export async function showSubmission(session, id) {
     h('h1', {}, `Submission ${submission.id}`),
     h('p', { class: 'meta' }, link(`/exercises/${submission.exercise}`, submission.exercise),
       ` in ${languageLabel(submission.language)} by ${submission.user}, `, formatDate(submission.created_at)),
+    lateNote(submission),
     resultBox,
     h('h2', {}, 'Source'), sourceView(submission.source),
     (submission.results || []).length > 1 ? h('section', {}, h('h2', {}, 'Earlier results'),
