@@ -224,17 +224,17 @@ int64_t db_submissions_regradable(struct db *db, const char *exercise);
 
 /* {id, user, exercise, language, status, queue_position, created_at,
  *  started_at, finished_at, verdict, result, results: [{verdict, created_at}...],
- *  hidden, hidden_reason, hidden_by, hidden_at,
- *  certificate: {id, course, course_title} of the certificate this
- *  submission earned (its pass completed the course), else null}; NULL
- * when not found. `with_source` adds "source". */
+ *  hidden, hidden_reason, hidden_by, hidden_at, late, deadline (its
+ *  student's, or null), certificate: {id, course, course_title} of the
+ *  certificate this submission earned (its pass completed the course),
+ *  else null}; NULL when not found. `with_source` adds "source". */
 json_t *db_submission_json(struct db *db, int64_t id, bool with_source);
 /* Who submitted it (for access checks). */
 enum db_outcome db_submission_owner(struct db *db, int64_t id, int64_t *user_id);
 /* A user's submissions, newest first, of one exercise or (NULL) all,
  * without sources or results:
  * [{id, exercise, language, status, created_at, verdict, student_ms, ratio, hidden,
- *   hidden_reason}]. */
+ *   hidden_reason, late}]. */
 json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, int limit);
 /* 1-based place in the queue of a queued submission, 0 when not queued:
  * the claim at which it will be taken by the claim's rule: exact with one
@@ -301,9 +301,12 @@ json_t *db_course_scoreboard(struct db *db, const char *const *exercises, int n_
  * it cannot be read. */
 int64_t db_scoreboard_version(struct db *db);
 /* Per user (one, or every user when `user_id` is 0) and exercise tried:
- * {name, display_name, exercise, status, best_ratio, submissions}, where
- * status is passed (at the assessment size), failed (graded, not passed)
- * or pending (nothing graded yet). */
+ * {name, display_name, exercise, status, best_ratio, submissions, late,
+ * best_submission, best_at, first_at, newest_submission}, where status is
+ * passed (a counted pass: at the assessment size, not late), failed
+ * (graded, no counted pass) or pending (nothing graded yet); best_* are of
+ * the best counted pass (null when none); late: only late attempts, or a
+ * late pass better than the best counted one (the view exercise_standing). */
 json_t *db_progress(struct db *db, int64_t user_id);
 
 /* ------------------------------------------------------ certificates */
@@ -314,8 +317,9 @@ struct db_certificate_assessment {
     double ratio;
 };
 
-/* A user's best passing assessment-size result of each of `exercises`
- * (lowest ratio); DB_NOT_FOUND when one is missing. */
+/* A user's best counted result of each of `exercises` (passed at the
+ * assessment size, not late; lowest ratio); DB_NOT_FOUND when one is
+ * missing. */
 enum db_outcome db_course_best(struct db *db, int64_t user_id, const char *const *exercises, int n,
                                struct db_certificate_assessment *best);
 bool db_certificate_exists(struct db *db, int64_t user_id, const char *course);
@@ -343,9 +347,61 @@ json_t *db_certificate_earned_by(struct db *db, int64_t submission);
  * [{id, course, course_title (as signed), user, display_name, issued_at,
  *   revoked, revoked_at, revoked_reason}]. */
 json_t *db_certificates_all(struct db *db, int limit);
+/* The certificates of a course, by the login of their holder:
+ * {NAME: {id, issued_at, revoked}}. */
+json_t *db_course_certificates(struct db *db, const char *course);
 /* Revokes (keeps) a certificate; DB_NOT_FOUND when none, or revoked already. */
 enum db_outcome db_certificate_revoke(struct db *db, const char *id, int64_t actor_id,
                                       const char *reason);
+
+/* ---------------------------------------------------------------- dates */
+
+/* Opening times, deadlines and extensions (migration 0009). The files'
+ * dates are synced in by the server; an instructor's override of a
+ * course's or an exercise's dates wins over its file until cleared; an
+ * exercise's missing dates are its course's. A submission is late when
+ * created after its student's deadline (the exercise's, pushed later by an
+ * extension on it or on its course), computed when read: the views
+ * submission_lateness (late = 0: counted), counted_best and
+ * exercise_standing are the one definition the queries share. */
+#define DB_NO_TIME INT64_MIN /* no opening time, no deadline */
+
+enum db_scope { DB_SCOPE_COURSE, DB_SCOPE_EXERCISE };
+const char *db_scope_name(enum db_scope scope); /* "course", "exercise" */
+
+/* A course's or an exercise's dates as its file gives them. */
+struct db_file_date {
+    enum db_scope scope;
+    const char *name;
+    const char *course; /* an exercise's course, or NULL */
+    int64_t opens, deadline;
+};
+/* Replaces what the files say with `rows`, in one transaction. */
+enum db_outcome db_file_dates_replace(struct db *db, const struct db_file_date *rows, int n);
+/* An instructor's dates for a course or an exercise (DB_NO_TIME: none at
+ * that level), kept until cleared, whatever its file says meanwhile. */
+enum db_outcome db_dates_override(struct db *db, enum db_scope scope, const char *name,
+                                  int64_t opens, int64_t deadline, int64_t actor_id);
+/* Back to the file's dates; DB_NOT_FOUND when there was no override. */
+enum db_outcome db_dates_clear(struct db *db, enum db_scope scope, const char *name);
+/* An exercise's effective dates (DB_NO_TIME when none); DB_NOT_FOUND when
+ * the files do not know it. */
+enum db_outcome db_exercise_dates(struct db *db, const char *exercise, int64_t *opens,
+                                  int64_t *deadline);
+/* {"courses": {ID: {opens, deadline, own_opens, own_deadline, overridden,
+ * file_opens, file_deadline}}, "exercises": {ID: {course, …the same}}},
+ * times as ISO 8601 UTC or null; an exercise's opens/deadline are its
+ * effective ones, own_* its level's (override, else file). */
+json_t *db_dates(struct db *db);
+
+/* A later deadline for one student on an exercise or a course (granted
+ * again: moved); its id. */
+enum db_outcome db_extension_grant(struct db *db, int64_t user_id, enum db_scope scope,
+                                   const char *name, int64_t deadline, int64_t actor_id,
+                                   int64_t *id);
+enum db_outcome db_extension_revoke(struct db *db, int64_t id);
+/* [{id, user, display_name, scope, name, deadline, granted_by, granted_at}]. */
+json_t *db_extensions_list(struct db *db);
 
 /* ------------------------------------------------------------- audit */
 

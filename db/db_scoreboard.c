@@ -1,7 +1,8 @@
 /*
  * Scoreboards and class progress: each user's best passing result at the
  * assessment size per exercise (hidden submissions left out), ranked by
- * the student's time, ties by submission time.
+ * the student's time, ties by submission time; the progress counts only
+ * what came before its deadline (the view exercise_standing).
  */
 #include "db_internal.h"
 
@@ -79,11 +80,10 @@ json_t *db_course_scoreboard(struct db *db, const char *const *exercises, int n_
 json_t *db_progress(struct db *db, int64_t user_id)
 {
     sqlite3_stmt *s = db_statement(
-        db, "SELECT u.name, u.display_name, s.exercise, max(r.verdict = 'passed' AND "
-            "r.assessment = 1), min(CASE WHEN r.verdict = 'passed' THEN r.ratio END), count(*), "
-            "count(r.id) FROM submissions s JOIN users u ON u.id = s.user_id LEFT JOIN results r "
-            "ON r.id = s.result_id WHERE ?1 = 0 OR u.id = ?1 GROUP BY u.id, s.exercise ORDER BY "
-            "u.name, s.exercise");
+        db, "SELECT u.name, u.display_name, x.exercise, x.best_submission IS NOT NULL, "
+            "x.best_ratio, x.submissions, x.graded, x.late_mark, x.best_submission, x.best_at, "
+            "x.first_at, x.newest_submission FROM exercise_standing x JOIN users u ON u.id = "
+            "x.user_id WHERE ?1 = 0 OR u.id = ?1 ORDER BY u.name, x.exercise");
     json_t *list = json_array();
     if (s)
         sqlite3_bind_int64(s, 1, user_id);
@@ -91,11 +91,16 @@ json_t *db_progress(struct db *db, int64_t user_id)
         const char *status = sqlite3_column_int(s, 3)   ? "passed"
                              : sqlite3_column_int(s, 6) ? "failed"
                                                         : "pending";
-        json_array_append_new(
-            list, json_pack("{s:o, s:o, s:o, s:s, s:o, s:o}", "name", db_column_text(s, 0),
-                            "display_name", db_column_text(s, 1), "exercise", db_column_text(s, 2),
-                            "status", status, "best_ratio", db_column_real(s, 4), "submissions",
-                            db_column_integer(s, 5)));
+        json_t *row =
+            json_pack("{s:o, s:o, s:o, s:s, s:o, s:o, s:b}", "name", db_column_text(s, 0),
+                      "display_name", db_column_text(s, 1), "exercise", db_column_text(s, 2),
+                      "status", status, "best_ratio", db_column_real(s, 4), "submissions",
+                      db_column_integer(s, 5), "late", sqlite3_column_int(s, 7) != 0);
+        json_object_update_new(
+            row, json_pack("{s:o, s:o, s:o, s:o}", "best_submission", db_column_integer(s, 8),
+                           "best_at", db_column_time(s, 9), "first_at", db_column_time(s, 10),
+                           "newest_submission", db_column_integer(s, 11)));
+        json_array_append_new(list, row);
     }
     if (s)
         sqlite3_reset(s);

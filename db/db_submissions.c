@@ -400,6 +400,23 @@ static void add_hidden_details(struct db *db, int64_t id, json_t *j)
         sqlite3_reset(s);
 }
 
+/* "late" and "deadline" (its student's) of a submission, from the view
+ * submission_lateness. */
+static void add_lateness(struct db *db, json_t *j, int64_t id)
+{
+    sqlite3_stmt *s =
+        db_statement(db, "SELECT late, deadline FROM submission_lateness WHERE submission_id = ?");
+    bool row = false;
+    if (s) {
+        sqlite3_bind_int64(s, 1, id);
+        row = sqlite3_step(s) == SQLITE_ROW;
+    }
+    json_object_set_new(j, "late", json_boolean(row && sqlite3_column_int(s, 0) != 0));
+    json_object_set_new(j, "deadline", row ? db_column_time(s, 1) : json_null());
+    if (s)
+        sqlite3_reset(s);
+}
+
 json_t *db_submission_json(struct db *db, int64_t id, bool with_source)
 {
     sqlite3_stmt *s = db_statement(
@@ -426,6 +443,7 @@ json_t *db_submission_json(struct db *db, int64_t id, bool with_source)
     }
     sqlite3_reset(s);
     if (j) {
+        add_lateness(db, j, id);
         int64_t position = db_queue_position(db, id);
         json_object_set_new(j, "queue_position",
                             position > 0 ? json_integer(position) : json_null());
@@ -440,8 +458,8 @@ json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, 
 {
     sqlite3_stmt *s = db_statement(
         db, "SELECT s.id, s.exercise, s.status, s.created_at, r.verdict, r.student_ms, r.ratio, "
-            "s.hidden, s.language, s.hidden_reason FROM submissions s LEFT JOIN results r ON "
-            "r.id = s.result_id "
+            "s.hidden, s.language, s.hidden_reason, l.late FROM submissions s LEFT JOIN results r "
+            "ON r.id = s.result_id JOIN submission_lateness l ON l.submission_id = s.id "
             "WHERE s.user_id = ?1 AND (?2 IS NULL OR s.exercise = ?2) ORDER BY s.id DESC "
             "LIMIT ?3");
     json_t *list = json_array();
@@ -459,6 +477,7 @@ json_t *db_submissions_of(struct db *db, int64_t user_id, const char *exercise, 
                                 "student_ms", db_column_real(s, 5), "ratio", db_column_real(s, 6),
                                 "hidden", sqlite3_column_int(s, 7) != 0);
         json_object_set_new(row, "hidden_reason", db_column_text(s, 9));
+        json_object_set_new(row, "late", json_boolean(sqlite3_column_int(s, 10) != 0));
         json_array_append_new(list, row);
     }
     if (s)

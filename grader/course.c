@@ -1,12 +1,14 @@
 /*
  * Courses, as data: exercises/courses/<id>.json, each
  *   {"id", "title", "sections": [{"title", "exercises": [ids]}],
- *    "assessments": [ids]}
- * where every assessment is one of the sections' exercises, and the rule
+ *    "assessments": [ids], "opens"?, "deadline"?}
+ * where every assessment is one of the sections' exercises (the dates,
+ * ISO 8601 with a zone, are given back in UTC, null when absent), and the rule
  * to complete a course is to pass every assessment at the assessment
  * size. A file that breaks these rules is listed with its error, like a
  * broken exercise, so whoever maintains the folder sees it.
  */
+#include "dates.h"
 #include "grader.h"
 
 #include <dirent.h>
@@ -41,14 +43,30 @@ static bool listed(const json_t *sections, const char *id)
     return false;
 }
 
-/* Checks one course's shape; false with a sentence in `why`. */
-static bool check_course(const json_t *c, const char *file_id, char *why, size_t size)
+/* The course's "opens" and "deadline", checked and written back in UTC;
+ * false with the file and the key in `why`. */
+static bool check_dates(json_t *c, const char *file_id, char *why, size_t size)
 {
-    json_t *sections = NULL, *assessments = NULL;
+    struct grader_dates dates;
+    const char *key;
+    char sentence[256];
+    if (!grader_dates_read(c, &dates, &key, sentence, sizeof sentence)) {
+        snprintf(why, size, "courses/%.64s.json: %s: %s", file_id, key, sentence);
+        return false;
+    }
+    grader_dates_set(c, &dates);
+    return true;
+}
+
+/* Checks one course's shape; false with a sentence in `why`. */
+static bool check_course(json_t *c, const char *file_id, char *why, size_t size)
+{
+    json_t *sections = NULL, *assessments = NULL, *opens = NULL, *deadline = NULL;
     const char *id = NULL, *title = NULL;
     json_error_t jerr;
-    if (json_unpack_ex((json_t *)c, &jerr, JSON_STRICT, "{s:s, s:s, s:o, s:o}", "id", &id, "title",
-                       &title, "sections", &sections, "assessments", &assessments) != 0) {
+    if (json_unpack_ex((json_t *)c, &jerr, JSON_STRICT, "{s:s, s:s, s:o, s:o, s?o, s?o}", "id", &id,
+                       "title", &title, "sections", &sections, "assessments", &assessments, "opens",
+                       &opens, "deadline", &deadline) != 0) {
         snprintf(why, size, "%s", jerr.text);
         return false;
     }
@@ -81,7 +99,7 @@ static bool check_course(const json_t *c, const char *file_id, char *why, size_t
         snprintf(why, size, "the assessment '%s' is in no section", json_string_value(a));
         return false;
     }
-    return true;
+    return check_dates(c, file_id, why, size);
 }
 
 json_t *grader_course_parse(const char *text, size_t size, const char *id)

@@ -642,9 +642,10 @@ static bool parse_launches(struct loader *ld, json_t *root, struct exercise *e)
 
 static bool parse_header(struct loader *ld, json_t *root, struct exercise *e)
 {
-    static const char *const keys[] = {
-        "id",      "title",   "course",  "assessment", "sizes", "correctness", "assessed",
-        "buffers", "scalars", "kernels", "launches",   "speed", "limits",      NULL};
+    static const char *const keys[] = {"id",      "title",       "course",   "assessment",
+                                       "sizes",   "correctness", "assessed", "buffers",
+                                       "scalars", "kernels",     "launches", "speed",
+                                       "limits",  "opens",       "deadline", NULL};
     if (!json_is_object(root))
         return fail(ld, "(top)", "an exercise is a JSON object");
     if (!only_keys(ld, root, "(top)", keys) ||
@@ -659,7 +660,10 @@ static bool parse_header(struct loader *ld, json_t *root, struct exercise *e)
     if (assessment && !json_is_boolean(assessment))
         return fail(ld, "assessment", "must be true or false");
     e->assessment = json_is_true(assessment);
-    return true;
+    const char *key;
+    char why[256];
+    return grader_dates_read(root, &e->dates, &key, why, sizeof why) ? true
+                                                                     : fail(ld, key, "%s", why);
 }
 
 static bool parse_speed(struct loader *ld, json_t *root, struct exercise *e)

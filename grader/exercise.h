@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dates.h"
 #include "expr.h"
 #include "rng.h"
 #include "value_type.h"
@@ -107,7 +108,8 @@ struct exercise {
     char title[EXERCISE_TEXT_MAX];
     char course[EXERCISE_NAME_MAX];
     bool assessment;
-    char folder[1024]; /* where exercise.json, reference.cu … are */
+    struct grader_dates dates; /* "opens", "deadline": each optional */
+    char folder[1024];         /* where exercise.json, reference.cu … are */
     int n_sizes;
     char sizes[EXERCISE_SIZES_MAX][EXERCISE_NAME_MAX];
     int n_cases;

@@ -65,10 +65,12 @@ static json_t *describe(const struct exercise *e)
         json_object_set_new(trial, e->sizes[i], json_integer(e->cases[e->n_cases - 1].values[i]));
     for (int k = 0; k < e->n_kernels; k++)
         json_array_append_new(kernels, json_string(e->kernels[k].name));
-    return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:f, s:o, s:o}", "id", e->id, "title",
-                     e->title, "course", e->course, "assessment", e->assessment, "sizes", sizes,
-                     "trial_sizes", trial, "kernels", kernels, "max_ratio", e->max_ratio,
-                     "languages", languages(e), "forms", forms(e));
+    json_t *d = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:f, s:o, s:o}", "id", e->id,
+                          "title", e->title, "course", e->course, "assessment", e->assessment,
+                          "sizes", sizes, "trial_sizes", trial, "kernels", kernels, "max_ratio",
+                          e->max_ratio, "languages", languages(e), "forms", forms(e));
+    grader_dates_set(d, &e->dates); /* the file's own: the server adds its course's and overrides */
+    return d;
 }
 
 /* The subfolders holding an exercise.json, sorted. */

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "grader/iso8601.h" /* the dates of courses and assessments */
+
 /* Limits of what a student may submit (DESIGN.md: verdict `rejected`). */
 #define GRADER_SOURCE_MAX_BYTES (64 * 1024)
 /* The __device__ and __constant__ variables of one source together: more is
@@ -317,14 +319,16 @@ json_t *grader_numba_reference(const json_t *numba, const json_t *reference, cha
                                size_t error_size);
 
 /* The exercises of a folder, sorted by id: [{id, title, course, assessment,
- * sizes (at the assessment), trial_sizes (the largest correctness case's:
- * what a correctness_only grading reaches), kernels}], a broken one as
+ * opens, deadline (the file's own, ISO 8601 UTC, or null), sizes (at the
+ * assessment), trial_sizes (the largest correctness case's: what a
+ * correctness_only grading reaches), kernels}], a broken one as
  * {id, error}. NULL
  * with a sentence in `error` when the folder cannot be read. */
 json_t *grader_exercises(const char *folder, char *error, size_t error_size);
 
 /* The courses of an exercise folder (its courses/<id>.json), sorted by id:
- * [{id, title, sections: [{title, exercises: [ids]}], assessments: [ids]}],
+ * [{id, title, sections: [{title, exercises: [ids]}], assessments: [ids],
+ *   opens, deadline (ISO 8601 UTC, or null)}],
  * a broken one as {id, error}; [] when there is none. */
 json_t *grader_courses(const char *exercises);
 /* One course file's text, checked, as in grader_courses (`id`: its file's

@@ -3,9 +3,11 @@
  * per area: api_public.c (health, exercises, scoreboards), api_auth.c
  * (login, logout, tokens), api_password.c (changing one's password),
  * api_submissions.c (submit, read, events),
- * api_instructor.c (progress, users, export, the audit log), api_import.c
+ * api_instructor.c (progress, users, the audit log), api_import.c
  * (accounts in bulk from CSV), api_hide.c (hiding a submission, with a
- * reason), api_regrade.c (one submission, or an exercise), metrics.c.
+ * reason), api_regrade.c (one submission, or an exercise), api_dates.c
+ * (opening times, deadlines, extensions), api_gradebook.c (the gradebook,
+ * the CSV export), metrics.c.
  */
 #ifndef KGRADE_SERVER_API_H
 #define KGRADE_SERVER_API_H
@@ -32,6 +34,10 @@ json_t *api_optional_body(struct http_request *req, struct http_response *res);
 /* "submission 12 of sam", for the audit log; false when there is none. */
 bool api_submission_target(struct db *db, int64_t id, char *target, size_t size);
 http_handler api_users_import;
+/* Dates, extensions and the gradebook (api_dates.c, api_gradebook.c). */
+http_handler api_dates, api_course_dates_set, api_course_dates_clear, api_exercise_dates_set;
+http_handler api_exercise_dates_clear, api_extensions_list, api_extension_grant;
+http_handler api_extension_revoke, api_gradebook;
 /* The web pages (web_files.c). */
 http_handler web_page, web_static, web_python_client;
 

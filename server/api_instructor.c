@@ -1,12 +1,11 @@
 /*
  * The instructors' routes: class progress, accounts (list, add, reset a
- * password) and the grades as CSV (hiding and regrading: api_hide.c,
- * api_regrade.c). Every change goes to the audit log, which they can read.
+ * password) and the audit log (hiding and regrading: api_hide.c,
+ * api_regrade.c; the gradebook and the grades as CSV: api_gradebook.c).
+ * Every change goes to the audit log, which they can read.
  */
 #include "api.h"
 #include "credentials.h"
-#include "csv.h"
-#include "grader/grader.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,35 +116,4 @@ void api_audit(struct http_request *req, struct http_response *res)
     struct db *db = http_db(req, res);
     if (db)
         http_json(res, 200, json_pack("{s:o}", "entries", db_audit_list(db, AUDIT_ROWS)));
-}
-
-void api_export_grades(struct http_request *req, struct http_response *res)
-{
-    struct db *db = http_db(req, res);
-    char *text = NULL, number[GRADER_NUMBER_TEXT_MAX];
-    size_t size = 0;
-    if (!db)
-        return;
-    json_t *rows = db_progress(db, 0), *row;
-    FILE *out = open_memstream(&text, &size);
-    size_t i;
-    fputs("name,display_name,exercise,status,best_ratio,submissions\n", out);
-    json_array_foreach(rows, i, row)
-    {
-        csv_field(out, json_string_value(json_object_get(row, "name")), false);
-        csv_field(out, json_string_value(json_object_get(row, "display_name")), false);
-        csv_field(out, json_string_value(json_object_get(row, "exercise")), false);
-        csv_field(out, json_string_value(json_object_get(row, "status")), false);
-        json_t *ratio = json_object_get(row, "best_ratio");
-        csv_field(out,
-                  json_is_number(ratio) ? grader_number_text(json_number_value(ratio), number) : "",
-                  false);
-        snprintf(number, sizeof number, "%lld",
-                 (long long)json_integer_value(json_object_get(row, "submissions")));
-        csv_field(out, number, true);
-    }
-    fclose(out);
-    json_decref(rows);
-    http_header(res, "Content-Disposition", "attachment; filename=\"grades.csv\"");
-    http_text(res, 200, "text/csv; charset=utf-8", text, size);
 }

@@ -2,6 +2,7 @@
  * The public routes: health, the exercises, the scoreboards, the metrics.
  */
 #include "api.h"
+#include "course_dates.h"
 #include "events.h"
 #include "exercise_cache.h"
 #include "grader/grader.h"
@@ -27,14 +28,32 @@ void api_health(struct http_request *req, struct http_response *res)
                         req->service->protections.seccomp));
 }
 
+/* The effective dates ("exercises" or "courses" of db_dates()) laid over
+ * `list` (a copy the caller owns); the files' own when the database
+ * cannot be reached. */
+static void effective_dates(struct http_request *req, json_t *list, const char *which)
+{
+    struct db *db = service_db(req->service);
+    if (!db)
+        return;
+    course_dates_sync(req->service, db);
+    json_t *dates = db_dates(db);
+    course_dates_apply(list, json_object_get(dates, which));
+    json_decref(dates);
+}
+
 void api_exercises(struct http_request *req, struct http_response *res)
 {
-    size_t size;
-    char *text = exercise_cache_text(req->service->config.exercises, &size);
-    if (!text)
+    char error[256];
+    json_t *cached = exercise_cache_list(req->service->config.exercises, error, sizeof error);
+    json_t *list = cached ? json_deep_copy(cached) : NULL;
+    json_decref(cached);
+    if (!list) {
         http_error(res, 500, "internal", "the exercise folder cannot be read");
-    else
-        http_text(res, 200, "application/json", text, size);
+        return;
+    }
+    effective_dates(req, list, "exercises");
+    http_json(res, 200, list);
 }
 
 /* A file of an exercise's folder as a JSON string, or null. */
@@ -95,8 +114,10 @@ void api_exercise(struct http_request *req, struct http_response *res)
         http_error(res, 404, "not_found", "no exercise '%s'", req->path_name);
         return;
     }
-    json_t *copy = json_deep_copy(e);
+    json_t *copy = json_deep_copy(e), *one = json_pack("[O]", copy);
     json_decref(e);
+    effective_dates(req, one, "exercises");
+    json_decref(one);
     char language[3];
     json_t *statement = statement_in(folder, req->path_name, http_query(req, "lang"), language);
     json_object_set_new(copy, "language", json_string(language));
@@ -207,8 +228,9 @@ void api_course_scoreboard(struct http_request *req, struct http_response *res)
 
 void api_courses(struct http_request *req, struct http_response *res)
 {
-    http_json(res, 200,
-              json_pack("{s:o}", "courses", grader_courses(req->service->config.exercises)));
+    json_t *courses = grader_courses(req->service->config.exercises);
+    effective_dates(req, courses, "courses");
+    http_json(res, 200, json_pack("{s:o}", "courses", courses));
 }
 
 /* The key certificates are signed with, for anyone to verify them. */

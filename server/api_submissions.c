@@ -7,9 +7,12 @@
  * 429, each with Retry-After), read one's
  * state and result, list one's own (an instructor: anyone's, by ?user=),
  * and follow one's grading as events. Students see only their own
- * submissions; instructors all.
+ * submissions; instructors all. Before an exercise opens only instructors
+ * may submit to it (403 not_open); after its deadline a submission is
+ * taken and marked late (the store decides when read).
  */
 #include "api.h"
+#include "course_dates.h"
 #include "events.h"
 #include "grader/grader.h"
 #include "rate_limit.h"
@@ -68,9 +71,30 @@ static void answer_enqueue(struct http_request *req, struct http_response *res, 
         http_error(res, 429, "too_many_waiting",
                    "you have %lld submissions waiting; wait for one to finish",
                    (long long)req->service->config.queue_max_per_user);
-    } else if (db && res->status != 429) {
+    } else if (db && !res->body) { /* not answered already (429, not_open) */
         http_error(res, 500, "internal", "the submission could not be stored: %s", db_error(db));
     }
+}
+
+/* Whether the exercise takes the caller's submissions now: an instructor's
+ * or an admin's always, a student's from its opening time on; false after
+ * answering 403 not_open with that time. */
+static bool open_to(struct http_request *req, struct http_response *res, struct db *db,
+                    const char *exercise)
+{
+    int64_t opens, deadline;
+    char when[ISO8601_TEXT_MAX];
+    if (req->user.role != DB_ROLE_STUDENT)
+        return true;
+    course_dates_sync(req->service, db);
+    if (db_exercise_dates(db, exercise, &opens, &deadline) != DB_OK || opens == DB_NO_TIME ||
+        db_now_ms() >= opens)
+        return true;
+    iso8601_format(opens, when);
+    http_error(res, 403, "not_open",
+               "the exercise '%.64s' opens at %s (UTC): submissions are taken from then on",
+               exercise, when);
+    return false;
 }
 
 void api_submit(struct http_request *req, struct http_response *res)
@@ -92,7 +116,7 @@ void api_submit(struct http_request *req, struct http_response *res)
     struct db_queue_limits limits = {.total = c->queue_max, .per_user = c->queue_max_per_user};
     if (!db)
         http_error(res, 503, "unavailable", "the database cannot be reached");
-    else if (under_rate(req, res)) {
+    else if (open_to(req, res, db, b.exercise) && under_rate(req, res)) {
         struct db_new_submission n = {.user_id = req->user.id,
                                       .exercise = b.exercise,
                                       .language = b.language,

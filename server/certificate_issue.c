@@ -3,11 +3,16 @@
  * assessment-size result, every course whose assessments the student has
  * now all passed gets its certificate, at once. Exactly one per student
  * and course: the database's UNIQUE (user, course) decides between two
- * workers finishing together, and later passes find it there.
+ * workers finishing together, and later passes find it there. Only
+ * counted passes count (not late: db_course_best); when an instructor
+ * grants an extension or moves a deadline, the students it concerns are
+ * considered again at once, so a pass it makes count issues the
+ * certificate then, with no regrade.
  */
 #include "certificate_issue.h"
 
 #include "certificate.h"
+#include "course_dates.h"
 #include "grader/grader.h"
 
 #include <stdio.h>
@@ -87,12 +92,28 @@ void certificates_issue(struct service *s, struct db *db, int64_t user_id, const
     struct db_user user;
     if (db_user_by_id(db, user_id, &user) != DB_OK)
         return;
+    course_dates_sync(s, db); /* lateness reads the files' dates */
     json_t *courses = grader_courses(s->config.exercises), *course;
     size_t i;
     json_array_foreach(courses, i, course)
     {
-        if (!json_object_get(course, "error") && is_assessment(course, exercise))
+        if (!json_object_get(course, "error") && (!exercise || is_assessment(course, exercise)))
             consider(s, db, &user, course, submission);
     }
     json_decref(courses);
+}
+
+void certificates_issue_students(struct service *s, struct db *db)
+{
+    json_t *users = db_users_list(db), *u;
+    size_t i;
+    struct db_user user;
+    json_array_foreach(users, i, u)
+    {
+        if (strcmp(json_string_value(json_object_get(u, "role")), "student") == 0 &&
+            db_user_by_name(db, json_string_value(json_object_get(u, "name")), &user, NULL, 0) ==
+                DB_OK)
+            certificates_issue(s, db, user.id, NULL, 0);
+    }
+    json_decref(users);
 }

@@ -13,8 +13,6 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static json_t *cached;
-static char *cached_text;
-static size_t cached_size;
 static time_t cached_at;
 
 /* Refreshes the cache when it is old (lock held). */
@@ -27,10 +25,7 @@ static bool refresh(const char *folder, char *error, size_t error_size)
     if (!list)
         return cached != NULL;
     json_decref(cached);
-    free(cached_text);
     cached = list;
-    cached_text = json_dumps(list, JSON_COMPACT);
-    cached_size = cached_text ? strlen(cached_text) : 0;
     cached_at = now;
     return true;
 }
@@ -56,14 +51,4 @@ json_t *exercise_cache_find(const char *folder, const char *id)
     }
     json_decref(list);
     return found;
-}
-
-char *exercise_cache_text(const char *folder, size_t *size)
-{
-    char error[256];
-    pthread_mutex_lock(&lock);
-    char *text = refresh(folder, error, sizeof error) && cached_text ? strdup(cached_text) : NULL;
-    *size = text ? cached_size : 0;
-    pthread_mutex_unlock(&lock);
-    return text;
 }

@@ -16,7 +16,5 @@
 json_t *exercise_cache_list(const char *folder, char *error, size_t error_size);
 /* The entry of one loadable exercise (a new reference), or NULL. */
 json_t *exercise_cache_find(const char *folder, const char *id);
-/* The list as compact JSON text, ready to send (malloc'ed), or NULL. */
-char *exercise_cache_text(const char *folder, size_t *size);
 
 #endif

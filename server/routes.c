@@ -50,6 +50,16 @@ static const struct http_route routes[] = {
     /* the instructors' tools: regrading an exercise */
     {"GET", "/api/v1/exercises/{name}/regrade", HTTP_INSTRUCTOR, api_exercise_regrade_preview},
     {"POST", "/api/v1/exercises/{name}/regrade", HTTP_INSTRUCTOR, api_exercise_regrade},
+    /* dates, extensions, the gradebook */
+    {"GET", "/api/v1/dates", HTTP_INSTRUCTOR, api_dates},
+    {"PUT", "/api/v1/courses/{name}/dates", HTTP_INSTRUCTOR, api_course_dates_set},
+    {"DELETE", "/api/v1/courses/{name}/dates", HTTP_INSTRUCTOR, api_course_dates_clear},
+    {"PUT", "/api/v1/exercises/{name}/dates", HTTP_INSTRUCTOR, api_exercise_dates_set},
+    {"DELETE", "/api/v1/exercises/{name}/dates", HTTP_INSTRUCTOR, api_exercise_dates_clear},
+    {"GET", "/api/v1/extensions", HTTP_INSTRUCTOR, api_extensions_list},
+    {"POST", "/api/v1/extensions", HTTP_INSTRUCTOR, api_extension_grant},
+    {"DELETE", "/api/v1/extensions/{id}", HTTP_INSTRUCTOR, api_extension_revoke},
+    {"GET", "/api/v1/gradebook", HTTP_INSTRUCTOR, api_gradebook},
     /* the web pages: each page path is the one shell that draws them */
     {"GET", "/static/{name}", HTTP_PUBLIC, web_static},
     {"GET", "/clients/kgrade_client.zip", HTTP_PUBLIC, web_python_client},

@@ -3,10 +3,11 @@
  * Any text must give the course or {id, error} with a sentence; never a
  * crash, a leak or a read past the end. A course accepted must have the
  * shape the pages rely on: sections of exercise ids, and assessments that
- * are among them.
+ * are among them, and dates that are null or ISO 8601 UTC text.
  */
 #include "fuzz_input.h"
 #include "grader/grader.h"
+#include "grader/iso8601.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,15 @@ static void check_shape(const json_t *c)
     }
     if (json_array_size(json_object_get(c, "assessments")) == 0)
         abort();
+    const char *keys[] = {"opens", "deadline"};
+    for (int k = 0; k < 2; k++) {
+        json_t *date = json_object_get(c, keys[k]);
+        int64_t ms;
+        char why[200];
+        if (!json_is_null(date) &&
+            !(json_is_string(date) && iso8601_parse(json_string_value(date), &ms, why, sizeof why)))
+            abort();
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,7 +5,8 @@
  * attempts counted), results kept across regrades, queue positions that
  * match the claim order, a submission's language (stored, kept by a
  * regrade, "cuda" for those from before Numba), scoreboards (best passing assessment result per
- * user, hidden ones left out), class progress and the audit log.
+ * user, hidden ones left out), class progress and the audit log; dates
+ * (the files', overrides, extensions) and lateness computed when read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -858,6 +859,158 @@ static void test_audit(void **state)
     json_decref(log);
 }
 
+/* The files' dates of a course "c" and its exercise "transpose": the
+ * course opens at `opens`, the exercise is due at `deadline`. */
+static void file_dates(struct fixture *f, int64_t opens, int64_t deadline)
+{
+    struct db_file_date rows[] = {
+        {DB_SCOPE_COURSE, "c", NULL, opens, DB_NO_TIME},
+        {DB_SCOPE_EXERCISE, "transpose", "c", DB_NO_TIME, deadline},
+        {DB_SCOPE_EXERCISE, "histogram", "c", DB_NO_TIME, DB_NO_TIME},
+    };
+    assert_int_equal(db_file_dates_replace(f->db, rows, 3), DB_OK);
+}
+
+static bool late(struct fixture *f, int64_t id)
+{
+    json_t *j = db_submission_json(f->db, id, false);
+    bool is_late = json_is_true(json_object_get(j, "late"));
+    json_decref(j);
+    return is_late;
+}
+
+/* Dates: the files', an exercise's missing ones from its course, an
+ * override that wins until cleared. */
+static void test_dates_files_and_overrides(void **state)
+{
+    struct fixture *f = *state;
+    int64_t opens, deadline;
+    assert_int_equal(db_exercise_dates(f->db, "transpose", &opens, &deadline), DB_NOT_FOUND);
+    file_dates(f, 1000, 5000);
+    assert_int_equal(db_exercise_dates(f->db, "transpose", &opens, &deadline), DB_OK);
+    assert_int_equal(opens, 1000); /* the course's */
+    assert_int_equal(deadline, 5000);
+    assert_int_equal(
+        db_dates_override(f->db, DB_SCOPE_EXERCISE, "transpose", DB_NO_TIME, 9000, f->bob), DB_OK);
+    file_dates(f, 1000, 7000); /* the file changes: the override stays */
+    assert_int_equal(db_exercise_dates(f->db, "transpose", &opens, &deadline), DB_OK);
+    assert_int_equal(deadline, 9000);
+    json_t *d = db_dates(f->db);
+    json_t *t = json_object_get(json_object_get(d, "exercises"), "transpose");
+    assert_true(json_is_true(json_object_get(t, "overridden")));
+    assert_string_equal(json_string_value(json_object_get(t, "file_deadline")),
+                        "1970-01-01T00:00:07.000Z");
+    assert_string_equal(json_string_value(json_object_get(t, "opens")), "1970-01-01T00:00:01.000Z");
+    assert_string_equal(json_string_value(json_object_get(t, "course")), "c");
+    assert_true(json_is_null(
+        json_object_get(json_object_get(json_object_get(d, "courses"), "c"), "deadline")));
+    json_decref(d);
+    assert_int_equal(db_dates_clear(f->db, DB_SCOPE_EXERCISE, "transpose"), DB_OK);
+    assert_int_equal(db_dates_clear(f->db, DB_SCOPE_EXERCISE, "transpose"), DB_NOT_FOUND);
+    assert_int_equal(db_exercise_dates(f->db, "transpose", &opens, &deadline), DB_OK);
+    assert_int_equal(deadline, 7000);
+}
+
+/* Lateness is computed when read: a moved deadline or an extension
+ * changes it for past submissions, and only counted passes make the
+ * progress, the best results and the certificates. */
+static void test_lateness_and_extensions(void **state)
+{
+    struct fixture *f = *state;
+    int64_t now = db_now_ms(), day = 86400000, xid;
+    file_dates(f, DB_NO_TIME, now - day); /* transpose was due yesterday */
+    int64_t on_time_fail = submit(f, f->alice, "histogram", NULL);
+    grade(f, "wrong_answer", 1.0, true);
+    int64_t id = submit(f, f->alice, "transpose", NULL);
+    grade(f, "passed", 1.0, true);
+    assert_true(late(f, id));
+    assert_false(late(f, on_time_fail)); /* histogram has no deadline */
+    json_t *mine = db_submissions_of(f->db, f->alice, "transpose", 10);
+    assert_true(json_is_true(json_object_get(json_array_get(mine, 0), "late")));
+    json_decref(mine);
+    const char *course[] = {"transpose"};
+    struct db_certificate_assessment best[1];
+    assert_int_equal(db_course_best(f->db, f->alice, course, 1, best), DB_NOT_FOUND);
+    json_t *p = db_progress(f->db, f->alice);
+    json_t *row = json_array_get(p, 1); /* histogram, transpose */
+    assert_string_equal(json_string_value(json_object_get(row, "exercise")), "transpose");
+    assert_string_equal(json_string_value(json_object_get(row, "status")), "failed");
+    assert_true(json_is_true(json_object_get(row, "late")));
+    assert_true(json_is_null(json_object_get(row, "best_submission")));
+    assert_int_equal(json_integer_value(json_object_get(row, "newest_submission")), id);
+    assert_false(json_is_true(json_object_get(json_array_get(p, 0), "late")));
+    json_decref(p);
+
+    /* an extension on the course (bob's does not help alice) */
+    assert_int_equal(
+        db_extension_grant(f->db, f->bob, DB_SCOPE_COURSE, "c", now + day, f->bob, NULL), DB_OK);
+    assert_true(late(f, id));
+    assert_int_equal(
+        db_extension_grant(f->db, f->alice, DB_SCOPE_COURSE, "c", now + day, f->bob, &xid), DB_OK);
+    assert_false(late(f, id));
+    assert_int_equal(db_course_best(f->db, f->alice, course, 1, best), DB_OK);
+    assert_int_equal(best[0].submission, id);
+    p = db_progress(f->db, f->alice);
+    row = json_array_get(p, 1);
+    assert_string_equal(json_string_value(json_object_get(row, "status")), "passed");
+    assert_false(json_is_true(json_object_get(row, "late")));
+    assert_int_equal(json_integer_value(json_object_get(row, "best_submission")), id);
+    assert_true(json_is_string(json_object_get(row, "best_at")));
+    json_decref(p);
+    json_t *list = db_extensions_list(f->db);
+    assert_int_equal(json_array_size(list), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "user")),
+                        "alice");
+    json_decref(list);
+    assert_int_equal(db_extension_revoke(f->db, xid), DB_OK);
+    assert_int_equal(db_extension_revoke(f->db, xid), DB_NOT_FOUND);
+    assert_true(late(f, id));
+
+    /* the deadline moved later instead: on time again */
+    assert_int_equal(db_dates_override(f->db, DB_SCOPE_COURSE, "c", DB_NO_TIME, now + day, f->bob),
+                     DB_OK);
+    assert_true(late(f, id)); /* the exercise's own deadline wins over its course's */
+    assert_int_equal(
+        db_dates_override(f->db, DB_SCOPE_EXERCISE, "transpose", DB_NO_TIME, now + day, f->bob),
+        DB_OK);
+    assert_false(late(f, id));
+}
+
+/* A late pass better than the best counted one is marked. */
+static void test_late_better_pass_is_marked(void **state)
+{
+    struct fixture *f = *state;
+    int64_t now = db_now_ms();
+    file_dates(f, DB_NO_TIME, now + 86400000);
+    int64_t counted = submit(f, f->alice, "transpose", NULL);
+    grade(f, "passed", 2.0, true);
+    assert_int_equal(
+        db_dates_override(f->db, DB_SCOPE_EXERCISE, "transpose", DB_NO_TIME, now - 1, f->bob),
+        DB_OK); /* `counted` was created at `now` or later: now late too */
+    assert_true(late(f, counted));
+    assert_int_equal(db_dates_clear(f->db, DB_SCOPE_EXERCISE, "transpose"), DB_OK);
+    assert_false(late(f, counted));
+    json_t *p = db_progress(f->db, f->alice);
+    assert_false(json_is_true(json_object_get(json_array_get(p, 0), "late")));
+    json_decref(p);
+    int64_t due = db_now_ms(); /* `counted` came at `due` or before */
+    file_dates(f, DB_NO_TIME, due);
+    usleep(2000);
+    int64_t quicker = submit(f, f->alice, "transpose", NULL); /* after `due`: late */
+    grade(f, "passed", 1.0, true);
+    assert_true(late(f, quicker));
+    assert_false(late(f, counted));
+    p = db_progress(f->db, f->alice);
+    json_t *row = json_array_get(p, 0);
+    assert_true(json_is_true(json_object_get(row, "late")));
+    assert_int_equal(json_integer_value(json_object_get(row, "best_submission")), counted);
+    assert_string_equal(json_string_value(json_object_get(row, "status")), "passed");
+    json_decref(p);
+    json_t *held = db_course_certificates(f->db, "c");
+    assert_int_equal(json_object_size(held), 0);
+    json_decref(held);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -886,6 +1039,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_certificate_names_its_submission, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hidden_with_a_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_certificate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dates_files_and_overrides, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lateness_and_extensions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_late_better_pass_is_marked, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "grader/exercise.h"
+#include "grader/grader.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +255,64 @@ static void the_folder_must_match_the_id(void **state)
     assert_non_null(strstr(error, "/nonexistent/exercise.json: cannot be read"));
 }
 
+/* "opens" and "deadline": read as instants; a bad one refused with its key. */
+static void dates_are_read_and_checked(void **state)
+{
+    (void)state;
+    char text[sizeof valid + 512], error[512] = "";
+    struct exercise e;
+    const char *at = strstr(valid, "\"sizes\"");
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - valid), valid,
+             "\"opens\": \"2026-09-01T00:00:00+02:00\", \"deadline\": \"2027-01-15T23:59:00Z\", ",
+             at);
+    if (!parse(text, &e, error))
+        fail_msg("%s", error);
+    assert_true(e.dates.has_opens && e.dates.has_deadline);
+    assert_int_equal(e.dates.opens_ms, INT64_C(1788213600000));
+    assert_true(parse(valid, &e, error));
+    assert_false(e.dates.has_opens || e.dates.has_deadline);
+    refused_with("\"assessment\": true", "\"assessment\": true, \"deadline\": \"2026-12-15T23:59\"",
+                 "demo/exercise.json: deadline: '2026-12-15T23:59' has no time zone");
+    refused_with("\"assessment\": true", "\"assessment\": true, \"opens\": \"2026-02-30T00:00Z\"",
+                 "opens: '2026-02-30T00:00Z' names no such day");
+    refused_with("\"assessment\": true", "\"assessment\": true, \"opens\": 20260901",
+                 "opens: must be a string");
+    refused_with("\"assessment\": true",
+                 "\"assessment\": true, \"opens\": \"2027-01-01T00:00Z\", \"deadline\": "
+                 "\"2026-12-01T00:00Z\"",
+                 "deadline: must come after 'opens'");
+}
+
+/* A course's dates come back in UTC; a bad one names the file and the key. */
+/* A course file's text with `extra` keys at its end. */
+static json_t *course_with(const char *extra)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"id\": \"c\", \"title\": \"C\", \"sections\": [{\"title\": \"1\", "
+             "\"exercises\": [\"a\"]}], \"assessments\": [\"a\"]%s}",
+             extra);
+    return grader_course_parse(text, strlen(text), "c");
+}
+
+/* A course's dates come back in UTC; a bad one names the file and the key. */
+static void course_dates_are_read_and_checked(void **state)
+{
+    (void)state;
+    json_t *c = course_with(
+        ", \"opens\": \"2026-09-01T02:00:00+02:00\", \"deadline\": \"2027-01-15T23:59:00Z\"");
+    assert_null(json_object_get(c, "error"));
+    assert_string_equal(json_string_value(json_object_get(c, "opens")), "2026-09-01T00:00:00.000Z");
+    json_decref(c);
+    c = course_with("");
+    assert_true(json_is_null(json_object_get(c, "deadline")));
+    json_decref(c);
+    c = course_with(", \"deadline\": \"2027-01-15 23:59\"");
+    assert_non_null(strstr(json_string_value(json_object_get(c, "error")),
+                           "courses/c.json: deadline: '2027-01-15 23:59' is not a date-time"));
+    json_decref(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +321,8 @@ int main(void)
         cmocka_unit_test(malformed_fields_are_named),
         cmocka_unit_test(the_numba_form_is_read),
         cmocka_unit_test(the_folder_must_match_the_id),
+        cmocka_unit_test(dates_are_read_and_checked),
+        cmocka_unit_test(course_dates_are_read_and_checked),
     };
     return cmocka_run_group_tests_name("exercise", tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 
 import { api } from './api.js';
 import { notice, refreshSession } from './app.js';
+import { datesNote, lateNote } from './dates.js';
 import { fill, h, link } from './dom.js';
 import { formatRatio } from './format.js';
 import { follow, progressView } from './grading.js';
@@ -144,7 +145,7 @@ export async function showExercise(session, id) {
   const sizes = Object.entries(exercise.sizes || {}).map(([k, v]) => `${k} = ${Number(v).toLocaleString('en')}`).join(', ');
 
   const meta = h('p', { class: 'meta' }, `Graded at ${sizes}; to pass, correct and at most ${formatRatio(exercise.max_ratio)} the reference's time. `,
-    link(`/scoreboard/${exercise.id}`, 'Scoreboard'));
+    link(`/scoreboard/${exercise.id}`, 'Scoreboard'), ' ', datesNote(exercise));
 
   fill(document.getElementById('main'),
     h('div', { class: 'exercise-layout' },
@@ -189,7 +190,8 @@ export async function showExercise(session, id) {
     const its = submission.language || 'cuda';
     last.byLanguage[its] = submission;
     if (its !== language) return;
-    fill(resultBox, h('h2', {}, 'Result'), renderResult(submission.result, editor, { certificate: submission.certificate }),
+    fill(resultBox, h('h2', {}, 'Result'), lateNote(submission),
+      renderResult(submission.result, editor, { certificate: submission.certificate }),
       h('p', {}, link(`/submissions/${submission.id}`, `Submission ${submission.id}`),
         taken.length > 1 ? `, in ${languageLabel(its)}` : ''));
     editor.setMarks(marksOf(submission.result));

@@ -1,17 +1,20 @@
 // The exercises page: each course with its sections and exercises, the
 // student's status for each (not tried, waiting, failed, passed with the
-// best ratio), the assessments marked.
+// best ratio; late attempts marked), the assessments marked, the opening
+// times and deadlines (dates.js).
 
 import { api } from './api.js';
+import { datesNote, lateMark } from './dates.js';
 import { fill, h, link } from './dom.js';
 import { formatRatio } from './format.js';
 
 export function statusOf(progress, id) {
   const row = (progress || []).find((p) => p.exercise === id);
   if (!row) return { word: 'not tried', kind: 'untried' };
-  if (row.status === 'passed') return { word: `passed, best ${formatRatio(row.best_ratio)}`, kind: 'passed' };
-  if (row.status === 'pending') return { word: 'being graded', kind: 'pending' };
-  return { word: 'not passed yet', kind: 'failed' };
+  const late = Boolean(row.late);
+  if (row.status === 'passed') return { word: `passed, best ${formatRatio(row.best_ratio)}`, kind: 'passed', late };
+  if (row.status === 'pending') return { word: 'being graded', kind: 'pending', late };
+  return { word: 'not passed yet', kind: 'failed', late };
 }
 
 function exerciseItem(exercise, session) {
@@ -19,7 +22,8 @@ function exerciseItem(exercise, session) {
   return h('li', { class: 'exercise' },
     link(`/exercises/${exercise.id}`, exercise.title || exercise.id),
     exercise.assessment ? h('span', { class: 'badge assessment' }, 'assessment') : null,
-    status ? h('span', { class: `status ${status.kind}` }, status.word) : null,
+    datesNote(exercise),
+    status ? h('span', { class: `status ${status.kind}` }, status.word, status.late ? [' ', lateMark()] : null) : null,
     exercise.error ? h('span', { class: 'error' }, ` (broken: ${exercise.error})`) : null);
 }
 

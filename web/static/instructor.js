@@ -1,12 +1,15 @@
-// The instructors' pages: Class (the gradebook, gradebook.js; the grades
-// as CSV; the accounts, accounts.js; the tools, instructor_tools.js) and
-// one student's history with hide (with a reason), show and regrade.
+// The instructors' pages: Class (the tools, instructor_tools.js; the
+// gradebook of a course, gradebook.js, with a course selector; the grades
+// as CSV, long and wide; the dates and extensions, class_dates.js; the
+// accounts, accounts.js) and one student's history with hide (with a
+// reason), show and regrade.
 
 import { api } from './api.js';
-import { notice, requireUser } from './app.js';
+import { navigate, notice, requireUser } from './app.js';
 import { usersSection } from './accounts.js';
+import { datesSection } from './class_dates.js';
 import { fill, h, link, table } from './dom.js';
-import { progressTable } from './gradebook.js';
+import { gradebookView } from './gradebook.js';
 import { hideControl } from './hidden.js';
 import { instructorTools } from './instructor_tools.js';
 import { regradeButton } from './regrade.js';
@@ -21,15 +24,35 @@ export function forInstructors(session) {
   return false;
 }
 
+// The course shown: ?course=ID, else the server's first.
+function courseQuery() {
+  const id = new URLSearchParams(location.search).get('course');
+  return id ? `?course=${encodeURIComponent(id)}` : '';
+}
+
+function courseSelector(book) {
+  if (book.courses.length < 2) return null;
+  const select = h('select', { id: 'class-course', onchange: () => navigate(`/instructor?course=${encodeURIComponent(select.value)}`) },
+    book.courses.map((c) => h('option', { value: c.id, selected: book.course && c.id === book.course.id }, c.title)));
+  return h('p', {}, h('label', { for: 'class-course' }, 'Course '), select);
+}
+
+function exportLinks(book) {
+  const course = book.course ? `&course=${encodeURIComponent(book.course.id)}` : '';
+  return h('p', {}, 'Export the grades as CSV: ',
+    h('a', { href: `/api/v1/export/grades.csv?format=wide${course}`, download: 'grades-wide.csv' }, 'one row per student'), ', or ',
+    h('a', { href: '/api/v1/export/grades.csv', download: 'grades.csv' }, 'one row per student and exercise'));
+}
+
 export async function showInstructor(session) {
   if (!forInstructors(session)) return;
   const main = document.getElementById('main');
   const accounts = usersSection(session); // made once: a redraw keeps the passwords it shows
   async function draw() {
-    const { progress } = await api('GET', '/api/v1/progress');
-    fill(main, h('h1', {}, 'Class'), instructorTools(),
-      h('p', {}, h('a', { href: '/api/v1/export/grades.csv', download: 'grades.csv' }, 'Export the grades as CSV')),
-      progressTable(progress), accounts);
+    const [book, dates, { extensions }] = await Promise.all([
+      api('GET', `/api/v1/gradebook${courseQuery()}`), api('GET', '/api/v1/dates'), api('GET', '/api/v1/extensions')]);
+    fill(main, h('h1', {}, 'Class'), instructorTools(), courseSelector(book), exportLinks(book),
+      gradebookView(book), datesSection(book, dates, extensions, draw), accounts);
   }
   await draw();
 }

@@ -4,6 +4,7 @@
 
 import { api } from './api.js';
 import { requireUser } from './app.js';
+import { lateMark, lateNote } from './dates.js';
 import { fill, formatDate, h, link, table } from './dom.js';
 import { formatMs, formatRatio } from './format.js';
 import { follow, progressView } from './grading.js';
@@ -20,7 +21,7 @@ export function submissionRows(submissions, extra) {
     h('td', {}, link(`/submissions/${s.id}`, `#${s.id}`)),
     h('td', {}, link(`/exercises/${s.exercise}`, s.exercise), hiddenNotice(s)),
     h('td', { class: 'language' }, languageLabel(s.language)),
-    h('td', {}, s.status === 'done' ? verdictBadge(s.verdict) : s.status),
+    h('td', {}, s.status === 'done' ? verdictBadge(s.verdict) : s.status, s.late ? [' ', lateMark()] : null),
     h('td', {}, formatMs(s.student_ms)),
     h('td', {}, formatRatio(s.ratio)),
     h('td', {}, formatDate(s.created_at)),
@@ -66,6 +67,7 @@ export async function showSubmission(session, id) {
     h('p', { class: 'meta' }, link(`/exercises/${submission.exercise}`, submission.exercise),
       ` in ${languageLabel(submission.language)} by ${submission.user}, `, formatDate(submission.created_at)),
     hiddenNotice(submission),
+    lateNote(submission),
     submissionTools(session, submission, () => showSubmission(session, id)),
     resultBox,
     h('h2', {}, 'Source'), sourceView(submission.source),
