@@ -116,7 +116,7 @@ PY_TARGETS    := $(if $(HAVE_PYTHON),$(PY_CLIENT_ZIP))
 NUMBA_FRONT_END := $(BUILD)/numba_compile.py
 
 .PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-python test-integration test-full \
-        test-references test-gpu test-fuzz run test-browser bench calibrate web \
+        test-references test-gpu test-fuzz run test-browser screenshots bench calibrate web \
         fmt fmt-check clean
 
 all: deps-check $(BUILD)/kgrade $(EMU_LIB) $(NUMBA_FRONT_END) $(WEB_TARGETS) $(PY_TARGETS)
@@ -320,6 +320,11 @@ run: deps $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB) $(WEB_TARGETS) $(PY_TARG
 # The timing model against three published tables (tests/calibrate/): minutes on 2 cores.
 calibrate: $(BUILD)/calibrate $(EMU_LIB)
 	@LD_LIBRARY_PATH=$(BUILD)/emulator $(BUILD)/calibrate
+
+# The README's "Running a course" screenshots (docs/course/), taken again
+# by acting the walkthrough out in Chromium against a fresh service.
+screenshots: $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB) $(WEB_BUNDLE)
+	node docs/course/walkthrough.mjs $(BUILD)
 
 bench: $(BENCH_BIN) $(EMU_LIB)
 	@for b in $(BENCH_BIN); do echo "== $$b"; LD_LIBRARY_PATH=$(BUILD)/emulator $$b || exit 1; done

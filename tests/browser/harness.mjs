@@ -50,9 +50,9 @@ export function expect(condition, message) {
   if (!condition) throw new Error(message);
 }
 
-export async function startServer() {
+export async function startServer({ exercises = 'tests/service/exercises' } = {}) {
   const server = spawn(kgrade, ['serve', '--port', String(port), '--data', data,
-    '--exercises', 'tests/service/exercises', '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--exercises', exercises, '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   server.stdout.on('data', (d) => { out += d; });
   server.stderr.on('data', () => {});
@@ -128,14 +128,15 @@ export async function trackedPage(browser, { viewport = { width: 1280, height: 9
   return { context, page, problems };
 }
 
-// Starts the server and Chromium, runs the journeys in turn, reports and
-// exits (0 when every check passed).
-export async function runBrowserTests(file, journeys) {
+// Starts the server (on `exercises`: the small test set unless told) and
+// Chromium, runs the journeys in turn, reports and exits (0 when every
+// check passed).
+export async function runBrowserTests(file, journeys, { exercises } = {}) {
   mkdirSync(artifacts, { recursive: true });
   let server = null;
   let browser = null;
   try {
-    const started = await startServer();
+    const started = await startServer({ exercises });
     server = started.server;
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
