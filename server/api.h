@@ -21,6 +21,10 @@ http_handler api_submit, api_submissions_list, api_submission, api_submission_ev
 http_handler api_progress, api_users_list, api_user_create, api_user_password;
 http_handler api_submission_hide, api_submission_regrade, api_export_grades, api_audit;
 http_handler api_metrics, api_me, api_courses, api_certificate_key;
+/* 503 queue_full with Retry-After: the grading queue (submissions and
+ * trials) holds all it may (api_submissions.c). */
+#define API_RETRY_FULL_QUEUE_S 30
+void api_queue_full(struct http_response *res);
 /* Trials: graded at the correctness sizes, never recorded (api_trials.c). */
 http_handler api_trial_create, api_trial, api_trial_events;
 http_handler api_certificates_list, api_certificate, api_certificate_revoke;

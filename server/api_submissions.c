@@ -23,7 +23,6 @@
 
 #define IDEMPOTENCY_KEY_MAX 128
 #define LIST_LIMIT          200
-#define RETRY_FULL_QUEUE_S  30
 #define RETRY_USER_QUEUE_S  30 /* a user's own waiting submissions: about one job's time */
 
 static bool under_rate(struct http_request *req, struct http_response *res)
@@ -53,6 +52,13 @@ static void accepted(struct http_response *res, struct db *db, int64_t id)
     json_decref(sub);
 }
 
+void api_queue_full(struct http_response *res)
+{
+    http_retry_after(res, API_RETRY_FULL_QUEUE_S);
+    http_error(res, 503, "queue_full", "the queue is full: try again in %d s",
+               API_RETRY_FULL_QUEUE_S);
+}
+
 /* The answer to an enqueue: 202, or why the queue did not take it (after
  * a refusal already answered, nothing). */
 static void answer_enqueue(struct http_request *req, struct http_response *res, struct db *db,
@@ -63,9 +69,7 @@ static void answer_enqueue(struct http_request *req, struct http_response *res, 
         if (e == DB_ENQUEUED)
             service_wake_workers(req->service);
     } else if (e == DB_QUEUE_FULL) {
-        http_retry_after(res, RETRY_FULL_QUEUE_S);
-        http_error(res, 503, "queue_full", "the queue is full: try again in %d s",
-                   RETRY_FULL_QUEUE_S);
+        api_queue_full(res);
     } else if (e == DB_USER_QUEUE_FULL) {
         http_retry_after(res, RETRY_USER_QUEUE_S);
         http_error(res, 429, "too_many_waiting",

@@ -24,7 +24,6 @@
 #include <stdio.h>
 
 #define RETRY_TRIAL_RUNNING_S 10 /* a trial at the correctness sizes takes seconds */
-#define RETRY_FULL_QUEUE_S    30
 
 static bool under_rate(struct http_request *req, struct http_response *res)
 {
@@ -62,9 +61,7 @@ static void answer(struct http_request *req, struct http_response *res, struct d
         accepted(res, db, id);
         service_wake_workers(req->service);
     } else if (e == DB_QUEUE_FULL) {
-        http_retry_after(res, RETRY_FULL_QUEUE_S);
-        http_error(res, 503, "queue_full", "the queue is full: try again in %d s",
-                   RETRY_FULL_QUEUE_S);
+        api_queue_full(res);
     } else if (e == DB_USER_QUEUE_FULL) {
         http_retry_after(res, RETRY_TRIAL_RUNNING_S);
         http_error(res, 429, "trial_waiting",
