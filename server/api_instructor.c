@@ -32,6 +32,8 @@ void api_users_list(struct http_request *req, struct http_response *res)
         http_json(res, 200, json_pack("{s:o}", "users", db_users_list(db)));
 }
 
+/* An account; its first password (given, or generated and answered) is
+ * someone else's choice, so its owner must change it at the first login. */
 void api_user_create(struct http_request *req, struct http_response *res)
 {
     json_t *body = http_json_body(req, res);
@@ -54,14 +56,13 @@ void api_user_create(struct http_request *req, struct http_response *res)
     } else if (role == DB_ROLE_ADMIN && req->user.role != DB_ROLE_ADMIN) {
         http_error(res, 403, "forbidden", "only an admin may add an admin");
     } else {
-        bool made_up = !password; /* its owner changes it at the first login */
-        if (made_up) {
+        if (!password) {
             password_random(generated, GENERATED_PASSWORD_LENGTH);
             password = generated;
         }
         enum db_outcome o =
             password_hash(password, hash)
-                ? db_user_add(db, name, display ? display : name, role, hash, made_up, NULL)
+                ? db_user_add(db, name, display ? display : name, role, hash, true, NULL)
                 : DB_FAILED;
         if (o == DB_EXISTS)
             http_error(res, 409, "exists", "there is already a user '%s'", name);
@@ -71,7 +72,7 @@ void api_user_create(struct http_request *req, struct http_response *res)
             audit(req, db, "user add", name);
             http_json(res, 201,
                       json_pack("{s:s, s:s, s:s, s:b}", "name", name, "role", role_name, "password",
-                                password, "must_change_password", made_up));
+                                password, "must_change_password", true));
         }
     }
     json_decref(body);

@@ -12,6 +12,9 @@
 #                                      own; prints an API token for them
 #   wait_running TOKEN ID              waits until the submission is being graded
 #   worker_pid [NOT]                   the pid of this server's `kgrade worker`
+#   new_account JAR CSRF NAME ROLE PASSWORD   an account made through the API by
+#                                      the session JAR, whose owner then replaces
+#                                      its first password with PASSWORD
 #   answered                           "STATUS BODY" of the last api call
 #   as JAR CSRF METHOD PATH [BODY]     a session's request with a JSON body
 
@@ -107,4 +110,13 @@ answered() { echo "$(cat "$TMP/status") $(cat "$TMP/body")"; }
 as() {
     api "$3" "$4" -b "$1" -H "X-CSRF-Token: $2" -H 'Content-Type: application/json' \
         --data-binary "${5:-{\}}"
+}
+
+new_account() {
+    local first="$5-first" csrf
+    as "$1" "$2" POST /api/v1/users \
+        "{\"name\": \"$3\", \"role\": \"$4\", \"password\": \"$first\"}" >/dev/null
+    csrf=$(login "$3" "$first" "$TMP/$3-first.jar")
+    as "$TMP/$3-first.jar" "$csrf" POST /api/v1/me/password \
+        "{\"current_password\": \"$first\", \"new_password\": \"$5\"}" >/dev/null
 }

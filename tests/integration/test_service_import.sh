@@ -32,8 +32,7 @@ ADMIN_CSRF=$(login admin "$ADMIN_PASSWORD" "$TMP/admin.jar")
 as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/me/password \
     "{\"current_password\": \"$ADMIN_PASSWORD\", \"new_password\": \"admin-password-1\"}" >/dev/null
 for u in ivy:instructor sam:student; do
-    as "$TMP/admin.jar" "$ADMIN_CSRF" POST /api/v1/users \
-        "{\"name\": \"${u%:*}\", \"role\": \"${u#*:}\", \"password\": \"${u%:*}-password\"}" >/dev/null
+    new_account "$TMP/admin.jar" "$ADMIN_CSRF" "${u%:*}" "${u#*:}" "${u%:*}-password"
 done
 IVY_CSRF=$(login ivy ivy-password "$TMP/ivy.jar")
 SAM_CSRF=$(login sam sam-password "$TMP/sam.jar")
