@@ -15,6 +15,7 @@
 #   new_account JAR CSRF NAME ROLE PASSWORD   an account made through the API by
 #                                      the session JAR, whose owner then replaces
 #                                      its first password with PASSWORD
+#   own_password NAME FIRST PASSWORD   the owner replaces the first password
 #   answered                           "STATUS BODY" of the last api call
 #   as JAR CSRF METHOD PATH [BODY]     a session's request with a JSON body
 
@@ -113,10 +114,14 @@ as() {
 }
 
 new_account() {
-    local first="$5-first" csrf
     as "$1" "$2" POST /api/v1/users \
-        "{\"name\": \"$3\", \"role\": \"$4\", \"password\": \"$first\"}" >/dev/null
-    csrf=$(login "$3" "$first" "$TMP/$3-first.jar")
-    as "$TMP/$3-first.jar" "$csrf" POST /api/v1/me/password \
-        "{\"current_password\": \"$first\", \"new_password\": \"$5\"}" >/dev/null
+        "{\"name\": \"$3\", \"role\": \"$4\", \"password\": \"$5-first\"}" >/dev/null
+    own_password "$3" "$5-first" "$5"
+}
+
+own_password() {
+    local csrf
+    csrf=$(login "$1" "$2" "$TMP/$1-first.jar")
+    as "$TMP/$1-first.jar" "$csrf" POST /api/v1/me/password \
+        "{\"current_password\": \"$2\", \"new_password\": \"$3\"}" >/dev/null
 }

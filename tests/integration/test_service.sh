@@ -90,7 +90,7 @@ expect "the session cookie is HttpOnly and SameSite=Strict" 0 "HttpOnly.*SameSit
     grep -i kgrade_session "$TMP/admin.jar"
 api POST /api/v1/users -b "$TMP/admin.jar" -H "X-CSRF-Token: $ADMIN_CSRF" \
     -H 'Content-Type: application/json' \
-    --data-binary '{"name": "sam", "display_name": "Sam <script>", "role": "student", "password": "sam-password"}' >/dev/null
+    --data-binary '{"name": "sam", "display_name": "Sam <script>", "role": "student", "password": "sam-first-password"}' >/dev/null
 expect "an instructor adds a student" 0 "^201$" -- status
 api POST /api/v1/users -b "$TMP/admin.jar" -H 'Content-Type: application/json' \
     --data-binary '{"name": "eve", "role": "student"}' >/dev/null
@@ -101,8 +101,10 @@ expect "a second sam is 409" 0 "^409$" -- status
 for u in tom una; do
     api POST /api/v1/users -b "$TMP/admin.jar" -H "X-CSRF-Token: $ADMIN_CSRF" \
         -H 'Content-Type: application/json' \
-        --data-binary "{\"name\": \"$u\", \"role\": \"student\", \"password\": \"$u-password\"}" >/dev/null
+        --data-binary "{\"name\": \"$u\", \"role\": \"student\", \"password\": \"$u-first-password\"}" >/dev/null
 done
+# a first password, someone else's choice, is replaced by its owner first
+for u in sam tom una; do own_password "$u" "$u-first-password" "$u-password"; done
 api POST /api/v1/login -H 'Content-Type: application/json' \
     --data-binary '{"name": "sam", "password": "wrong-password"}' >/dev/null
 expect "a wrong password is 401" 0 "^401$" -- status
@@ -177,7 +179,7 @@ expect "a student revokes a token" 0 "^200$" -- status
 api GET /api/v1/submissions -H "Authorization: Bearer $THROWAWAY" >/dev/null
 expect "a revoked token is refused (401)" 0 "^401$" -- status
 expect "the audit log holds hide, show, regrade, token revoke, user add" 0 \
-    "^token revoke,regrade,regrade,show,hide,user add" -- bash -c \
+    "^token revoke,regrade,regrade,show,hide,password change,password change,password change,user add" -- bash -c \
     "curl -s -b $TMP/admin.jar $BASE/api/v1/audit | jq -r '[.entries[].action] | join(\",\")'"
 expect "... with who did it" 0 "^admin$" -- bash -c \
     "curl -s -b $TMP/admin.jar $BASE/api/v1/audit | jq -r '.entries[1].actor'"
