@@ -86,6 +86,20 @@ static void consider(struct service *s, struct db *db, const struct db_user *use
     issue(s, db, user, course, best, n, submission);
 }
 
+/* `user`'s certificates among `courses`: of those `exercise` is an
+ * assessment of (NULL: every course). */
+static void consider_courses(struct service *s, struct db *db, const struct db_user *user,
+                             const json_t *courses, const char *exercise, int64_t submission)
+{
+    size_t i;
+    json_t *course;
+    json_array_foreach(courses, i, course)
+    {
+        if (!json_object_get(course, "error") && (!exercise || is_assessment(course, exercise)))
+            consider(s, db, user, course, submission);
+    }
+}
+
 void certificates_issue(struct service *s, struct db *db, int64_t user_id, const char *exercise,
                         int64_t submission)
 {
@@ -93,19 +107,16 @@ void certificates_issue(struct service *s, struct db *db, int64_t user_id, const
     if (db_user_by_id(db, user_id, &user) != DB_OK)
         return;
     course_dates_sync(s, db); /* lateness reads the files' dates */
-    json_t *courses = grader_courses(s->config.exercises), *course;
-    size_t i;
-    json_array_foreach(courses, i, course)
-    {
-        if (!json_object_get(course, "error") && (!exercise || is_assessment(course, exercise)))
-            consider(s, db, &user, course, submission);
-    }
+    json_t *courses = grader_courses(s->config.exercises);
+    consider_courses(s, db, &user, courses, exercise, submission);
     json_decref(courses);
 }
 
+/* The courses read and the dates synced once for all the students. */
 void certificates_issue_students(struct service *s, struct db *db)
 {
-    json_t *users = db_users_list(db), *u;
+    course_dates_sync(s, db);
+    json_t *users = db_users_list(db), *u, *courses = grader_courses(s->config.exercises);
     size_t i;
     struct db_user user;
     json_array_foreach(users, i, u)
@@ -113,7 +124,8 @@ void certificates_issue_students(struct service *s, struct db *db)
         if (strcmp(json_string_value(json_object_get(u, "role")), "student") == 0 &&
             db_user_by_name(db, json_string_value(json_object_get(u, "name")), &user, NULL, 0) ==
                 DB_OK)
-            certificates_issue(s, db, user.id, NULL, 0);
+            consider_courses(s, db, &user, courses, NULL, 0);
     }
+    json_decref(courses);
     json_decref(users);
 }

@@ -26,8 +26,8 @@ static int64_t time_of(const json_t *object, const char *key)
     return text && iso8601_parse(text, &ms, why, sizeof why) ? ms : DB_NO_TIME;
 }
 
-/* One row for each loadable entry of `list` (each its "course" when
- * `with_course`). */
+/* One row for each loadable entry of `list`, from row `n` on (an
+ * exercise's with its "course"); the rows' count. */
 static int rows_of(const json_t *list, enum db_scope scope, struct db_file_date *rows, int n)
 {
     size_t i;
