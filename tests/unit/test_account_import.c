@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "temp_db.h"
+
 #include "server/account_import.h"
 
 #include <stdio.h>
@@ -50,13 +52,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fixture *f = *state;
-    char other[80];
     db_close(f->db);
-    unlink(f->path);
-    snprintf(other, sizeof other, "%s-wal", f->path);
-    unlink(other);
-    snprintf(other, sizeof other, "%s-shm", f->path);
-    unlink(other);
+    temp_db_remove(f->path);
     free(f);
     return 0;
 }

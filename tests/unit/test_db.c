@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "temp_db.h"
+
 #include "db/db.h"
 #include "db/db_migrations.h"
 
@@ -55,13 +57,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fixture *f = *state;
-    char wal[80];
     db_close(f->db);
-    unlink(f->path);
-    snprintf(wal, sizeof wal, "%s-wal", f->path);
-    unlink(wal);
-    snprintf(wal, sizeof wal, "%s-shm", f->path);
-    unlink(wal);
+    temp_db_remove(f->path);
     free(f);
     return 0;
 }
@@ -491,7 +488,7 @@ static void test_language_stored_and_kept(void **state)
 static void test_old_submissions_are_cuda(void **state)
 {
     (void)state;
-    char path[] = "/tmp/kgrade-test-db-old-XXXXXX", error[256], wal[64];
+    char path[] = "/tmp/kgrade-test-db-old-XXXXXX", error[256];
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
@@ -525,11 +522,7 @@ static void test_old_submissions_are_cuda(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "language")), "cuda");
     json_decref(j);
     db_close(db);
-    unlink(path);
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    unlink(wal);
-    snprintf(wal, sizeof wal, "%s-shm", path);
-    unlink(wal);
+    temp_db_remove(path);
 }
 
 static void test_results_survive_a_regrade(void **state)
