@@ -69,6 +69,16 @@ EMU_ASAN_OBJ := $(EMU_SRC:%.c=$(BUILD)/asan/%.o)
 EMU_LIB      := $(BUILD)/emulator/libcuda.so.1
 EMU_CFLAGS   := -fPIC -fvisibility=hidden -frounding-math
 EMU_LIBS     := -lm -lpthread
+# Its compiled tier (emulator/jit.c, emulator/JIT.md) uses LLVM's ORC LLJIT
+# through the C API: Debian's llvm-16-dev (deploy/install-deps.sh). Only the
+# emulator's objects see LLVM's headers and link it; without it they fail
+# at once with what to install (EMU_NEED_LLVM).
+LLVM_CONFIG  ?= llvm-config-16
+LLVM_INCLUDE := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+LLVM_LIBDIR  := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
+EMU_CFLAGS   += $(if $(LLVM_INCLUDE),-isystem $(LLVM_INCLUDE))
+EMU_LIBS     += $(if $(LLVM_LIBDIR),-L$(LLVM_LIBDIR) $(shell $(LLVM_CONFIG) --libs orcjit native 2>/dev/null))
+EMU_NEED_LLVM = $(if $(LLVM_INCLUDE),,$(error $(LLVM_CONFIG) not found: the virtual GPU needs LLVM 16 (Debian's llvm-16-dev); run 'make deps' as root or set LLVM_CONFIG))
 
 # Unit tests of the virtual GPU's parts (test_emu_*) link its objects.
 EMU_UNIT_SRC := $(sort $(wildcard tests/unit/test_emu_*.c))
@@ -186,11 +196,13 @@ $(BUILD)/obj/%.o: %.c
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/obj/emulator/%.o: emulator/%.c
+	$(EMU_NEED_LLVM)
 	@mkdir -p $(dir $@)
 	@echo "  CC EMU  $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(EMU_CFLAGS) -c -o $@ $<
 
 $(BUILD)/asan/emulator/%.o: emulator/%.c
+	$(EMU_NEED_LLVM)
 	@mkdir -p $(dir $@)
 	@echo "  CC ASAN $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(EMU_CFLAGS) $(SANITIZE) -c -o $@ $<
@@ -270,8 +282,9 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(DB_GEN) $(wildcard */*.h)
 $(BUILD)/fuzz/fuzz_emu_%: tests/fuzz/fuzz_emu_%.c $(EMU_SRC) $(wildcard emulator/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
-	$(Q)$(CLANG) $(CPPFLAGS) -std=c11 $(WARNINGS) -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -o $@ $< $(EMU_SRC) $(EMU_LIBS)
+	$(EMU_NEED_LLVM)
+	$(Q)$(CLANG) $(CPPFLAGS) $(if $(LLVM_INCLUDE),-isystem $(LLVM_INCLUDE)) -std=c11 $(WARNINGS) -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -o $@ $< $(EMU_SRC) $(EMU_LIBS)
 
 # Benchmarks of the virtual GPU are GPU programs too (cuda.h + NVRTC).
 $(BUILD)/bench/bench_emu%: tests/bench/bench_emu%.c $(EMU_LIB)
