@@ -116,6 +116,7 @@ struct barrier_state {
 };
 
 struct launch_state;
+struct jit_kernel;
 
 struct block {
     struct launch_state *launch;
@@ -143,11 +144,12 @@ struct launch_state {
     const struct emu_module *module;
     unsigned threads_per_block;
     unsigned warps_per_block;
-    uint32_t shared_bytes;   /* static + dynamic: what a GPU charges the block */
-    uint32_t shared_window;  /* the block's shared memory here: up to the end of the
-                                dynamic array, which may start past the static end */
-    uint32_t local_per_lane; /* the kernel's depot + the stack for calls */
-    bool uses_barriers;      /* some function of the module has bar/barrier */
+    uint32_t shared_bytes;        /* static + dynamic: what a GPU charges the block */
+    uint32_t shared_window;       /* the block's shared memory here: up to the end of the
+                                     dynamic array, which may start past the static end */
+    uint32_t local_per_lane;      /* the kernel's depot + the stack for calls */
+    bool uses_barriers;           /* some function of the module has bar/barrier */
+    const struct jit_kernel *jit; /* the kernel's compiled regions (KGEMU_TIER=jit), or NULL */
     uint64_t total_blocks;
     atomic_uint_fast64_t next_block;
     atomic_uint_fast64_t instructions; /* warp instructions, summed at checks */

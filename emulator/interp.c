@@ -15,6 +15,7 @@
  */
 #include "exec.h"
 #include "half.h"
+#include "jit.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1774,12 +1775,23 @@ static enum warp_state step(struct warp *w, struct scratch *s)
 enum warp_state warp_run(struct warp *w)
 {
     struct scratch s;
+    const struct jit_kernel *jit = w->block->launch->jit;
     if (w->state == WARP_AT_BARRIER || w->state == WARP_YIELDED)
         w->state = WARP_RUNNING;
     while (w->depth > 0) {
         struct simt_entry *e = &w->stack[w->depth - 1];
         if (e->pc == e->reconv || e->mask == 0) { /* both sides arrived */
             w->depth--;
+            continue;
+        }
+        /* The compiled tier (JIT.md): a region of the kernel's own frame runs
+         * natively with the entry's mask, then the loop goes on after it. */
+        uint32_t end;
+        jit_region_fn region;
+        if (jit && w->n_frames == 1 && (region = jit_region_at(jit, e->pc, &end)) != NULL) {
+            if (region(w, &w->frames[0], e->mask))
+                return w->state = WARP_FAULTED;
+            e->pc = end;
             continue;
         }
         enum warp_state st = step(w, &s);

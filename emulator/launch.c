@@ -13,6 +13,7 @@
  * runaway kernel with CUDA_ERROR_LAUNCH_TIMEOUT.
  */
 #include "exec.h"
+#include "jit.h"
 
 #include <fenv.h>
 #include <inttypes.h>
@@ -453,6 +454,7 @@ static void init_state(struct launch_state *ls, const struct emu_launch *cfg)
     }
     uint64_t local = ls->function->ptx->local_bytes + (calls ? cfg->stack_bytes_per_thread : 0);
     ls->local_per_lane = (uint32_t)((local + 15) & ~15ull);
+    ls->jit = jit_enabled() ? jit_kernel_get(ls->function->ptx) : NULL;
     ls->total_blocks = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     atomic_init(&ls->next_block, 0);
     atomic_init(&ls->instructions, 0);
