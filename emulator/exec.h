@@ -57,6 +57,14 @@ typedef uint64_t lanes_t[WARP_SIZE];
         }                                                                                          \
     } while (0)
 
+/* Whether an f32 instruction rounds as the host does by default: to nearest,
+ * no flush to zero, no saturation, no approximation. */
+static inline bool insn_plain_rounding(const struct ptx_insn *insn)
+{
+    return !(insn->flags & (PTX_F_FTZ | PTX_F_SAT | PTX_F_APPROX | PTX_F_FULL)) &&
+           (!(insn->flags & PTX_F_HAS_RND) || insn->rnd == ARITH_RN);
+}
+
 /* The f32 NaN a GPU produces (x86 produces 0xffc00000). */
 #define CANONICAL_NAN_F32 0x7FFFFFFFu
 
@@ -100,6 +108,7 @@ struct warp {
     uint8_t *local;     /* WARP_SIZE × local_per_lane bytes */
     uint32_t local_top; /* bytes of each lane's local memory in use by frames */
     uint64_t instructions;
+    uint64_t compiled; /* of them, run as native code by the compiled tier (jit.h) */
     uint64_t since_check;
     uint64_t cache_base, cache_end; /* the last global allocation hit */
     struct timing_warp timing;
@@ -144,12 +153,16 @@ struct launch_state {
     const struct emu_module *module;
     unsigned threads_per_block;
     unsigned warps_per_block;
-    uint32_t shared_bytes;        /* static + dynamic: what a GPU charges the block */
-    uint32_t shared_window;       /* the block's shared memory here: up to the end of the
-                                     dynamic array, which may start past the static end */
-    uint32_t local_per_lane;      /* the kernel's depot + the stack for calls */
-    bool uses_barriers;           /* some function of the module has bar/barrier */
-    const struct jit_kernel *jit; /* the kernel's compiled regions (KGEMU_TIER=jit), or NULL */
+    uint32_t shared_bytes;   /* static + dynamic: what a GPU charges the block */
+    uint32_t shared_window;  /* the block's shared memory here: up to the end of the
+                                dynamic array, which may start past the static end */
+    uint32_t local_per_lane; /* the kernel's depot + the stack for calls */
+    bool uses_barriers;      /* some function of the module has bar/barrier */
+    /* The kernel's compiled regions (jit.h), once compiled: at the launch's
+     * start when they are in the cache, else once the launch has run
+     * jit_compile_after() warp instructions in the interpreter. */
+    _Atomic(const struct jit_kernel *) jit;
+    atomic_bool jit_tried;
     uint64_t total_blocks;
     atomic_uint_fast64_t next_block;
     atomic_uint_fast64_t instructions; /* warp instructions, summed at checks */
@@ -162,6 +175,12 @@ struct launch_state {
     struct printf_buffer printf;
     struct timing_launch timing;
 };
+
+/* interp.c: executes one instruction that neither branches nor waits (no
+ * bra, call, ret, exit, trap, barrier, cp.async, mbarrier, nanosleep) for
+ * the lanes of m (not 0), as the interpreter does; false after recording a
+ * fault. The compiled tier's fallback for what it does not compile. */
+bool interp_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m);
 
 /* interp.c: runs the warp until it exits, waits at a barrier, or faults. */
 enum warp_state warp_run(struct warp *w);

@@ -1414,12 +1414,6 @@ static enum warp_state barrier(struct warp *w, struct frame *f, const struct ptx
 
 /* ------------------------------------------------------------ fast path */
 
-static bool plain_rounding(const struct ptx_insn *insn)
-{
-    return !(insn->flags & (PTX_F_FTZ | PTX_F_SAT | PTX_F_APPROX | PTX_F_FULL)) &&
-           (!(insn->flags & PTX_F_HAS_RND) || insn->rnd == ARITH_RN);
-}
-
 /* The operations that dominate elementwise kernels, as lane loops the
  * compiler vectorizes. Returns false for anything else (the general code
  * then runs). */
@@ -1427,7 +1421,7 @@ static bool execute_fast(const struct ptx_insn *insn, uint64_t *d, const uint64_
                          const uint64_t *b, const uint64_t *c, uint32_t m)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
-    if (insn->type == PTX_F32 && plain_rounding(insn)) {
+    if (insn->type == PTX_F32 && insn_plain_rounding(insn)) {
         switch (op) {
         case PTX_OP_ADD:
             LANES(m, d[l] = f32_result(slot_f32(a[l]) + slot_f32(b[l])));
@@ -1700,6 +1694,12 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
     }
 }
 
+bool interp_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
+{
+    struct scratch s;
+    return execute(w, f, insn, &s, m);
+}
+
 /* --------------------------------------------------------------- the loop */
 
 /* Executes one instruction of the top entry. Returns the warp's state. */
@@ -1775,7 +1775,9 @@ static enum warp_state step(struct warp *w, struct scratch *s)
 enum warp_state warp_run(struct warp *w)
 {
     struct scratch s;
-    const struct jit_kernel *jit = w->block->launch->jit;
+    const struct launch_state *ls = w->block->launch;
+    const struct jit_kernel *jit = atomic_load_explicit(&ls->jit, memory_order_acquire);
+    const struct emu_timing_constants *latency = &ls->cfg->device->timing;
     if (w->state == WARP_AT_BARRIER || w->state == WARP_YIELDED)
         w->state = WARP_RUNNING;
     while (w->depth > 0) {
@@ -1789,10 +1791,13 @@ enum warp_state warp_run(struct warp *w)
         uint32_t end;
         jit_region_fn region;
         if (jit && w->n_frames == 1 && (region = jit_region_at(jit, e->pc, &end)) != NULL) {
-            if (region(w, &w->frames[0], e->mask))
+            int status = region(w, &w->frames[0], e->mask, latency);
+            if (status == JIT_FAULTED)
                 return w->state = WARP_FAULTED;
-            e->pc = end;
-            continue;
+            if (status == JIT_RAN) {
+                e->pc = end;
+                continue;
+            }
         }
         enum warp_state st = step(w, &s);
         if (st != WARP_RUNNING)

@@ -1,23 +1,19 @@
 /*
- * The compiled tier (JIT.md): a kernel's regions — maximal runs of
- * straight-line instructions that the compiler covers, inside one basic
- * block — become LLVM functions, compiled once by ORC LLJIT and cached per
- * hash of the decoded code. Each instruction is the interpreter's lane loop
- * as LLVM vector operations on whole register rows (<32 x i64>) under the
- * guard-narrowed mask; before it the region calls jit_issue (what step()
- * does before executing: the instruction count, the timing model's
- * scoreboard, the budget), and loads and stores call the interpreter's
- * checked mem_load / mem_store, so faults and counters are the same.
+ * The compiled tier (JIT.md): finding a function's regions, compiling them
+ * once with ORC LLJIT (jit_emit.c writes their IR), and the process's cache
+ * of compiled functions, keyed by a hash of the decoded code.
  */
 #include "jit.h"
 
 #include "exec.h"
+#include "jit_emit.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,401 +21,17 @@
 #include <string.h>
 #include <time.h>
 
-/* ------------------------------------------------------------ helpers */
-
-/* What step() does before it executes instruction pc: 1 when the warp
- * must stop (the budget ran out; a fault is recorded). */
-static int jit_issue(struct warp *w, struct frame *f, uint32_t pc)
-{
-    const struct ptx_insn *insn = &f->fn->code[pc];
-    w->instructions++;
-    if (w->block->launch->timing.enabled)
-        timing_issue(&w->timing, w->block->launch->cfg->device, f->fn, pc, f->ready);
-    if (++w->since_check >= BUDGET_CHECK_INTERVAL && !launch_check_budget(w, insn))
-        return 1;
-    return 0;
-}
-
-/* A load or store for the lanes of m, through the interpreter's checks. */
-static int jit_memory(struct warp *w, struct frame *f, uint32_t pc, uint32_t m)
-{
-    const struct ptx_insn *insn = &f->fn->code[pc];
-    if (m == 0)
-        return 0;
-    bool ok = insn->op == PTX_OP_ST ? mem_store(w, f, insn, m) : mem_load(w, f, insn, m);
-    return ok ? 0 : 1;
-}
-
-/* ------------------------------------------------------- what compiles */
-
-static bool plain_rounding(const struct ptx_insn *insn)
-{
-    return !(insn->flags & (PTX_F_FTZ | PTX_F_SAT | PTX_F_APPROX | PTX_F_FULL)) &&
-           (!(insn->flags & PTX_F_HAS_RND) || insn->rnd == ARITH_RN);
-}
-
-static bool row_or_imm(const struct ptx_operand *o)
-{
-    return o->kind == PTX_OPD_REG || o->kind == PTX_OPD_IMM;
-}
-
-static bool sources_ok(const struct ptx_insn *insn, int from)
-{
-    for (int i = from; i < insn->n_operands; i++)
-        if (!row_or_imm(&insn->o[i]))
-            return false;
-    return true;
-}
-
-/* Whether the compiler covers the instruction (JIT.md: "What falls back"). */
-static bool jit_covers(const struct ptx_insn *insn)
-{
-    enum ptx_op op = (enum ptx_op)insn->op;
-    enum ptx_type t = (enum ptx_type)insn->type;
-    unsigned bytes = ptx_type_bytes(t);
-    if (op == PTX_OP_LD || op == PTX_OP_ST)
-        return insn->space == PTX_SPACE_GLOBAL || insn->space == PTX_SPACE_PARAM;
-    if (op == PTX_OP_SETP)
-        return insn->n_operands == 3 && insn->o[0].kind == PTX_OPD_PRED &&
-               insn->bool_op == PTX_BOOL_NONE && sources_ok(insn, 1) &&
-               ((t == PTX_F32 && !(insn->flags & PTX_F_FTZ)) ||
-                (!ptx_type_is_float(t) && t != PTX_PRED && (bytes == 4 || bytes == 8)));
-    if (insn->n_operands < 2 || insn->o[0].kind != PTX_OPD_REG || !sources_ok(insn, 1))
-        return false;
-    if (op == PTX_OP_MOV)
-        return t != PTX_PRED && (bytes == 4 || bytes == 8) && insn->n_operands == 2;
-    if (op == PTX_OP_CVTA)
-        return insn->space == PTX_SPACE_GLOBAL && bytes == 8;
-    if (t == PTX_F32) {
-        if (!plain_rounding(insn))
-            return false;
-        switch (op) {
-        case PTX_OP_ADD:
-        case PTX_OP_SUB:
-        case PTX_OP_MUL:
-        case PTX_OP_DIV:
-            return insn->n_operands == 3;
-        case PTX_OP_FMA:
-        case PTX_OP_MAD:
-            return insn->n_operands == 4;
-        case PTX_OP_NEG:
-        case PTX_OP_ABS:
-            return insn->n_operands == 2;
-        default:
-            return false;
-        }
-    }
-    if (ptx_type_is_float(t) || t == PTX_PRED || (bytes != 4 && bytes != 8))
-        return false;
-    if (op == PTX_OP_MUL && (insn->flags & PTX_F_WIDE))
-        return bytes == 4 && !(insn->flags & (PTX_F_CC | PTX_F_SAT | PTX_F_HI));
-    if (insn->flags & (PTX_F_CC | PTX_F_SAT | PTX_F_HI | PTX_F_WIDE))
-        return false;
-    switch (op) {
-    case PTX_OP_ADD:
-    case PTX_OP_SUB:
-    case PTX_OP_MUL:
-    case PTX_OP_AND:
-    case PTX_OP_OR:
-    case PTX_OP_XOR:
-        return insn->n_operands == 3;
-    case PTX_OP_MAD:
-        return insn->n_operands == 4;
-    default:
-        return false;
-    }
-}
-
-/* ------------------------------------------------------------- codegen */
-
-struct gen {
-    LLVMContextRef ctx;
-    LLVMModuleRef mod;
-    LLVMBuilderRef b;
-    LLVMTypeRef i1, i8, i32, i64, f32, ptr, row, mask_vec, region_ty, issue_ty, memory_ty;
-    LLVMValueRef w, f, regs, preds;
-};
-
-static LLVMValueRef row_ptr(struct gen *g, uint32_t reg)
-{
-    LLVMValueRef off = LLVMConstInt(g->i64, (uint64_t)reg * sizeof(lanes_t), 0);
-    return LLVMBuildGEP2(g->b, g->i8, g->regs, &off, 1, "");
-}
-
-static LLVMValueRef load_row(struct gen *g, const struct ptx_operand *o)
-{
-    if (o->kind == PTX_OPD_IMM) {
-        LLVMValueRef v = LLVMConstInt(g->i64, (uint64_t)o->imm, 0);
-        LLVMValueRef lanes[WARP_SIZE];
-        for (int l = 0; l < WARP_SIZE; l++)
-            lanes[l] = v;
-        return LLVMConstVector(lanes, WARP_SIZE);
-    }
-    LLVMValueRef v = LLVMBuildLoad2(g->b, g->row, row_ptr(g, o->reg), "");
-    LLVMSetAlignment(v, 8);
-    return v;
-}
-
-/* Writes the lanes of mask m (an i32) of row `reg`. */
-static void store_row(struct gen *g, uint32_t reg, LLVMValueRef v, LLVMValueRef m)
-{
-    LLVMValueRef p = row_ptr(g, reg);
-    LLVMValueRef old = LLVMBuildLoad2(g->b, g->row, p, "");
-    LLVMSetAlignment(old, 8);
-    LLVMValueRef sel =
-        LLVMBuildSelect(g->b, LLVMBuildBitCast(g->b, m, g->mask_vec, ""), v, old, "");
-    LLVMValueRef st = LLVMBuildStore(g->b, sel, p);
-    LLVMSetAlignment(st, 8);
-}
-
-static LLVMTypeRef vec(struct gen *g, LLVMTypeRef t)
-{
-    (void)g;
-    return LLVMVectorType(t, WARP_SIZE);
-}
-
-static LLVMValueRef as_f32(struct gen *g, LLVMValueRef row)
-{
-    return LLVMBuildBitCast(g->b, LLVMBuildTrunc(g->b, row, vec(g, g->i32), ""), vec(g, g->f32),
-                            "");
-}
-
-/* f32_result: NaN is the canonical one; zero-extended into the slot. */
-static LLVMValueRef f32_row(struct gen *g, LLVMValueRef z)
-{
-    LLVMValueRef nan = LLVMBuildFCmp(g->b, LLVMRealUNO, z, z, "");
-    LLVMValueRef bits = LLVMBuildBitCast(g->b, z, vec(g, g->i32), "");
-    LLVMValueRef canon[WARP_SIZE];
-    for (int l = 0; l < WARP_SIZE; l++)
-        canon[l] = LLVMConstInt(g->i32, CANONICAL_NAN_F32, 0);
-    bits = LLVMBuildSelect(g->b, nan, LLVMConstVector(canon, WARP_SIZE), bits, "");
-    return LLVMBuildZExt(g->b, bits, g->row, "");
-}
-
-static LLVMValueRef splat32(struct gen *g, uint32_t v)
-{
-    LLVMValueRef lanes[WARP_SIZE];
-    for (int l = 0; l < WARP_SIZE; l++)
-        lanes[l] = LLVMConstInt(g->i32, v, 0);
-    return LLVMConstVector(lanes, WARP_SIZE);
-}
-
-static LLVMValueRef gen_f32(struct gen *g, const struct ptx_insn *insn)
-{
-    LLVMValueRef a = load_row(g, &insn->o[1]);
-    switch ((enum ptx_op)insn->op) {
-    case PTX_OP_NEG:
-    case PTX_OP_ABS: {
-        LLVMValueRef x = LLVMBuildTrunc(g->b, a, vec(g, g->i32), "");
-        x = insn->op == PTX_OP_NEG ? LLVMBuildXor(g->b, x, splat32(g, 0x80000000u), "")
-                                   : LLVMBuildAnd(g->b, x, splat32(g, 0x7FFFFFFFu), "");
-        return LLVMBuildZExt(g->b, x, g->row, "");
-    }
-    default:
-        break;
-    }
-    LLVMValueRef x = as_f32(g, a), y = as_f32(g, load_row(g, &insn->o[2])), z;
-    switch ((enum ptx_op)insn->op) {
-    case PTX_OP_ADD:
-        z = LLVMBuildFAdd(g->b, x, y, "");
-        break;
-    case PTX_OP_SUB:
-        z = LLVMBuildFSub(g->b, x, y, "");
-        break;
-    case PTX_OP_MUL:
-        z = LLVMBuildFMul(g->b, x, y, "");
-        break;
-    case PTX_OP_DIV:
-        z = LLVMBuildFDiv(g->b, x, y, "");
-        break;
-    default: { /* fma, mad */
-        LLVMTypeRef vt = vec(g, g->f32);
-        LLVMTypeRef fty = LLVMFunctionType(vt, (LLVMTypeRef[]){vt, vt, vt}, 3, 0);
-        LLVMValueRef fma = LLVMGetNamedFunction(g->mod, "llvm.fma.v32f32");
-        if (!fma)
-            fma = LLVMAddFunction(g->mod, "llvm.fma.v32f32", fty);
-        LLVMValueRef c = as_f32(g, load_row(g, &insn->o[3]));
-        z = LLVMBuildCall2(g->b, fty, fma, (LLVMValueRef[]){x, y, c}, 3, "");
-    }
-    }
-    return f32_row(g, z);
-}
-
-static LLVMValueRef gen_int(struct gen *g, const struct ptx_insn *insn)
-{
-    enum ptx_type t = (enum ptx_type)insn->type;
-    LLVMTypeRef it = ptx_type_bytes(t) == 4 ? vec(g, g->i32) : g->row;
-    LLVMValueRef a = load_row(g, &insn->o[1]);
-    if ((enum ptx_op)insn->op == PTX_OP_MOV)
-        return it == g->row ? a : LLVMBuildZExt(g->b, LLVMBuildTrunc(g->b, a, it, ""), g->row, "");
-    if ((enum ptx_op)insn->op == PTX_OP_CVTA)
-        return a;
-    LLVMValueRef b = load_row(g, &insn->o[2]);
-    if (insn->op == PTX_OP_MUL && (insn->flags & PTX_F_WIDE)) {
-        LLVMValueRef x = LLVMBuildTrunc(g->b, a, it, ""), y = LLVMBuildTrunc(g->b, b, it, "");
-        bool s = t == PTX_S32;
-        x = s ? LLVMBuildSExt(g->b, x, g->row, "") : LLVMBuildZExt(g->b, x, g->row, "");
-        y = s ? LLVMBuildSExt(g->b, y, g->row, "") : LLVMBuildZExt(g->b, y, g->row, "");
-        return LLVMBuildMul(g->b, x, y, "");
-    }
-    LLVMValueRef x = it == g->row ? a : LLVMBuildTrunc(g->b, a, it, "");
-    LLVMValueRef y = it == g->row ? b : LLVMBuildTrunc(g->b, b, it, ""), z;
-    switch ((enum ptx_op)insn->op) {
-    case PTX_OP_ADD:
-        z = LLVMBuildAdd(g->b, x, y, "");
-        break;
-    case PTX_OP_SUB:
-        z = LLVMBuildSub(g->b, x, y, "");
-        break;
-    case PTX_OP_AND:
-        z = LLVMBuildAnd(g->b, x, y, "");
-        break;
-    case PTX_OP_OR:
-        z = LLVMBuildOr(g->b, x, y, "");
-        break;
-    case PTX_OP_XOR:
-        z = LLVMBuildXor(g->b, x, y, "");
-        break;
-    case PTX_OP_MAD: {
-        LLVMValueRef c = load_row(g, &insn->o[3]);
-        c = it == g->row ? c : LLVMBuildTrunc(g->b, c, it, "");
-        z = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, x, y, ""), c, "");
-        break;
-    }
-    default:
-        z = LLVMBuildMul(g->b, x, y, "");
-        break;
-    }
-    return it == g->row ? z : LLVMBuildZExt(g->b, z, g->row, "");
-}
-
-static LLVMIntPredicate int_predicate(enum ptx_cmp c, bool sgn)
-{
-    switch (c) {
-    case PTX_CMP_EQ:
-        return LLVMIntEQ;
-    case PTX_CMP_NE:
-        return LLVMIntNE;
-    case PTX_CMP_LT:
-        return sgn ? LLVMIntSLT : LLVMIntULT;
-    case PTX_CMP_LE:
-        return sgn ? LLVMIntSLE : LLVMIntULE;
-    case PTX_CMP_GT:
-        return sgn ? LLVMIntSGT : LLVMIntUGT;
-    case PTX_CMP_GE:
-        return sgn ? LLVMIntSGE : LLVMIntUGE;
-    case PTX_CMP_LO:
-        return LLVMIntULT;
-    case PTX_CMP_LS:
-        return LLVMIntULE;
-    case PTX_CMP_HI:
-        return LLVMIntUGT;
-    default:
-        return LLVMIntUGE;
-    }
-}
-
-static LLVMRealPredicate real_predicate(enum ptx_cmp c)
-{
-    static const LLVMRealPredicate map[] = {
-        [PTX_CMP_EQ] = LLVMRealOEQ,  [PTX_CMP_NE] = LLVMRealONE,  [PTX_CMP_LT] = LLVMRealOLT,
-        [PTX_CMP_LE] = LLVMRealOLE,  [PTX_CMP_GT] = LLVMRealOGT,  [PTX_CMP_GE] = LLVMRealOGE,
-        [PTX_CMP_EQU] = LLVMRealUEQ, [PTX_CMP_NEU] = LLVMRealUNE, [PTX_CMP_LTU] = LLVMRealULT,
-        [PTX_CMP_LEU] = LLVMRealULE, [PTX_CMP_GTU] = LLVMRealUGT, [PTX_CMP_GEU] = LLVMRealUGE,
-        [PTX_CMP_NUM] = LLVMRealORD, [PTX_CMP_NAN] = LLVMRealUNO,
-    };
-    return c < sizeof map / sizeof map[0] && map[c] ? map[c] : LLVMRealPredicateFalse;
-}
-
-/* setp p, a, b: p's lanes of m = the comparison (set_pred). */
-static void gen_setp(struct gen *g, const struct ptx_insn *insn, LLVMValueRef m)
-{
-    enum ptx_type t = (enum ptx_type)insn->type;
-    enum ptx_cmp c = (enum ptx_cmp)insn->cmp;
-    LLVMValueRef a = load_row(g, &insn->o[1]), b = load_row(g, &insn->o[2]), r;
-    if (t == PTX_F32) {
-        r = LLVMBuildFCmp(g->b, real_predicate(c), as_f32(g, a), as_f32(g, b), "");
-    } else {
-        bool is_int_cmp = c <= PTX_CMP_HS;
-        if (ptx_type_bytes(t) == 4) {
-            a = LLVMBuildTrunc(g->b, a, vec(g, g->i32), "");
-            b = LLVMBuildTrunc(g->b, b, vec(g, g->i32), "");
-        }
-        r = is_int_cmp ? LLVMBuildICmp(g->b, int_predicate(c, ptx_type_is_signed(t)), a, b, "")
-                       : LLVMConstNull(g->mask_vec);
-    }
-    LLVMValueRef v = LLVMBuildBitCast(g->b, r, g->i32, "");
-    LLVMValueRef pp = LLVMBuildGEP2(
-        g->b, g->i32, g->preds, (LLVMValueRef[]){LLVMConstInt(g->i64, insn->o[0].reg, 0)}, 1, "");
-    LLVMValueRef old = LLVMBuildLoad2(g->b, g->i32, pp, "");
-    LLVMValueRef keep = LLVMBuildAnd(g->b, old, LLVMBuildNot(g->b, m, ""), "");
-    LLVMBuildStore(g->b, LLVMBuildOr(g->b, keep, LLVMBuildAnd(g->b, v, m, ""), ""), pp);
-}
-
-static LLVMValueRef helper(struct gen *g, void *fn)
-{
-    return LLVMConstIntToPtr(LLVMConstInt(g->i64, (uint64_t)(uintptr_t)fn, 0), g->ptr);
-}
-
-/* Returns 1 from the region when `status` (i32) is nonzero. */
-static void bail_if(struct gen *g, LLVMValueRef fn, LLVMValueRef status)
-{
-    LLVMBasicBlockRef stop = LLVMAppendBasicBlockInContext(g->ctx, fn, "stop");
-    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(g->ctx, fn, "go");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, status, LLVMConstInt(g->i32, 0, 0), ""),
-                    stop, go);
-    LLVMPositionBuilderAtEnd(g->b, stop);
-    LLVMBuildRet(g->b, LLVMConstInt(g->i32, 1, 0));
-    LLVMPositionBuilderAtEnd(g->b, go);
-}
-
-static void gen_region(struct gen *g, const struct ptx_function *fn, uint32_t start, uint32_t end,
-                       const char *name)
-{
-    LLVMValueRef func = LLVMAddFunction(g->mod, name, g->region_ty);
-    LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, func, "entry"));
-    g->w = LLVMGetParam(func, 0);
-    g->f = LLVMGetParam(func, 1);
-    LLVMValueRef mask = LLVMGetParam(func, 2);
-    LLVMValueRef off_regs = LLVMConstInt(g->i64, offsetof(struct frame, regs), 0);
-    LLVMValueRef off_preds = LLVMConstInt(g->i64, offsetof(struct frame, preds), 0);
-    g->regs = LLVMBuildLoad2(g->b, g->ptr, LLVMBuildGEP2(g->b, g->i8, g->f, &off_regs, 1, ""), "");
-    g->preds =
-        LLVMBuildLoad2(g->b, g->ptr, LLVMBuildGEP2(g->b, g->i8, g->f, &off_preds, 1, ""), "");
-    for (uint32_t pc = start; pc < end; pc++) {
-        const struct ptx_insn *insn = &fn->code[pc];
-        LLVMValueRef pcv = LLVMConstInt(g->i32, pc, 0);
-        bail_if(g, func,
-                LLVMBuildCall2(g->b, g->issue_ty, helper(g, (void *)jit_issue),
-                               (LLVMValueRef[]){g->w, g->f, pcv}, 3, ""));
-        LLVMValueRef m = mask;
-        if (insn->guard != PTX_NO_REG) {
-            LLVMValueRef pp =
-                LLVMBuildGEP2(g->b, g->i32, g->preds,
-                              (LLVMValueRef[]){LLVMConstInt(g->i64, insn->guard, 0)}, 1, "");
-            LLVMValueRef p = LLVMBuildLoad2(g->b, g->i32, pp, "");
-            if (insn->guard_neg)
-                p = LLVMBuildNot(g->b, p, "");
-            m = LLVMBuildAnd(g->b, m, p, "");
-        }
-        enum ptx_op op = (enum ptx_op)insn->op;
-        if (op == PTX_OP_LD || op == PTX_OP_ST) {
-            bail_if(g, func,
-                    LLVMBuildCall2(g->b, g->memory_ty, helper(g, (void *)jit_memory),
-                                   (LLVMValueRef[]){g->w, g->f, pcv, m}, 4, ""));
-        } else if (op == PTX_OP_SETP) {
-            gen_setp(g, insn, m);
-        } else {
-            LLVMValueRef v = insn->type == PTX_F32 && op != PTX_OP_MOV && op != PTX_OP_CVTA
-                                 ? gen_f32(g, insn)
-                                 : gen_int(g, insn);
-            store_row(g, insn->o[0].reg, v, m);
-        }
-    }
-    LLVMBuildRet(g->b, LLVMConstInt(g->i32, 0, 0));
-}
-
 /* ------------------------------------------------------ regions, cache */
+
+/* A longer run is cut into regions of this many instructions: LLVM's time
+ * grows faster than a function's size. */
+#define REGION_MAX 128
+
+/* What a launch runs in the interpreter before its kernel is compiled, per
+ * instruction of the kernel: LLVM takes about a millisecond an instruction,
+ * the interpreter 20 to 40 ns a warp instruction, so the compile costs about
+ * what it saves by then. */
+#define DEFAULT_COMPILE_AFTER_PER_INSTRUCTION 40000
 
 /* Marks the pcs where a region must start: leaders and reconvergence points. */
 static uint8_t *region_starts(const struct ptx_function *fn)
@@ -456,12 +68,13 @@ static struct {
     struct jit_entry *entries;
     unsigned serial;
     unsigned compiled, fallbacks;
+    double compile_seconds;
 } cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 bool jit_enabled(void)
 {
     const char *tier = getenv("KGEMU_TIER");
-    return tier && strcmp(tier, "jit") == 0;
+    return !tier || strcmp(tier, "interp") != 0;
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -472,12 +85,16 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
+/* Everything the compiled code depends on: the instructions and the
+ * dependency rows the timing model's issue reads. */
 static uint64_t kernel_hash(const struct ptx_function *fn)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     h = fnv(h, &fn->n_code, sizeof fn->n_code);
     h = fnv(h, &fn->n_regs, sizeof fn->n_regs);
-    return fnv(h, fn->code, (size_t)fn->n_code * sizeof *fn->code);
+    h = fnv(h, fn->code, (size_t)fn->n_code * sizeof *fn->code);
+    h = fnv(h, fn->dep_start, ((size_t)fn->n_code + 1) * sizeof *fn->dep_start);
+    return fnv(h, fn->deps, (size_t)fn->dep_start[fn->n_code] * sizeof *fn->deps);
 }
 
 static bool report(LLVMErrorRef err, const char *what)
@@ -498,115 +115,192 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The host's target at LLVM's "less" code generation level: the regions'
+ * long blocks of vector operations take the default level's instruction
+ * scheduler seconds, for no measurable speed. */
+static LLVMOrcLLJITBuilderRef jit_builder(void)
+{
+    char *triple = LLVMGetDefaultTargetTriple(), *message = NULL;
+    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+    LLVMTargetRef target;
+    LLVMOrcLLJITBuilderRef builder = NULL;
+    if (LLVMGetTargetFromTriple(triple, &target, &message) == 0) {
+        LLVMTargetMachineRef tm =
+            LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelLess,
+                                    LLVMRelocDefault, LLVMCodeModelJITDefault);
+        builder = LLVMOrcCreateLLJITBuilder();
+        LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
+            builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+    }
+    LLVMDisposeMessage(message);
+    LLVMDisposeMessage(triple);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+    return builder;
+}
+
 static bool start_jit(void)
 {
     if (cache.jit || cache.failed)
         return cache.jit != NULL;
     LLVMInitializeNativeTarget();
     LLVMInitializeNativeAsmPrinter();
-    cache.failed = !report(LLVMOrcCreateLLJIT(&cache.jit, NULL), "starting LLJIT");
+    cache.failed = !report(LLVMOrcCreateLLJIT(&cache.jit, jit_builder()), "starting LLJIT");
     return !cache.failed;
 }
 
-static struct jit_kernel *compile(const struct ptx_function *fn)
+/* Emits the function's regions into the module; their start pcs get a
+ * region_end. Returns how many. */
+static unsigned emit_regions(struct jit_emit *e, struct jit_kernel *k, const uint8_t *starts,
+                             unsigned serial)
 {
-    double t0 = now_seconds();
-    uint8_t *starts = region_starts(fn);
-    struct jit_kernel *k = calloc(1, sizeof *k);
-    if (!starts || !k)
-        goto err;
-    k->n_code = fn->n_code;
-    k->region = calloc(fn->n_code + 1, sizeof *k->region);
-    k->region_end = calloc(fn->n_code + 1, sizeof *k->region_end);
-    if (!k->region || !k->region_end)
-        goto err;
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-    struct gen g = {.ctx = LLVMOrcThreadSafeContextGetContext(tsc)};
-    g.mod = LLVMModuleCreateWithNameInContext("kgemu", g.ctx);
-    LLVMSetDataLayout(g.mod, LLVMOrcLLJITGetDataLayoutStr(cache.jit));
-    LLVMSetTarget(g.mod, LLVMOrcLLJITGetTripleString(cache.jit));
-    g.b = LLVMCreateBuilderInContext(g.ctx);
-    g.i1 = LLVMInt1TypeInContext(g.ctx);
-    g.i8 = LLVMInt8TypeInContext(g.ctx);
-    g.i32 = LLVMInt32TypeInContext(g.ctx);
-    g.i64 = LLVMInt64TypeInContext(g.ctx);
-    g.f32 = LLVMFloatTypeInContext(g.ctx);
-    g.ptr = LLVMPointerTypeInContext(g.ctx, 0);
-    g.row = LLVMVectorType(g.i64, WARP_SIZE);
-    g.mask_vec = LLVMVectorType(g.i1, WARP_SIZE);
-    g.region_ty = LLVMFunctionType(g.i32, (LLVMTypeRef[]){g.ptr, g.ptr, g.i32}, 3, 0);
-    g.issue_ty = g.region_ty;
-    g.memory_ty = LLVMFunctionType(g.i32, (LLVMTypeRef[]){g.ptr, g.ptr, g.i32, g.i32}, 4, 0);
-    unsigned serial = cache.serial++;
+    const struct ptx_function *fn = e->fn;
     char name[64];
     for (uint32_t pc = 0; pc < fn->n_code;) {
-        if (!jit_covers(&fn->code[pc])) {
-            pc++;
+        uint32_t end = pc, native = 0;
+        while (end < fn->n_code && end - pc < REGION_MAX && (end == pc || !starts[end]) &&
+               jit_in_region(&fn->code[end]))
+            native += jit_native(&fn->code[end++]);
+        if (native == 0) { /* nothing to compile: the interpreter runs it as it is */
+            pc = end > pc ? end : pc + 1;
             continue;
         }
-        uint32_t end = pc + 1;
-        while (end < fn->n_code && !starts[end] && jit_covers(&fn->code[end]))
-            end++;
         snprintf(name, sizeof name, "k%u_r%u", serial, pc);
-        gen_region(&g, fn, pc, end, name);
+        jit_emit_region(e, pc, end, name);
         k->region_end[pc] = end;
         k->n_regions++;
         pc = end;
     }
-    LLVMDisposeBuilder(g.b);
-    bool ok = k->n_regions > 0;
-    if (ok) {
-        LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-        ok = report(LLVMRunPasses(g.mod, "default<O2>", NULL, opts), "optimizing");
-        LLVMDisposePassBuilderOptions(opts);
+    return k->n_regions;
+}
+
+/* KGEMU_JIT_PASSES overrides the pipeline (for measuring). */
+static const char *optimization_passes(void)
+{
+    const char *passes = getenv("KGEMU_JIT_PASSES");
+    return passes && *passes ? passes : "default<O2>";
+}
+
+/* Optimizes the module and hands it to LLJIT (which takes it and its context). */
+static bool add_module(LLVMModuleRef mod, LLVMOrcThreadSafeContextRef tsc)
+{
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    bool ok = report(LLVMRunPasses(mod, optimization_passes(), NULL, opts), "optimizing");
+    LLVMDisposePassBuilderOptions(opts);
+    if (!ok) {
+        LLVMDisposeModule(mod);
+        return false;
     }
-    if (ok) {
-        LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(g.mod, tsc);
-        ok = report(
-            LLVMOrcLLJITAddLLVMIRModule(cache.jit, LLVMOrcLLJITGetMainJITDylib(cache.jit), tsm),
-            "adding the module");
-        if (!ok)
-            LLVMOrcDisposeThreadSafeModule(tsm);
-    } else {
-        LLVMDisposeModule(g.mod);
-    }
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    for (uint32_t pc = 0; ok && pc < fn->n_code; pc++) {
+    const char *dump = getenv("KGEMU_JIT_DUMP"); /* the optimized IR, for reading */
+    if (dump && *dump)
+        LLVMPrintModuleToFile(mod, dump, NULL);
+    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
+    ok = report(LLVMOrcLLJITAddLLVMIRModule(cache.jit, LLVMOrcLLJITGetMainJITDylib(cache.jit), tsm),
+                "adding the module");
+    if (!ok)
+        LLVMOrcDisposeThreadSafeModule(tsm);
+    return ok;
+}
+
+static bool look_up_regions(struct jit_kernel *k, unsigned serial)
+{
+    char name[64];
+    for (uint32_t pc = 0; pc < k->n_code; pc++) {
         if (!k->region_end[pc])
             continue;
-        LLVMOrcExecutorAddress addr = 0;
+        LLVMOrcExecutorAddress address = 0;
         snprintf(name, sizeof name, "k%u_r%u", serial, pc);
-        ok = report(LLVMOrcLLJITLookup(cache.jit, &addr, name), "looking up a region");
-        k->region[pc] = (jit_region_fn)(uintptr_t)addr;
+        if (!report(LLVMOrcLLJITLookup(cache.jit, &address, name), "looking up a region"))
+            return false;
+        k->region[pc] = (jit_region_fn)(uintptr_t)address;
     }
-    if (!ok)
-        goto err;
-    free(starts);
-    k->compile_seconds = now_seconds() - t0;
-    if (getenv("KGEMU_JIT_STATS"))
-        fprintf(stderr, "kgemu jit: %s: %u regions compiled in %.1f ms\n", fn->name, k->n_regions,
-                k->compile_seconds * 1e3);
-    return k;
-err:
-    free(starts);
+    return true;
+}
+
+static void kernel_free(struct jit_kernel *k)
+{
     if (k) {
         free(k->region);
         free(k->region_end);
         free(k);
     }
-    return NULL;
 }
 
-const struct jit_kernel *jit_kernel_get(const struct ptx_function *fn)
+static struct jit_kernel *compile_kernel(const struct ptx_function *fn)
+{
+    double t0 = now_seconds();
+    uint8_t *starts = region_starts(fn);
+    struct jit_kernel *k = calloc(1, sizeof *k);
+    if (k) {
+        k->n_code = fn->n_code;
+        k->region = calloc(fn->n_code + 1, sizeof *k->region);
+        k->region_end = calloc(fn->n_code + 1, sizeof *k->region_end);
+    }
+    if (!starts || !k || !k->region || !k->region_end) {
+        free(starts);
+        kernel_free(k);
+        return NULL;
+    }
+    unsigned serial = cache.serial++;
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+    LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
+    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("kgemu", ctx);
+    LLVMSetDataLayout(mod, LLVMOrcLLJITGetDataLayoutStr(cache.jit));
+    LLVMSetTarget(mod, LLVMOrcLLJITGetTripleString(cache.jit));
+    struct jit_emit e;
+    jit_emit_init(&e, ctx, mod, fn);
+    bool ok = emit_regions(&e, k, starts, serial) > 0;
+    jit_emit_done(&e);
+    free(starts);
+    if (ok)
+        ok = add_module(mod, tsc) && look_up_regions(k, serial);
+    else
+        LLVMDisposeModule(mod);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    if (!ok) {
+        kernel_free(k);
+        return NULL;
+    }
+    k->compile_seconds = now_seconds() - t0;
+    cache.compile_seconds += k->compile_seconds;
+    if (getenv("KGEMU_JIT_STATS"))
+        fprintf(stderr, "kgemu jit: %s: %u regions of its %u instructions compiled in %.1f ms\n",
+                fn->name, k->n_regions, fn->n_code, k->compile_seconds * 1e3);
+    return k;
+}
+
+double jit_compile_seconds(void)
+{
+    pthread_mutex_lock(&cache.lock);
+    double s = cache.compile_seconds;
+    pthread_mutex_unlock(&cache.lock);
+    return s;
+}
+
+uint64_t jit_compile_after(const struct ptx_function *fn)
+{
+    static _Atomic int64_t after = -1; /* KGEMU_JIT_AFTER, read once; -2: not set */
+    int64_t n = atomic_load_explicit(&after, memory_order_relaxed);
+    if (n == -1) {
+        const char *v = getenv("KGEMU_JIT_AFTER");
+        char *end;
+        unsigned long long parsed = v && *v ? strtoull(v, &end, 10) : 0;
+        n = v && *v && *end == '\0' ? (int64_t)parsed : -2;
+        atomic_store_explicit(&after, n, memory_order_relaxed);
+    }
+    return n >= 0 ? (uint64_t)n : (uint64_t)fn->n_code * DEFAULT_COMPILE_AFTER_PER_INSTRUCTION;
+}
+
+const struct jit_kernel *jit_kernel_find(const struct ptx_function *fn, bool compile)
 {
     uint64_t h = kernel_hash(fn);
     pthread_mutex_lock(&cache.lock);
     struct jit_entry *e = cache.entries;
     while (e && e->hash != h)
         e = e->next;
-    if (!e && start_jit() && (e = calloc(1, sizeof *e)) != NULL) {
+    if (!e && compile && start_jit() && (e = calloc(1, sizeof *e)) != NULL) {
         e->hash = h;
-        e->kernel = compile(fn);
+        e->kernel = compile_kernel(fn);
         e->next = cache.entries;
         cache.entries = e;
         if (e->kernel)

@@ -1,10 +1,13 @@
 /*
- * Internal to emulator/: the compiled tier (JIT.md). A kernel's runs of
- * straight-line instructions the compiler covers ("regions") become native
- * functions through LLVM's ORC LLJIT; the interpreter's warp loop
- * (warp_run) calls a region where one starts and interprets everything
- * else, on the same warp state, so both tiers give identical results,
- * faults and counters.
+ * Internal to emulator/: the compiled tier (JIT.md). A kernel's regions —
+ * runs of instructions between the ones that change the warp's control
+ * state (branches, calls, returns, exits, traps, barriers, waits) — become
+ * native functions through LLVM's ORC LLJIT; the interpreter's warp loop
+ * (warp_run) calls a region where one starts and interprets the rest, on
+ * the same warp state, so both tiers give identical results, faults and
+ * counters. Inside a region, what the compiler does not translate runs
+ * through the interpreter's own code (interp_execute), counted as
+ * interpreted.
  */
 #ifndef KGRADE_EMULATOR_JIT_H
 #define KGRADE_EMULATOR_JIT_H
@@ -12,14 +15,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emu.h"
 #include "ptx.h"
 
 struct warp;
 struct frame;
 
+/* What a region returns. */
+enum jit_status {
+    JIT_RAN,       /* all its instructions ran: the warp goes on after it */
+    JIT_FAULTED,   /* a fault was recorded: the warp stops */
+    JIT_INTERPRET, /* nothing ran (the budget's next check falls inside): interpret it */
+};
+
 /* A region: runs its instructions for the lanes of `mask` (the top SIMT
- * entry's); 0, or 1 after a fault or the budget stopped the warp. */
-typedef int (*jit_region_fn)(struct warp *w, struct frame *f, uint32_t mask);
+ * entry's) in frame f of warp w; `latency` is the device's timing constants.
+ * It always counts for the timing model (unread when the model is off). */
+typedef int (*jit_region_fn)(struct warp *w, struct frame *f, uint32_t mask,
+                             const struct emu_timing_constants *latency);
 
 struct jit_kernel {
     uint32_t n_code;
@@ -29,13 +42,22 @@ struct jit_kernel {
     double compile_seconds;
 };
 
-/* Whether KGEMU_TIER asks for the compiled tier ("jit"; default "interp"). */
+/* The tier KGEMU_TIER selects: "jit" (compiled, the default), "interp". */
 bool jit_enabled(void);
 
-/* The compiled form of kernel `fn`, compiled at its first launch and cached
- * per hash of its decoded code; NULL when nothing of it can be compiled
- * (it runs in the interpreter, counted as a fallback). Thread-safe. */
-const struct jit_kernel *jit_kernel_get(const struct ptx_function *fn);
+/* The compiled form of function `fn` from the process's cache (keyed by a
+ * hash of its decoded code), compiled first when `compile` and it is not
+ * there; NULL when it is not, when nothing of it compiles or when LLVM
+ * failed (it all runs in the interpreter). Thread-safe. */
+const struct jit_kernel *jit_kernel_find(const struct ptx_function *fn, bool compile);
+
+/* How many warp instructions a launch of `fn` runs in the interpreter before
+ * the kernel is compiled: KGEMU_JIT_AFTER (0: at once), else in proportion
+ * to its size, so that a compile costs about what it saves. */
+uint64_t jit_compile_after(const struct ptx_function *fn);
+
+/* The seconds spent compiling in this process so far. */
+double jit_compile_seconds(void);
 
 static inline jit_region_fn jit_region_at(const struct jit_kernel *k, uint32_t pc, uint32_t *end)
 {

@@ -82,6 +82,12 @@ struct kgemu_counters {
     uint64_t blocks_complete; /* those that ran to the end: fewer when the launch was stopped
                                  (a fault, a budget), and the counts are then of the part that
                                  ran, the stopped blocks' partial work included */
+    /* How the virtual GPU ran the warp instructions (not a part of the model:
+     * the two tiers give the same counts above): as native code of the
+     * compiled tier, or in the interpreter (KGEMU_TIER=interp, a launch
+     * before its kernel was compiled, what the compiler does not cover). */
+    uint64_t compiled_instructions;
+    uint64_t interpreted_instructions;
 };
 
 /* 1: this libcuda.so.1 is kgrade's virtual GPU. */

@@ -294,6 +294,20 @@ static bool finish_block_timing(struct runner *r, uint64_t index, bool complete)
            (index % BUDGET_BLOCK_INTERVAL != 0 || check_time_budget(&b->warps[0], NULL));
 }
 
+/* The compiled tier pays for its compile once the launch has run enough in
+ * the interpreter: then one host thread compiles the kernel while the
+ * others go on; blocks and warps switch tiers at their next instruction,
+ * which changes nothing but the speed (both tiers are identical). */
+static void compile_when_hot(struct launch_state *ls)
+{
+    if (atomic_load_explicit(&ls->jit_tried, memory_order_relaxed) ||
+        atomic_load_explicit(&ls->instructions, memory_order_relaxed) <
+            jit_compile_after(ls->function->ptx) ||
+        atomic_exchange(&ls->jit_tried, true))
+        return;
+    atomic_store_explicit(&ls->jit, jit_kernel_find(ls->function->ptx, true), memory_order_release);
+}
+
 static bool run_block(struct runner *r, uint64_t index)
 {
     struct launch_state *ls = r->ls;
@@ -326,11 +340,13 @@ static bool run_block(struct runner *r, uint64_t index)
         }
     for (unsigned i = 0; i < b->n_warps; i++)
         flush_instructions(ls, &b->warps[i]);
+    compile_when_hot(ls);
     return finish_block_timing(r, index, ok);
 }
 
 struct worker_result {
     uint64_t warp_instructions;
+    uint64_t compiled_instructions;
 };
 
 struct worker {
@@ -361,7 +377,9 @@ static void run_blocks(struct worker *wk)
             break;
         for (unsigned i = 0; i < r.block.n_warps; i++) {
             wk->result.warp_instructions += r.block.warps[i].instructions;
+            wk->result.compiled_instructions += r.block.warps[i].compiled;
             r.block.warps[i].instructions = 0;
+            r.block.warps[i].compiled = 0;
         }
     }
     runner_free(&r);
@@ -454,7 +472,10 @@ static void init_state(struct launch_state *ls, const struct emu_launch *cfg)
     }
     uint64_t local = ls->function->ptx->local_bytes + (calls ? cfg->stack_bytes_per_thread : 0);
     ls->local_per_lane = (uint32_t)((local + 15) & ~15ull);
-    ls->jit = jit_enabled() ? jit_kernel_get(ls->function->ptx) : NULL;
+    atomic_init(&ls->jit, jit_enabled() ? jit_kernel_find(ls->function->ptx,
+                                                          jit_compile_after(ls->function->ptx) == 0)
+                                        : NULL);
+    atomic_init(&ls->jit_tried, !jit_enabled());
     ls->total_blocks = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     atomic_init(&ls->next_block, 0);
     atomic_init(&ls->instructions, 0);
@@ -505,9 +526,13 @@ CUresult emu_launch_run(const struct emu_launch *cfg, struct emu_launch_result *
         pthread_join(workers[i].thread, NULL);
     for (int i = 0; i < n; i++) {
         result->warp_instructions += workers[i].result.warp_instructions;
+        result->counters.compiled_instructions += workers[i].result.compiled_instructions;
     }
     double host_ms = (now_seconds() - ls->start_seconds) * 1e3;
+    uint64_t compiled = result->counters.compiled_instructions;
     double modeled_ms = timing_finish(&ls->timing, &result->counters);
+    result->counters.compiled_instructions = compiled;
+    result->counters.interpreted_instructions = result->warp_instructions - compiled;
     result->elapsed_ms = ls->timing.enabled ? modeled_ms : host_ms;
     result->fault = ls->fault;
     timing_launch_free(&ls->timing);

@@ -18,7 +18,9 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "emu.h"
 #include "ptx.h"
@@ -98,30 +100,42 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
                         unsigned threads_per_block, uint32_t shared_bytes);
 void timing_launch_free(struct timing_launch *t);
 
-/* The clocks until an instruction's result is ready. */
-static inline uint64_t timing_latency(const struct emu_timing_constants *c,
-                                      const struct ptx_insn *insn)
+/* Which of the device's latencies (a field of struct emu_timing_constants,
+ * by its offset) an instruction's result takes to be ready. */
+static inline size_t timing_latency_field(const struct ptx_insn *insn)
 {
     switch ((enum ptx_issue_class)insn->issue_class) {
     case PTX_CLASS_FP64:
-        return (uint64_t)c->latency_fp64;
+        return offsetof(struct emu_timing_constants, latency_fp64);
     case PTX_CLASS_SFU:
-        return (uint64_t)c->latency_sfu;
+        return offsetof(struct emu_timing_constants, latency_sfu);
     case PTX_CLASS_TENSOR:
-        return (uint64_t)c->latency_tensor;
+        return offsetof(struct emu_timing_constants, latency_tensor);
     case PTX_CLASS_MEMORY:
         if ((insn->op == PTX_OP_LD || (insn->op == PTX_OP_WMMA && insn->cmp != PTX_WMMA_STORE_D)) &&
             insn->space != PTX_SPACE_SHARED && insn->space != PTX_SPACE_PARAM &&
             insn->space != PTX_SPACE_LOCAL)
-            return (uint64_t)c->latency_global;
+            return offsetof(struct emu_timing_constants, latency_global);
         if (insn->op == PTX_OP_TEX || insn->op == PTX_OP_TLD4 || insn->op == PTX_OP_SULD)
-            return (uint64_t)c->latency_global; /* a global load through the L2, no texture cache */
-        return (uint64_t)(insn->space == PTX_SPACE_SHARED ? c->latency_shared : c->latency_alu);
+            return offsetof(struct emu_timing_constants,
+                            latency_global); /* a global load through the L2, no texture cache */
+        return insn->space == PTX_SPACE_SHARED
+                   ? offsetof(struct emu_timing_constants, latency_shared)
+                   : offsetof(struct emu_timing_constants, latency_alu);
     case PTX_CLASS_CONTROL:
-        return (uint64_t)c->latency_control;
+        return offsetof(struct emu_timing_constants, latency_control);
     default:
-        return (uint64_t)c->latency_alu;
+        return offsetof(struct emu_timing_constants, latency_alu);
     }
+}
+
+/* The clocks until an instruction's result is ready. */
+static inline uint64_t timing_latency(const struct emu_timing_constants *c,
+                                      const struct ptx_insn *insn)
+{
+    int clocks;
+    memcpy(&clocks, (const char *)c + timing_latency_field(insn), sizeof clocks);
+    return (uint64_t)clocks;
 }
 
 /* The next basic block: it issues after the current one's instructions,

@@ -1,0 +1,755 @@
+/*
+ * The compiled tier's translation of instructions (JIT.md). A region is one
+ * LLVM function `int region(w, f, mask, latency)`: before its instructions
+ * it takes their count from the budget's interval (or returns JIT_INTERPRET
+ * when the next check falls inside, so that the interpreter makes it at the
+ * same instruction), then for each instruction, in order, it does what the
+ * interpreter's step() does: the timing model's issue (jit_timing.c), the
+ * guard, the operation for the lanes of the mask. An instruction the
+ * compiler translates is the interpreter's lane loop as LLVM vector
+ * operations on whole register rows (<32 x i64>), bit for bit the
+ * interpreter's arithmetic (execute_fast and the exec_* functions of
+ * interp.c); any other runs through interp_execute, the interpreter's own
+ * code. A fault returns JIT_FAULTED with the counts of the instructions
+ * that did not run taken back.
+ */
+#include "jit_emit.h"
+
+#include "exec.h"
+#include "half.h"
+#include "jit.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* ------------------------------------------------ called from the code */
+
+/* An instruction the compiler does not translate: what step() does for it
+ * (the timing model's issue, then the operation), through the
+ * interpreter's own code. */
+static int interpret_one(struct warp *w, struct frame *f, uint32_t pc, uint32_t m)
+{
+    timing_issue(&w->timing, w->block->launch->cfg->device, f->fn, pc, f->ready);
+    return m == 0 || interp_execute(w, f, &f->fn->code[pc], m) ? 0 : 1;
+}
+
+/* -------------------------------------------------------- what compiles */
+
+bool jit_in_region(const struct ptx_insn *insn)
+{
+    switch ((enum ptx_op)insn->op) {
+    case PTX_OP_BRA:
+    case PTX_OP_CALL:
+    case PTX_OP_RET:
+    case PTX_OP_EXIT:
+    case PTX_OP_TRAP:
+    case PTX_OP_BRKPT:
+    case PTX_OP_BAR:
+    case PTX_OP_BARRIER:
+    case PTX_OP_CP:
+    case PTX_OP_MBARRIER:
+    case PTX_OP_NANOSLEEP:
+        return false;
+    default:
+        return true;
+    }
+}
+
+static bool register_or_immediate(const struct ptx_operand *o)
+{
+    return o->kind == PTX_OPD_REG || o->kind == PTX_OPD_IMM;
+}
+
+/* d, then n - 1 sources that are registers or immediates. */
+static bool plain_operands(const struct ptx_insn *insn, int n)
+{
+    if (insn->n_operands != n || insn->o[0].kind != PTX_OPD_REG)
+        return false;
+    for (int i = 1; i < n; i++)
+        if (!register_or_immediate(&insn->o[i]))
+            return false;
+    return true;
+}
+
+static bool is_integer(enum ptx_type t, bool wide_too)
+{
+    unsigned bytes = ptx_type_bytes(t);
+    return !ptx_type_is_float(t) && t != PTX_PRED && (bytes == 4 || (wide_too && bytes == 8));
+}
+
+/* execute_fast's f32 operations (interp.c). */
+static bool native_f32(const struct ptx_insn *insn)
+{
+    if (!insn_plain_rounding(insn))
+        return false;
+    switch ((enum ptx_op)insn->op) {
+    case PTX_OP_ADD:
+    case PTX_OP_SUB:
+    case PTX_OP_MUL:
+    case PTX_OP_DIV:
+    case PTX_OP_COPYSIGN:
+        return plain_operands(insn, 3);
+    case PTX_OP_FMA:
+    case PTX_OP_MAD:
+        return plain_operands(insn, 4);
+    case PTX_OP_ABS:
+    case PTX_OP_NEG:
+        return plain_operands(insn, 2);
+    default:
+        return false;
+    }
+}
+
+/* The libm-backed .approx functions of exec_float_unary (interp.c), which
+ * the compiled code calls lane by lane: the interpreter's own functions. */
+static float (*approx_function(enum ptx_op op))(float)
+{
+    switch (op) {
+    case PTX_OP_EX2:
+        return arith_ex2_approx_f32;
+    case PTX_OP_LG2:
+        return arith_lg2_approx_f32;
+    case PTX_OP_SIN:
+        return arith_sin_approx_f32;
+    case PTX_OP_COS:
+        return arith_cos_approx_f32;
+    case PTX_OP_TANH:
+        return arith_tanh_approx_f32;
+    case PTX_OP_RSQRT:
+        return arith_rsqrt_approx_f32;
+    default:
+        return NULL;
+    }
+}
+
+/* exec_float_unary's f32 operations: .ftz allowed, no .sat; rcp and sqrt
+ * (approximate or rounded to nearest) are IEEE's 1/x and sqrt(x). */
+static bool native_unary_f32(const struct ptx_insn *insn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    bool nearest = !(insn->flags & PTX_F_HAS_RND) || insn->rnd == ARITH_RN;
+    if ((insn->flags & PTX_F_SAT) || !nearest || !plain_operands(insn, 2))
+        return false;
+    return op == PTX_OP_RCP || op == PTX_OP_SQRT || approx_function(op) != NULL;
+}
+
+/* execute_fast's integer operations and the plain integer ones of execute. */
+static bool native_integer(const struct ptx_insn *insn)
+{
+    enum ptx_type t = (enum ptx_type)insn->type;
+    unsigned bytes = ptx_type_bytes(t);
+    if (!is_integer(t, true))
+        return false;
+    bool plain = !(insn->flags & (PTX_F_CC | PTX_F_SAT | PTX_F_HI | PTX_F_WIDE));
+    switch ((enum ptx_op)insn->op) {
+    case PTX_OP_ADD:
+    case PTX_OP_SUB:
+        return plain && plain_operands(insn, 3);
+    case PTX_OP_MUL:
+        if (insn->flags & PTX_F_WIDE)
+            return bytes == 4 && plain_operands(insn, 3);
+        return plain && plain_operands(insn, 3);
+    case PTX_OP_MAD:
+        return plain && bytes == 4 && plain_operands(insn, 4);
+    case PTX_OP_AND:
+    case PTX_OP_OR:
+    case PTX_OP_XOR:
+    case PTX_OP_SHL:
+    case PTX_OP_SHR:
+        return plain_operands(insn, 3);
+    case PTX_OP_NOT:
+        return plain_operands(insn, 2);
+    case PTX_OP_CVTA:
+        return insn->space == PTX_SPACE_GLOBAL && bytes == 8 && plain_operands(insn, 2);
+    default:
+        return false;
+    }
+}
+
+static bool native_setp(const struct ptx_insn *insn)
+{
+    enum ptx_type t = (enum ptx_type)insn->type;
+    unsigned bytes = ptx_type_bytes(t);
+    bool typed =
+        ((t == PTX_F32 && !(insn->flags & PTX_F_FTZ)) || t == PTX_F64 ||
+         (!ptx_type_is_float(t) && t != PTX_PRED && (bytes == 2 || bytes == 4 || bytes == 8)));
+    int n = insn->bool_op == PTX_BOOL_NONE ? 3 : 4;
+    if (!typed || insn->n_operands != n || insn->o[0].kind != PTX_OPD_PRED ||
+        !register_or_immediate(&insn->o[1]) || !register_or_immediate(&insn->o[2]))
+        return false;
+    return n == 3 || insn->o[3].kind == PTX_OPD_PRED || insn->o[3].kind == PTX_OPD_IMM;
+}
+
+static bool native_cvt(const struct ptx_insn *insn)
+{
+    enum ptx_type to = (enum ptx_type)insn->type, from = (enum ptx_type)insn->type2;
+    unsigned tb = ptx_type_bytes(to), fb = ptx_type_bytes(from);
+    return !half_converts(insn) && !(insn->flags & (PTX_F_HAS_RND | PTX_F_SAT)) &&
+           !ptx_type_is_float(to) && !ptx_type_is_float(from) && to != PTX_PRED &&
+           from != PTX_PRED && tb >= 1 && tb <= 8 && fb >= 1 && fb <= 8 && plain_operands(insn, 2);
+}
+
+bool jit_native(const struct ptx_insn *insn)
+{
+    enum ptx_type t = (enum ptx_type)insn->type;
+    if (half_executes(insn))
+        return false;
+    switch ((enum ptx_op)insn->op) {
+    case PTX_OP_MOV:
+        return t != PTX_PRED && ptx_type_bytes(t) >= 1 && ptx_type_bytes(t) <= 8 &&
+               plain_operands(insn, 2);
+    case PTX_OP_SELP:
+        return insn->n_operands == 4 && insn->o[0].kind == PTX_OPD_REG &&
+               register_or_immediate(&insn->o[1]) && register_or_immediate(&insn->o[2]) &&
+               (insn->o[3].kind == PTX_OPD_PRED || insn->o[3].kind == PTX_OPD_IMM);
+    case PTX_OP_SETP:
+        return native_setp(insn);
+    case PTX_OP_CVT:
+        return native_cvt(insn);
+    default:
+        return t == PTX_F32 ? native_f32(insn) || native_unary_f32(insn) : native_integer(insn);
+    }
+}
+
+/* ---------------------------------------------------------- IR helpers */
+
+LLVMValueRef jit_at(struct jit_emit *e, LLVMValueRef base, uint64_t offset)
+{
+    if (offset == 0)
+        return base;
+    LLVMValueRef off = LLVMConstInt(e->i64, offset, 0);
+    return LLVMBuildGEP2(e->b, e->i8, base, &off, 1, "");
+}
+
+/* Type-based alias analysis metadata: a root, a scalar type per kind, and
+ * an access tag of each. */
+static void make_tbaa(struct jit_emit *e)
+{
+    static const char *const names[JIT_MEMORY_KINDS] = {"row",  "pred",  "ready",
+                                                        "warp", "frame", "latency"};
+    e->tbaa_kind = LLVMGetMDKindIDInContext(e->ctx, "tbaa", 4);
+    LLVMMetadataRef root_name = LLVMMDStringInContext2(e->ctx, "kgemu", 5);
+    LLVMMetadataRef root = LLVMMDNodeInContext2(e->ctx, &root_name, 1);
+    LLVMMetadataRef zero = LLVMValueAsMetadata(LLVMConstInt(e->i64, 0, 0));
+    for (int k = 0; k < JIT_MEMORY_KINDS; k++) {
+        LLVMMetadataRef type_fields[] = {LLVMMDStringInContext2(e->ctx, names[k], strlen(names[k])),
+                                         root, zero};
+        LLVMMetadataRef type = LLVMMDNodeInContext2(e->ctx, type_fields, 3);
+        LLVMMetadataRef tag_fields[] = {type, type, zero};
+        e->tbaa[k] = LLVMMetadataAsValue(e->ctx, LLVMMDNodeInContext2(e->ctx, tag_fields, 3));
+    }
+}
+
+static LLVMValueRef tagged(struct jit_emit *e, LLVMValueRef access, enum jit_memory kind)
+{
+    LLVMSetMetadata(access, e->tbaa_kind, e->tbaa[kind]);
+    return access;
+}
+
+LLVMValueRef jit_load(struct jit_emit *e, enum jit_memory kind, LLVMTypeRef type, LLVMValueRef base,
+                      uint64_t offset)
+{
+    return tagged(e, LLVMBuildLoad2(e->b, type, jit_at(e, base, offset), ""), kind);
+}
+
+void jit_store(struct jit_emit *e, enum jit_memory kind, LLVMValueRef value, LLVMValueRef base,
+               uint64_t offset)
+{
+    tagged(e, LLVMBuildStore(e->b, value, jit_at(e, base, offset)), kind);
+}
+
+LLVMValueRef jit_umax(struct jit_emit *e, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntUGT, a, b, ""), a, b, "");
+}
+
+static LLVMTypeRef lanes_of(LLVMTypeRef element)
+{
+    return LLVMVectorType(element, WARP_SIZE);
+}
+
+static LLVMValueRef splat(LLVMValueRef constant)
+{
+    LLVMValueRef lanes[WARP_SIZE];
+    for (int l = 0; l < WARP_SIZE; l++)
+        lanes[l] = constant;
+    return LLVMConstVector(lanes, WARP_SIZE);
+}
+
+static LLVMValueRef splat32(struct jit_emit *e, uint32_t v)
+{
+    return splat(LLVMConstInt(e->i32, v, 0));
+}
+
+/* A source operand's 32 slots (a register's row, or the immediate in each). */
+static LLVMValueRef row_of(struct jit_emit *e, const struct ptx_operand *o)
+{
+    if (o->kind == PTX_OPD_IMM)
+        return splat(LLVMConstInt(e->i64, (uint64_t)o->imm, 0));
+    LLVMValueRef v = jit_load(e, JIT_ROW, e->row, e->regs, (uint64_t)o->reg * sizeof(lanes_t));
+    LLVMSetAlignment(v, 8);
+    return v;
+}
+
+/* The slots as values of an integer width. */
+static LLVMValueRef as_int(struct jit_emit *e, LLVMValueRef row, unsigned bytes)
+{
+    if (bytes == 8)
+        return row;
+    return LLVMBuildTrunc(e->b, row, lanes_of(LLVMIntTypeInContext(e->ctx, 8 * bytes)), "");
+}
+
+static LLVMValueRef as_f32(struct jit_emit *e, LLVMValueRef row)
+{
+    return LLVMBuildBitCast(e->b, as_int(e, row, 4), lanes_of(e->f32), "");
+}
+
+static LLVMValueRef as_f64(struct jit_emit *e, LLVMValueRef row)
+{
+    return LLVMBuildBitCast(e->b, row, lanes_of(e->f64), "");
+}
+
+/* Integer lanes back into slots, zero-extended as the interpreter writes. */
+static LLVMValueRef widen(struct jit_emit *e, LLVMValueRef v)
+{
+    LLVMTypeRef element = LLVMGetElementType(LLVMTypeOf(v));
+    return element == e->i64 ? v : LLVMBuildZExt(e->b, v, e->row, "");
+}
+
+/* f32_result: the canonical NaN for any NaN. */
+static LLVMValueRef canonical_f32(struct jit_emit *e, LLVMValueRef z)
+{
+    LLVMValueRef nan = LLVMBuildFCmp(e->b, LLVMRealUNO, z, z, "");
+    LLVMValueRef bits = LLVMBuildBitCast(e->b, z, lanes_of(e->i32), "");
+    return widen(e, LLVMBuildSelect(e->b, nan, splat32(e, CANONICAL_NAN_F32), bits, ""));
+}
+
+/* Writes the lanes of the mask (e->mask) of register row `reg`: one masked
+ * store (llvm.masked.store). */
+static void write_row(struct jit_emit *e, uint32_t reg, LLVMValueRef row)
+{
+    LLVMTypeRef params[] = {e->row, e->ptr, e->i32, e->lanes};
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(e->ctx), params, 4, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, "llvm.masked.store.v32i64.p0");
+    if (!fn)
+        fn = LLVMAddFunction(e->mod, "llvm.masked.store.v32i64.p0", fty);
+    LLVMValueRef args[] = {row, jit_at(e, e->regs, (uint64_t)reg * sizeof(lanes_t)),
+                           LLVMConstInt(e->i32, 8, 0),
+                           LLVMBuildBitCast(e->b, e->mask, e->lanes, "")};
+    tagged(e, LLVMBuildCall2(e->b, fty, fn, args, 4, ""), JIT_ROW);
+}
+
+static LLVMValueRef pred_at(struct jit_emit *e, uint32_t reg)
+{
+    return jit_at(e, e->preds, (uint64_t)reg * sizeof(uint32_t));
+}
+
+/* A predicate operand as a lane mask (pred_of). */
+static LLVMValueRef pred_of(struct jit_emit *e, const struct ptx_operand *o)
+{
+    if (o->kind == PTX_OPD_IMM)
+        return LLVMConstInt(e->i32, o->imm ? FULL_MASK : 0, 0);
+    LLVMValueRef p = tagged(e, LLVMBuildLoad2(e->b, e->i32, pred_at(e, o->reg), ""), JIT_PRED);
+    return o->neg ? LLVMBuildNot(e->b, p, "") : p;
+}
+
+/* set_pred: the lanes of m take the value's bits. */
+static void set_pred(struct jit_emit *e, uint32_t reg, LLVMValueRef value)
+{
+    LLVMValueRef p = pred_at(e, reg);
+    LLVMValueRef old = tagged(e, LLVMBuildLoad2(e->b, e->i32, p, ""), JIT_PRED);
+    LLVMValueRef keep = LLVMBuildAnd(e->b, old, LLVMBuildNot(e->b, e->mask, ""), "");
+    LLVMValueRef value_in = LLVMBuildAnd(e->b, value, e->mask, "");
+    tagged(e, LLVMBuildStore(e->b, LLVMBuildOr(e->b, keep, value_in, ""), p), JIT_PRED);
+}
+
+static LLVMValueRef intrinsic(struct jit_emit *e, const char *name, LLVMTypeRef type,
+                              LLVMValueRef *args, unsigned n)
+{
+    LLVMTypeRef params[3] = {type, type, type};
+    LLVMTypeRef fty = LLVMFunctionType(type, params, n, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
+    if (!fn)
+        fn = LLVMAddFunction(e->mod, name, fty);
+    return LLVMBuildCall2(e->b, fty, fn, args, n, "");
+}
+
+/* ---------------------------------------------------------- operations */
+
+static LLVMValueRef emit_f32(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    LLVMValueRef a = row_of(e, &insn->o[1]);
+    enum ptx_op op = (enum ptx_op)insn->op;
+    if (op == PTX_OP_ABS || op == PTX_OP_NEG) {
+        LLVMValueRef x = as_int(e, a, 4);
+        return widen(e, op == PTX_OP_NEG ? LLVMBuildXor(e->b, x, splat32(e, 0x80000000u), "")
+                                         : LLVMBuildAnd(e->b, x, splat32(e, 0x7FFFFFFFu), ""));
+    }
+    LLVMValueRef b = row_of(e, &insn->o[2]);
+    if (op == PTX_OP_COPYSIGN) { /* |b| with a's sign */
+        LLVMValueRef sign = LLVMBuildAnd(e->b, as_int(e, a, 4), splat32(e, 0x80000000u), "");
+        LLVMValueRef magnitude = LLVMBuildAnd(e->b, as_int(e, b, 4), splat32(e, 0x7FFFFFFFu), "");
+        return widen(e, LLVMBuildOr(e->b, magnitude, sign, ""));
+    }
+    LLVMValueRef x = as_f32(e, a), y = as_f32(e, b);
+    switch (op) {
+    case PTX_OP_ADD:
+        return canonical_f32(e, LLVMBuildFAdd(e->b, x, y, ""));
+    case PTX_OP_SUB:
+        return canonical_f32(e, LLVMBuildFSub(e->b, x, y, ""));
+    case PTX_OP_MUL:
+        return canonical_f32(e, LLVMBuildFMul(e->b, x, y, ""));
+    case PTX_OP_DIV:
+        return canonical_f32(e, LLVMBuildFDiv(e->b, x, y, ""));
+    default: { /* fma, mad: one rounding, as fmaf */
+        LLVMValueRef args[3] = {x, y, as_f32(e, row_of(e, &insn->o[3]))};
+        return canonical_f32(e, intrinsic(e, "llvm.fma.v32f32", lanes_of(e->f32), args, 3));
+    }
+    }
+}
+
+/* ftz32: a subnormal becomes the zero of its sign. */
+static LLVMValueRef flush_f32(struct jit_emit *e, LLVMValueRef x)
+{
+    LLVMValueRef bits = LLVMBuildBitCast(e->b, x, lanes_of(e->i32), "");
+    LLVMValueRef exponent = LLVMBuildAnd(e->b, bits, splat32(e, 0x7F800000u), "");
+    LLVMValueRef tiny = LLVMBuildICmp(e->b, LLVMIntEQ, exponent, splat32(e, 0), "");
+    LLVMValueRef sign = LLVMBuildAnd(e->b, bits, splat32(e, 0x80000000u), "");
+    return LLVMBuildBitCast(e->b, LLVMBuildSelect(e->b, tiny, sign, bits, ""), lanes_of(e->f32),
+                            "");
+}
+
+/* Calls float f(float) on each lane. */
+static LLVMValueRef each_lane(struct jit_emit *e, float (*f)(float), LLVMValueRef x)
+{
+    LLVMTypeRef fty = LLVMFunctionType(e->f32, &e->f32, 1, 0);
+    LLVMValueRef callee =
+        LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)f, 0), e->ptr);
+    LLVMValueRef z = LLVMGetUndef(lanes_of(e->f32));
+    for (unsigned l = 0; l < WARP_SIZE; l++) {
+        LLVMValueRef index = LLVMConstInt(e->i32, l, 0);
+        LLVMValueRef lane = LLVMBuildExtractElement(e->b, x, index, "");
+        z = LLVMBuildInsertElement(e->b, z, LLVMBuildCall2(e->b, fty, callee, &lane, 1, ""), index,
+                                   "");
+    }
+    return z;
+}
+
+/* exec_float_unary for f32: .ftz on the input, the operation, .ftz on the
+ * result, the canonical NaN. */
+static LLVMValueRef emit_unary_f32(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    bool ftz = insn->flags & PTX_F_FTZ;
+    LLVMValueRef x = as_f32(e, row_of(e, &insn->o[1])), z;
+    if (ftz)
+        x = flush_f32(e, x);
+    if (insn->op == PTX_OP_RCP)
+        z = LLVMBuildFDiv(e->b, splat(LLVMConstReal(e->f32, 1.0)), x, "");
+    else if (insn->op == PTX_OP_SQRT)
+        z = intrinsic(e, "llvm.sqrt.v32f32", lanes_of(e->f32), &x, 1);
+    else
+        z = each_lane(e, approx_function((enum ptx_op)insn->op), x);
+    return canonical_f32(e, ftz ? flush_f32(e, z) : z);
+}
+
+/* shl, shr (exec_shift): a count of the width or more gives 0, or the sign
+ * in every bit for a signed shr. */
+static LLVMValueRef emit_shift(struct jit_emit *e, const struct ptx_insn *insn, LLVMValueRef x,
+                               LLVMValueRef count_row, unsigned bytes)
+{
+    unsigned width = 8 * bytes;
+    LLVMTypeRef t = LLVMTypeOf(x);
+    LLVMValueRef n = LLVMBuildAnd(e->b, count_row, splat(LLVMConstInt(e->i64, 0xFFFFFFFFu, 0)), "");
+    LLVMValueRef over =
+        LLVMBuildICmp(e->b, LLVMIntUGE, n, splat(LLVMConstInt(e->i64, width, 0)), "");
+    LLVMValueRef last = splat(LLVMConstInt(e->i64, width - 1, 0));
+    LLVMValueRef k = as_int(e, LLVMBuildSelect(e->b, over, last, n, ""), bytes);
+    if (insn->op == PTX_OP_SHR && ptx_type_is_signed((enum ptx_type)insn->type))
+        return LLVMBuildAShr(e->b, x, k, "");
+    LLVMValueRef r =
+        insn->op == PTX_OP_SHL ? LLVMBuildShl(e->b, x, k, "") : LLVMBuildLShr(e->b, x, k, "");
+    return LLVMBuildSelect(e->b, over, LLVMConstNull(t), r, "");
+}
+
+static LLVMValueRef emit_integer(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    LLVMValueRef a = row_of(e, &insn->o[1]);
+    if (op == PTX_OP_CVTA)
+        return a;
+    if (op == PTX_OP_NOT)
+        return widen(e, LLVMBuildNot(e->b, as_int(e, a, bytes), ""));
+    LLVMValueRef b = row_of(e, &insn->o[2]);
+    if (op == PTX_OP_MUL && (insn->flags & PTX_F_WIDE)) {
+        LLVMValueRef x = as_int(e, a, 4), y = as_int(e, b, 4);
+        bool s = insn->type == PTX_S32;
+        x = s ? LLVMBuildSExt(e->b, x, e->row, "") : LLVMBuildZExt(e->b, x, e->row, "");
+        y = s ? LLVMBuildSExt(e->b, y, e->row, "") : LLVMBuildZExt(e->b, y, e->row, "");
+        return LLVMBuildMul(e->b, x, y, "");
+    }
+    LLVMValueRef x = as_int(e, a, bytes);
+    if (op == PTX_OP_SHL || op == PTX_OP_SHR)
+        return widen(e, emit_shift(e, insn, x, b, bytes));
+    LLVMValueRef y = as_int(e, b, bytes);
+    switch (op) {
+    case PTX_OP_ADD:
+        return widen(e, LLVMBuildAdd(e->b, x, y, ""));
+    case PTX_OP_SUB:
+        return widen(e, LLVMBuildSub(e->b, x, y, ""));
+    case PTX_OP_AND:
+        return widen(e, LLVMBuildAnd(e->b, x, y, ""));
+    case PTX_OP_OR:
+        return widen(e, LLVMBuildOr(e->b, x, y, ""));
+    case PTX_OP_XOR:
+        return widen(e, LLVMBuildXor(e->b, x, y, ""));
+    case PTX_OP_MAD: {
+        LLVMValueRef z = as_int(e, row_of(e, &insn->o[3]), bytes);
+        return widen(e, LLVMBuildAdd(e->b, LLVMBuildMul(e->b, x, y, ""), z, ""));
+    }
+    default:
+        return widen(e, LLVMBuildMul(e->b, x, y, ""));
+    }
+}
+
+/* cvt between integer types (exec_cvt's direct path): the source's width,
+ * extended by its sign, then the destination's width. */
+static LLVMValueRef emit_cvt(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    enum ptx_type to = (enum ptx_type)insn->type, from = (enum ptx_type)insn->type2;
+    unsigned tb = ptx_type_bytes(to), fb = ptx_type_bytes(from);
+    LLVMValueRef v = as_int(e, row_of(e, &insn->o[1]), fb);
+    if (fb < 8)
+        v = ptx_type_is_signed(from) && fb < tb ? LLVMBuildSExt(e->b, v, e->row, "")
+                                                : LLVMBuildZExt(e->b, v, e->row, "");
+    return widen(e, as_int(e, v, tb));
+}
+
+static LLVMValueRef emit_mov(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    return widen(e, as_int(e, row_of(e, &insn->o[1]), bytes));
+}
+
+static LLVMIntPredicate int_predicate(enum ptx_cmp c, bool sgn)
+{
+    switch (c) {
+    case PTX_CMP_EQ:
+        return LLVMIntEQ;
+    case PTX_CMP_NE:
+        return LLVMIntNE;
+    case PTX_CMP_LT:
+        return sgn ? LLVMIntSLT : LLVMIntULT;
+    case PTX_CMP_LE:
+        return sgn ? LLVMIntSLE : LLVMIntULE;
+    case PTX_CMP_GT:
+        return sgn ? LLVMIntSGT : LLVMIntUGT;
+    case PTX_CMP_GE:
+        return sgn ? LLVMIntSGE : LLVMIntUGE;
+    case PTX_CMP_LO:
+        return LLVMIntULT;
+    case PTX_CMP_LS:
+        return LLVMIntULE;
+    case PTX_CMP_HI:
+        return LLVMIntUGT;
+    default:
+        return LLVMIntUGE;
+    }
+}
+
+/* compare_float: ordered comparisons are false on NaN, unordered ones true. */
+static LLVMRealPredicate real_predicate(enum ptx_cmp c)
+{
+    static const LLVMRealPredicate map[] = {
+        [PTX_CMP_EQ] = LLVMRealOEQ,  [PTX_CMP_NE] = LLVMRealONE,  [PTX_CMP_LT] = LLVMRealOLT,
+        [PTX_CMP_LE] = LLVMRealOLE,  [PTX_CMP_GT] = LLVMRealOGT,  [PTX_CMP_GE] = LLVMRealOGE,
+        [PTX_CMP_EQU] = LLVMRealUEQ, [PTX_CMP_NEU] = LLVMRealUNE, [PTX_CMP_LTU] = LLVMRealULT,
+        [PTX_CMP_LEU] = LLVMRealULE, [PTX_CMP_GTU] = LLVMRealUGT, [PTX_CMP_GEU] = LLVMRealUGE,
+        [PTX_CMP_NUM] = LLVMRealORD, [PTX_CMP_NAN] = LLVMRealUNO,
+    };
+    return c < sizeof map / sizeof map[0] && c != PTX_CMP_LO && c != PTX_CMP_LS &&
+                   c != PTX_CMP_HI && c != PTX_CMP_HS
+               ? map[c]
+               : LLVMRealPredicateFalse;
+}
+
+/* setp.CMP[.BOOL].type p, a, b[, c] (exec_setp, compare_lanes). */
+static void emit_setp(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    enum ptx_type t = (enum ptx_type)insn->type;
+    enum ptx_cmp c = (enum ptx_cmp)insn->cmp;
+    LLVMValueRef a = row_of(e, &insn->o[1]), b = row_of(e, &insn->o[2]), r;
+    if (t == PTX_F32)
+        r = LLVMBuildFCmp(e->b, real_predicate(c), as_f32(e, a), as_f32(e, b), "");
+    else if (t == PTX_F64)
+        r = LLVMBuildFCmp(e->b, real_predicate(c), as_f64(e, a), as_f64(e, b), "");
+    else if (c <= PTX_CMP_HS)
+        r = LLVMBuildICmp(e->b, int_predicate(c, ptx_type_is_signed(t)),
+                          as_int(e, a, ptx_type_bytes(t)), as_int(e, b, ptx_type_bytes(t)), "");
+    else
+        r = LLVMConstNull(e->lanes);
+    LLVMValueRef v = LLVMBuildBitCast(e->b, r, e->i32, "");
+    if (insn->bool_op != PTX_BOOL_NONE) {
+        LLVMValueRef with = pred_of(e, &insn->o[3]);
+        v = insn->bool_op == PTX_BOOL_AND  ? LLVMBuildAnd(e->b, v, with, "")
+            : insn->bool_op == PTX_BOOL_OR ? LLVMBuildOr(e->b, v, with, "")
+                                           : LLVMBuildXor(e->b, v, with, "");
+    }
+    set_pred(e, insn->o[0].reg, v);
+}
+
+/* selp d, a, b, c: a where c, else b (whole slots, exec_selp). */
+static LLVMValueRef emit_selp(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    LLVMValueRef c = LLVMBuildBitCast(e->b, pred_of(e, &insn->o[3]), e->lanes, "");
+    return LLVMBuildSelect(e->b, c, row_of(e, &insn->o[1]), row_of(e, &insn->o[2]), "");
+}
+
+static void emit_native(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    LLVMValueRef v;
+    switch ((enum ptx_op)insn->op) {
+    case PTX_OP_SETP:
+        emit_setp(e, insn);
+        return;
+    case PTX_OP_MOV:
+        v = emit_mov(e, insn);
+        break;
+    case PTX_OP_SELP:
+        v = emit_selp(e, insn);
+        break;
+    case PTX_OP_CVT:
+        v = emit_cvt(e, insn);
+        break;
+    default:
+        v = insn->type != PTX_F32 ? emit_integer(e, insn)
+            : native_f32(insn)    ? emit_f32(e, insn)
+                                  : emit_unary_f32(e, insn);
+        break;
+    }
+    write_row(e, insn->o[0].reg, v);
+}
+
+/* ------------------------------------------------------------- regions */
+
+void jit_emit_init(struct jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod,
+                   const struct ptx_function *fn)
+{
+    *e = (struct jit_emit){.ctx = ctx, .mod = mod, .fn = fn};
+    e->b = LLVMCreateBuilderInContext(ctx);
+    e->i1 = LLVMInt1TypeInContext(ctx);
+    e->i8 = LLVMInt8TypeInContext(ctx);
+    e->i16 = LLVMInt16TypeInContext(ctx);
+    e->i32 = LLVMInt32TypeInContext(ctx);
+    e->i64 = LLVMInt64TypeInContext(ctx);
+    e->f32 = LLVMFloatTypeInContext(ctx);
+    e->f64 = LLVMDoubleTypeInContext(ctx);
+    e->ptr = LLVMPointerTypeInContext(ctx, 0);
+    e->row = lanes_of(e->i64);
+    e->lanes = lanes_of(e->i1);
+    LLVMTypeRef region[] = {e->ptr, e->ptr, e->i32, e->ptr};
+    e->region_ty = LLVMFunctionType(e->i32, region, 4, 0);
+    LLVMTypeRef interpret[] = {e->ptr, e->ptr, e->i32, e->i32};
+    e->interpret_ty = LLVMFunctionType(e->i32, interpret, 4, 0);
+    LLVMTypeRef issue[] = {e->ptr, e->ptr, e->i32};
+    e->issue_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), issue, 3, 0);
+    make_tbaa(e);
+}
+
+void jit_emit_done(struct jit_emit *e)
+{
+    LLVMDisposeBuilder(e->b);
+}
+
+static LLVMBasicBlockRef block(struct jit_emit *e, const char *name)
+{
+    return LLVMAppendBasicBlockInContext(e->ctx, e->func, name);
+}
+
+/* Adds `delta` to the u64 at offset of the warp. */
+static void add_to_warp(struct jit_emit *e, size_t offset, int64_t delta)
+{
+    LLVMValueRef v = jit_load(e, JIT_WARP, e->i64, e->w, offset);
+    jit_store(e, JIT_WARP, LLVMBuildAdd(e->b, v, LLVMConstInt(e->i64, (uint64_t)delta, 1), ""),
+              e->w, offset);
+}
+
+/* Counts the region's instructions up front, or returns JIT_INTERPRET when
+ * the budget's check would fall inside it. */
+static void emit_prologue(struct jit_emit *e, uint32_t n, uint32_t native)
+{
+    LLVMValueRef since = jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, since_check));
+    LLVMValueRef after = LLVMBuildAdd(e->b, since, LLVMConstInt(e->i64, n, 0), "");
+    LLVMBasicBlockRef interpret = block(e, "interpret"), go = block(e, "go");
+    LLVMBuildCondBr(
+        e->b,
+        LLVMBuildICmp(e->b, LLVMIntUGE, after, LLVMConstInt(e->i64, BUDGET_CHECK_INTERVAL, 0), ""),
+        interpret, go);
+    LLVMPositionBuilderAtEnd(e->b, interpret);
+    LLVMBuildRet(e->b, LLVMConstInt(e->i32, JIT_INTERPRET, 0));
+    LLVMPositionBuilderAtEnd(e->b, go);
+    jit_store(e, JIT_WARP, after, e->w, offsetof(struct warp, since_check));
+    add_to_warp(e, offsetof(struct warp, instructions), n);
+    add_to_warp(e, offsetof(struct warp, compiled), native);
+    e->regs = jit_load(e, JIT_FRAME, e->ptr, e->f, offsetof(struct frame, regs));
+    e->preds = jit_load(e, JIT_FRAME, e->ptr, e->f, offsetof(struct frame, preds));
+    e->ready = jit_load(e, JIT_FRAME, e->ptr, e->f, offsetof(struct frame, ready));
+}
+
+static LLVMValueRef constant_pointer(struct jit_emit *e, void (*fn)(void))
+{
+    return LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)fn, 0), e->ptr);
+}
+
+/* Instruction pc through interpret_one; on a fault, the counts of the
+ * instructions after it (`later`, `later_native` of them native) are
+ * taken back and the region returns JIT_FAULTED. */
+static void emit_interpreted(struct jit_emit *e, uint32_t pc, LLVMValueRef m, uint32_t later,
+                             uint32_t later_native)
+{
+    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), m};
+    LLVMValueRef status = LLVMBuildCall2(
+        e->b, e->interpret_ty, constant_pointer(e, (void (*)(void))interpret_one), args, 4, "");
+    LLVMBasicBlockRef fault = block(e, "fault"), go = block(e, "go");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, status, LLVMConstInt(e->i32, 0, 0), ""),
+                    fault, go);
+    LLVMPositionBuilderAtEnd(e->b, fault);
+    add_to_warp(e, offsetof(struct warp, since_check), -(int64_t)later);
+    add_to_warp(e, offsetof(struct warp, instructions), -(int64_t)later);
+    add_to_warp(e, offsetof(struct warp, compiled), -(int64_t)later_native);
+    LLVMBuildRet(e->b, LLVMConstInt(e->i32, JIT_FAULTED, 0));
+    LLVMPositionBuilderAtEnd(e->b, go);
+}
+
+void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const char *name)
+{
+    const struct ptx_insn *code = e->fn->code;
+    uint32_t native = 0;
+    for (uint32_t pc = start; pc < end; pc++)
+        native += jit_native(&code[pc]);
+    e->func = LLVMAddFunction(e->mod, name, e->region_ty);
+    e->w = LLVMGetParam(e->func, 0);
+    e->f = LLVMGetParam(e->func, 1);
+    LLVMValueRef entry_mask = LLVMGetParam(e->func, 2);
+    e->latency = LLVMGetParam(e->func, 3);
+    LLVMPositionBuilderAtEnd(e->b, block(e, "entry"));
+    emit_prologue(e, end - start, native);
+    for (uint32_t pc = start; pc < end; pc++) {
+        const struct ptx_insn *insn = &code[pc];
+        bool is_native = jit_native(insn);
+        native -= is_native;
+        if (is_native)
+            jit_emit_issue(e, pc);
+        e->mask = entry_mask;
+        if (insn->guard != PTX_NO_REG) {
+            struct ptx_operand guard = {
+                .kind = PTX_OPD_PRED, .reg = insn->guard, .neg = insn->guard_neg};
+            e->mask = LLVMBuildAnd(e->b, entry_mask, pred_of(e, &guard), "");
+        }
+        if (is_native)
+            emit_native(e, insn);
+        else
+            emit_interpreted(e, pc, e->mask, end - pc - 1, native);
+    }
+    LLVMBuildRet(e->b, LLVMConstInt(e->i32, JIT_RAN, 0));
+}

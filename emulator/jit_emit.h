@@ -1,0 +1,71 @@
+/*
+ * Internal to emulator/: translating a region of a function's decoded PTX
+ * into one LLVM function (JIT.md). jit.c finds the regions, drives this and
+ * hands the module to LLJIT; this file knows what each instruction means.
+ */
+#ifndef KGRADE_EMULATOR_JIT_EMIT_H
+#define KGRADE_EMULATOR_JIT_EMIT_H
+
+#include <llvm-c/Core.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ptx.h"
+
+/* What a load or store of the compiled code touches: kinds never alias each
+ * other (LLVM's type-based alias analysis is told so), which lets it keep
+ * rows, predicates and clocks in registers between calls. */
+enum jit_memory {
+    JIT_ROW,
+    JIT_PRED,
+    JIT_READY,
+    JIT_WARP,
+    JIT_FRAME,
+    JIT_LATENCY,
+    JIT_MEMORY_KINDS
+};
+
+struct jit_emit {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    const struct ptx_function *fn;
+    LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, ptr, row, lanes, region_ty, interpret_ty, issue_ty;
+    /* the region being emitted: its function and parameters, and the frame's
+     * rows loaded at its start */
+    LLVMValueRef func, w, f, mask, latency, regs, preds, ready;
+    LLVMValueRef tbaa[JIT_MEMORY_KINDS]; /* the access tags */
+    unsigned tbaa_kind;
+};
+
+/* Whether an instruction may be inside a region: it does not change the
+ * warp's control state (no branch, call, return, exit, trap, barrier or
+ * wait). */
+bool jit_in_region(const struct ptx_insn *insn);
+
+/* Whether the compiler translates it (JIT.md "What is compiled"); a region's
+ * other instructions run through interp_execute. */
+bool jit_native(const struct ptx_insn *insn);
+
+void jit_emit_init(struct jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod,
+                   const struct ptx_function *fn);
+void jit_emit_done(struct jit_emit *e);
+
+/* Adds function `name` (jit_region_fn, jit.h) running instructions
+ * [start, end) of the function. */
+void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const char *name);
+
+/* IR helpers shared with jit_timing.c: the address `offset` bytes past
+ * `base`, and a scalar of `type` loaded from or stored there. */
+LLVMValueRef jit_at(struct jit_emit *e, LLVMValueRef base, uint64_t offset);
+LLVMValueRef jit_load(struct jit_emit *e, enum jit_memory kind, LLVMTypeRef type, LLVMValueRef base,
+                      uint64_t offset);
+void jit_store(struct jit_emit *e, enum jit_memory kind, LLVMValueRef value, LLVMValueRef base,
+               uint64_t offset);
+LLVMValueRef jit_umax(struct jit_emit *e, LLVMValueRef a, LLVMValueRef b);
+
+/* jit_timing.c: what step() hands the timing model before instruction pc
+ * (timing_issue, timing.h). */
+void jit_emit_issue(struct jit_emit *e, uint32_t pc);
+
+#endif
