@@ -33,7 +33,7 @@
 #define L2_WAYS             16
 #define SEQUENCER_RING      4096 /* blocks that may finish ahead of the one replayed next */
 #define SEQUENCER_SPARES    64   /* replayed logs' buffers kept for later blocks */
-#define REPLAY_PREFETCH     8    /* entries ahead whose L2 sets are fetched into the cache */
+#define REPLAY_PREFETCH     16   /* entries ahead whose L2 sets are fetched into the cache */
 #define ATOMIC_TABLE_MIN    1024
 #define BANKS               32
 #define TIMING_FMAS_PER_MMA (16 * 16 * 16) /* a wmma.mma of .m16n16k16 */
@@ -215,16 +215,21 @@ struct timing_sequencer {
 };
 
 /* Fetches the set of an entry a few ahead into the host's cache: the sets
- * are spread over megabytes, and the replay would otherwise wait for each. */
-static void prefetch_set(const struct l2_model *l2, const struct timing_access_entry *e)
+ * are spread over megabytes, and the replay would otherwise wait for each.
+ * (A prefetch in a function of its own is dropped by GCC as having no
+ * effect, hence inline.) */
+static inline __attribute__((always_inline)) void prefetch_set(const struct l2_model *l2,
+                                                               const struct timing_access_entry *e)
 {
     const char *set = (const char *)l2_set_of(l2, e->address / LINE_BYTES + 1);
     for (size_t at = 0; at < sizeof(struct l2_set); at += 64)
-        __builtin_prefetch(set + at, 1);
+        __builtin_prefetch(set + at);
 }
 
 static void replay(struct timing_sequencer *s, const struct timing_log *log)
 {
+    for (size_t i = 0; i < log->count && i < REPLAY_PREFETCH; i++)
+        prefetch_set(&s->l2, &log->entries[i]);
     for (size_t i = 0; i < log->count; i++) {
         if (i + REPLAY_PREFETCH < log->count)
             prefetch_set(&s->l2, &log->entries[i + REPLAY_PREFETCH]);
