@@ -1857,14 +1857,54 @@ static uint64_t special_value(const struct warp *w, const struct block *b, unsig
     }
 }
 
-/* Fills the fixed special registers the module reads. */
+/* Whether fixed special register r differs between the lanes of a warp. */
+static bool special_per_lane(unsigned r)
+{
+    return r <= PTX_SREG_TID_Z || r == PTX_SREG_LANEID ||
+           (r >= PTX_SREG_LANEMASK_EQ && r <= PTX_SREG_LANEMASK_GE);
+}
+
+/* Fills the fixed special registers the module reads: a value shared by the
+ * warp is computed once, the thread indices are copied. */
 static void fill_specials(struct warp *w, struct frame *f, const struct block *b)
 {
     uint32_t used = b->launch->module->ptx->used_sregs;
-    for (unsigned r = 0; r < PTX_SREG_FIXED; r++)
-        if (used >> r & 1)
+    for (unsigned r = 0; r < PTX_SREG_FIXED; r++) {
+        if (!(used >> r & 1))
+            continue;
+        uint64_t *row = f->regs[r];
+        if (r <= PTX_SREG_TID_Z) {
+            const unsigned *tid = w->tid[r - PTX_SREG_TID_X];
             for (uint32_t l = 0; l < WARP_SIZE; l++)
-                f->regs[r][l] = special_value(w, b, r, l);
+                row[l] = tid[l];
+        } else if (special_per_lane(r)) {
+            for (uint32_t l = 0; l < WARP_SIZE; l++)
+                row[l] = special_value(w, b, r, l);
+        } else {
+            fill(row, special_value(w, b, r, 0));
+        }
+    }
+}
+
+/* The lanes' thread indices within the block: thread t of the block is
+ * (t % x, t / x % y, t / (x·y)); lanes count up from the warp's first
+ * thread, carrying from x into y into z, without a division per lane. */
+static void fill_thread_indices(struct warp *w, const unsigned block[3], unsigned first)
+{
+    unsigned x = first % block[0], y = first / block[0] % block[1],
+             z = first / (block[0] * block[1]);
+    for (unsigned l = 0; l < WARP_SIZE; l++) {
+        w->tid[0][l] = x;
+        w->tid[1][l] = y;
+        w->tid[2][l] = z;
+        if (++x == block[0]) {
+            x = 0;
+            if (++y == block[1]) {
+                y = 0;
+                z++;
+            }
+        }
+    }
 }
 
 bool warp_start(struct warp *w, struct block *b, unsigned index)
@@ -1873,15 +1913,10 @@ bool warp_start(struct warp *w, struct block *b, unsigned index)
     const unsigned *bd = ls->cfg->block;
     w->block = b;
     w->index = index;
-    w->live = 0;
-    for (unsigned l = 0; l < WARP_SIZE; l++) {
-        unsigned t = index * WARP_SIZE + l;
-        if (t < ls->threads_per_block)
-            w->live |= 1u << l;
-        w->tid[0][l] = t % bd[0];
-        w->tid[1][l] = t / bd[0] % bd[1];
-        w->tid[2][l] = t / (bd[0] * bd[1]);
-    }
+    unsigned first = index * WARP_SIZE;
+    unsigned lanes = ls->threads_per_block > first ? ls->threads_per_block - first : 0;
+    w->live = lanes >= WARP_SIZE ? FULL_MASK : (1u << lanes) - 1;
+    fill_thread_indices(w, bd, first);
     w->state = WARP_RUNNING;
     w->released = false;
     w->carry = 0;

@@ -155,13 +155,21 @@ void *mem_resolve(struct warp *w, struct frame *f, const struct ptx_insn *insn, 
     return NULL;
 }
 
+/* What an [address] operand adds to its register (if any): the
+ * immediate, and a .local depot's place in the frame. */
+static uint64_t address_offset(const struct frame *f, const struct ptx_operand *o)
+{
+    uint64_t offset = (uint64_t)o->imm;
+    if (o->count == 1 && o->space == PTX_SPACE_LOCAL) /* a .local depot: per frame */
+        offset += f->local_base;
+    return offset;
+}
+
 /* The lane's address of an [address] operand. */
 uint64_t mem_lane_address(const struct frame *f, const struct ptx_operand *o, uint32_t l)
 {
     uint64_t base = o->reg != PTX_NO_REG ? f->regs[o->reg][l] : 0;
-    if (o->count == 1 && o->space == PTX_SPACE_LOCAL) /* a .local depot: per frame */
-        base += f->local_base;
-    return base + (uint64_t)o->imm;
+    return base + address_offset(f, o);
 }
 
 /* The state space an access goes to. Parameters named by symbol say which
@@ -198,9 +206,11 @@ static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_spa
 {
     if (space != PTX_SPACE_GLOBAL && space != PTX_SPACE_CONST && space != PTX_SPACE_GENERIC)
         return false;
-    uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
+    uint64_t lo = UINT64_MAX, hi = 0, bits = 0, offset = address_offset(f, o);
+    static const lanes_t none = {0};
+    const uint64_t *base = o->reg != PTX_NO_REG ? f->regs[o->reg] : none;
     LANES(m, {
-        uint64_t a = mem_lane_address(f, o, l);
+        uint64_t a = base[l] + offset;
         address[l] = a;
         lo = a < lo ? a : lo;
         hi = a > hi ? a : hi;
@@ -266,6 +276,28 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
                                      : TIMING_IN_LOCAL);
 }
 
+/* The fast paths' loads and stores of `bytes` at checked addresses, one
+ * loop per size: the common sizes without a switch per lane. */
+static void load_lanes(uint64_t *d, const uint64_t *address, uint32_t m, unsigned bytes, bool sgn)
+{
+    if (bytes == 4 && !sgn)
+        LANES(m, d[l] = *(const uint32_t *)(uintptr_t)address[l]);
+    else if (bytes == 8)
+        LANES(m, d[l] = *(const uint64_t *)(uintptr_t)address[l]);
+    else
+        LANES(m, d[l] = ptx_load_value((const void *)(uintptr_t)address[l], bytes, sgn));
+}
+
+static void store_lanes(const uint64_t *address, const uint64_t *value, uint32_t m, unsigned bytes)
+{
+    if (bytes == 4)
+        LANES(m, *(uint32_t *)(uintptr_t)address[l] = (uint32_t)value[l]);
+    else if (bytes == 8)
+        LANES(m, *(uint64_t *)(uintptr_t)address[l] = value[l]);
+    else
+        LANES(m, memcpy((void *)(uintptr_t)address[l], &value[l], bytes));
+}
+
 void mem_account(struct warp *w, const struct frame *f, const struct ptx_insn *insn,
                  enum ptx_space space, const struct ptx_operand *o, uint32_t m, unsigned bytes,
                  enum timing_access kind)
@@ -294,8 +326,7 @@ bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint
     }
     if (n == 1 && rows[0] != PTX_NO_REG &&
         global_lanes_fit(w, f, space, &insn->o[1], m, bytes, address)) {
-        uint64_t *d = f->regs[rows[0]];
-        LANES(m, d[l] = ptx_load_value((const void *)(uintptr_t)address[l], bytes, sgn));
+        load_lanes(f->regs[rows[0]], address, m, bytes, sgn);
         account(w, f, insn, space, &insn->o[1], m, bytes, TIMING_READ, address);
         return true;
     }
@@ -324,8 +355,7 @@ bool mem_store(struct warp *w, struct frame *f, const struct ptx_insn *insn, uin
     uint64_t address[WARP_SIZE];
     if (n == 1 && v->kind == PTX_OPD_REG &&
         global_lanes_fit(w, f, space, &insn->o[0], m, bytes, address)) {
-        const uint64_t *value = f->regs[rows[0]];
-        LANES(m, memcpy((void *)(uintptr_t)address[l], &value[l], bytes));
+        store_lanes(address, f->regs[rows[0]], m, bytes);
         account(w, f, insn, space, &insn->o[0], m, bytes, TIMING_WRITE, address);
         return true;
     }

@@ -32,24 +32,119 @@
 #define SECTORS_PER_LINE    4
 #define L2_WAYS             16
 #define SEQUENCER_RING      4096 /* blocks that may finish ahead of the one replayed next */
+#define SEQUENCER_SPARES    64   /* replayed logs' buffers kept for later blocks */
+#define REPLAY_PREFETCH     16   /* entries ahead whose L2 sets are fetched into the cache */
 #define ATOMIC_TABLE_MIN    1024
 #define BANKS               32
 #define TIMING_FMAS_PER_MMA (16 * 16 * 16) /* a wmma.mma of .m16n16k16 */
 
 /* ----------------------------------------------------------------- the L2 */
 
-struct l2_way {
-    uint64_t line; /* line address / LINE_BYTES, + 1 (0: empty) */
-    uint64_t stamp;
-    uint8_t valid, dirty; /* sector masks */
-};
+/* A set of L2_WAYS ways, the least recently used replaced first. Ways fill
+ * in index order and never empty again, so a set is its filled ways and
+ * their recency: age[w] is how many of its ways were used since way w (0:
+ * the latest). That is the order a clock's stamps would give, in 192 bytes
+ * (3 host cache lines) instead of 6: the replay waits for memory, not for
+ * arithmetic. */
+struct l2_set {
+    uint64_t line[L2_WAYS];                 /* line address / LINE_BYTES, + 1 (0: empty) */
+    uint8_t valid[L2_WAYS], dirty[L2_WAYS]; /* sector masks */
+    uint8_t age[L2_WAYS];
+    uint8_t filled;
+} __attribute__((aligned(64)));
 
 struct l2_model {
-    struct l2_way *ways; /* sets × L2_WAYS */
-    uint64_t sets;
-    uint64_t clock;
+    void *memory; /* calloc'ed (untouched pages stay unmapped), sets aligned in it */
+    struct l2_set *sets;
+    uint64_t n_sets;
     uint64_t read_sectors, write_sectors; /* to and from DRAM */
 };
+
+static bool l2_init(struct l2_model *l2, size_t bytes)
+{
+    l2->n_sets = bytes / LINE_BYTES / L2_WAYS;
+    if (l2->n_sets == 0)
+        l2->n_sets = 1;
+    l2->memory = calloc(l2->n_sets + 1, sizeof *l2->sets);
+    uintptr_t at = (uintptr_t)l2->memory + _Alignof(struct l2_set) - 1;
+    l2->sets = (struct l2_set *)(at & ~(uintptr_t)(_Alignof(struct l2_set) - 1));
+    return l2->memory != NULL;
+}
+
+static struct l2_set *l2_set_of(const struct l2_model *l2, uint64_t line)
+{
+    uint64_t h = line * 0x9E3779B97F4A7C15ull;
+    return &l2->sets[(h >> 20) % l2->n_sets];
+}
+
+/* The way holding `line`, or L2_WAYS. */
+static unsigned l2_find(const struct l2_set *set, uint64_t line)
+{
+    uint32_t hits = 0;
+    for (unsigned w = 0; w < L2_WAYS; w++)
+        hits |= (uint32_t)(set->line[w] == line) << w;
+    return hits ? (unsigned)__builtin_ctz(hits) : L2_WAYS;
+}
+
+/* The way a missing line goes to, emptied for it: the next empty way, else
+ * the least recently used, whose dirty sectors are written back. `since`
+ * gets how many ways were used since that way (for an empty one: all). */
+static unsigned l2_replace(struct l2_model *l2, struct l2_set *set, uint64_t line, unsigned *since)
+{
+    unsigned way = 0;
+    if (set->filled < L2_WAYS) {
+        way = set->filled++;
+        *since = L2_WAYS;
+    } else {
+        while (set->age[way] != L2_WAYS - 1)
+            way++;
+        *since = L2_WAYS - 1;
+        l2->write_sectors += (uint64_t)__builtin_popcount(set->dirty[way]);
+    }
+    set->line[way] = line;
+    set->valid[way] = 0;
+    set->dirty[way] = 0;
+    return way;
+}
+
+/* Way `way` becomes the latest used: the ways used since it age by one. */
+static void l2_touch(struct l2_set *set, unsigned way, unsigned since)
+{
+    for (unsigned w = 0; w < L2_WAYS; w++)
+        set->age[w] += w < set->filled && set->age[w] < since;
+    set->age[way] = 0;
+}
+
+/* One access of some sectors of a line, in the logical order; an atomic
+ * (`read` and `write`) is a read then a write of the same sectors. */
+static void l2_access(struct l2_model *l2, uint64_t line_address, uint8_t sectors, bool read,
+                      bool write)
+{
+    uint64_t line = line_address / LINE_BYTES + 1;
+    struct l2_set *set = l2_set_of(l2, line);
+    unsigned way = l2_find(set, line), since;
+    if (way < L2_WAYS)
+        since = set->age[way];
+    else
+        way = l2_replace(l2, set, line, &since);
+    if (read)
+        l2->read_sectors += (uint64_t)__builtin_popcount(sectors & ~set->valid[way]);
+    set->valid[way] |= sectors;
+    set->dirty[way] |= write ? sectors : 0;
+    l2_touch(set, way, since);
+}
+
+/* What is still dirty at the end is written back too. */
+static void l2_flush(struct l2_model *l2)
+{
+    for (uint64_t i = 0; i < l2->n_sets; i++)
+        for (unsigned w = 0; w < L2_WAYS; w++) {
+            l2->write_sectors += (uint64_t)__builtin_popcount(l2->sets[i].dirty[w]);
+            l2->sets[i].dirty[w] = 0;
+        }
+}
+
+/* ------------------------------------------------------------- atomics */
 
 struct atomic_count {
     uint64_t address; /* + 1 (0: empty) */
@@ -61,67 +156,6 @@ struct atomic_table {
     size_t capacity, used;
     uint64_t max_count, total;
 };
-
-struct timing_sequencer {
-    pthread_mutex_t lock;
-    pthread_cond_t room;
-    uint64_t next; /* the block whose log is replayed next */
-    struct timing_log pending[SEQUENCER_RING];
-    bool ready[SEQUENCER_RING];
-    struct l2_model l2;
-    struct atomic_table atomics;
-};
-
-static bool l2_init(struct l2_model *l2, size_t bytes)
-{
-    l2->sets = bytes / LINE_BYTES / L2_WAYS;
-    if (l2->sets == 0)
-        l2->sets = 1;
-    l2->ways = calloc(l2->sets * L2_WAYS, sizeof *l2->ways);
-    return l2->ways != NULL;
-}
-
-static struct l2_way *l2_set(struct l2_model *l2, uint64_t line)
-{
-    uint64_t h = line * 0x9E3779B97F4A7C15ull;
-    return &l2->ways[(h >> 20) % l2->sets * L2_WAYS];
-}
-
-/* One access of some sectors of a line, in the logical order. */
-static void l2_access(struct l2_model *l2, uint64_t line_address, uint8_t sectors, bool write)
-{
-    uint64_t line = line_address / LINE_BYTES + 1;
-    struct l2_way *set = l2_set(l2, line), *victim = &set[0];
-    l2->clock++;
-    for (int w = 0; w < L2_WAYS; w++) {
-        struct l2_way *way = &set[w];
-        if (way->line == line) {
-            if (!write)
-                l2->read_sectors += (uint64_t)__builtin_popcount(sectors & ~way->valid);
-            way->valid |= sectors;
-            way->dirty |= write ? sectors : 0;
-            way->stamp = l2->clock;
-            return;
-        }
-        if (way->stamp < victim->stamp)
-            victim = way;
-    }
-    l2->write_sectors += (uint64_t)__builtin_popcount(victim->dirty);
-    if (!write)
-        l2->read_sectors += (uint64_t)__builtin_popcount(sectors);
-    *victim = (struct l2_way){line, l2->clock, sectors, write ? sectors : 0};
-}
-
-/* What is still dirty at the end is written back too. */
-static void l2_flush(struct l2_model *l2)
-{
-    for (uint64_t i = 0; i < l2->sets * L2_WAYS; i++) {
-        l2->write_sectors += (uint64_t)__builtin_popcount(l2->ways[i].dirty);
-        l2->ways[i].dirty = 0;
-    }
-}
-
-/* ------------------------------------------------------------- atomics */
 
 static bool atomic_grow(struct atomic_table *t)
 {
@@ -162,22 +196,97 @@ static void atomic_count(struct atomic_table *t, uint64_t address)
 
 /* ------------------------------------------------------------ the sequencer */
 
+/* Blocks hand in their logs in any order; the logs are replayed through the
+ * L2 in block order by one thread at a time: the one that hands in the log
+ * replayed next, which then replays every later one ready meanwhile. It
+ * replays outside the lock, so the other threads hand in their logs and go
+ * on running blocks instead of waiting for it. */
+struct timing_sequencer {
+    pthread_mutex_t lock;
+    pthread_cond_t room;
+    uint64_t next;  /* the block whose log is replayed next */
+    bool replaying; /* a thread is replaying: it takes the logs that get ready */
+    struct timing_log pending[SEQUENCER_RING];
+    bool ready[SEQUENCER_RING];
+    struct timing_log spare[SEQUENCER_SPARES]; /* replayed logs, emptied, to hand back */
+    unsigned n_spare;
+    struct l2_model l2;
+    struct atomic_table atomics;
+};
+
+/* Fetches the set of an entry a few ahead into the host's cache: the sets
+ * are spread over megabytes, and the replay would otherwise wait for each.
+ * (A prefetch in a function of its own is dropped by GCC as having no
+ * effect, hence inline.) */
+static inline __attribute__((always_inline)) void prefetch_set(const struct l2_model *l2,
+                                                               const struct timing_access_entry *e)
+{
+    const char *set = (const char *)l2_set_of(l2, e->address / LINE_BYTES + 1);
+    for (size_t at = 0; at < sizeof(struct l2_set); at += 64)
+        __builtin_prefetch(set + at);
+}
+
 static void replay(struct timing_sequencer *s, const struct timing_log *log)
 {
+    for (size_t i = 0; i < log->count && i < REPLAY_PREFETCH; i++)
+        prefetch_set(&s->l2, &log->entries[i]);
     for (size_t i = 0; i < log->count; i++) {
+        if (i + REPLAY_PREFETCH < log->count)
+            prefetch_set(&s->l2, &log->entries[i + REPLAY_PREFETCH]);
         const struct timing_access_entry *e = &log->entries[i];
         if (e->kind == TIMING_ATOMIC) {
             atomic_count(&s->atomics, e->address);
-            l2_access(&s->l2, e->address & ~(uint64_t)(LINE_BYTES - 1), e->sectors, false);
-            l2_access(&s->l2, e->address & ~(uint64_t)(LINE_BYTES - 1), e->sectors, true);
+            l2_access(&s->l2, e->address & ~(uint64_t)(LINE_BYTES - 1), e->sectors, true, true);
         } else {
-            l2_access(&s->l2, e->address, e->sectors, e->kind == TIMING_WRITE);
+            l2_access(&s->l2, e->address, e->sectors, e->kind == TIMING_READ,
+                      e->kind == TIMING_WRITE);
         }
     }
 }
 
-/* Takes the log's entries (the caller's log is left empty) and replays every
- * log that is next in block order. */
+/* A replayed log's buffer is kept for a later block (no allocation per
+ * block), up to SEQUENCER_SPARES of them. Under the lock. */
+static void keep_spare(struct timing_sequencer *s, struct timing_log *log)
+{
+    if (s->n_spare == SEQUENCER_SPARES) {
+        timing_log_free(log);
+        return;
+    }
+    log->count = 0;
+    log->overflowed = false;
+    s->spare[s->n_spare++] = *log;
+}
+
+/* An empty log for the caller, with a buffer when one is spare. Under the lock. */
+static struct timing_log take_spare(struct timing_sequencer *s)
+{
+    struct timing_log empty = {0};
+    return s->n_spare ? s->spare[--s->n_spare] : empty;
+}
+
+/* Replays the ready logs in block order, the lock released meanwhile.
+ * Called with the lock held by the one replaying thread. */
+static void replay_ready(struct timing_sequencer *s)
+{
+    for (;;) {
+        size_t slot = (size_t)(s->next % SEQUENCER_RING);
+        if (!s->ready[slot])
+            return;
+        struct timing_log log = s->pending[slot];
+        pthread_mutex_unlock(&s->lock);
+        replay(s, &log);
+        pthread_mutex_lock(&s->lock);
+        memset(&s->pending[slot], 0, sizeof s->pending[slot]);
+        s->ready[slot] = false;
+        keep_spare(s, &log);
+        s->next++;
+        pthread_cond_broadcast(&s->room);
+    }
+}
+
+/* Takes the log's entries (the caller's log is left empty, maybe with a
+ * spare buffer) and, unless another thread is replaying, replays every log
+ * that is next in block order. */
 static void sequencer_submit(struct timing_sequencer *s, uint64_t block, struct timing_log *log)
 {
     pthread_mutex_lock(&s->lock);
@@ -186,15 +295,12 @@ static void sequencer_submit(struct timing_sequencer *s, uint64_t block, struct 
     size_t slot = (size_t)(block % SEQUENCER_RING);
     s->pending[slot] = *log;
     s->ready[slot] = true;
-    memset(log, 0, sizeof *log);
-    for (slot = (size_t)(s->next % SEQUENCER_RING); s->ready[slot];
-         slot = (size_t)(s->next % SEQUENCER_RING)) {
-        replay(s, &s->pending[slot]);
-        timing_log_free(&s->pending[slot]);
-        s->ready[slot] = false;
-        s->next++;
+    *log = take_spare(s);
+    if (!s->replaying) {
+        s->replaying = true;
+        replay_ready(s);
+        s->replaying = false;
     }
-    pthread_cond_broadcast(&s->room);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -216,7 +322,9 @@ static void sequencer_free(struct timing_sequencer *s)
         return;
     for (size_t i = 0; i < SEQUENCER_RING; i++)
         timing_log_free(&s->pending[i]);
-    free(s->l2.ways);
+    for (unsigned i = 0; i < s->n_spare; i++)
+        timing_log_free(&s->spare[i]);
+    free(s->l2.memory);
     free(s->atomics.slots);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->room);
@@ -288,9 +396,11 @@ static unsigned contiguous_request(struct timing_log *log, uint32_t mask, const 
 {
     if (mask != FULL_MASK || kind == TIMING_ATOMIC)
         return 0;
+    uint64_t off = 0; /* a loop without an exit, which the compiler vectorizes */
     for (uint32_t l = 1; l < WARP_SIZE; l++)
-        if (address[l] != address[0] + (uint64_t)l * bytes)
-            return 0;
+        off |= address[l] ^ (address[0] + (uint64_t)l * bytes);
+    if (off)
+        return 0;
     uint64_t first = address[0] / SECTOR_BYTES;
     uint64_t last = (address[0] + (uint64_t)WARP_SIZE * bytes - 1) / SECTOR_BYTES;
     for (uint64_t s = first; s <= last; s++) {

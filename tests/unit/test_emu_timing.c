@@ -1,0 +1,201 @@
+/*
+ * Unit tests of the timing model's L2 and its sequencer (emulator/timing.c):
+ * global requests logged by blocks handed in out of order, from several
+ * threads, must give the DRAM traffic and same-address atomics of one
+ * straightforward model fed in block order: a set-associative LRU cache of
+ * 128-byte lines with a stamp per way (the model's first form, kept here as
+ * the oracle). Addresses span twice a T4's L2, so lines are evicted, dirty
+ * ones written back, and others hit.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "emulator/exec.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCKS          600
+#define REQUESTS        48 /* per block */
+#define SUBMITTERS      3  /* threads handing in blocks */
+#define LINE            128
+#define WAYS            16
+#define ORACLE_SET_HASH 0x9E3779B97F4A7C15ull /* timing.c's set index, (line * it >> 20) % sets */
+
+/* ------------------------------------------------------------ the oracle */
+
+struct oracle_way {
+    uint64_t line, stamp;
+    uint8_t valid, dirty;
+};
+
+struct oracle {
+    struct oracle_way *ways;
+    uint64_t sets, clock, read_sectors, write_sectors;
+};
+
+static void oracle_access(struct oracle *o, uint64_t address, uint8_t sectors, bool write)
+{
+    uint64_t line = address / LINE + 1;
+    struct oracle_way *set = &o->ways[(line * ORACLE_SET_HASH >> 20) % o->sets * WAYS];
+    struct oracle_way *victim = &set[0];
+    o->clock++;
+    for (int w = 0; w < WAYS; w++) {
+        if (set[w].line == line) {
+            if (!write)
+                o->read_sectors += (uint64_t)__builtin_popcount(sectors & ~set[w].valid);
+            set[w].valid |= sectors;
+            set[w].dirty |= write ? sectors : 0;
+            set[w].stamp = o->clock;
+            return;
+        }
+        if (set[w].stamp < victim->stamp)
+            victim = &set[w];
+    }
+    o->write_sectors += (uint64_t)__builtin_popcount(victim->dirty);
+    if (!write)
+        o->read_sectors += (uint64_t)__builtin_popcount(sectors);
+    *victim = (struct oracle_way){line, o->clock, sectors, write ? sectors : 0};
+}
+
+/* ----------------------------------------------------------- the requests */
+
+struct request {
+    uint64_t address[WARP_SIZE];
+    uint32_t mask;
+    enum timing_access kind;
+};
+
+static uint64_t next_random(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 17;
+}
+
+/* Contiguous, scattered and atomic requests over `span` bytes at `base`. */
+static void make_request(struct request *r, uint64_t *seed, uint64_t base, uint64_t span)
+{
+    uint64_t shape = next_random(seed) % 4, start = base + next_random(seed) % span / 4 * 4;
+    r->kind = shape == 3 ? TIMING_ATOMIC : next_random(seed) % 3 == 0 ? TIMING_WRITE : TIMING_READ;
+    r->mask = shape == 2 ? (uint32_t)next_random(seed) | 1 : FULL_MASK;
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        r->address[l] = shape == 0   ? start / LINE * LINE + l * 4
+                        : shape == 3 ? base + next_random(seed) % 64 * 4 /* a few hot words */
+                                     : base + next_random(seed) % span / 4 * 4;
+}
+
+struct fixture {
+    struct ptx_function ptx;
+    struct emu_function function;
+    struct emu_launch cfg;
+    struct timing_launch timing;
+    struct request (*requests)[REQUESTS];
+    uint64_t next_block;
+    pthread_mutex_t lock;
+};
+
+/* Each thread takes blocks in turn, logs them and hands them in, so they
+ * arrive out of order and concurrently. */
+static void *submitter(void *arg)
+{
+    struct fixture *fx = arg;
+    for (;;) {
+        pthread_mutex_lock(&fx->lock);
+        uint64_t block = fx->next_block++;
+        pthread_mutex_unlock(&fx->lock);
+        if (block >= BLOCKS)
+            return NULL;
+        struct timing_warp warp = {0};
+        struct timing_log log = {0};
+        struct ptx_insn insn = {0};
+        for (int i = 0; i < REQUESTS; i++) {
+            struct request *r = &fx->requests[block][i];
+            timing_global_request(&warp, &fx->timing, &log, &insn, r->mask, r->address, 4, r->kind);
+        }
+        timing_block_done(&fx->timing, block, &warp, 1, &log, true);
+        timing_log_free(&log);
+    }
+}
+
+static void dram_traffic_is_the_lru_oracles(void **state)
+{
+    (void)state;
+    static struct fixture fx;
+    memset(&fx, 0, sizeof fx);
+    const struct emu_device_model *t4 = emu_device_model_find("t4");
+    assert_non_null(t4);
+    fx.function.ptx = &fx.ptx;
+    fx.function.info.registers = 16;
+    fx.cfg = (struct emu_launch){
+        .function = &fx.function, .grid = {BLOCKS, 1, 1}, .block = {32, 1, 1}, .device = t4};
+    assert_true(timing_launch_init(&fx.timing, &fx.cfg, 32, 0));
+    fx.requests = calloc(BLOCKS, sizeof *fx.requests);
+    assert_non_null(fx.requests);
+    uint64_t seed = 7, base = 1ull << 32, span = 2 * (uint64_t)t4->l2_bytes;
+    for (int b = 0; b < BLOCKS; b++)
+        for (int i = 0; i < REQUESTS; i++)
+            make_request(&fx.requests[b][i], &seed, base, span);
+    pthread_mutex_init(&fx.lock, NULL);
+    pthread_t threads[SUBMITTERS];
+    for (int i = 0; i < SUBMITTERS; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, submitter, &fx), 0);
+    for (int i = 0; i < SUBMITTERS; i++)
+        pthread_join(threads[i], NULL);
+    struct kgemu_counters got;
+    timing_finish(&fx.timing, &got);
+
+    /* the oracle: the same requests' lines in block order */
+    struct oracle o = {.sets = t4->l2_bytes / LINE / WAYS};
+    o.ways = calloc(o.sets * WAYS, sizeof *o.ways);
+    assert_non_null(o.ways);
+    uint64_t hot[64] = {0}, atomics = 0;
+    for (int b = 0; b < BLOCKS; b++)
+        for (int i = 0; i < REQUESTS; i++) {
+            struct request *r = &fx.requests[b][i];
+            struct timing_log log = {0};
+            struct timing_warp warp = {0};
+            struct ptx_insn insn = {0};
+            struct timing_launch plain = {.enabled = true, .device = t4};
+            timing_global_request(&warp, &plain, &log, &insn, r->mask, r->address, 4, r->kind);
+            for (size_t e = 0; e < log.count; e++) {
+                const struct timing_access_entry *x = &log.entries[e];
+                if (x->kind == TIMING_ATOMIC) {
+                    atomics++;
+                    hot[(x->address - base) / 4]++;
+                }
+                if (x->kind != TIMING_WRITE)
+                    oracle_access(&o, x->address, x->sectors, false);
+                if (x->kind != TIMING_READ)
+                    oracle_access(&o, x->address, x->sectors, true);
+            }
+            timing_log_free(&log);
+        }
+    for (uint64_t i = 0; i < o.sets * WAYS; i++)
+        o.write_sectors += (uint64_t)__builtin_popcount(o.ways[i].dirty);
+    uint64_t most = 0;
+    for (int i = 0; i < 64; i++)
+        most = hot[i] > most ? hot[i] : most;
+    assert_true(o.write_sectors > 0 && o.read_sectors > 0);
+    assert_int_equal(got.dram_read_bytes, o.read_sectors * 32);
+    assert_int_equal(got.dram_write_bytes, o.write_sectors * 32);
+    assert_int_equal(got.global_atomics, atomics);
+    assert_int_equal(got.max_same_address_atomics, most);
+    assert_int_equal(got.blocks_complete, BLOCKS);
+    free(o.ways);
+    free(fx.requests);
+    timing_launch_free(&fx.timing);
+    pthread_mutex_destroy(&fx.lock);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(dram_traffic_is_the_lru_oracles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
