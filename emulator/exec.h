@@ -226,6 +226,10 @@ bool texture_execute(struct warp *w, struct frame *f, const struct ptx_insn *ins
  * register or immediate operand. */
 uint64_t mem_lane_address(const struct frame *f, const struct ptx_operand *o, uint32_t lane);
 uint64_t mem_operand_lane(const struct frame *f, const struct ptx_operand *o, uint32_t lane);
+/* Hands the timing model a request of the lanes of `mask` at `address`, all
+ * of them in global memory (what the fast path of a load or store found). */
+void mem_account_global(struct warp *w, const struct ptx_insn *insn, uint32_t mask,
+                        const uint64_t *address, unsigned bytes, enum timing_access kind);
 /* Hands the timing model a request of the lanes of `mask` at operand o's
  * addresses in `space`. */
 void mem_account(struct warp *w, const struct frame *f, const struct ptx_insn *insn,

@@ -233,6 +233,14 @@ static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_spa
  * addresses by the window they fall in), and a generic load's latency. `known`
  * holds the lanes' addresses when the caller has them. Local and parameter
  * accesses are not counted. */
+void mem_account_global(struct warp *w, const struct ptx_insn *insn, uint32_t m,
+                        const uint64_t *address, unsigned bytes, enum timing_access kind)
+{
+    struct timing_launch *t = &w->block->launch->timing;
+    if (t->enabled)
+        timing_global_request(&w->timing, t, &w->block->log, insn, m, address, bytes, kind);
+}
+
 static void account(struct warp *w, const struct frame *f, const struct ptx_insn *insn,
                     enum ptx_space space, const struct ptx_operand *o, uint32_t m, unsigned bytes,
                     enum timing_access kind, const uint64_t *known)
@@ -242,7 +250,7 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
         return;
     bool generic_load = insn->op == PTX_OP_LD && space == PTX_SPACE_GENERIC;
     if (known) { /* the fast path checked that every lane is global */
-        timing_global_request(&w->timing, t, &w->block->log, insn, m, known, bytes, kind);
+        mem_account_global(w, insn, m, known, bytes, kind);
         return; /* a generic load into global memory keeps the latency it issued with */
     }
     uint64_t address[WARP_SIZE];

@@ -20,6 +20,7 @@
 #include "jit.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------ called from the code */
@@ -31,6 +32,23 @@ static int interpret_one(struct warp *w, struct frame *f, uint32_t pc, uint32_t 
 {
     timing_issue(&w->timing, w->block->launch->cfg->device, f->fn, pc, f->ready);
     return m == 0 || interp_execute(w, f, &f->fn->code[pc], m) ? 0 : 1;
+}
+
+/* The checked path of a global load or store whose fast path did not apply
+ * (mem_load, mem_store: a lane outside the cached allocation, misaligned,
+ * out of bounds — the fault is recorded there). */
+static int access_checked(struct warp *w, struct frame *f, uint32_t pc, uint32_t m)
+{
+    return interp_execute(w, f, &f->fn->code[pc], m) ? 0 : 1;
+}
+
+/* The fast path's request, for the timing model. */
+static void account_global(struct warp *w, struct frame *f, uint32_t pc, uint32_t m,
+                           const uint64_t *address)
+{
+    const struct ptx_insn *insn = &f->fn->code[pc];
+    mem_account_global(w, insn, m, address, ptx_type_bytes((enum ptx_type)insn->type),
+                       insn->op == PTX_OP_ST ? TIMING_WRITE : TIMING_READ);
 }
 
 /* -------------------------------------------------------- what compiles */
@@ -189,6 +207,23 @@ static bool native_cvt(const struct ptx_insn *insn)
            from != PTX_PRED && tb >= 1 && tb <= 8 && fb >= 1 && fb <= 8 && plain_operands(insn, 2);
 }
 
+/* ld and st of one 4- or 8-byte register in global memory (or generic,
+ * which the fast path takes only for global addresses): mem_load's and
+ * mem_store's fast path, compiled, and their checked path called. */
+static bool native_memory(const struct ptx_insn *insn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    if ((op != PTX_OP_LD && op != PTX_OP_ST) || insn->n_operands != 2 ||
+        (insn->space != PTX_SPACE_GLOBAL && insn->space != PTX_SPACE_GENERIC) ||
+        (bytes != 4 && bytes != 8))
+        return false;
+    const struct ptx_operand *a = &insn->o[op == PTX_OP_LD ? 1 : 0];
+    const struct ptx_operand *v = &insn->o[op == PTX_OP_LD ? 0 : 1];
+    return a->kind == PTX_OPD_ADDR && !(a->count == 1 && a->space == PTX_SPACE_LOCAL) &&
+           v->kind == PTX_OPD_REG && v->reg != PTX_NO_REG;
+}
+
 bool jit_native(const struct ptx_insn *insn)
 {
     enum ptx_type t = (enum ptx_type)insn->type;
@@ -206,6 +241,9 @@ bool jit_native(const struct ptx_insn *insn)
         return native_setp(insn);
     case PTX_OP_CVT:
         return native_cvt(insn);
+    case PTX_OP_LD:
+    case PTX_OP_ST:
+        return native_memory(insn);
     default:
         return t == PTX_F32 ? native_f32(insn) || native_unary_f32(insn) : native_integer(insn);
     }
@@ -653,6 +691,8 @@ void jit_emit_init(struct jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod,
     e->interpret_ty = LLVMFunctionType(e->i32, interpret, 4, 0);
     LLVMTypeRef issue[] = {e->ptr, e->ptr, e->i32};
     e->issue_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), issue, 3, 0);
+    LLVMTypeRef account[] = {e->ptr, e->ptr, e->i32, e->i32, e->ptr};
+    e->account_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), account, 5, 0);
     make_tbaa(e);
 }
 
@@ -701,15 +741,17 @@ static LLVMValueRef constant_pointer(struct jit_emit *e, void (*fn)(void))
     return LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)fn, 0), e->ptr);
 }
 
-/* Instruction pc through interpret_one; on a fault, the counts of the
- * instructions after it (`later`, `later_native` of them native) are
- * taken back and the region returns JIT_FAULTED. */
-static void emit_interpreted(struct jit_emit *e, uint32_t pc, LLVMValueRef m, uint32_t later,
-                             uint32_t later_native)
+/* Calls int helper(w, f, pc, mask) for instruction pc; when it returns
+ * nonzero (a fault), the counts of the instructions after it (`later`,
+ * `later_native` of them native) are taken back and the region returns
+ * JIT_FAULTED. */
+static void emit_checked_call(struct jit_emit *e,
+                              int (*helper)(struct warp *, struct frame *, uint32_t, uint32_t),
+                              uint32_t pc, uint32_t later, uint32_t later_native)
 {
-    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), m};
-    LLVMValueRef status = LLVMBuildCall2(
-        e->b, e->interpret_ty, constant_pointer(e, (void (*)(void))interpret_one), args, 4, "");
+    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), e->mask};
+    LLVMValueRef status = LLVMBuildCall2(e->b, e->interpret_ty,
+                                         constant_pointer(e, (void (*)(void))helper), args, 4, "");
     LLVMBasicBlockRef fault = block(e, "fault"), go = block(e, "go");
     LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, status, LLVMConstInt(e->i32, 0, 0), ""),
                     fault, go);
@@ -719,6 +761,129 @@ static void emit_interpreted(struct jit_emit *e, uint32_t pc, LLVMValueRef m, ui
     add_to_warp(e, offsetof(struct warp, compiled), -(int64_t)later_native);
     LLVMBuildRet(e->b, LLVMConstInt(e->i32, JIT_FAULTED, 0));
     LLVMPositionBuilderAtEnd(e->b, go);
+}
+
+static LLVMValueRef constant64(struct jit_emit *e, uint64_t v)
+{
+    return LLVMConstInt(e->i64, v, 0);
+}
+
+static LLVMValueRef reduce(struct jit_emit *e, const char *how, LLVMValueRef v)
+{
+    char name[64];
+    snprintf(name, sizeof name, "llvm.vector.reduce.%s.v32i64", how);
+    LLVMTypeRef fty = LLVMFunctionType(e->i64, &e->row, 1, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
+    if (!fn)
+        fn = LLVMAddFunction(e->mod, name, fty);
+    return LLVMBuildCall2(e->b, fty, fn, &v, 1, "");
+}
+
+/* The lanes' addresses over the mask's lanes, as `how` combines them;
+ * `none` where a lane is off. */
+static LLVMValueRef over_lanes(struct jit_emit *e, const char *how, LLVMValueRef address,
+                               uint64_t none)
+{
+    LLVMValueRef lanes = LLVMBuildBitCast(e->b, e->mask, e->lanes, "");
+    return reduce(e, how, LLVMBuildSelect(e->b, lanes, address, splat(constant64(e, none)), ""));
+}
+
+/* global_lanes_fit (interp_memory.c) on the lanes' addresses: aligned, below
+ * the shared window, not wrapping, inside the warp's cached allocation. */
+static LLVMValueRef lanes_fit(struct jit_emit *e, LLVMValueRef address, unsigned bytes)
+{
+    LLVMValueRef lo = over_lanes(e, "umin", address, ~0ull);
+    LLVMValueRef hi = over_lanes(e, "umax", address, 0);
+    LLVMValueRef bits = over_lanes(e, "or", address, 0);
+    LLVMValueRef end = LLVMBuildAdd(e->b, hi, constant64(e, bytes), "");
+    LLVMValueRef base = jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, cache_base));
+    LLVMValueRef limit = jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, cache_end));
+    LLVMValueRef misaligned = LLVMBuildAnd(e->b, bits, constant64(e, bytes - 1), "");
+    LLVMValueRef ok = LLVMBuildICmp(e->b, LLVMIntEQ, misaligned, constant64(e, 0), "");
+    LLVMValueRef tests[] = {
+        LLVMBuildICmp(e->b, LLVMIntULT, hi, constant64(e, SHARED_WINDOW), ""),
+        LLVMBuildICmp(e->b, LLVMIntUGE, end, hi, ""),
+        LLVMBuildICmp(e->b, LLVMIntUGE, lo, base, ""),
+        LLVMBuildICmp(e->b, LLVMIntULE, end, limit, ""),
+    };
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+        ok = LLVMBuildAnd(e->b, ok, tests[i], "");
+    return ok;
+}
+
+/* llvm.masked.gather (value NULL) or llvm.masked.scatter of `bytes`-wide
+ * values at the pointers, under the mask. */
+static LLVMValueRef gather_scatter(struct jit_emit *e, LLVMValueRef pointers, LLVMValueRef value,
+                                   unsigned bytes)
+{
+    bool gather = value == NULL;
+    LLVMTypeRef vt = lanes_of(LLVMIntTypeInContext(e->ctx, 8 * bytes)), pt = lanes_of(e->ptr);
+    char name[64];
+    snprintf(name, sizeof name, "llvm.masked.%s.v32i%u.v32p0", gather ? "gather" : "scatter",
+             8 * bytes);
+    LLVMTypeRef gather_params[] = {pt, e->i32, e->lanes, vt};
+    LLVMTypeRef scatter_params[] = {vt, pt, e->i32, e->lanes};
+    LLVMTypeRef fty = gather
+                          ? LLVMFunctionType(vt, gather_params, 4, 0)
+                          : LLVMFunctionType(LLVMVoidTypeInContext(e->ctx), scatter_params, 4, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
+    if (!fn)
+        fn = LLVMAddFunction(e->mod, name, fty);
+    LLVMValueRef lanes = LLVMBuildBitCast(e->b, e->mask, e->lanes, "");
+    LLVMValueRef align = LLVMConstInt(e->i32, bytes, 0);
+    LLVMValueRef gather_args[] = {pointers, align, lanes, LLVMGetPoison(vt)};
+    LLVMValueRef scatter_args[] = {value, pointers, align, lanes};
+    return LLVMBuildCall2(e->b, fty, fn, gather ? gather_args : scatter_args, 4, "");
+}
+
+/* The fast path of a global ld or st: the access (a scatter stores lanes in
+ * ascending order, as the interpreter does), then its request for the
+ * timing model. */
+static void emit_fast_access(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                             LLVMValueRef address)
+{
+    bool load = insn->op == PTX_OP_LD;
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    const struct ptx_operand *v = &insn->o[load ? 0 : 1];
+    LLVMValueRef pointers = LLVMBuildIntToPtr(e->b, address, lanes_of(e->ptr), "");
+    if (load) {
+        LLVMValueRef x = gather_scatter(e, pointers, NULL, bytes);
+        if (bytes == 4 && ptx_type_is_signed((enum ptx_type)insn->type))
+            x = LLVMBuildSExt(e->b, x, e->row, "");
+        write_row(e, v->reg, widen(e, x));
+    } else {
+        gather_scatter(e, pointers, as_int(e, row_of(e, v), bytes), bytes);
+    }
+    LLVMBuildStore(e->b, address, e->addresses);
+    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), e->mask, e->addresses};
+    LLVMBuildCall2(e->b, e->account_ty, constant_pointer(e, (void (*)(void))account_global), args,
+                   5, "");
+}
+
+/* A global ld or st (native_memory): the fast path when the lanes fit the
+ * cached allocation, else the interpreter's checked path, which records any
+ * fault. Nothing for an empty mask, as step() executes nothing then. */
+static void emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                        uint32_t later, uint32_t later_native)
+{
+    const struct ptx_operand *a = &insn->o[insn->op == PTX_OP_LD ? 1 : 0];
+    LLVMBasicBlockRef check = block(e, "check"), fast = block(e, "fast"), slow = block(e, "slow"),
+                      done = block(e, "done");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, e->mask, LLVMConstInt(e->i32, 0, 0), ""),
+                    check, done);
+    LLVMPositionBuilderAtEnd(e->b, check);
+    struct ptx_operand base_row = {.kind = PTX_OPD_REG, .reg = a->reg};
+    LLVMValueRef base = a->reg != PTX_NO_REG ? row_of(e, &base_row) : LLVMConstNull(e->row);
+    LLVMValueRef address = LLVMBuildAdd(e->b, base, splat(constant64(e, (uint64_t)a->imm)), "");
+    LLVMBuildCondBr(e->b, lanes_fit(e, address, ptx_type_bytes((enum ptx_type)insn->type)), fast,
+                    slow);
+    LLVMPositionBuilderAtEnd(e->b, fast);
+    emit_fast_access(e, insn, pc, address);
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, slow);
+    emit_checked_call(e, access_checked, pc, later, later_native);
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, done);
 }
 
 void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const char *name)
@@ -733,6 +898,7 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
     LLVMValueRef entry_mask = LLVMGetParam(e->func, 2);
     e->latency = LLVMGetParam(e->func, 3);
     LLVMPositionBuilderAtEnd(e->b, block(e, "entry"));
+    e->addresses = LLVMBuildAlloca(e->b, e->row, "addresses");
     emit_prologue(e, end - start, native);
     for (uint32_t pc = start; pc < end; pc++) {
         const struct ptx_insn *insn = &code[pc];
@@ -746,10 +912,12 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
                 .kind = PTX_OPD_PRED, .reg = insn->guard, .neg = insn->guard_neg};
             e->mask = LLVMBuildAnd(e->b, entry_mask, pred_of(e, &guard), "");
         }
-        if (is_native)
+        if (is_native && (insn->op == PTX_OP_LD || insn->op == PTX_OP_ST))
+            emit_memory(e, insn, pc, end - pc - 1, native);
+        else if (is_native)
             emit_native(e, insn);
         else
-            emit_interpreted(e, pc, e->mask, end - pc - 1, native);
+            emit_checked_call(e, interpret_one, pc, end - pc - 1, native);
     }
     LLVMBuildRet(e->b, LLVMConstInt(e->i32, JIT_RAN, 0));
 }

@@ -30,10 +30,12 @@ struct jit_emit {
     LLVMModuleRef mod;
     LLVMBuilderRef b;
     const struct ptx_function *fn;
-    LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, ptr, row, lanes, region_ty, interpret_ty, issue_ty;
+    LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, ptr, row, lanes, region_ty, interpret_ty, issue_ty,
+        account_ty;
     /* the region being emitted: its function and parameters, and the frame's
      * rows loaded at its start */
     LLVMValueRef func, w, f, mask, latency, regs, preds, ready;
+    LLVMValueRef addresses; /* the region's 32 x u64 on the stack: a request's addresses */
     LLVMValueRef tbaa[JIT_MEMORY_KINDS]; /* the access tags */
     unsigned tbaa_kind;
 };
