@@ -3,9 +3,9 @@
  * and no database, and print the verdict (a few lines, or the grade JSON
  * of DESIGN.md with --json).
  *
- * What the sandboxed jobs write on their standard error (the virtual GPU's
- * KGEMU_JIT_STATS, NVRTC's or Python's warnings) is copied to ours once
- * each job ends, as --no-sandbox would show it.
+ * What the sandboxed workers write on their standard error (the virtual
+ * GPU's KGEMU_JIT_STATS) is copied to ours once each job ends, as
+ * --no-sandbox would show it.
  *
  * Exit codes: 0 passed; 1 any other verdict; 2 a usage or configuration
  * error (an unknown exercise, --device cuda without a GPU); 3 internal_error.

@@ -321,8 +321,6 @@ void grading_job_sandbox(const struct grading_job *job, const struct job_command
         .limits = *limits,
     };
     sandbox_run(&s, outcome);
-    if (job->log && outcome->log_size > 0)
-        job->log(job->context, outcome->log, outcome->log_size, outcome->log_truncated);
     globfree(&gpu);
 }
 
@@ -343,6 +341,8 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
     struct sandbox_limits limits;
     grading_job_limits(job, grading ? JOB_WORK_STUDENT_GRADE : JOB_WORK_REFERENCE, &limits);
     grading_job_sandbox(job, &command, &limits, input, input_size, on_line, f, outcome);
+    if (job->log && outcome->log_size > 0)
+        job->log(job->context, outcome->log, outcome->log_size, outcome->log_truncated);
     globfree(&found);
     globfree(&gpu);
 }

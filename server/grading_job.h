@@ -34,10 +34,11 @@ void grading_default_limits(struct grading_limits *limits);
  * "checking", "timing" (the line itself holds case and cases). */
 typedef void grading_progress_fn(void *context, const char *phase, const json_t *line);
 
-/* Told what a job wrote on its standard error (its log, at most
- * SANDBOX_DEFAULT_LOG_BYTES, `truncated` when there was more), once the job
- * has ended: the virtual GPU's diagnostics (KGEMU_JIT_STATS), NVRTC's or
- * Python's warnings. Every job of a grading is told, the reference's too. */
+/* Told what a `kgrade worker` job (the reference's, the grade's) wrote on
+ * its standard error (its log, at most SANDBOX_DEFAULT_LOG_BYTES,
+ * `truncated` when there was more), once it has ended: the virtual GPU's
+ * diagnostics (KGEMU_JIT_STATS). Not the Numba front end's (Numba's own
+ * warnings about how the front end loads the module). */
 typedef void grading_log_fn(void *context, const char *log, size_t size, bool truncated);
 
 struct reference_cache;
