@@ -4,9 +4,11 @@
 # view shows the virtual GPU with every library it needs; seccomp, Landlock
 # and the limits let LLVM's JIT work), and its grade is the interpreter's.
 # KGEMU_JIT_STATS=1 makes the job say what it compiled on its standard
-# error, which `kgrade grade` shows on its own. The three assessments'
-# references at a quick size through `kgrade grade`, then a kernel through
-# `kgrade serve`'s workers (a few seconds in all).
+# error, which `kgrade grade` shows on its own; KGEMU_JIT_AFTER=0 compiles
+# each kernel at its first launch (at a quick size it would otherwise end
+# interpreted before a compile pays, emulator/JIT.md). The three
+# assessments' references at a quick size through `kgrade grade`, then a
+# kernel through `kgrade serve`'s workers (a few seconds in all).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -18,7 +20,7 @@ cd "$(dirname "$0")/../.."
 # in the compile log), its standard error in $TMP/EXERCISE.TIER.err.
 grade_on() {
     local rc=0
-    KGEMU_TIER=$1 KGEMU_JIT_STATS=1 "$KGRADE" grade --exercise "$2" --n "$(quick_size "$2")" \
+    KGEMU_TIER=$1 KGEMU_JIT_AFTER=0 KGEMU_JIT_STATS=1 "$KGRADE" grade --exercise "$2" --n "$(quick_size "$2")" \
         --seed 19 --json "exercises/$2/reference.cu" >"$TMP/$2.$1.raw" 2>"$TMP/$2.$1.err" || rc=$?
     jq -S '.compile.log |= gsub("Compile time = [0-9.]+ ms"; "")' "$TMP/$2.$1.raw" \
         >"$TMP/$2.$1.json"
@@ -40,7 +42,7 @@ done
 
 # The service's workers start their jobs the same way, from a long-lived
 # threaded process: the compiled tier passes into them and runs there.
-export KGEMU_TIER=jit
+export KGEMU_TIER=jit KGEMU_JIT_AFTER=0
 start_server tests/service/exercises
 token=$(student_token jit-student)
 id=$(submit_kernel "$token" tiny-add tests/service/kernels/good.cu)
@@ -49,4 +51,6 @@ id=$(submit_kernel "$token" tiny-add tests/service/kernels/wrong.cu)
 expect "kgrade serve: a wrong kernel is wrong_answer on it" 0 "^wrong_answer$" -- \
     wait_done "$token" "$id"
 
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID"
 finish
