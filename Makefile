@@ -101,8 +101,10 @@ BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 # test_literature; they compile with the grader and run on cuda.h like the GPU tests.
 CALIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out tests/calibrate/calibrate.c,$(sort $(wildcard tests/calibrate/*.c))))
 CALIB_LIBS := -L$(CUDA_HOME)/lib64/stubs -lcuda $(LDLIBS)
-# The job the sandbox's tests run inside it (a plain program).
-SANDBOX_JOB := $(BUILD)/tests/sandbox/job
+# The job the sandbox's tests run inside it (a plain program), and the
+# libraries it loads: one it names, which needs the other.
+SANDBOX_JOB  := $(BUILD)/tests/sandbox/job
+SANDBOX_LIBS := $(BUILD)/tests/sandbox/libkgrade_named.so $(BUILD)/tests/sandbox/libkgrade_needed.so
 
 # The web pages' editor: CodeMirror 6 bundled by esbuild from the npm
 # packages web/package-lock.json pins. Built, never committed; without npm
@@ -266,10 +268,22 @@ $(BUILD)/calibrate: $(BUILD)/obj/tests/calibrate/calibrate.o $(CALIB_OBJ) $(OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CALIB_LIBS)
 
-$(SANDBOX_JOB): tests/sandbox/job.c
+$(SANDBOX_JOB): tests/sandbox/job.c $(SANDBOX_LIBS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
+
+$(BUILD)/tests/sandbox/libkgrade_needed.so: tests/sandbox/needed.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -Wl,-soname,$(notdir $@) -o $@ $<
+
+# It finds the library it needs beside it, through its RUNPATH.
+$(BUILD)/tests/sandbox/libkgrade_named.so: tests/sandbox/named.c $(BUILD)/tests/sandbox/libkgrade_needed.so
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -Wl,-soname,$(notdir $@) -o $@ $< \
+	    -L$(dir $@) -lkgrade_needed -Wl,--enable-new-dtags,-rpath,'$$ORIGIN'
 
 # Fuzz targets: libFuzzer with clang, sources compiled fresh with coverage.
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(DB_GEN) $(wildcard */*.h)

@@ -6,8 +6,9 @@
  * in a fresh process (exec, an environment given whole, no inherited
  * descriptors) and, where the kernel allows it: new user, mount, PID,
  * network, IPC and UTS namespaces; a read-only view of the filesystem that
- * holds only the paths the job names, the device nodes it names and a small
- * fresh tmpfs at /tmp (the only writable place), with no /proc; Landlock
+ * holds only the paths the job names, the shared libraries it loads (file
+ * by file), the device nodes it names and a small fresh tmpfs at /tmp (the
+ * only writable place), with no /proc; Landlock
  * rules allowing the same paths; no_new_privs; a seccomp-bpf allowlist
  * that kills the process on any other system call, on 32-bit and x32
  * entry points, and on process creation. Limits: wall-clock time (SIGKILL
@@ -70,6 +71,12 @@ struct sandbox_job {
     const char *input;       /* written to the job's fd 0, then closed */
     size_t input_size;
     const char *const *read_paths; /* files and folders visible read-only (NULL-terminated) */
+    /* Shared libraries the job loads that this process has not (the virtual
+     * GPU): each visible read-only and executable, with every library it
+     * needs, file by file, as this process's dynamic loader resolves them
+     * (it loads each here for a moment: its constructors run here). At most
+     * 8, NULL-terminated; may be NULL. */
+    const char *const *libraries;
     /* Device nodes visible read-write besides /dev/null, /dev/zero and
      * /dev/urandom, which every job has (NULL-terminated; may be NULL). */
     const char *const *device_paths;

@@ -27,8 +27,9 @@ struct view_entry {
     bool executable;          /* Landlock lets the job execute it (program, libraries) */
 };
 
-#define VIEW_ROOT        "/tmp" /* where the new root is built, in the job's own mount namespace */
-#define VIEW_ENTRIES_MAX 512    /* the libraries alone are some fifty, twice (link and file) */
+#define VIEW_ROOT          "/tmp" /* where the new root is built, in the job's own mount namespace */
+#define VIEW_ENTRIES_MAX   512    /* the libraries alone are some seventy, twice (link and file) */
+#define VIEW_LIBRARIES_MAX 8      /* libraries a job names (sandbox_job.libraries) */
 
 struct view_plan {
     struct view_entry *entries; /* malloc'ed by the parent; the child reads its copy */

@@ -2,10 +2,12 @@
  * The job's view of the filesystem: a small tmpfs root holding, read-only,
  * only the paths the job names, each shared library file this process has
  * loaded (the job's program is this same binary, or needs no more; not the
- * library folders: nothing of the host the job does not need), the dynamic
- * loader's cache, and the device nodes it names (read-write), plus a fresh
- * tmpfs at /tmp, the only writable place. No /proc, no /sys, no home, and
- * not the job's own program, which is executed through a descriptor.
+ * library folders: nothing of the host the job does not need), each library
+ * the job names with every library file it needs (loaded here for a moment,
+ * so that the dynamic loader itself says which), the dynamic loader's
+ * cache, and the device nodes it names (read-write), plus a fresh tmpfs at
+ * /tmp, the only writable place. No /proc, no /sys, no home, and not the
+ * job's own program, which is executed through a descriptor.
  *
  * The parent checks every host path and formats every target. The child,
  * in its own mount namespace (made private first: nothing it mounts
@@ -16,6 +18,7 @@
  */
 #include "sandbox_internal.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -35,10 +38,11 @@ static const char *const standard_devices[] = {"/dev/null", "/dev/zero", "/dev/u
 
 /* What a path is to the job. */
 enum entry_role {
-    ROLE_READ,    /* a path the job names: must exist; shown at its path */
-    ROLE_LIBRARY, /* a loaded library: skipped when gone; executable */
-    ROLE_SYSTEM,  /* a system file: skipped when missing, kept as a link when it is one */
-    ROLE_DEVICE,  /* a device node, read-write */
+    ROLE_READ,          /* a path the job names: must exist; shown at its path */
+    ROLE_LIBRARY,       /* a loaded library: skipped when gone; executable */
+    ROLE_NAMED_LIBRARY, /* a library the job names: must exist; executable */
+    ROLE_SYSTEM,        /* a system file: skipped when missing, kept as a link when it is one */
+    ROLE_DEVICE,        /* a device node, read-write */
 };
 
 /* ----------------------------------------------------------- the parent */
@@ -145,7 +149,7 @@ static bool add_entry(struct view_plan *plan, const char *path, enum entry_role 
     }
     e->kind = role == ROLE_DEVICE ? VIEW_DEVICE : S_ISDIR(st.st_mode) ? VIEW_DIR : VIEW_FILE;
     e->keep_flags = mount_flags_of(path);
-    e->executable = role == ROLE_LIBRARY || role == ROLE_SYSTEM;
+    e->executable = role == ROLE_LIBRARY || role == ROLE_NAMED_LIBRARY || role == ROLE_SYSTEM;
     plan->n_entries++;
     return true;
 }
@@ -179,12 +183,43 @@ static int add_library(struct dl_phdr_info *info, size_t size, void *context)
     return 0;
 }
 
+/* Loads the libraries the job names here, lazily and locally (nothing of
+ * this process binds to them), so that this process's dynamic loader, not
+ * kgrade, resolves what each needs as it will in the job: DT_NEEDED
+ * through RUNPATH, the loader's cache and its folders. One that cannot be
+ * loaded here is left as it is: the job's own loader will say why. */
+static bool load_job_libraries(const struct sandbox_job *job, void *handles[VIEW_LIBRARIES_MAX],
+                               int *count, char *error, size_t error_size)
+{
+    for (*count = 0; job->libraries && job->libraries[*count]; (*count)++) {
+        if (*count == VIEW_LIBRARIES_MAX) {
+            snprintf(error, error_size, "more than %d libraries for the sandbox",
+                     VIEW_LIBRARIES_MAX);
+            return false;
+        }
+        handles[*count] = dlopen(job->libraries[*count], RTLD_LAZY | RTLD_LOCAL);
+    }
+    return true;
+}
+
 /* Every shared library this process has loaded, the dynamic loader
- * included: what a job that is this same program loads at its start. */
-static bool add_libraries(struct view_plan *plan, char *error, size_t error_size)
+ * included (what a job that is this same program loads at its start), and
+ * each library the job names with all it needs, loaded for the walk only:
+ * unloaded after it (what the loader keeps stays). */
+static bool add_libraries(struct view_plan *plan, const struct sandbox_job *job, char *error,
+                          size_t error_size)
 {
     struct library_walk w = {plan, error, error_size, true};
-    dl_iterate_phdr(add_library, &w);
+    void *handles[VIEW_LIBRARIES_MAX];
+    int loaded = 0;
+    w.ok = load_job_libraries(job, handles, &loaded, error, error_size);
+    if (w.ok)
+        dl_iterate_phdr(add_library, &w);
+    for (int i = 0; i < loaded; i++)
+        if (handles[i])
+            dlclose(handles[i]);
+    for (int i = 0; w.ok && i < loaded; i++)
+        w.ok = add_followed(plan, job->libraries[i], ROLE_NAMED_LIBRARY, error, error_size);
     for (int i = 0; w.ok && system_paths[i]; i++)
         w.ok = add_entry(plan, system_paths[i], ROLE_SYSTEM, error, error_size);
     return w.ok;
@@ -214,7 +249,7 @@ bool view_prepare(struct view_plan *plan, const struct sandbox_job *job, char *e
         return false;
     }
     bool ok = open_program(plan, job->argv[0], error, error_size) &&
-              add_libraries(plan, error, error_size);
+              add_libraries(plan, job, error, error_size);
     for (int i = 0; ok && job->read_paths && job->read_paths[i]; i++)
         ok = add_followed(plan, job->read_paths[i], ROLE_READ, error, error_size);
     for (int i = 0; ok && standard_devices[i]; i++)

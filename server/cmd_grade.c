@@ -3,6 +3,10 @@
  * and no database, and print the verdict (a few lines, or the grade JSON
  * of DESIGN.md with --json).
  *
+ * What the sandboxed workers write on their standard error (the virtual
+ * GPU's KGEMU_JIT_STATS) is copied to ours once each job ends, as
+ * --no-sandbox would show it.
+ *
  * Exit codes: 0 passed; 1 any other verdict; 2 a usage or configuration
  * error (an unknown exercise, --device cuda without a GPU); 3 internal_error.
  */
@@ -50,13 +54,25 @@ static enum grader_timing timing_of(const struct cli_args *args)
     return (enum grader_timing)choice_of(args, OPT_TIMING, names, 3);
 }
 
+/* A job's standard error, on ours: what --no-sandbox would show. */
+static void print_job_log(void *context, const char *log, size_t size, bool truncated)
+{
+    (void)context;
+    fwrite(log, 1, size, stderr);
+    if (log[size - 1] != '\n')
+        fputc('\n', stderr);
+    if (truncated)
+        fprintf(stderr, "kgrade grade: the job's log was cut at %u KB\n",
+                SANDBOX_DEFAULT_LOG_BYTES >> 10);
+}
+
 /* In the sandbox (a `kgrade worker`), or here with --no-sandbox. */
 static json_t *grade_request(const struct grader_request *request, bool sandboxed,
                              enum grader_verdict *verdict, char *error, size_t error_size)
 {
     if (!sandboxed)
         return grader_grade(request, verdict, error, error_size);
-    struct grading_job job = {.request = request};
+    struct grading_job job = {.request = request, .log = print_job_log};
 #ifdef __SANITIZE_ADDRESS__
     job.relaxed_for_sanitizers = true; /* the worker is this same sanitized binary */
 #endif

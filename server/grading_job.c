@@ -8,8 +8,9 @@
  * sources or binary. Each sees, read-only: the shared libraries kgrade has
  * loaded (the sandbox's own rule), the CUDA toolkit's headers (a student's
  * #include <cuda_fp16.h>), NVRTC's builtins library (which NVRTC loads to
- * compile), the virtual GPU, and on a GPU server the /dev/nvidia* nodes and
- * the driver's libraries. Its environment is rebuilt from an allowlist.
+ * compile), the virtual GPU with the libraries it needs (LLVM, for its
+ * compiled tier), and on a GPU server the /dev/nvidia* nodes and the
+ * driver's libraries. Its environment is rebuilt from an allowlist.
  * Until the worker reports its first run, the compile limit applies; from
  * then on the run limit.
  */
@@ -272,13 +273,10 @@ static bool resolve_paths(const struct grader_request *r, struct job_paths *p, c
 }
 
 /* The files a job sees besides the libraries (globbed into `found`). */
-static void view_paths(const struct job_paths *p, bool gpu, glob_t *found,
-                       const char *paths[PATHS_MAX])
+static void view_paths(bool gpu, glob_t *found, const char *paths[PATHS_MAX])
 {
     int n = 0;
     paths[n++] = KGRADE_CUDA_HOME "/include";
-    if (p->emulator[0])
-        paths[n++] = p->emulator;
     glob(NVRTC_BUILTINS, 0, NULL, found);
     if (gpu)
         glob(DRIVER_LIBRARIES, GLOB_BRACE | GLOB_APPEND, NULL, found);
@@ -314,6 +312,7 @@ void grading_job_sandbox(const struct grading_job *job, const struct job_command
         .input = input,
         .input_size = input_size,
         .read_paths = command->paths,
+        .libraries = command->libraries,
         .device_paths = devices,
         .real_gpu = devices[0] != NULL,
         .relaxed_for_sanitizers = job->relaxed_for_sanitizers,
@@ -332,14 +331,18 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
 {
     const char *argv[] = {p->self, "worker", NULL};
     const char *env[ENV_MAX], *devices[PATHS_MAX], *paths[PATHS_MAX];
+    /* the virtual GPU: loaded by the job, with LLVM and all it needs */
+    const char *libraries[] = {p->emulator[0] ? p->emulator : NULL, NULL};
     glob_t gpu = {0}, found = {0};
     build_env(env);
     gpu_devices(&gpu, devices);
-    view_paths(p, devices[0] != NULL, &found, paths);
-    struct job_command command = {argv, env, paths};
+    view_paths(devices[0] != NULL, &found, paths);
+    struct job_command command = {argv, env, paths, libraries};
     struct sandbox_limits limits;
     grading_job_limits(job, grading ? JOB_WORK_STUDENT_GRADE : JOB_WORK_REFERENCE, &limits);
     grading_job_sandbox(job, &command, &limits, input, input_size, on_line, f, outcome);
+    if (job->log && outcome->log_size > 0)
+        job->log(job->context, outcome->log, outcome->log_size, outcome->log_truncated);
     globfree(&found);
     globfree(&gpu);
 }

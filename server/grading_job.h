@@ -34,6 +34,13 @@ void grading_default_limits(struct grading_limits *limits);
  * "checking", "timing" (the line itself holds case and cases). */
 typedef void grading_progress_fn(void *context, const char *phase, const json_t *line);
 
+/* Told what a `kgrade worker` job (the reference's, the grade's) wrote on
+ * its standard error (its log, at most SANDBOX_DEFAULT_LOG_BYTES,
+ * `truncated` when there was more), once it has ended: the virtual GPU's
+ * diagnostics (KGEMU_JIT_STATS). Not the Numba front end's (Numba's own
+ * warnings about how the front end loads the module). */
+typedef void grading_log_fn(void *context, const char *log, size_t size, bool truncated);
+
 struct reference_cache;
 
 struct grading_job {
@@ -44,7 +51,8 @@ struct grading_job {
     struct grading_limits limits;
     bool relaxed_for_sanitizers;
     grading_progress_fn *progress; /* may be NULL */
-    void *context;
+    grading_log_fn *log;           /* may be NULL: the logs only explain a failure */
+    void *context;                 /* of both */
     /* out, may be NULL: set true when the worker process ended by a signal
      * nobody here sent, or without a verdict (a pointer: the job is const) */
     bool *worker_died;
@@ -65,7 +73,8 @@ json_t *grading_job_run(const struct grading_job *job, enum grader_verdict *verd
 struct job_command {
     const char *const *argv;
     const char *const *env;
-    const char *const *paths; /* besides the libraries this process has loaded */
+    const char *const *paths;     /* besides the libraries this process has loaded */
+    const char *const *libraries; /* loaded by the job besides those (the virtual GPU) */
 };
 
 /* A command in the sandbox with the GPU's device nodes (when there is

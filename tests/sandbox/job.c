@@ -10,6 +10,8 @@
  *   flood N              write N bytes to fd 3
  *   env                  the environment on fd 3, one variable a line
  *   read PATH            "read ok" or "read failed: ERRNO" on fd 3
+ *   load PATH            load the library (tests/sandbox/named.c) and call it:
+ *                        "load ok: 42" or "load failed: WHY"
  *   write PATH           "write ok" or "write failed: ERRNO"
  *   file-size N          write N bytes to /tmp/big: "written: 0" or "write failed: ERRNO"
  *   spin                 loop forever
@@ -24,6 +26,7 @@
  *   pid                  getpid() on fd 3
  *   hostname             the host name on fd 3
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -78,6 +81,19 @@ static int fill(int fd, long bytes)
         done += w;
     }
     return 0;
+}
+
+static void load(const char *path)
+{
+    int (*answer)(void) = NULL;
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (library)
+        *(void **)&answer = dlsym(library, "kgrade_named_answer");
+    if (!answer) {
+        fprintf(result, "load failed: %s\n", dlerror());
+        return;
+    }
+    fprintf(result, "load ok: %d\n", answer());
 }
 
 static int forbidden(const char *what)
@@ -141,6 +157,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "read") == 0)
         return try_open(arg, O_RDONLY, "read") * 0; /* the line says how it went */
+    if (strcmp(mode, "load") == 0) {
+        load(arg); /* the line says how it went */
+        return 0;
+    }
     if (strcmp(mode, "write") == 0)
         return try_open(arg, O_WRONLY | O_CREAT | O_TRUNC, "write") * 0;
     if (strcmp(mode, "file-size") == 0) {

@@ -2,9 +2,9 @@
  * Tests of the sandbox with a real job (tests/sandbox/job.c, built beside
  * this test as build/tests/sandbox/job): what reaches the caller (fd 3 line
  * by line, fd 2 as a log, fd 1 nowhere, all capped), what the job sees (its
- * environment only, its paths only, no /proc, a writable /tmp, PID 1, its
- * own host name), what kills it (forbidden system calls, the wall-clock,
- * CPU, memory and file-size limits), and a set-up that fails.
+ * environment only, its paths only, a library it names with those it
+ * needs, no /proc, a writable /tmp, PID 1, its own host name), what kills it (forbidden system
+ * calls, the wall-clock, CPU, memory and file-size limits), and a set-up that fails.
  *
  * The limits here are small so the tests are quick; the bounds on how long
  * a killed job takes are generous: they prove the kill works, they do not
@@ -19,6 +19,7 @@
 
 #include "sandbox/sandbox.h"
 
+#include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
@@ -30,7 +31,8 @@
 #include <unistd.h>
 
 static char job_path[PATH_MAX];
-static char here[PATH_MAX]; /* this test's folder, shown to jobs that read it */
+static char here[PATH_MAX];     /* this test's folder, shown to jobs that read it */
+static char jobs_dir[PATH_MAX]; /* the job's folder, with the libraries it loads */
 
 struct lines {
     int count;
@@ -208,6 +210,44 @@ static void test_paths_under_tmp_are_visible(void **state)
     sandbox_outcome_free(&o);
     unlink(file);
     rmdir(dir);
+}
+
+/* Runs the job that loads `library`, which the job names among its
+ * libraries (or only as a path it may read); returns its line. */
+static void run_load(const char *library, bool named, struct sandbox_outcome *o)
+{
+    const char *argv[] = {job_path, "load", library, NULL}, *env[] = {NULL};
+    const char *libraries[] = {library, NULL};
+    struct sandbox_job job = {.argv = argv, .env = env};
+    if (named)
+        job.libraries = libraries;
+    else
+        job.read_paths = libraries;
+    job.limits = quick_limits();
+    sandbox_run(&job, o);
+    assert_int_equal(o->end, SANDBOX_EXITED);
+}
+
+/* A library the job names comes with what it needs (as the virtual GPU
+ * with LLVM), file by file, as the loader resolves it (here through its
+ * RUNPATH), and is not left loaded in this process. */
+static void test_a_named_library_comes_with_what_it_needs(void **state)
+{
+    (void)state;
+    char library[PATH_MAX + 32], beside[PATH_MAX + 32];
+    snprintf(library, sizeof library, "%s/libkgrade_named.so", jobs_dir);
+    snprintf(beside, sizeof beside, "%s/job", jobs_dir);
+    struct sandbox_outcome o;
+    run_load(library, true, &o);
+    assert_string_equal(o.output, "load ok: 42\n");
+    sandbox_outcome_free(&o);
+    assert_null(dlopen(library, RTLD_LAZY | RTLD_NOLOAD));
+    /* only the files: not their folder */
+    expect_exit("read", beside, "read failed: 2\n");
+    /* a library only shown, not named, lacks what it needs */
+    run_load(library, false, &o);
+    assert_non_null(strstr(o.output, "load failed: libkgrade_needed.so: cannot open"));
+    sandbox_outcome_free(&o);
 }
 
 static void test_relaxed_for_sanitizers_shows_its_own_proc(void **state)
@@ -403,6 +443,7 @@ int main(int argc, char **argv)
         return 1;
     }
     snprintf(job_path, sizeof job_path, "%s", real);
+    snprintf(jobs_dir, sizeof jobs_dir, "%s", dirname(real));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_true_runs_with_protections),
         cmocka_unit_test(test_result_lines_reach_the_caller_but_stdout_does_not),
@@ -413,6 +454,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_only_tmp_is_writable),
         cmocka_unit_test(test_relaxed_for_sanitizers_shows_its_own_proc),
         cmocka_unit_test(test_paths_under_tmp_are_visible),
+        cmocka_unit_test(test_a_named_library_comes_with_what_it_needs),
         cmocka_unit_test(test_the_job_is_alone),
         cmocka_unit_test(test_forbidden_calls_kill),
         cmocka_unit_test(test_exec_by_path_kills),
