@@ -182,6 +182,11 @@ struct launch_state {
  * fault. The compiled tier's fallback for what it does not compile. */
 bool interp_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m);
 
+/* interp.c: the branch at pc of the current frame for the lanes in `taken`
+ * (of the top entry's mask): the interpreter's SIMT stack update; false
+ * after recording a fault (divergence nested too deep). */
+bool interp_branch(struct warp *w, uint32_t pc, uint32_t taken);
+
 /* interp.c: runs the warp until it exits, waits at a barrier, or faults. */
 enum warp_state warp_run(struct warp *w);
 

@@ -1772,6 +1772,11 @@ static enum warp_state step(struct warp *w, struct scratch *s)
     return WARP_RUNNING;
 }
 
+bool interp_branch(struct warp *w, uint32_t pc, uint32_t taken)
+{
+    return branch(w, &w->frames[w->n_frames - 1].fn->code[pc], pc, taken);
+}
+
 enum warp_state warp_run(struct warp *w)
 {
     struct scratch s;
@@ -1798,6 +1803,8 @@ enum warp_state warp_run(struct warp *w)
                 e->pc = end;
                 continue;
             }
+            if (status == JIT_BRANCHED)
+                continue;
         }
         enum warp_state st = step(w, &s);
         if (st != WARP_RUNNING)

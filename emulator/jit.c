@@ -161,6 +161,10 @@ static unsigned emit_regions(struct jit_emit *e, struct jit_kernel *k, const uin
         while (end < fn->n_code && end - pc < REGION_MAX && (end == pc || !starts[end]) &&
                jit_in_region(&fn->code[end]))
             native += jit_native(&fn->code[end++]);
+        if (end < fn->n_code && (end == pc || !starts[end]) && jit_branch(&fn->code[end])) {
+            end++; /* a region may end with its branch */
+            native++;
+        }
         if (native == 0) { /* nothing to compile: the interpreter runs it as it is */
             pc = end > pc ? end : pc + 1;
             continue;

@@ -26,6 +26,7 @@ enum jit_status {
     JIT_RAN,       /* all its instructions ran: the warp goes on after it */
     JIT_FAULTED,   /* a fault was recorded: the warp stops */
     JIT_INTERPRET, /* nothing ran (the budget's next check falls inside): interpret it */
+    JIT_BRANCHED,  /* it ended with a branch, which moved the SIMT stack's top entry */
 };
 
 /* A region: runs its instructions for the lanes of `mask` (the top SIMT

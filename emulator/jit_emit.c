@@ -224,6 +224,11 @@ static bool native_memory(const struct ptx_insn *insn)
            v->kind == PTX_OPD_REG && v->reg != PTX_NO_REG;
 }
 
+bool jit_branch(const struct ptx_insn *insn)
+{
+    return insn->op == PTX_OP_BRA && !(insn->flags & PTX_F_INDIRECT);
+}
+
 bool jit_native(const struct ptx_insn *insn)
 {
     enum ptx_type t = (enum ptx_type)insn->type;
@@ -886,12 +891,71 @@ static void emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_
     LLVMPositionBuilderAtEnd(e->b, done);
 }
 
+static LLVMValueRef top_entry(struct jit_emit *e)
+{
+    LLVMValueRef depth = jit_load(e, JIT_WARP, e->i32, e->w, offsetof(struct warp, depth));
+    LLVMValueRef index =
+        LLVMBuildSExt(e->b, LLVMBuildSub(e->b, depth, LLVMConstInt(e->i32, 1, 0), ""), e->i64, "");
+    LLVMValueRef offset =
+        LLVMBuildAdd(e->b, constant64(e, offsetof(struct warp, stack)),
+                     LLVMBuildMul(e->b, index, constant64(e, sizeof(struct simt_entry)), ""), "");
+    return LLVMBuildGEP2(e->b, e->i8, e->w, &offset, 1, "");
+}
+
+static void set_pc(struct jit_emit *e, LLVMValueRef entry, uint32_t pc)
+{
+    jit_store(e, JIT_WARP, LLVMConstInt(e->i32, pc, 0), entry, offsetof(struct simt_entry, pc));
+}
+
+/* The branch that ends a region (branch() in interp.c): when no lane or
+ * every lane of the entry takes it, the entry moves on — and a loop back to
+ * the region's start runs again at once, unless the entry reconverges
+ * there; a divergent branch updates the SIMT stack through interp_branch.
+ * `head` is the region's prologue. */
+static void emit_branch(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                        uint32_t start, LLVMValueRef entry_mask, LLVMBasicBlockRef head)
+{
+    LLVMValueRef entry = top_entry(e);
+    LLVMBasicBlockRef none = block(e, "none"), all = block(e, "all"), split = block(e, "split"),
+                      other = block(e, "other"), leave = block(e, "leave");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, e->mask, LLVMConstInt(e->i32, 0, 0), ""),
+                    none, other);
+    LLVMPositionBuilderAtEnd(e->b, other);
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, e->mask, entry_mask, ""), all, split);
+    LLVMPositionBuilderAtEnd(e->b, none);
+    set_pc(e, entry, pc + 1);
+    LLVMBuildBr(e->b, leave);
+    LLVMPositionBuilderAtEnd(e->b, all);
+    set_pc(e, entry, insn->target);
+    if (insn->target == start) {
+        LLVMValueRef reconv =
+            jit_load(e, JIT_WARP, e->i32, entry, offsetof(struct simt_entry, reconv));
+        LLVMBuildCondBr(e->b,
+                        LLVMBuildICmp(e->b, LLVMIntEQ, reconv, LLVMConstInt(e->i32, start, 0), ""),
+                        leave, head);
+    } else {
+        LLVMBuildBr(e->b, leave);
+    }
+    LLVMPositionBuilderAtEnd(e->b, split);
+    LLVMTypeRef params[] = {e->ptr, e->i32, e->i32};
+    LLVMTypeRef fty = LLVMFunctionType(e->i1, params, 3, 0);
+    LLVMValueRef args[] = {e->w, LLVMConstInt(e->i32, pc, 0), e->mask};
+    LLVMValueRef ok =
+        LLVMBuildCall2(e->b, fty, constant_pointer(e, (void (*)(void))interp_branch), args, 3, "");
+    LLVMBasicBlockRef fault = block(e, "fault");
+    LLVMBuildCondBr(e->b, ok, leave, fault);
+    LLVMPositionBuilderAtEnd(e->b, fault);
+    LLVMBuildRet(e->b, LLVMConstInt(e->i32, JIT_FAULTED, 0));
+    LLVMPositionBuilderAtEnd(e->b, leave);
+    LLVMBuildRet(e->b, LLVMConstInt(e->i32, JIT_BRANCHED, 0));
+}
+
 void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const char *name)
 {
     const struct ptx_insn *code = e->fn->code;
-    uint32_t native = 0;
+    uint32_t native = 0, n = end - start;
     for (uint32_t pc = start; pc < end; pc++)
-        native += jit_native(&code[pc]);
+        native += jit_native(&code[pc]) || jit_branch(&code[pc]);
     e->func = LLVMAddFunction(e->mod, name, e->region_ty);
     e->w = LLVMGetParam(e->func, 0);
     e->f = LLVMGetParam(e->func, 1);
@@ -899,10 +963,13 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
     e->latency = LLVMGetParam(e->func, 3);
     LLVMPositionBuilderAtEnd(e->b, block(e, "entry"));
     e->addresses = LLVMBuildAlloca(e->b, e->row, "addresses");
-    emit_prologue(e, end - start, native);
+    LLVMBasicBlockRef head = block(e, "head");
+    LLVMBuildBr(e->b, head);
+    LLVMPositionBuilderAtEnd(e->b, head);
+    emit_prologue(e, n, native);
     for (uint32_t pc = start; pc < end; pc++) {
         const struct ptx_insn *insn = &code[pc];
-        bool is_native = jit_native(insn);
+        bool is_branch = jit_branch(insn), is_native = is_branch || jit_native(insn);
         native -= is_native;
         if (is_native)
             jit_emit_issue(e, pc);
@@ -912,12 +979,15 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
                 .kind = PTX_OPD_PRED, .reg = insn->guard, .neg = insn->guard_neg};
             e->mask = LLVMBuildAnd(e->b, entry_mask, pred_of(e, &guard), "");
         }
-        if (is_native && (insn->op == PTX_OP_LD || insn->op == PTX_OP_ST))
+        if (is_branch) /* the last one */
+            emit_branch(e, insn, pc, start, entry_mask, head);
+        else if (is_native && (insn->op == PTX_OP_LD || insn->op == PTX_OP_ST))
             emit_memory(e, insn, pc, end - pc - 1, native);
         else if (is_native)
             emit_native(e, insn);
         else
             emit_checked_call(e, interpret_one, pc, end - pc - 1, native);
     }
-    LLVMBuildRet(e->b, LLVMConstInt(e->i32, JIT_RAN, 0));
+    if (!jit_branch(&code[end - 1]))
+        LLVMBuildRet(e->b, LLVMConstInt(e->i32, JIT_RAN, 0));
 }

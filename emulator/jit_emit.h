@@ -45,6 +45,9 @@ struct jit_emit {
  * wait). */
 bool jit_in_region(const struct ptx_insn *insn);
 
+/* Whether it is a branch a region may end with (a direct bra). */
+bool jit_branch(const struct ptx_insn *insn);
+
 /* Whether the compiler translates it (JIT.md "What is compiled"); a region's
  * other instructions run through interp_execute. */
 bool jit_native(const struct ptx_insn *insn);

@@ -414,6 +414,32 @@ static unsigned contiguous_request(struct timing_log *log, uint32_t mask, const 
     return (unsigned)(last - first + 1);
 }
 
+/* Sorts the n sectors and drops repeats; returns how many are left. When
+ * they span fewer than 64 sectors (nearly always: a warp's request is
+ * within a few lines), a bitmap does it in one pass. */
+static unsigned distinct_sectors(uint64_t *s, unsigned n)
+{
+    uint64_t lo = s[0], hi = s[0];
+    for (unsigned i = 1; i < n; i++) {
+        lo = s[i] < lo ? s[i] : lo;
+        hi = s[i] > hi ? s[i] : hi;
+    }
+    unsigned d = 0;
+    if (hi - lo < 64) {
+        uint64_t seen = 0;
+        for (unsigned i = 0; i < n; i++)
+            seen |= 1ull << (s[i] - lo);
+        for (; seen; seen &= seen - 1)
+            s[d++] = lo + (uint64_t)__builtin_ctzll(seen);
+        return d;
+    }
+    sort_small(s, n);
+    for (unsigned i = 0; i < n; i++)
+        if (i == 0 || s[i] != s[i - 1])
+            s[d++] = s[i];
+    return d;
+}
+
 static void count_request(struct timing_warp *tw, const struct timing_launch *t,
                           const struct ptx_insn *insn, unsigned distinct)
 {
@@ -448,22 +474,16 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
             log_append(log, address[l], (uint8_t)(1u << (address[l] / SECTOR_BYTES % 4)),
                        TIMING_ATOMIC);
     }
-    sort_small(sectors, n);
-    unsigned distinct = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (i > 0 && sectors[i] == sectors[i - 1])
-            continue;
-        distinct++;
+    unsigned distinct = distinct_sectors(sectors, n);
+    for (unsigned i = 0; i < distinct && kind != TIMING_ATOMIC; i++) {
         uint64_t line = sectors[i] / SECTORS_PER_LINE;
         uint8_t bits = (uint8_t)(1u << (sectors[i] % SECTORS_PER_LINE));
-        if (kind != TIMING_ATOMIC) {
-            /* merge with the previous entry when it is the same line */
-            if (log->count > 0 && log->entries[log->count - 1].address == line * LINE_BYTES &&
-                log->entries[log->count - 1].kind == kind)
-                log->entries[log->count - 1].sectors |= bits;
-            else
-                log_append(log, line * LINE_BYTES, bits, (uint8_t)kind);
-        }
+        /* merge with the previous entry when it is the same line */
+        if (log->count > 0 && log->entries[log->count - 1].address == line * LINE_BYTES &&
+            log->entries[log->count - 1].kind == kind)
+            log->entries[log->count - 1].sectors |= bits;
+        else
+            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind);
     }
     count_request(tw, t, insn, distinct);
     if (kind == TIMING_ATOMIC)
