@@ -40,6 +40,8 @@
 
 typedef uint64_t lanes_t[WARP_SIZE];
 
+#define WARP_CACHE 4 /* global allocations a warp remembers (struct warp) */
+
 /* Runs the statements for each lane of the mask m (as `l`). A full mask
  * takes a loop without a test, which the compiler can vectorize. */
 #define LANES(m, ...)                                                                              \
@@ -110,7 +112,10 @@ struct warp {
     uint64_t instructions;
     uint64_t compiled; /* of them, run as native code by the compiled tier (jit.h) */
     uint64_t since_check;
-    uint64_t cache_base, cache_end; /* the last global allocation hit */
+    /* the last global allocations hit (accessible ranges, outside guard
+     * zones), replaced in turn: an elementwise kernel reads and writes a few */
+    uint64_t cache_base[WARP_CACHE], cache_end[WARP_CACHE];
+    unsigned cache_next;
     struct timing_warp timing;
     unsigned tid[3][WARP_SIZE]; /* per lane */
 };
@@ -209,6 +214,15 @@ void launch_note_access(struct warp *w, uint64_t address, unsigned bytes, bool w
 /* Checks the budgets every BUDGET_CHECK_INTERVAL instructions; false when
  * the launch must stop (a fault is recorded when a budget ran out). */
 bool launch_check_budget(struct warp *w, const struct ptx_insn *insn);
+
+/* Whether [lo, end) lies in one of the warp's cached allocations. */
+static inline bool warp_cache_holds(const struct warp *w, uint64_t lo, uint64_t end)
+{
+    bool hit = false;
+    for (unsigned i = 0; i < WARP_CACHE; i++)
+        hit |= lo >= w->cache_base[i] && end <= w->cache_end[i];
+    return hit;
+}
 
 /* interp_memory.c */
 bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);

@@ -81,15 +81,21 @@ static void describe_global(struct warp *w, uint64_t address, unsigned bytes, ch
     }
 }
 
+static void remember(struct warp *w, const struct emu_range *r)
+{
+    w->cache_base[w->cache_next] = r->base;
+    w->cache_end[w->cache_next] = r->base + r->size;
+    w->cache_next = (w->cache_next + 1) % WARP_CACHE;
+}
+
 static void *global_pointer(struct warp *w, const struct ptx_insn *insn, int lane, uint64_t address,
                             unsigned bytes, bool write)
 {
-    if (address >= w->cache_base && address + bytes <= w->cache_end && address + bytes > address)
+    if (address + bytes > address && warp_cache_holds(w, address, address + bytes))
         return (void *)(uintptr_t)address;
     struct emu_range r;
     if (emu_memory_accessible(w->block->launch->cfg->memory, address, bytes, &r)) {
-        w->cache_base = r.base;
-        w->cache_end = r.base + r.size;
+        remember(w, &r);
         return (void *)(uintptr_t)address;
     }
     char where[256];
@@ -218,13 +224,12 @@ static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_spa
     });
     if ((bits & (bytes - 1)) != 0 || hi >= SHARED_WINDOW || hi + bytes < hi)
         return false; /* misaligned, a window, or wrapping: the careful path says which */
-    if (lo >= w->cache_base && hi + bytes <= w->cache_end)
+    if (warp_cache_holds(w, lo, hi + bytes))
         return true;
     struct emu_range r;
     if (!emu_memory_accessible(w->block->launch->cfg->memory, lo, hi + bytes - lo, &r))
         return false;
-    w->cache_base = r.base;
-    w->cache_end = r.base + r.size;
+    remember(w, &r);
     return true;
 }
 

@@ -801,15 +801,23 @@ static LLVMValueRef lanes_fit(struct jit_emit *e, LLVMValueRef address, unsigned
     LLVMValueRef hi = over_lanes(e, "umax", address, 0);
     LLVMValueRef bits = over_lanes(e, "or", address, 0);
     LLVMValueRef end = LLVMBuildAdd(e->b, hi, constant64(e, bytes), "");
-    LLVMValueRef base = jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, cache_base));
-    LLVMValueRef limit = jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, cache_end));
+    LLVMValueRef cached = LLVMConstInt(e->i1, 0, 0);
+    for (unsigned i = 0; i < WARP_CACHE; i++) { /* warp_cache_holds */
+        uint64_t at = i * sizeof(uint64_t);
+        LLVMValueRef base =
+            jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, cache_base) + at);
+        LLVMValueRef limit =
+            jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, cache_end) + at);
+        LLVMValueRef inside = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntUGE, lo, base, ""),
+                                           LLVMBuildICmp(e->b, LLVMIntULE, end, limit, ""), "");
+        cached = LLVMBuildOr(e->b, cached, inside, "");
+    }
     LLVMValueRef misaligned = LLVMBuildAnd(e->b, bits, constant64(e, bytes - 1), "");
     LLVMValueRef ok = LLVMBuildICmp(e->b, LLVMIntEQ, misaligned, constant64(e, 0), "");
     LLVMValueRef tests[] = {
         LLVMBuildICmp(e->b, LLVMIntULT, hi, constant64(e, SHARED_WINDOW), ""),
         LLVMBuildICmp(e->b, LLVMIntUGE, end, hi, ""),
-        LLVMBuildICmp(e->b, LLVMIntUGE, lo, base, ""),
-        LLVMBuildICmp(e->b, LLVMIntULE, end, limit, ""),
+        cached,
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
         ok = LLVMBuildAnd(e->b, ok, tests[i], "");
