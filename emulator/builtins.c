@@ -81,6 +81,19 @@ void printf_buffer_flush(struct printf_buffer *p)
     p->truncated = false;
 }
 
+void printf_buffer_take(struct printf_buffer *to, struct printf_buffer *from)
+{
+    free(to->data);
+    to->data = from->data;
+    to->used = from->used;
+    to->capacity = from->capacity;
+    to->limit = from->limit;
+    to->truncated = from->truncated;
+    from->data = NULL;
+    from->used = from->capacity = 0;
+    from->truncated = false;
+}
+
 void printf_buffer_free(struct printf_buffer *p)
 {
     free(p->data);

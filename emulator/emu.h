@@ -178,6 +178,9 @@ CUresult emu_memory_set_window(struct emu_memory *memory, uint64_t base, uint64_
  * past the end of ..."). */
 bool emu_memory_nearest(struct emu_memory *memory, uint64_t address, struct emu_range *range);
 void emu_memory_usage(struct emu_memory *memory, size_t *used, size_t *capacity);
+/* The live allocations, by base address, in `*ranges` (malloc'ed: the
+ * caller frees it; NULL when there are none). false when out of memory. */
+bool emu_memory_list(struct emu_memory *memory, struct emu_range **ranges, size_t *count);
 
 /* ---------------------------------------------------------------- modules */
 
@@ -245,6 +248,16 @@ void emu_heap_destroy(struct emu_heap *heap, struct emu_memory *memory);
 uint64_t emu_heap_malloc(struct emu_heap *heap, uint64_t bytes);
 /* false when `address` is not a block malloc returned and free has not taken back. */
 bool emu_heap_free(struct emu_heap *heap, uint64_t address);
+
+/* A copy of the heap's bookkeeping (its free and used blocks; their bytes
+ * are device memory): KGEMU_TIER=compare puts it back between the runs of a
+ * launch and checks that both runs left the same blocks. */
+struct emu_heap_snapshot;
+
+struct emu_heap_snapshot *emu_heap_snapshot(struct emu_heap *heap); /* NULL: out of memory */
+bool emu_heap_restore(struct emu_heap *heap, const struct emu_heap_snapshot *snapshot);
+bool emu_heap_matches(struct emu_heap *heap, const struct emu_heap_snapshot *snapshot);
+void emu_heap_snapshot_free(struct emu_heap_snapshot *snapshot);
 
 /* --------------------------------------------------------------- launches */
 

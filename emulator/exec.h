@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 
 #include "module.h"
+#include "tier.h"
 #include "timing.h"
 
 #define WARP_SIZE PTX_WARP_SZ
@@ -192,6 +193,12 @@ bool interp_execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
  * after recording a fault (divergence nested too deep). */
 bool interp_branch(struct warp *w, uint32_t pc, uint32_t taken);
 
+/* launch.c: emu_launch_run on one tier (EMU_TIER_JIT or EMU_TIER_INTERP).
+ * Its printf output goes to `printf_out` when given (the caller writes it),
+ * else to standard output. */
+CUresult launch_execute(const struct emu_launch *cfg, enum emu_tier tier,
+                        struct emu_launch_result *result, struct printf_buffer *printf_out);
+
 /* interp.c: runs the warp until it exits, waits at a barrier, or faults. */
 enum warp_state warp_run(struct warp *w);
 
@@ -282,6 +289,8 @@ bool builtin_call(struct warp *w, struct frame *f, const struct ptx_insn *insn,
 
 void printf_buffer_init(struct printf_buffer *p, size_t limit);
 void printf_buffer_flush(struct printf_buffer *p);
+/* Moves `from`'s output into `to` (replacing what `to` held) and empties `from`. */
+void printf_buffer_take(struct printf_buffer *to, struct printf_buffer *from);
 void printf_buffer_free(struct printf_buffer *p);
 
 /* Reading typed values from 64-bit slots. */

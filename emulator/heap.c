@@ -7,7 +7,8 @@
  * the host side (never in device memory, where a kernel could corrupt it):
  * first fit over a list of free ranges, 16-byte granules; a request that
  * does not fit returns NULL, as on a GPU. One mutex serializes calls: they
- * are rare next to the kernel's own work.
+ * are rare next to the kernel's own work. A snapshot copies the table, for
+ * KGEMU_TIER=compare, which runs a launch twice from the same state.
  */
 #include "emu.h"
 
@@ -145,4 +146,73 @@ bool emu_heap_free(struct emu_heap *h, uint64_t address)
     }
     pthread_mutex_unlock(&h->lock);
     return found;
+}
+
+/* ------------------------------------------------------------ snapshots */
+
+struct emu_heap_snapshot {
+    struct range_list free_ranges, used;
+};
+
+static bool list_copy(struct range_list *to, const struct range_list *from)
+{
+    to->count = to->capacity = from->count;
+    to->items = malloc((from->count ? from->count : 1) * sizeof *to->items);
+    if (to->items && from->count)
+        memcpy(to->items, from->items, from->count * sizeof *to->items);
+    return to->items != NULL;
+}
+
+static bool list_equal(const struct range_list *a, const struct range_list *b)
+{
+    return a->count == b->count &&
+           (a->count == 0 || memcmp(a->items, b->items, a->count * sizeof *a->items) == 0);
+}
+
+struct emu_heap_snapshot *emu_heap_snapshot(struct emu_heap *h)
+{
+    struct emu_heap_snapshot *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    pthread_mutex_lock(&h->lock);
+    bool ok = list_copy(&s->free_ranges, &h->free_ranges) && list_copy(&s->used, &h->used);
+    pthread_mutex_unlock(&h->lock);
+    if (!ok) {
+        emu_heap_snapshot_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+bool emu_heap_restore(struct emu_heap *h, const struct emu_heap_snapshot *s)
+{
+    struct range_list free_ranges, used;
+    if (!list_copy(&free_ranges, &s->free_ranges) || !list_copy(&used, &s->used)) {
+        free(free_ranges.items);
+        return false;
+    }
+    pthread_mutex_lock(&h->lock);
+    free(h->free_ranges.items);
+    free(h->used.items);
+    h->free_ranges = free_ranges;
+    h->used = used;
+    pthread_mutex_unlock(&h->lock);
+    return true;
+}
+
+bool emu_heap_matches(struct emu_heap *h, const struct emu_heap_snapshot *s)
+{
+    pthread_mutex_lock(&h->lock);
+    bool same = list_equal(&h->free_ranges, &s->free_ranges) && list_equal(&h->used, &s->used);
+    pthread_mutex_unlock(&h->lock);
+    return same;
+}
+
+void emu_heap_snapshot_free(struct emu_heap_snapshot *s)
+{
+    if (!s)
+        return;
+    free(s->free_ranges.items);
+    free(s->used.items);
+    free(s);
 }

@@ -452,7 +452,7 @@ static CUresult check_config(const struct emu_launch *cfg, struct emu_launch_res
     return CUDA_SUCCESS;
 }
 
-static void init_state(struct launch_state *ls, const struct emu_launch *cfg)
+static void init_state(struct launch_state *ls, const struct emu_launch *cfg, enum emu_tier tier)
 {
     memset(ls, 0, sizeof *ls);
     ls->cfg = cfg;
@@ -472,10 +472,11 @@ static void init_state(struct launch_state *ls, const struct emu_launch *cfg)
     }
     uint64_t local = ls->function->ptx->local_bytes + (calls ? cfg->stack_bytes_per_thread : 0);
     ls->local_per_lane = (uint32_t)((local + 15) & ~15ull);
-    atomic_init(&ls->jit, jit_enabled() ? jit_kernel_find(ls->function->ptx,
-                                                          jit_compile_after(ls->function->ptx) == 0)
-                                        : NULL);
-    atomic_init(&ls->jit_tried, !jit_enabled());
+    bool jit = tier == EMU_TIER_JIT;
+    atomic_init(&ls->jit,
+                jit ? jit_kernel_find(ls->function->ptx, jit_compile_after(ls->function->ptx) == 0)
+                    : NULL);
+    atomic_init(&ls->jit_tried, !jit);
     ls->total_blocks = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     atomic_init(&ls->next_block, 0);
     atomic_init(&ls->instructions, 0);
@@ -491,7 +492,8 @@ static void init_state(struct launch_state *ls, const struct emu_launch *cfg)
     printf_buffer_init(&ls->printf, cfg->printf_bytes);
 }
 
-CUresult emu_launch_run(const struct emu_launch *cfg, struct emu_launch_result *result)
+CUresult launch_execute(const struct emu_launch *cfg, enum emu_tier tier,
+                        struct emu_launch_result *result, struct printf_buffer *printf_out)
 {
     memset(result, 0, sizeof *result);
     CUresult r = check_config(cfg, result);
@@ -500,7 +502,7 @@ CUresult emu_launch_run(const struct emu_launch *cfg, struct emu_launch_result *
     struct launch_state *ls = malloc(sizeof *ls);
     if (!ls)
         return refuse(result, CUDA_ERROR_OUT_OF_MEMORY, "out of host memory");
-    init_state(ls, cfg);
+    init_state(ls, cfg, tier);
     if (!timing_launch_init(&ls->timing, cfg, ls->threads_per_block, ls->shared_bytes)) {
         timing_launch_free(&ls->timing);
         printf_buffer_free(&ls->printf);
@@ -536,10 +538,21 @@ CUresult emu_launch_run(const struct emu_launch *cfg, struct emu_launch_result *
     result->elapsed_ms = ls->timing.enabled ? modeled_ms : host_ms;
     result->fault = ls->fault;
     timing_launch_free(&ls->timing);
-    printf_buffer_flush(&ls->printf);
+    if (printf_out)
+        printf_buffer_take(printf_out, &ls->printf);
+    else
+        printf_buffer_flush(&ls->printf);
     printf_buffer_free(&ls->printf);
     pthread_mutex_destroy(&ls->fault_lock);
     free(workers);
     free(ls);
     return CUDA_SUCCESS;
+}
+
+CUresult emu_launch_run(const struct emu_launch *cfg, struct emu_launch_result *result)
+{
+    enum emu_tier tier = emu_tier();
+    if (tier == EMU_TIER_COMPARE)
+        return tier_compare_run(cfg, result);
+    return launch_execute(cfg, tier, result, NULL);
 }

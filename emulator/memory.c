@@ -244,3 +244,22 @@ void emu_memory_usage(struct emu_memory *memory, size_t *used, size_t *capacity)
         *capacity = memory->capacity;
     pthread_rwlock_unlock(&memory->lock);
 }
+
+bool emu_memory_list(struct emu_memory *memory, struct emu_range **ranges, size_t *count)
+{
+    *ranges = NULL;
+    *count = 0;
+    if (memory == NULL)
+        return true;
+    pthread_rwlock_rdlock(&memory->lock);
+    bool ok = true;
+    if (memory->count > 0) {
+        *ranges = malloc(memory->count * sizeof **ranges);
+        ok = *ranges != NULL;
+        for (size_t i = 0; ok && i < memory->count; i++)
+            (*ranges)[i] = memory->table[i].range;
+        *count = ok ? memory->count : 0;
+    }
+    pthread_rwlock_unlock(&memory->lock);
+    return ok;
+}

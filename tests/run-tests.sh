@@ -12,7 +12,8 @@
 #              (skipped, saying so, when node is missing)
 # python:      the Python client's unit tests, tests/python/test_*.py (unittest;
 #              skipped, saying so, when python3 is missing)
-# gpu:         the programs in BUILD/tests/gpu, on the virtual GPU (BUILD/emulator)
+# gpu:         the programs in BUILD/tests/gpu, on the virtual GPU (BUILD/emulator),
+#              under KGEMU_TIER=compare (both tiers, which must agree)
 # integration: the scripts in tests/integration, against BUILD/kgrade
 # full:        the scripts in tests/full, the gradings at full size (not in the
 #              default list: `make test-full`)
@@ -106,8 +107,25 @@ for section in "${sections[@]}"; do
         fi
         ;;
     gpu)
+        # Under KGEMU_TIER=compare: every launch runs in the interpreter and
+        # in the compiled tier, which must agree bit for bit (a difference
+        # aborts the program). Two programs run otherwise: test_determinism
+        # checks that results do not depend on KGEMU_THREADS, which compare
+        # mode fixes at 1, so it runs on each tier alone; test_timing, the
+        # timing model at 100M elements, at the default tier's full speed.
         for t in "$build"/tests/gpu/test_*; do
-            [[ -x "$t" ]] && run "gpu: $(basename "$t")" env LD_LIBRARY_PATH="$build/emulator" "$t"
+            [[ -x "$t" ]] || continue
+            name=$(basename "$t")
+            case "$name" in
+            test_determinism)
+                for tier in interp jit; do
+                    run "gpu: $name (KGEMU_TIER=$tier)" \
+                        env LD_LIBRARY_PATH="$build/emulator" KGEMU_TIER=$tier "$t"
+                done
+                ;;
+            test_timing) run "gpu: $name" env LD_LIBRARY_PATH="$build/emulator" "$t" ;;
+            *) run "gpu: $name (compare)" env LD_LIBRARY_PATH="$build/emulator" KGEMU_TIER=compare "$t" ;;
+            esac
         done
         ;;
     integration | full)
