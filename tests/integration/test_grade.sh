@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Integration tests of `kgrade grade`: every known-good and known-bad kernel
-# in exercises/*/solutions (CUDA C and Numba) gets the verdict its name says and every
+# in exercises/*/solutions (CUDA C and Numba) gets the verdict its name says,
+# with both tiers of the virtual GPU agreeing on every launch, and every
 # reference passes as a student's kernel at ratio 1 (at a small size with
 # --n, to stay quick), the grade JSON's fields, reproducible seeds, and
 # the configuration errors. The gradings at the full assessment size are in
@@ -23,7 +24,11 @@ if have_numba; then
 else
     echo "test_grade.sh: the Numba solutions are skipped: no numba (apt-get install python3-numba)"
 fi
-grade_solutions "${solutions[@]}"
+# Under KGEMU_TIER=compare (KGEMU_* reaches the sandboxed job): every launch
+# of every grading, the reference's included, runs in both tiers of the
+# virtual GPU, which must agree bit for bit, or the job aborts and the
+# verdict is not the one the file's name says.
+KGEMU_TIER=compare grade_solutions "${solutions[@]}"
 
 # A construct the virtual GPU does not run is the student's compile error,
 # named with its CUDA line, never an internal_error.

@@ -1,0 +1,495 @@
+/*
+ * Fuzz target (libFuzzer): the virtual GPU's two tiers against each other.
+ * The input becomes a random but valid PTX kernel: straight-line integer,
+ * f32 and f64 arithmetic, setp/selp, cvt, shifts, min/max, division,
+ * predicated instructions, global loads and stores at in-bounds and
+ * out-of-bounds addresses, and control flow: data-dependent forward
+ * branches (if and if/else, so lanes diverge and reconverge) and bounded
+ * loops whose trip count differs per lane, nested two deep. It runs on a
+ * small grid with inputs seeded from the input, in compare mode
+ * (tier_compare_run: the interpreter, then the compiled tier, from the same
+ * memory), which aborts on any difference of memory, fault, counters or
+ * modeled time: a crash the fuzzer reports. A kernel that does not load is
+ * a bug of the generator, and aborts too.
+ *
+ * Input layout: byte 0 the grid, byte 1 the block, bytes 2..9 the inputs'
+ * seed, the rest the kernel's instructions. To see the kernel of a crash:
+ * FUZZ_PRINT_PTX=1 build/fuzz/fuzz_emu_tiers crash-<hash> (it goes to stderr).
+ */
+#include "emulator/tier.h"
+#include "fuzz_input.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER_BYTES  10
+#define BLOCKS_MAX    3
+#define THREADS_MAX   80 /* up to three warps, the last partial */
+#define IN_PER_THREAD 16 /* input words per thread */
+#define SLOTS         29 /* 8-byte output slots per thread: every value register and a predicate */
+#define ITEMS_MAX     48 /* instructions and structures in one kernel */
+#define DEPTH_MAX     2  /* nesting of branches and loops */
+#define TRIPS_MASK    3  /* loops run 1 to 4 times per lane */
+#define CAPACITY      ((size_t)1 << 28)
+
+/* ------------------------------------------------------------ the text */
+
+struct text {
+    char *data;
+    size_t used, capacity;
+};
+
+static __attribute__((format(printf, 2, 3))) void emit(struct text *t, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    int n = vsnprintf(NULL, 0, format, ap);
+    va_end(ap);
+    if (t->used + (size_t)n + 1 > t->capacity) {
+        size_t cap = t->capacity ? t->capacity : 4096;
+        while (cap < t->used + (size_t)n + 1)
+            cap *= 2;
+        char *grown = realloc(t->data, cap);
+        if (!grown)
+            abort();
+        t->data = grown;
+        t->capacity = cap;
+    }
+    va_start(ap, format);
+    vsnprintf(t->data + t->used, (size_t)n + 1, format, ap);
+    va_end(ap);
+    t->used += (size_t)n;
+}
+
+/* ------------------------------------------------------- the generator */
+
+struct gen {
+    const uint8_t *data;
+    size_t size, at;
+    struct text ptx;
+    unsigned labels, items;
+    unsigned in_words; /* of the input buffer: the bound of in-bounds loads */
+};
+
+static bool exhausted(const struct gen *g)
+{
+    return g->at >= g->size || g->items >= ITEMS_MAX;
+}
+
+static unsigned byte(struct gen *g)
+{
+    return g->at < g->size ? g->data[g->at++] : 0;
+}
+
+/* Value registers: %r0-7 (b32), %f0-7, %fd0-3, %rd0-7, %p0-5. Reserved:
+ * %r8-9 loop counters, %r12 and %rd10 scratch, %rd8 the input, %rd9 the
+ * thread's output slots, %p6-7 loop and branch conditions. */
+static const char *const f32_constants[] = {
+    "0f00000000", "0f80000000", "0f3F800000", "0fBF800000", "0f7F800000", "0fFF800000",
+    "0f7FC00000", "0f00000001", "0f7F7FFFFF", "0f4B000000", "0f3EAAAAAB", "0fC2F6E979",
+};
+static const int int_constants[] = {0, 1, -1, 2, 31, 32, 255, 0x7fffffff, (int)0x80000000, -7};
+
+/* One instruction from `template`, whose $x are operands: $r $f $d $l $p
+ * registers of those classes (b32, f32, f64, b64, pred), $i an integer,
+ * $s a shift or bit position, $F an f32 constant. */
+static void instruction(struct gen *g, const char *template)
+{
+    unsigned guard = byte(g);
+    emit(&g->ptx, "    ");
+    if (guard % 8 == 0)
+        emit(&g->ptx, "@%s%%p%u ", guard & 8 ? "!" : "", guard / 16 % 6);
+    for (const char *c = template; *c; c++) {
+        if (*c != '$') {
+            emit(&g->ptx, "%c", *c);
+            continue;
+        }
+        unsigned b = byte(g);
+        switch (*++c) {
+        case 'r':
+            emit(&g->ptx, "%%r%u", b % 8);
+            break;
+        case 'f':
+            emit(&g->ptx, "%%f%u", b % 8);
+            break;
+        case 'd':
+            emit(&g->ptx, "%%fd%u", b % 4);
+            break;
+        case 'l':
+            emit(&g->ptx, "%%rd%u", b % 8);
+            break;
+        case 'p':
+            emit(&g->ptx, "%%p%u", b % 6);
+            break;
+        case 'i':
+            emit(&g->ptx, "%d", int_constants[b % (sizeof int_constants / sizeof *int_constants)]);
+            break;
+        case 's':
+            emit(&g->ptx, "%u", b % 40);
+            break;
+        case 'F':
+            emit(&g->ptx, "%s", f32_constants[b % (sizeof f32_constants / sizeof *f32_constants)]);
+            break;
+        }
+    }
+    emit(&g->ptx, "\n");
+}
+
+/* The straight-line instructions, a PTX template each. */
+static const char *const operations[] = {
+    /* 32-bit integers */
+    "add.s32 $r, $r, $r;",
+    "sub.s32 $r, $r, $r;",
+    "add.s32 $r, $r, $i;",
+    "mul.lo.s32 $r, $r, $r;",
+    "mul.hi.s32 $r, $r, $r;",
+    "mul.hi.u32 $r, $r, $r;",
+    "mad.lo.s32 $r, $r, $r, $r;",
+    "mul.wide.s32 $l, $r, $r;",
+    "mul.wide.u32 $l, $r, $r;",
+    "div.s32 $r, $r, $r;",
+    "div.u32 $r, $r, $r;",
+    "rem.s32 $r, $r, $r;",
+    "rem.u32 $r, $r, $r;",
+    "and.b32 $r, $r, $r;",
+    "or.b32 $r, $r, $i;",
+    "xor.b32 $r, $r, $r;",
+    "not.b32 $r, $r;",
+    "neg.s32 $r, $r;",
+    "abs.s32 $r, $r;",
+    "min.s32 $r, $r, $r;",
+    "max.s32 $r, $r, $r;",
+    "min.u32 $r, $r, $r;",
+    "max.u32 $r, $r, $i;",
+    "shl.b32 $r, $r, $s;",
+    "shr.u32 $r, $r, $s;",
+    "shr.s32 $r, $r, $r;",
+    "shl.b32 $r, $r, $r;",
+    "popc.b32 $r, $r;",
+    "clz.b32 $r, $r;",
+    "brev.b32 $r, $r;",
+    "bfe.u32 $r, $r, $s, $s;",
+    "bfe.s32 $r, $r, $r, $r;",
+    "mov.u32 $r, $i;",
+    "mov.b32 $r, $r;",
+    "selp.b32 $r, $r, $r, $p;",
+    "setp.lt.s32 $p, $r, $r;",
+    "setp.ge.u32 $p, $r, $r;",
+    "setp.eq.s32 $p, $r, $i;",
+    "setp.ne.b32 $p, $r, $r;",
+    "setp.gt.s32 $p, $r, $r;",
+    "setp.le.u32 $p, $r, $i;",
+    "setp.lt.and.s32 $p, $r, $r, $p;",
+    "setp.gt.or.u32 $p, $r, $r, !$p;",
+    /* 64-bit integers */
+    "add.s64 $l, $l, $l;",
+    "sub.s64 $l, $l, $l;",
+    "mul.lo.s64 $l, $l, $l;",
+    "mad.lo.s64 $l, $l, $l, $l;",
+    "and.b64 $l, $l, $l;",
+    "xor.b64 $l, $l, $l;",
+    "shl.b64 $l, $l, $s;",
+    "shr.s64 $l, $l, $s;",
+    "shr.u64 $l, $l, $r;",
+    "min.s64 $l, $l, $l;",
+    "max.u64 $l, $l, $l;",
+    "div.u64 $l, $l, $l;",
+    "rem.s64 $l, $l, $l;",
+    "cvt.u64.u32 $l, $r;",
+    "cvt.s64.s32 $l, $r;",
+    "cvt.u32.u64 $r, $l;",
+    "setp.lt.u64 $p, $l, $l;",
+    "setp.ge.s64 $p, $l, $l;",
+    "selp.b64 $l, $l, $l, $p;",
+    /* f32 */
+    "add.f32 $f, $f, $f;",
+    "add.rn.f32 $f, $f, $f;",
+    "sub.f32 $f, $f, $f;",
+    "mul.f32 $f, $f, $f;",
+    "mul.rn.f32 $f, $f, $F;",
+    "fma.rn.f32 $f, $f, $f, $f;",
+    "div.rn.f32 $f, $f, $f;",
+    "div.full.f32 $f, $f, $f;",
+    "div.approx.f32 $f, $f, $f;",
+    "min.f32 $f, $f, $f;",
+    "max.f32 $f, $f, $f;",
+    "neg.f32 $f, $f;",
+    "abs.f32 $f, $f;",
+    "sqrt.rn.f32 $f, $f;",
+    "rcp.rn.f32 $f, $f;",
+    "add.ftz.f32 $f, $f, $f;",
+    "mul.sat.f32 $f, $f, $f;",
+    "ex2.approx.f32 $f, $f;",
+    "mov.f32 $f, $F;",
+    "mov.b32 $f, $r;",
+    "mov.b32 $r, $f;",
+    "selp.f32 $f, $f, $f, $p;",
+    "setp.lt.f32 $p, $f, $f;",
+    "setp.geu.f32 $p, $f, $f;",
+    "setp.nan.f32 $p, $f, $f;",
+    "setp.eq.f32 $p, $f, $F;",
+    "setp.neu.f32 $p, $f, $f;",
+    "cvt.rn.f32.s32 $f, $r;",
+    "cvt.rn.f32.u32 $f, $r;",
+    "cvt.rzi.s32.f32 $r, $f;",
+    "cvt.rni.s32.f32 $r, $f;",
+    "cvt.rmi.u32.f32 $r, $f;",
+    "cvt.rn.f32.s64 $f, $l;",
+    "cvt.rzi.s64.f32 $l, $f;",
+    /* f64 */
+    "add.f64 $d, $d, $d;",
+    "add.rn.f64 $d, $d, $d;",
+    "sub.f64 $d, $d, $d;",
+    "mul.rn.f64 $d, $d, $d;",
+    "fma.rn.f64 $d, $d, $d, $d;",
+    "div.rn.f64 $d, $d, $d;",
+    "min.f64 $d, $d, $d;",
+    "max.f64 $d, $d, $d;",
+    "neg.f64 $d, $d;",
+    "abs.f64 $d, $d;",
+    "sqrt.rn.f64 $d, $d;",
+    "cvt.f64.f32 $d, $f;",
+    "cvt.rn.f32.f64 $f, $d;",
+    "cvt.rn.f64.s32 $d, $r;",
+    "cvt.rzi.s32.f64 $r, $d;",
+    "cvt.rn.f64.u64 $d, $l;",
+    "mov.b64 $l, $d;",
+    "mov.b64 $d, $l;",
+    "setp.gt.f64 $p, $d, $d;",
+    "setp.leu.f64 $p, $d, $d;",
+    "selp.f64 $d, $d, $d, $p;",
+    /* predicates */
+    "and.pred $p, $p, $p;",
+    "or.pred $p, $p, $p;",
+    "xor.pred $p, $p, $p;",
+    "not.pred $p, $p;",
+};
+
+/* A global load or store. Loads mostly read the input in bounds (an index
+ * reduced modulo its size), sometimes past its end or before it; stores
+ * mostly write the thread's own slots, sometimes at an address made from
+ * data: another thread's slot, out of bounds, misaligned. */
+static void memory_access(struct gen *g)
+{
+    unsigned kind = byte(g), reg = byte(g) % 8;
+    unsigned wild = byte(g);
+    if (kind % 2 == 0) {
+        const char *type = kind % 4 == 0 ? "u32" : "f32";
+        const char *dest = kind % 4 == 0 ? "r" : "f";
+        if (wild % 32 == 0) /* at the end: the index has its low bits from data */
+            emit(&g->ptx, "    and.b32 %%r12, %%r%u, 15;\n    add.s32 %%r12, %%r12, %u;\n", reg,
+                 g->in_words - 8 + wild / 32 % 8);
+        else if (wild % 32 == 1) /* before the start */
+            emit(&g->ptx, "    or.b32 %%r12, %%r%u, -64;\n", reg);
+        else
+            emit(&g->ptx, "    rem.u32 %%r12, %%r%u, %u;\n", reg, g->in_words);
+        emit(&g->ptx, "    mul.wide.s32 %%rd10, %%r12, 4;\n    add.s64 %%rd10, %%rd8, %%rd10;\n");
+        emit(&g->ptx, "    ld.global.%s %%%s%u, [%%rd10];\n", type, dest, byte(g) % 8);
+        return;
+    }
+    if (wild % 32 < 2) { /* near the thread's slots (others', past the end) or anywhere */
+        emit(&g->ptx, "    and.b32 %%r12, %%r%u, %d;\n", reg, wild % 32 == 0 ? 0xffc : -1);
+        emit(&g->ptx, "    cvt.s64.s32 %%rd10, %%r12;\n    add.s64 %%rd10, %%rd9, %%rd10;\n");
+        emit(&g->ptx, "    st.global.u32 [%%rd10], %%r%u;\n", byte(g) % 8);
+    } else if (kind % 4 == 1) {
+        emit(&g->ptx, "    st.global.u32 [%%rd9+%u], %%r%u;\n", wild % SLOTS * 8, reg);
+    } else {
+        emit(&g->ptx, "    st.global.f64 [%%rd9+%u], %%fd%u;\n", wild % SLOTS * 8, reg % 4);
+    }
+}
+
+static void block(struct gen *g, unsigned depth);
+
+/* A data-dependent condition in %p6 or %p7: lanes go different ways. */
+static void condition(struct gen *g, unsigned p)
+{
+    unsigned b = byte(g);
+    static const char *const tests[] = {"lt.s32", "ge.u32", "eq.s32", "ne.s32"};
+    emit(&g->ptx, "    and.b32 %%r12, %%r%u, %u;\n    setp.%s %%p%u, %%r12, %u;\n", b % 8,
+         1u << (b / 8 % 4 + 1), tests[b / 32 % 4], p, b / 128 + 1);
+}
+
+static void if_then(struct gen *g, unsigned depth)
+{
+    unsigned skip = g->labels++;
+    condition(g, 6);
+    emit(&g->ptx, "    @%%p6 bra L%u;\n", skip);
+    block(g, depth + 1);
+    emit(&g->ptx, "L%u:\n", skip);
+}
+
+static void if_else(struct gen *g, unsigned depth)
+{
+    unsigned other = g->labels++, end = g->labels++;
+    condition(g, 6);
+    emit(&g->ptx, "    @!%%p6 bra L%u;\n", other);
+    block(g, depth + 1);
+    emit(&g->ptx, "    bra.uni L%u;\nL%u:\n", end, other);
+    block(g, depth + 1);
+    emit(&g->ptx, "L%u:\n", end);
+}
+
+/* Runs 1 to 4 times, as each lane's data says: lanes leave at different trips. */
+static void loop(struct gen *g, unsigned depth)
+{
+    unsigned top = g->labels++, counter = 8 + depth;
+    emit(&g->ptx, "    and.b32 %%r%u, %%r%u, %u;\n", counter, byte(g) % 8, TRIPS_MASK);
+    emit(&g->ptx, "L%u:\n", top);
+    block(g, depth + 1);
+    emit(&g->ptx, "    sub.s32 %%r%u, %%r%u, 1;\n    setp.ge.s32 %%p7, %%r%u, 0;\n", counter,
+         counter, counter);
+    emit(&g->ptx, "    @%%p7 bra L%u;\n", top);
+}
+
+/* A run of items: instructions mostly, memory accesses, and (above the
+ * nesting limit) branches and loops; ends when the input or the item
+ * budget runs out, or at random. */
+static void block(struct gen *g, unsigned depth)
+{
+    while (!exhausted(g)) {
+        unsigned choice = byte(g);
+        g->items++;
+        if (choice < 168)
+            instruction(g, operations[byte(g) % (sizeof operations / sizeof *operations)]);
+        else if (choice < 200)
+            memory_access(g);
+        else if (choice < 212 && depth < DEPTH_MAX)
+            if_then(g, depth);
+        else if (choice < 222 && depth < DEPTH_MAX)
+            if_else(g, depth);
+        else if (choice < 232 && depth < DEPTH_MAX)
+            loop(g, depth);
+        else if (depth > 0 && choice >= 244)
+            return;
+    }
+}
+
+static void prologue(struct gen *g)
+{
+    emit(&g->ptx,
+         ".version 7.0\n.target sm_80\n.address_size 64\n\n"
+         ".visible .entry fuzz(.param .u64 p_in, .param .u64 p_out)\n{\n"
+         "    .reg .pred %%p<8>;\n    .reg .b32 %%r<13>;\n    .reg .f32 %%f<8>;\n"
+         "    .reg .f64 %%fd<4>;\n    .reg .b64 %%rd<12>;\n"
+         "    ld.param.u64 %%rd8, [p_in];\n    ld.param.u64 %%rd9, [p_out];\n"
+         "    cvta.to.global.u64 %%rd8, %%rd8;\n    cvta.to.global.u64 %%rd9, %%rd9;\n"
+         "    mov.u32 %%r0, %%ctaid.x;\n    mov.u32 %%r1, %%ntid.x;\n"
+         "    mov.u32 %%r2, %%tid.x;\n    mad.lo.s32 %%r0, %%r0, %%r1, %%r2;\n"
+         "    mul.wide.u32 %%rd10, %%r0, %u;\n    add.s64 %%rd9, %%rd9, %%rd10;\n"
+         "    mul.wide.u32 %%rd10, %%r0, %u;\n    add.s64 %%rd11, %%rd8, %%rd10;\n",
+         SLOTS * 8, IN_PER_THREAD * 4);
+    for (unsigned k = 0; k < 8; k++)
+        emit(&g->ptx, "    ld.global.u32 %%r%u, [%%rd11+%u];\n", k, 4 * k);
+    for (unsigned k = 0; k < 8; k++)
+        emit(&g->ptx, "    ld.global.f32 %%f%u, [%%rd11+%u];\n", k, 32 + 4 * k);
+    for (unsigned k = 0; k < 4; k++)
+        emit(&g->ptx, "    cvt.f64.f32 %%fd%u, %%f%u;\n", k, k + 4);
+    for (unsigned k = 0; k < 8; k++)
+        emit(&g->ptx, "    mul.wide.s32 %%rd%u, %%r%u, %%r%u;\n", k, k, (k + 3) % 8);
+    for (unsigned k = 0; k < 6; k++)
+        emit(&g->ptx, "    setp.lt.s32 %%p%u, %%r%u, %%r%u;\n", k, k, k + 1);
+}
+
+/* Every value register to the thread's slots, so that memory shows them. */
+static void epilogue(struct gen *g)
+{
+    unsigned slot = 0;
+    for (unsigned k = 0; k < 8; k++)
+        emit(&g->ptx, "    st.global.u32 [%%rd9+%u], %%r%u;\n", 8 * slot++, k);
+    for (unsigned k = 0; k < 8; k++)
+        emit(&g->ptx, "    st.global.f32 [%%rd9+%u], %%f%u;\n", 8 * slot++, k);
+    for (unsigned k = 0; k < 4; k++)
+        emit(&g->ptx, "    st.global.f64 [%%rd9+%u], %%fd%u;\n", 8 * slot++, k);
+    for (unsigned k = 0; k < 8; k++)
+        emit(&g->ptx, "    st.global.u64 [%%rd9+%u], %%rd%u;\n", 8 * slot++, k);
+    emit(&g->ptx, "    mov.u32 %%r12, 0;\n");
+    for (unsigned k = 0; k < 6; k++)
+        emit(&g->ptx, "    @%%p%u or.b32 %%r12, %%r12, %u;\n", k, 1u << k);
+    emit(&g->ptx, "    st.global.u32 [%%rd9+%u], %%r12;\n    ret;\n}\n", 8 * slot++);
+    _Static_assert(8 + 8 + 4 + 8 + 1 == SLOTS, "a slot per register and one for the predicates");
+}
+
+/* ------------------------------------------------------------ the inputs */
+
+static uint64_t next_random(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
+/* Words that find edges: zeros, signs, extremes, NaN, infinities,
+ * subnormals, small integers, and plain random bits. */
+static uint32_t input_word(uint64_t *state)
+{
+    static const uint32_t edges[] = {0,          1,          0xffffffff, 0x80000000, 0x7fffffff,
+                                     0x7f800000, 0xff800000, 0x7fc00000, 0x00000001, 0x3f800000,
+                                     0xbf000000, 0x4f000000, 0xcf000000, 31,         32};
+    uint64_t r = next_random(state);
+    if (r % 4 == 0)
+        return edges[r / 4 % (sizeof edges / sizeof *edges)];
+    if (r % 4 == 1)
+        return (uint32_t)(r >> 40) % 64 - 16;
+    return (uint32_t)(r >> 32);
+}
+
+/* ---------------------------------------------------------------- a run */
+
+static void run(const char *ptx, unsigned blocks, unsigned threads, uint64_t seed)
+{
+    struct emu_memory *memory = emu_memory_create(CAPACITY);
+    struct emu_module *module;
+    char log[512] = "";
+    if (!memory ||
+        emu_module_load(ptx, strlen(ptx), memory, &module, log, sizeof log) != CUDA_SUCCESS) {
+        fprintf(stderr, "the generated kernel did not load: %s\n%s", log, ptx);
+        abort();
+    }
+    size_t total = (size_t)blocks * threads;
+    uint64_t in, out;
+    if (emu_memory_alloc(memory, total * IN_PER_THREAD * 4, EMU_ALLOC_USER, &in) != CUDA_SUCCESS ||
+        emu_memory_alloc(memory, total * SLOTS * 8, EMU_ALLOC_USER, &out) != CUDA_SUCCESS)
+        abort();
+    uint32_t *words = (uint32_t *)(uintptr_t)in;
+    uint64_t state = seed | 1;
+    for (size_t i = 0; i < total * IN_PER_THREAD; i++)
+        words[i] = input_word(&state);
+    uint64_t params[2] = {in, out};
+    struct emu_launch cfg = {
+        .function = emu_module_function(module, "fuzz"),
+        .grid = {blocks, 1, 1},
+        .block = {threads, 1, 1},
+        .shared_carveout = -1,
+        .params = params,
+        .memory = memory,
+        .device = emu_device_model_find("h100"),
+        .printf_bytes = 1 << 16,
+        .instruction_budget = 1 << 20,
+    };
+    struct emu_launch_result result;
+    tier_compare_run(&cfg, &result); /* aborts when the tiers differ */
+    emu_module_unload(module);
+    emu_memory_destroy(memory);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < HEADER_BYTES)
+        return 0;
+    unsigned blocks = data[0] % BLOCKS_MAX + 1, threads = data[1] % THREADS_MAX + 1;
+    uint64_t seed;
+    memcpy(&seed, data + 2, sizeof seed);
+    struct gen g = {.data = data, .size = size, .at = HEADER_BYTES};
+    g.in_words = blocks * threads * IN_PER_THREAD;
+    prologue(&g);
+    block(&g, 0);
+    epilogue(&g);
+    if (getenv("FUZZ_PRINT_PTX"))
+        fprintf(stderr, "%s", g.ptx.data);
+    run(g.ptx.data, blocks, threads, seed);
+    free(g.ptx.data);
+    return 0;
+}
