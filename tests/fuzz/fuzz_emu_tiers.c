@@ -92,9 +92,36 @@ static const char *const f32_constants[] = {
 };
 static const int int_constants[] = {0, 1, -1, 2, 31, 32, 255, 0x7fffffff, (int)0x80000000, -7};
 
+/* The value registers' classes, by their letter in a template. */
+static const struct {
+    char letter;
+    const char *prefix;
+    unsigned count;
+} register_classes[] = {
+    {'r', "%r", 8}, {'f', "%f", 8}, {'d', "%fd", 4}, {'l', "%rd", 8}, {'p', "%p", 6},
+};
+
+/* Operand `letter` of a template, chosen by b. */
+static void operand(struct gen *g, char letter, unsigned b)
+{
+    for (size_t i = 0; i < sizeof register_classes / sizeof *register_classes; i++)
+        if (register_classes[i].letter == letter) {
+            emit(&g->ptx, "%s%u", register_classes[i].prefix, b % register_classes[i].count);
+            return;
+        }
+    if (letter == 'i')
+        emit(&g->ptx, "%d", int_constants[b % (sizeof int_constants / sizeof *int_constants)]);
+    else if (letter == 's')
+        emit(&g->ptx, "%u", b % 40);
+    else if (letter == 'F')
+        emit(&g->ptx, "%s", f32_constants[b % (sizeof f32_constants / sizeof *f32_constants)]);
+    else
+        abort(); /* a template's mistake */
+}
+
 /* One instruction from `template`, whose $x are operands: $r $f $d $l $p
  * registers of those classes (b32, f32, f64, b64, pred), $i an integer,
- * $s a shift or bit position, $F an f32 constant. */
+ * $s a shift or bit position, $F an f32 constant; a guard now and then. */
 static void instruction(struct gen *g, const char *template)
 {
     unsigned guard = byte(g);
@@ -102,36 +129,11 @@ static void instruction(struct gen *g, const char *template)
     if (guard % 8 == 0)
         emit(&g->ptx, "@%s%%p%u ", guard & 8 ? "!" : "", guard / 16 % 6);
     for (const char *c = template; *c; c++) {
-        if (*c != '$') {
+        if (*c == '$') {
+            c++;
+            operand(g, *c, byte(g));
+        } else {
             emit(&g->ptx, "%c", *c);
-            continue;
-        }
-        unsigned b = byte(g);
-        switch (*++c) {
-        case 'r':
-            emit(&g->ptx, "%%r%u", b % 8);
-            break;
-        case 'f':
-            emit(&g->ptx, "%%f%u", b % 8);
-            break;
-        case 'd':
-            emit(&g->ptx, "%%fd%u", b % 4);
-            break;
-        case 'l':
-            emit(&g->ptx, "%%rd%u", b % 8);
-            break;
-        case 'p':
-            emit(&g->ptx, "%%p%u", b % 6);
-            break;
-        case 'i':
-            emit(&g->ptx, "%d", int_constants[b % (sizeof int_constants / sizeof *int_constants)]);
-            break;
-        case 's':
-            emit(&g->ptx, "%u", b % 40);
-            break;
-        case 'F':
-            emit(&g->ptx, "%s", f32_constants[b % (sizeof f32_constants / sizeof *f32_constants)]);
-            break;
         }
     }
     emit(&g->ptx, "\n");
