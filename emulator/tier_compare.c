@@ -118,6 +118,12 @@ static const struct field counter_fields[] = {
      * ran the instructions, which differs by design */
 };
 
+/* A field added to either struct must be added to its table (or said why
+ * not, as the instruction counts above): these sizes are their sizes with
+ * the fields the tables know. */
+_Static_assert(sizeof(struct kgemu_fault) == 712, "a new field of kgemu_fault: compare it");
+_Static_assert(sizeof(struct kgemu_counters) == 272, "a new field of kgemu_counters: compare it");
+
 /* A runaway kernel's fault says how long it ran ("(N warp instructions,
  * 3 s)", launch_check_budget): that figure is how fast a tier is, not what
  * the kernel did, so it is left out of the comparison. */
