@@ -243,7 +243,7 @@ static _Noreturn void differ(const struct emu_launch *cfg, const char *what)
     fprintf(stderr,
             "kgemu: KGEMU_TIER=compare: kernel %s (grid %ux%ux%u, block %ux%ux%u): the compiled "
             "tier differs from the interpreter in %s.\n"
-            "kgemu: this is a bug of the compiled tier (emulator/jit.c): the interpreter is the "
+            "kgemu: this is a bug of the compiled tier (emulator/jit*.c): the interpreter is the "
             "oracle. KGEMU_TIER=interp runs without it.\n",
             cfg->function->ptx->name, cfg->grid[0], cfg->grid[1], cfg->grid[2], cfg->block[0],
             cfg->block[1], cfg->block[2], what);
@@ -266,9 +266,13 @@ static void run_compiled(const struct emu_launch *one, const struct tier_image *
         return;
     }
     char what[WHAT_MAX];
-    if (!tier_image_put(before, one->memory, one->heap))
-        differ(one, "nothing yet: the device memory to run it from is gone (a bug of "
-                    "tier_compare.c)");
+    if (!tier_image_put(before, one->memory, one->heap)) {
+        fprintf(stderr,
+                "kgemu: KGEMU_TIER=compare: kernel %s: the device memory to run it "
+                "from again is gone (a bug of tier_compare.c)\n",
+                one->function->ptx->name);
+        abort();
+    }
     struct printf_buffer out_compiled;
     printf_buffer_init(&out_compiled, one->printf_bytes);
     struct emu_launch_result compiled;
@@ -290,12 +294,12 @@ static void run_compiled(const struct emu_launch *one, const struct tier_image *
         differ(one, what);
 }
 
-/* The compiled tier's run compiles the kernel at its start, so that it runs
- * all it can in native code; false when nothing of it compiles (both runs
- * would be the interpreter's). With KGEMU_JIT_AFTER set, the run compiles
- * when that says, switching tiers in the middle of the launch, which is
- * then compared too. */
-static bool compiled_from_the_start(const struct ptx_function *fn)
+/* Compiles the kernel now, so that the compiled tier's run is native code
+ * from its start; false when nothing of it compiles (both runs would be
+ * the interpreter's). With KGEMU_JIT_AFTER set, the run compiles when that
+ * says instead, switching tiers in the middle of the launch, which is then
+ * compared too. */
+static bool worth_comparing(const struct ptx_function *fn)
 {
     const char *after = getenv("KGEMU_JIT_AFTER");
     return (after && *after) || jit_kernel_find(fn, true);
@@ -305,7 +309,7 @@ CUresult tier_compare_run(const struct emu_launch *cfg, struct emu_launch_result
 {
     struct emu_launch one = *cfg;
     one.host_threads = 1;
-    if (!compiled_from_the_start(cfg->function->ptx))
+    if (!worth_comparing(cfg->function->ptx))
         return launch_execute(&one, EMU_TIER_INTERP, result, NULL);
     struct tier_image before;
     if (!tier_image_take(&before, cfg->memory, cfg->heap)) {
