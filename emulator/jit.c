@@ -71,12 +71,6 @@ static struct {
     double compile_seconds;
 } cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-bool jit_enabled(void)
-{
-    const char *tier = getenv("KGEMU_TIER");
-    return !tier || strcmp(tier, "interp") != 0;
-}
-
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
     const uint8_t *b = p;

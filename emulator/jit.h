@@ -43,9 +43,6 @@ struct jit_kernel {
     double compile_seconds;
 };
 
-/* The tier KGEMU_TIER selects: "jit" (compiled, the default), "interp". */
-bool jit_enabled(void);
-
 /* The compiled form of function `fn` from the process's cache (keyed by a
  * hash of its decoded code), compiled first when `compile` and it is not
  * there; NULL when it is not, when nothing of it compiles or when LLVM
