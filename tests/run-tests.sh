@@ -20,7 +20,7 @@
 # references:  tests/full/test_references.sh alone (`make test-references`)
 # browser:     tests/browser/*.mjs, the web pages in Debian's Chromium
 #              (skipped, saying so, when Chromium or web/node_modules is missing)
-# fuzz:        each libFuzzer target in BUILD/fuzz for FUZZ_SECONDS (default 5)
+# fuzz:        each libFuzzer target in BUILD/fuzz for FUZZ_SECONDS (default 3)
 #              from its seed corpus in tests/fuzz/corpus
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +33,7 @@ CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export KGRADE="$build/kgrade"
-FUZZ_SECONDS="${FUZZ_SECONDS:-5}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-3}"
 
 passed=0
 failed=0
