@@ -68,7 +68,6 @@ static struct {
     struct jit_entry *entries;
     unsigned serial;
     unsigned compiled, fallbacks;
-    double compile_seconds;
 } cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -267,19 +266,10 @@ static struct jit_kernel *compile_kernel(const struct ptx_function *fn)
         return NULL;
     }
     k->compile_seconds = now_seconds() - t0;
-    cache.compile_seconds += k->compile_seconds;
     if (getenv("KGEMU_JIT_STATS"))
         fprintf(stderr, "kgemu jit: %s: %u regions of its %u instructions compiled in %.1f ms\n",
                 fn->name, k->n_regions, fn->n_code, k->compile_seconds * 1e3);
     return k;
-}
-
-double jit_compile_seconds(void)
-{
-    pthread_mutex_lock(&cache.lock);
-    double s = cache.compile_seconds;
-    pthread_mutex_unlock(&cache.lock);
-    return s;
 }
 
 uint64_t jit_compile_after(const struct ptx_function *fn)

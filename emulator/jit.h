@@ -54,9 +54,6 @@ const struct jit_kernel *jit_kernel_find(const struct ptx_function *fn, bool com
  * to its size, so that a compile costs about what it saves. */
 uint64_t jit_compile_after(const struct ptx_function *fn);
 
-/* The seconds spent compiling in this process so far. */
-double jit_compile_seconds(void);
-
 static inline jit_region_fn jit_region_at(const struct jit_kernel *k, uint32_t pc, uint32_t *end)
 {
     if (pc >= k->n_code || !k->region[pc])

@@ -25,21 +25,22 @@
 
 /* ------------------------------------------------ called from the code */
 
+/* The interpreter's operation for instruction pc, for the lanes of m (not
+ * 0): the checked path of a global load or store whose fast path did not
+ * apply (a lane outside the cached allocations, misaligned, out of bounds:
+ * mem_load and mem_store record the fault). */
+static int execute_checked(struct warp *w, struct frame *f, uint32_t pc, uint32_t m)
+{
+    return interp_execute(w, f, &f->fn->code[pc], m) ? 0 : 1;
+}
+
 /* An instruction the compiler does not translate: what step() does for it
  * (the timing model's issue, then the operation), through the
  * interpreter's own code. */
 static int interpret_one(struct warp *w, struct frame *f, uint32_t pc, uint32_t m)
 {
-    timing_issue(&w->timing, w->block->launch->cfg->device, f->fn, pc, f->ready);
-    return m == 0 || interp_execute(w, f, &f->fn->code[pc], m) ? 0 : 1;
-}
-
-/* The checked path of a global load or store whose fast path did not apply
- * (mem_load, mem_store: a lane outside the cached allocation, misaligned,
- * out of bounds — the fault is recorded there). */
-static int access_checked(struct warp *w, struct frame *f, uint32_t pc, uint32_t m)
-{
-    return interp_execute(w, f, &f->fn->code[pc], m) ? 0 : 1;
+    jit_issue_by_model(w, f, pc);
+    return m == 0 ? 0 : execute_checked(w, f, pc, m);
 }
 
 /* The fast path's request, for the timing model. */
@@ -682,7 +683,6 @@ void jit_emit_init(struct jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod,
     e->b = LLVMCreateBuilderInContext(ctx);
     e->i1 = LLVMInt1TypeInContext(ctx);
     e->i8 = LLVMInt8TypeInContext(ctx);
-    e->i16 = LLVMInt16TypeInContext(ctx);
     e->i32 = LLVMInt32TypeInContext(ctx);
     e->i64 = LLVMInt64TypeInContext(ctx);
     e->f32 = LLVMFloatTypeInContext(ctx);
@@ -894,7 +894,7 @@ static void emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_
     emit_fast_access(e, insn, pc, address);
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, slow);
-    emit_checked_call(e, access_checked, pc, later, later_native);
+    emit_checked_call(e, execute_checked, pc, later, later_native);
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, done);
 }

@@ -30,7 +30,7 @@ struct jit_emit {
     LLVMModuleRef mod;
     LLVMBuilderRef b;
     const struct ptx_function *fn;
-    LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, ptr, row, lanes, region_ty, interpret_ty, issue_ty,
+    LLVMTypeRef i1, i8, i32, i64, f32, f64, ptr, row, lanes, region_ty, interpret_ty, issue_ty,
         account_ty;
     /* the region being emitted: its function and parameters, and the frame's
      * rows loaded at its start */
@@ -72,5 +72,11 @@ LLVMValueRef jit_umax(struct jit_emit *e, LLVMValueRef a, LLVMValueRef b);
 /* jit_timing.c: what step() hands the timing model before instruction pc
  * (timing_issue, timing.h). */
 void jit_emit_issue(struct jit_emit *e, uint32_t pc);
+
+struct warp;
+struct frame;
+/* jit_timing.c: timing_issue itself for instruction pc of frame f (what
+ * step() calls), for the instructions whose issue is not written inline. */
+void jit_issue_by_model(struct warp *w, struct frame *f, uint32_t pc);
 
 #endif

@@ -18,7 +18,7 @@
 
 #define TW(field) (offsetof(struct warp, timing) + offsetof(struct timing_warp, field))
 
-static void issue_by_model(struct warp *w, struct frame *f, uint32_t pc)
+void jit_issue_by_model(struct warp *w, struct frame *f, uint32_t pc)
 {
     timing_issue(&w->timing, w->block->launch->cfg->device, f->fn, pc, f->ready);
 }
@@ -26,7 +26,7 @@ static void issue_by_model(struct warp *w, struct frame *f, uint32_t pc)
 static void call_model(struct jit_emit *e, uint32_t pc)
 {
     LLVMValueRef fn =
-        LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)issue_by_model, 0), e->ptr);
+        LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)jit_issue_by_model, 0), e->ptr);
     LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0)};
     LLVMBuildCall2(e->b, e->issue_ty, fn, args, 3, "");
 }
