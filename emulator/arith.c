@@ -190,9 +190,28 @@ static inline float f32_libm(float (*function)(float), float a)
     RETURN_ROUNDED(float, f32, ARITH_RN, function(fp_pin_f32(a)));
 }
 
+const double arith_ex2_coefficients[ARITH_EX2_DEGREE + 1] = {
+    0x1.0000000000000p+0,  0x1.62e42fefa39efp-1,  0x1.ebfbdff82c58fp-3,  0x1.c6b08d704a0c0p-5,
+    0x1.3b2ab6fba4e77p-7,  0x1.5d87fe78a6731p-10, 0x1.430912f86c787p-13, 0x1.ffcbfc588b0c7p-17,
+    0x1.62c0223a5c824p-20, 0x1.b5253d395e7c4p-24, 0x1.e4cf5158b8ecap-28,
+};
+
+/* 2^a in double, as arith.h says (a not NaN; inside an fp_scope). */
+static double ex2_double(float a)
+{
+    double x = a < ARITH_EX2_LOW ? ARITH_EX2_LOW : a > ARITH_EX2_HIGH ? ARITH_EX2_HIGH : (double)a;
+    double k = (x + ARITH_EX2_ROUNDER) - ARITH_EX2_ROUNDER, r = x - k;
+    double p = arith_ex2_coefficients[ARITH_EX2_DEGREE];
+    for (int n = ARITH_EX2_DEGREE - 1; n >= 0; n--)
+        p = p * r + arith_ex2_coefficients[n];
+    return p * f64_from_bits((uint64_t)((int64_t)k + 1023) << 52);
+}
+
 float arith_ex2_approx_f32(float a)
 {
-    return f32_libm(exp2f, a);
+    if (f32_bits_are_nan(f32_bits(a)))
+        return f32_canonical(a);
+    RETURN_ROUNDED(float, f32, ARITH_RN, (float)ex2_double(fp_pin_f32(a)));
 }
 
 float arith_lg2_approx_f32(float a)

@@ -56,6 +56,22 @@ float arith_max_f32(float a, float b);
  * it (the exact libm result is always acceptable), with PTX's special cases
  * (e.g. ex2(−Inf) = +0, lg2(0) = −Inf, rsqrt(−0) = −Inf, sin(±Inf) = NaN). */
 float arith_ex2_approx_f32(float a);
+/* ex2.approx.f32's own algorithm (not libm's, which differs between C
+ * libraries and cannot be vectorized), written as vector code by the
+ * compiled tier (jit_emit.c) so that both tiers agree bit for bit: x
+ * clamped to [ARITH_EX2_LOW, ARITH_EX2_HIGH] in double; k its nearest
+ * integer, (x + ARITH_EX2_ROUNDER) − ARITH_EX2_ROUNDER; the Taylor
+ * polynomial of 2^r at r = x − k by Horner's rule, each step one double
+ * multiply then one add (no fused multiply-add); times 2^k (k + 1023 in a
+ * double's exponent field); rounded to float. A NaN gives the canonical
+ * NaN. The relative error before the last rounding is below 3e-13, so the
+ * result is the correctly rounded 2^x but for about one input in 10^5,
+ * which is one ulp off: PTX allows 2. */
+#define ARITH_EX2_DEGREE  10
+#define ARITH_EX2_LOW     (-160.0)
+#define ARITH_EX2_HIGH    130.0
+#define ARITH_EX2_ROUNDER 0x1.8p52
+extern const double arith_ex2_coefficients[ARITH_EX2_DEGREE + 1]; /* ln(2)^n / n! */
 float arith_lg2_approx_f32(float a);
 float arith_sin_approx_f32(float a);
 float arith_cos_approx_f32(float a);

@@ -1871,11 +1871,16 @@ static bool special_per_lane(unsigned r)
            (r >= PTX_SREG_LANEMASK_EQ && r <= PTX_SREG_LANEMASK_GE);
 }
 
-/* Fills the fixed special registers the module reads: a value shared by the
- * warp is computed once, the thread indices are copied. */
-static void fill_specials(struct warp *w, struct frame *f, const struct block *b)
+/* The fixed special registers whose value changes from one block of a
+ * launch to the next; the others are the same for every warp of its index. */
+#define SREGS_OF_THE_BLOCK                                                                         \
+    (1u << PTX_SREG_CTAID_X | 1u << PTX_SREG_CTAID_Y | 1u << PTX_SREG_CTAID_Z)
+
+/* Fills the fixed special registers of `which` the module reads: a value
+ * shared by the warp is computed once, the thread indices are copied. */
+static void fill_specials(struct warp *w, struct frame *f, const struct block *b, uint32_t which)
 {
-    uint32_t used = b->launch->module->ptx->used_sregs;
+    uint32_t used = b->launch->module->ptx->used_sregs & which;
     for (unsigned r = 0; r < PTX_SREG_FIXED; r++) {
         if (!(used >> r & 1))
             continue;
@@ -1923,7 +1928,6 @@ bool warp_start(struct warp *w, struct block *b, unsigned index)
     unsigned first = index * WARP_SIZE;
     unsigned lanes = ls->threads_per_block > first ? ls->threads_per_block - first : 0;
     w->live = lanes >= WARP_SIZE ? FULL_MASK : (1u << lanes) - 1;
-    fill_thread_indices(w, bd, first);
     w->state = WARP_RUNNING;
     w->released = false;
     w->carry = 0;
@@ -1935,10 +1939,16 @@ bool warp_start(struct warp *w, struct block *b, unsigned index)
     w->depth = 0;
     w->n_frames = 1;
     struct frame *f = &w->frames[0];
+    /* A warp's frame lives for the launch (runner_init to runner_free): its
+     * first block fills every special register, the next ones only those of
+     * the block (the parser refuses a write to a special register). */
+    uint32_t specials = SREGS_OF_THE_BLOCK;
     if (!f->regs || f->fn != ls->function->ptx) {
         frame_free(f);
         if (!frame_alloc(w, f, ls->function->ptx))
             return false;
+        fill_thread_indices(w, bd, first);
+        specials = ~0u;
     } else { /* the rows a kernel may read before writing (ptx_uninit.c) */
         for (uint32_t i = 0; i < f->fn->n_zero_rows; i++)
             memset(f->regs[f->fn->zero_rows[i]], 0, sizeof(lanes_t));
@@ -1947,7 +1957,7 @@ bool warp_start(struct warp *w, struct block *b, unsigned index)
     f->local_base = 0;
     f->stack_base = 0;
     f->call = NULL;
-    fill_specials(w, f, b);
+    fill_specials(w, f, b, specials);
     w->stack[w->depth++] = (struct simt_entry){0, PTX_NO_PC, w->live};
     return true;
 }

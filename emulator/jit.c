@@ -85,6 +85,8 @@ static uint64_t kernel_hash(const struct ptx_function *fn)
     uint64_t h = 0xcbf29ce484222325ull;
     h = fnv(h, &fn->n_code, sizeof fn->n_code);
     h = fnv(h, &fn->n_regs, sizeof fn->n_regs);
+    h = fnv(h, &fn->param_bytes, sizeof fn->param_bytes); /* native_param_load's test */
+    h = fnv(h, &fn->is_entry, sizeof fn->is_entry);
     h = fnv(h, fn->code, (size_t)fn->n_code * sizeof *fn->code);
     h = fnv(h, fn->dep_start, ((size_t)fn->n_code + 1) * sizeof *fn->dep_start);
     return fnv(h, fn->deps, (size_t)fn->dep_start[fn->n_code] * sizeof *fn->deps);
@@ -153,7 +155,7 @@ static unsigned emit_regions(struct jit_emit *e, struct jit_kernel *k, const uin
         uint32_t end = pc, native = 0;
         while (end < fn->n_code && end - pc < REGION_MAX && (end == pc || !starts[end]) &&
                jit_in_region(&fn->code[end]))
-            native += jit_native(&fn->code[end++]);
+            native += jit_native(&fn->code[end++], fn);
         if (end < fn->n_code && (end == pc || !starts[end]) && jit_branch(&fn->code[end])) {
             end++; /* a region may end with its branch */
             native++;

@@ -225,16 +225,35 @@ static bool native_memory(const struct ptx_insn *insn)
            v->kind == PTX_OPD_REG && v->reg != PTX_NO_REG;
 }
 
+/* ld.param of a kernel parameter named by its symbol, into one register
+ * (mem_load's first case): aligned, and inside the parameter buffer of any
+ * kernel whose code this is (kernel_hash covers the buffer's size, so the
+ * test made here holds wherever the code runs). */
+static bool native_param_load(const struct ptx_insn *insn, const struct ptx_function *fn)
+{
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    const struct ptx_operand *a = &insn->o[1];
+    if (insn->op != PTX_OP_LD || insn->space != PTX_SPACE_PARAM || !fn->is_entry ||
+        insn->n_operands != 2 || insn->o[0].kind != PTX_OPD_REG || insn->o[0].reg == PTX_NO_REG ||
+        a->kind != PTX_OPD_ADDR || a->reg != PTX_NO_REG ||
+        (a->count == 1 && a->space == PTX_SPACE_CALL_PARAM))
+        return false;
+    return (bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8) && a->imm >= 0 &&
+           a->imm % bytes == 0 && (uint64_t)a->imm + bytes <= fn->param_bytes;
+}
+
 bool jit_branch(const struct ptx_insn *insn)
 {
     return insn->op == PTX_OP_BRA && !(insn->flags & PTX_F_INDIRECT);
 }
 
-bool jit_native(const struct ptx_insn *insn)
+bool jit_native(const struct ptx_insn *insn, const struct ptx_function *fn)
 {
     enum ptx_type t = (enum ptx_type)insn->type;
     if (half_executes(insn))
         return false;
+    if (native_param_load(insn, fn))
+        return true;
     switch ((enum ptx_op)insn->op) {
     case PTX_OP_MOV:
         return t != PTX_PRED && ptx_type_bytes(t) >= 1 && ptx_type_bytes(t) <= 8 &&
@@ -320,6 +339,21 @@ static LLVMValueRef splat(LLVMValueRef constant)
     return LLVMConstVector(lanes, WARP_SIZE);
 }
 
+static LLVMValueRef constant64(struct jit_emit *e, uint64_t v)
+{
+    return LLVMConstInt(e->i64, v, 0);
+}
+
+/* A value computed at run time, in all 32 slots. */
+static LLVMValueRef splat_value(struct jit_emit *e, LLVMValueRef v)
+{
+    LLVMTypeRef type = lanes_of(LLVMTypeOf(v));
+    LLVMValueRef one =
+        LLVMBuildInsertElement(e->b, LLVMGetPoison(type), v, LLVMConstInt(e->i32, 0, 0), "");
+    return LLVMBuildShuffleVector(e->b, one, LLVMGetPoison(type), LLVMConstNull(lanes_of(e->i32)),
+                                  "");
+}
+
 static LLVMValueRef splat32(struct jit_emit *e, uint32_t v)
 {
     return splat(LLVMConstInt(e->i32, v, 0));
@@ -368,19 +402,20 @@ static LLVMValueRef canonical_f32(struct jit_emit *e, LLVMValueRef z)
     return widen(e, LLVMBuildSelect(e->b, nan, splat32(e, CANONICAL_NAN_F32), bits, ""));
 }
 
-/* Writes the lanes of the mask (e->mask) of register row `reg`: one masked
- * store (llvm.masked.store). */
+/* Writes the lanes of the mask (e->mask) of register row `reg`: the row
+ * with the other lanes' old values blended in, stored whole. (A masked
+ * store would do the same, but a load of the row after it could not take
+ * the value from the store: a plain one lets LLVM keep rows in registers
+ * from one instruction to the next.) */
 static void write_row(struct jit_emit *e, uint32_t reg, LLVMValueRef row)
 {
-    LLVMTypeRef params[] = {e->row, e->ptr, e->i32, e->lanes};
-    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(e->ctx), params, 4, 0);
-    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, "llvm.masked.store.v32i64.p0");
-    if (!fn)
-        fn = LLVMAddFunction(e->mod, "llvm.masked.store.v32i64.p0", fty);
-    LLVMValueRef args[] = {row, jit_at(e, e->regs, (uint64_t)reg * sizeof(lanes_t)),
-                           LLVMConstInt(e->i32, 8, 0),
-                           LLVMBuildBitCast(e->b, e->mask, e->lanes, "")};
-    tagged(e, LLVMBuildCall2(e->b, fty, fn, args, 4, ""), JIT_ROW);
+    LLVMValueRef at = jit_at(e, e->regs, (uint64_t)reg * sizeof(lanes_t));
+    LLVMValueRef old = tagged(e, LLVMBuildLoad2(e->b, e->row, at, ""), JIT_ROW);
+    LLVMSetAlignment(old, 8);
+    LLVMValueRef lanes = LLVMBuildBitCast(e->b, e->mask, e->lanes, "");
+    LLVMValueRef store =
+        tagged(e, LLVMBuildStore(e->b, LLVMBuildSelect(e->b, lanes, row, old, ""), at), JIT_ROW);
+    LLVMSetAlignment(store, 8);
 }
 
 static LLVMValueRef pred_at(struct jit_emit *e, uint32_t reg)
@@ -479,6 +514,32 @@ static LLVMValueRef each_lane(struct jit_emit *e, float (*f)(float), LLVMValueRe
     return z;
 }
 
+/* arith_ex2_approx_f32's algorithm (arith.h) on every lane, the same
+ * operations in the same order, before the canonical NaN. */
+static LLVMValueRef emit_ex2(struct jit_emit *e, LLVMValueRef x)
+{
+    LLVMTypeRef doubles = lanes_of(e->f64);
+    LLVMValueRef low = splat(LLVMConstReal(e->f64, ARITH_EX2_LOW));
+    LLVMValueRef high = splat(LLVMConstReal(e->f64, ARITH_EX2_HIGH));
+    LLVMValueRef rounder = splat(LLVMConstReal(e->f64, ARITH_EX2_ROUNDER));
+    LLVMValueRef d = LLVMBuildFPExt(e->b, x, doubles, "");
+    d = LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealOGT, d, high, ""), high, d, "");
+    d = LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealOLT, d, low, ""), low, d, "");
+    LLVMValueRef k = LLVMBuildFSub(e->b, LLVMBuildFAdd(e->b, d, rounder, ""), rounder, "");
+    LLVMValueRef r = LLVMBuildFSub(e->b, d, k, "");
+    LLVMValueRef p = splat(LLVMConstReal(e->f64, arith_ex2_coefficients[ARITH_EX2_DEGREE]));
+    for (int n = ARITH_EX2_DEGREE - 1; n >= 0; n--)
+        p = LLVMBuildFAdd(e->b, LLVMBuildFMul(e->b, p, r, ""),
+                          splat(LLVMConstReal(e->f64, arith_ex2_coefficients[n])), "");
+    LLVMValueRef exponent =
+        LLVMBuildAdd(e->b, LLVMBuildFPToSI(e->b, k, e->row, ""), splat(constant64(e, 1023)), "");
+    LLVMValueRef scale = LLVMBuildBitCast(
+        e->b, LLVMBuildShl(e->b, exponent, splat(constant64(e, 52)), ""), doubles, "");
+    LLVMValueRef z =
+        LLVMBuildFPTrunc(e->b, LLVMBuildFMul(e->b, p, scale, ""), lanes_of(e->f32), "");
+    return LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealUNO, x, x, ""), x, z, "");
+}
+
 /* exec_float_unary for f32: .ftz on the input, the operation, .ftz on the
  * result, the canonical NaN. */
 static LLVMValueRef emit_unary_f32(struct jit_emit *e, const struct ptx_insn *insn)
@@ -491,6 +552,8 @@ static LLVMValueRef emit_unary_f32(struct jit_emit *e, const struct ptx_insn *in
         z = LLVMBuildFDiv(e->b, splat(LLVMConstReal(e->f32, 1.0)), x, "");
     else if (insn->op == PTX_OP_SQRT)
         z = intrinsic(e, "llvm.sqrt.v32f32", lanes_of(e->f32), &x, 1);
+    else if (insn->op == PTX_OP_EX2)
+        z = emit_ex2(e, x);
     else
         z = each_lane(e, approx_function((enum ptx_op)insn->op), x);
     return canonical_f32(e, ftz ? flush_f32(e, z) : z);
@@ -768,11 +831,6 @@ static void emit_checked_call(struct jit_emit *e,
     LLVMPositionBuilderAtEnd(e->b, go);
 }
 
-static LLVMValueRef constant64(struct jit_emit *e, uint64_t v)
-{
-    return LLVMConstInt(e->i64, v, 0);
-}
-
 static LLVMValueRef reduce(struct jit_emit *e, const char *how, LLVMValueRef v)
 {
     char name[64];
@@ -899,6 +957,26 @@ static void emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_
     LLVMPositionBuilderAtEnd(e->b, done);
 }
 
+/* A kernel parameter (native_param_load): one load from the launch's
+ * parameter buffer, its value in every lane of the mask. The pointers on
+ * the way to the buffer are never written while a region runs. */
+static void emit_param_load(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    enum ptx_type t = (enum ptx_type)insn->type;
+    unsigned bytes = ptx_type_bytes(t);
+    LLVMValueRef block = jit_load(e, JIT_WARP, e->ptr, e->w, offsetof(struct warp, block));
+    LLVMValueRef launch = jit_load(e, JIT_WARP, e->ptr, block, offsetof(struct block, launch));
+    LLVMValueRef cfg = jit_load(e, JIT_WARP, e->ptr, launch, offsetof(struct launch_state, cfg));
+    LLVMValueRef params = jit_load(e, JIT_WARP, e->ptr, cfg, offsetof(struct emu_launch, params));
+    LLVMTypeRef type = LLVMIntTypeInContext(e->ctx, 8 * bytes);
+    LLVMValueRef v = LLVMBuildLoad2(e->b, type, jit_at(e, params, (uint64_t)insn->o[1].imm), "");
+    LLVMSetAlignment(v, 1);
+    v = bytes == 8              ? v
+        : ptx_type_is_signed(t) ? LLVMBuildSExt(e->b, v, e->i64, "")
+                                : LLVMBuildZExt(e->b, v, e->i64, "");
+    write_row(e, insn->o[0].reg, splat_value(e, v));
+}
+
 static LLVMValueRef top_entry(struct jit_emit *e)
 {
     LLVMValueRef depth = jit_load(e, JIT_WARP, e->i32, e->w, offsetof(struct warp, depth));
@@ -963,7 +1041,7 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
     const struct ptx_insn *code = e->fn->code;
     uint32_t native = 0, n = end - start;
     for (uint32_t pc = start; pc < end; pc++)
-        native += jit_native(&code[pc]) || jit_branch(&code[pc]);
+        native += jit_native(&code[pc], e->fn) || jit_branch(&code[pc]);
     e->func = LLVMAddFunction(e->mod, name, e->region_ty);
     e->w = LLVMGetParam(e->func, 0);
     e->f = LLVMGetParam(e->func, 1);
@@ -977,7 +1055,7 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
     emit_prologue(e, n, native);
     for (uint32_t pc = start; pc < end; pc++) {
         const struct ptx_insn *insn = &code[pc];
-        bool is_branch = jit_branch(insn), is_native = is_branch || jit_native(insn);
+        bool is_branch = jit_branch(insn), is_native = is_branch || jit_native(insn, e->fn);
         native -= is_native;
         if (is_native)
             jit_emit_issue(e, pc);
@@ -989,6 +1067,8 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
         }
         if (is_branch) /* the last one */
             emit_branch(e, insn, pc, start, entry_mask, head);
+        else if (is_native && insn->space == PTX_SPACE_PARAM)
+            emit_param_load(e, insn);
         else if (is_native && (insn->op == PTX_OP_LD || insn->op == PTX_OP_ST))
             emit_memory(e, insn, pc, end - pc - 1, native);
         else if (is_native)

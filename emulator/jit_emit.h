@@ -50,7 +50,7 @@ bool jit_branch(const struct ptx_insn *insn);
 
 /* Whether the compiler translates it (JIT.md "What is compiled"); a region's
  * other instructions run through interp_execute. */
-bool jit_native(const struct ptx_insn *insn);
+bool jit_native(const struct ptx_insn *insn, const struct ptx_function *fn);
 
 void jit_emit_init(struct jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod,
                    const struct ptx_function *fn);

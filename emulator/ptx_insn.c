@@ -931,6 +931,18 @@ static bool writable(const struct ptx_operand *o)
            o->kind == PTX_OPD_SINK;
 }
 
+/* Whether a destination names a fixed special register (%tid.x, ...),
+ * whose row every warp fills once when it starts (warp_start). */
+static bool writes_special(const struct ptx_operand *o)
+{
+    if (o->kind == PTX_OPD_REG)
+        return o->reg < PTX_SREG_FIXED;
+    for (unsigned i = 0; o->kind == PTX_OPD_VEC && i < o->count; i++)
+        if (o->vec[i] < PTX_SREG_FIXED)
+            return true;
+    return false;
+}
+
 /* The operations on .f16, .bf16 and their pairs (half.h). */
 static bool half_operation(const struct ptx_insn *insn)
 {
@@ -1029,6 +1041,8 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
     }
     if (a.min > 0 && ptx_writes_first_operand(insn) && !writable(&insn->o[0]))
         return ptx_fail(ps, line, "the first operand of '%s' must be a register", name);
+    if (a.min > 0 && ptx_writes_first_operand(insn) && writes_special(&insn->o[0]))
+        return ptx_fail(ps, line, "'%s' cannot write a special register: they are read-only", name);
     return true;
 }
 

@@ -224,6 +224,7 @@ static const char *const operations[] = {
     "add.ftz.f32 $f, $f, $f;",
     "mul.sat.f32 $f, $f, $f;",
     "ex2.approx.f32 $f, $f;",
+    "ex2.approx.ftz.f32 $f, $f;",
     "mov.f32 $f, $F;",
     "mov.b32 $f, $r;",
     "mov.b32 $r, $f;",

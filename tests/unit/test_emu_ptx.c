@@ -208,6 +208,17 @@ static void malformed_half_instructions_are_refused(void **state)
                        false);
 }
 
+/* A special register is read-only: a warp fills its row once (warp_start
+ * keeps it from one block to the next), so no instruction may write it. */
+static void writing_a_special_register_is_refused(void **state)
+{
+    (void)state;
+    const char *message = "cannot write a special register: they are read-only";
+    assert_parse_error(BODY("mov.u32 %tid.x, %r1;"), message, false);
+    assert_parse_error(BODY("add.u32 %ctaid.x, %r1, 1;"), message, false);
+    assert_parse_error(BODY("ld.global.v2.u32 {%r1, %ntid.x}, [%rd1];"), message, false);
+}
+
 /* wmma: its operation, shape, layouts and types (mma's two or four, stored
  * as D, C, A, B) and fragments of up to 8 registers. */
 static void matrix_instructions_are_decoded(void **state)
@@ -670,6 +681,7 @@ int main(void)
         cmocka_unit_test(function_pointers_and_address_initializers_are_read),
         cmocka_unit_test(half_instructions_are_decoded),
         cmocka_unit_test(malformed_half_instructions_are_refused),
+        cmocka_unit_test(writing_a_special_register_is_refused),
         cmocka_unit_test(matrix_instructions_are_decoded),
         cmocka_unit_test(malformed_matrix_instructions_are_refused),
         cmocka_unit_test(unsupported_constructs_name_their_line),

@@ -234,6 +234,22 @@ static const char ptx[] =
     "    ld.param.b64 %rd2, [retval0+0];\n    }\n"
     "    mov.u32 %r1, %tid.x;\n    st.u32 [%rd2], %r1;\n"
     "    mul.wide.u32 %rd3, %r1, 8;\n    add.s64 %rd4, %rd1, %rd3;\n    st.u64 [%rd4], %rd2;\n"
+    "    ret;\n}\n"
+    ".visible .entry params(.param .u8 p_a, .param .s8 p_b, .param .u16 p_c, .param .s16 p_d,\n"
+    "                       .param .s32 p_e, .param .f32 p_f, .param .u64 p_out)\n"
+    "{\n"
+    "    .reg .pred %p<2>;\n    .reg .b32 %r<3>;\n    .reg .f32 %f<2>;\n    .reg .b64 %rd<12>;\n"
+    "    ld.param.u64 %rd1, [p_out];\n    mov.u32 %r1, %tid.x;\n"
+    "    mul.wide.u32 %rd2, %r1, 64;\n    add.s64 %rd3, %rd1, %rd2;\n"
+    "    ld.param.u8 %rd4, [p_a];\n    ld.param.s8 %rd5, [p_b];\n"
+    "    ld.param.u16 %rd6, [p_c];\n    ld.param.s16 %rd7, [p_d];\n"
+    "    ld.param.s32 %rd8, [p_e];\n    ld.param.u32 %rd9, [p_e];\n"
+    "    ld.param.f32 %f1, [p_f];\n    mov.u64 %rd10, 99;\n    setp.lt.u32 %p1, %r1, 7;\n"
+    "    @%p1 ld.param.s32 %rd10, [p_e];\n"
+    "    st.global.u64 [%rd3], %rd4;\n    st.global.u64 [%rd3+8], %rd5;\n"
+    "    st.global.u64 [%rd3+16], %rd6;\n    st.global.u64 [%rd3+24], %rd7;\n"
+    "    st.global.u64 [%rd3+32], %rd8;\n    st.global.u64 [%rd3+40], %rd9;\n"
+    "    st.global.f32 [%rd3+48], %f1;\n    st.global.u64 [%rd3+56], %rd10;\n"
     "    ret;\n}\n";
 
 struct fixture {
@@ -327,6 +343,43 @@ static void a_compared_launch_leaves_the_heap_as_one_run_does(void **state)
     fixture_close(&fx);
 }
 
+/* Kernel parameters of each size, signed and unsigned, in a guarded load
+ * too: both tiers (the compiled one loads them natively) give the values
+ * extended as the type says. */
+static void parameters_of_each_size_are_loaded_alike(void **state)
+{
+    (void)state;
+    struct fixture fx;
+    fixture_open(&fx);
+    uint8_t params[24] = {0};
+    params[0] = 0xF0;                           /* .u8 240 */
+    params[1] = 0x80;                           /* .s8 -128 */
+    memcpy(params + 2, &(uint16_t){0xFFFE}, 2); /* .u16 65534 */
+    memcpy(params + 4, &(int16_t){-2}, 2);      /* .s16 */
+    memcpy(params + 8, &(int32_t){-5}, 4);      /* .s32 */
+    memcpy(params + 12, &(float){1.5f}, 4);     /* .f32 */
+    uint64_t out;
+    assert_int_equal(emu_memory_alloc(fx.memory, THREADS * 64, EMU_ALLOC_USER, &out), CUDA_SUCCESS);
+    memcpy(params + 16, &out, 8); /* .u64 */
+    struct emu_launch_result result;
+    assert_int_equal(launch(&fx, "params", 1, params, &result), CUDA_SUCCESS);
+    assert_int_equal(result.fault.code, CUDA_SUCCESS);
+    for (int t = 0; t < THREADS; t++) {
+        const uint64_t *row = (const uint64_t *)(uintptr_t)out + 8 * t;
+        assert_int_equal(row[0], 240);
+        assert_int_equal(row[1], (uint64_t)-128);
+        assert_int_equal(row[2], 65534);
+        assert_int_equal(row[3], (uint64_t)-2);
+        assert_int_equal(row[4], (uint64_t)-5);
+        assert_int_equal(row[5], 0xFFFFFFFBu);
+        float f;
+        memcpy(&f, &row[6], 4);
+        assert_true(f == 1.5f);
+        assert_int_equal(row[7], t < 7 ? (uint64_t)-5 : 99);
+    }
+    fixture_close(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +392,7 @@ int main(void)
         cmocka_unit_test(the_heaps_blocks_are_written_back_and_compared),
         cmocka_unit_test(a_compared_launch_gives_the_launchs_results),
         cmocka_unit_test(a_compared_launch_leaves_the_heap_as_one_run_does),
+        cmocka_unit_test(parameters_of_each_size_are_loaded_alike),
     };
     return cmocka_run_group_tests_name("emu_tier", tests, NULL, NULL);
 }
