@@ -114,7 +114,7 @@ EMU_EXPORT CUresult cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost
         return driver_leave(CUDA_ERROR_INVALID_VALUE);
     rc = memory_range_check(ctx, dstDevice, ByteCount);
     if (rc == CUDA_SUCCESS)
-        memcpy(memory_host(dstDevice), srcHost, ByteCount);
+        emu_host_copy(memory_host(dstDevice), srcHost, ByteCount);
     return driver_leave(rc);
 }
 
@@ -134,7 +134,7 @@ EMU_EXPORT CUresult cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size
         return driver_leave(CUDA_ERROR_INVALID_VALUE);
     rc = memory_range_check(ctx, srcDevice, ByteCount);
     if (rc == CUDA_SUCCESS)
-        memcpy(dstHost, memory_host(srcDevice), ByteCount);
+        emu_host_copy(dstHost, memory_host(srcDevice), ByteCount);
     return driver_leave(rc);
 }
 
@@ -210,7 +210,7 @@ static void memory_fill(unsigned char *dst, const unsigned char *element, size_t
                         size_t bytes)
 {
     if (memcmp(element, element + 1, width - 1) == 0) {
-        memset(dst, element[0], bytes);
+        emu_host_set(dst, element[0], bytes);
         return;
     }
     memcpy(dst, element, width);

@@ -297,4 +297,13 @@ struct emu_launch_result {
  * anything the kernel does. */
 CUresult emu_launch_run(const struct emu_launch *launch, struct emu_launch_result *result);
 
+/* The host threads the virtual GPU runs on: KGEMU_THREADS, else the
+ * machine's cores (launch.c). */
+int emu_host_threads(void);
+
+/* host_copy.c: memcpy and memset of the driver's copies, large ones spread
+ * over emu_host_threads() threads (the ranges must not overlap). */
+void emu_host_copy(void *dst, const void *src, size_t bytes);
+void emu_host_set(void *dst, int byte, size_t bytes);
+
 #endif

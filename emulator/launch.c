@@ -410,13 +410,15 @@ static uint64_t env_u64(const char *name, uint64_t fallback)
     return *end == '\0' && n > 0 ? n : fallback;
 }
 
+int emu_host_threads(void)
+{
+    uint64_t n = env_u64("KGEMU_THREADS", (uint64_t)sysconf(_SC_NPROCESSORS_ONLN));
+    return n < 1 ? 1 : n > MAX_HOST_THREADS ? MAX_HOST_THREADS : (int)n;
+}
+
 static int host_threads(const struct emu_launch *cfg, uint64_t blocks)
 {
-    long n = cfg->host_threads > 0
-                 ? cfg->host_threads
-                 : (long)env_u64("KGEMU_THREADS", (uint64_t)sysconf(_SC_NPROCESSORS_ONLN));
-    if (n < 1)
-        n = 1;
+    long n = cfg->host_threads > 0 ? cfg->host_threads : emu_host_threads();
     if (n > MAX_HOST_THREADS)
         n = MAX_HOST_THREADS;
     return (int)((uint64_t)n < blocks ? (uint64_t)n : blocks);

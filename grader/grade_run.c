@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* A reference run on fewer bytes than this is mostly overhead: it does not
  * tell the emulation's speed. */
@@ -40,6 +41,22 @@ static int64_t eval(struct run *r, const char *text)
 
 /* -------------------------------------------------------------- buffers */
 
+/* A host buffer of a case (hundreds of MB at the assessed sizes): on
+ * huge-page boundaries with transparent huge pages asked for, so that its
+ * first touch takes one page fault per 2 MiB instead of per 4 KiB. Freed
+ * with free(). */
+static void *host_buffer(size_t bytes)
+{
+    const size_t huge_page = (size_t)2 << 20;
+    if (bytes < huge_page)
+        return malloc(bytes);
+    void *p = NULL;
+    if (posix_memalign(&p, huge_page, bytes) != 0)
+        return NULL;
+    madvise(p, bytes, MADV_HUGEPAGE); /* advice: refused, only the speed changes */
+    return p;
+}
+
 static bool allocate(struct run *r)
 {
     const struct exercise *e = &r->g->exercise;
@@ -60,9 +77,9 @@ static bool allocate(struct run *r)
         if (r->g->api.kgemu_guard)
             r->g->api.kgemu_guard(b->base, GUARD_BYTES, GUARD_BYTES);
         void **host = b->spec->is_output ? &b->expected : &b->pristine;
-        *host = malloc(b->bytes);
+        *host = host_buffer(b->bytes);
         if (b->spec->is_output)
-            b->actual = malloc(b->bytes);
+            b->actual = host_buffer(b->bytes);
         if (!*host || (b->spec->is_output && !b->actual))
             return run_fail(r, "out of host memory for buffer '%s'", b->spec->name);
         struct rng_key key = {r->g->seed, (uint64_t)i};

@@ -168,6 +168,55 @@ static void large_allocations_are_lazy(void **state)
     emu_memory_destroy(m);
 }
 
+/* An allocation of a huge page or more starts on one (memory.c asks for
+ * transparent huge pages there), zeroed, and is found and freed as any. */
+static void huge_allocations_start_on_a_huge_page(void **state)
+{
+    (void)state;
+    size_t huge = (size_t)2 << 20, size = 3 * huge / 2 + 5;
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    for (int i = 0; i < 3; i++) {
+        uint64_t a = 0;
+        assert_int_equal(emu_memory_alloc(m, size, EMU_ALLOC_USER, &a), CUDA_SUCCESS);
+        assert_int_equal(a % huge, 0);
+        const unsigned char *p = (const unsigned char *)(uintptr_t)a;
+        assert_int_equal(p[0] | p[huge] | p[size - 1], 0);
+        assert_true(emu_memory_find(m, a, size, NULL));
+        assert_false(emu_memory_find(m, a, size + page(), NULL));
+        assert_int_equal(emu_memory_free(m, a), CUDA_SUCCESS);
+    }
+    emu_memory_destroy(m);
+}
+
+/* The driver's copies and fills (host_copy.c) write the same bytes on any
+ * number of host threads, for sizes that split into uneven pieces. */
+static void large_copies_and_fills_are_exact_on_any_thread_count(void **state)
+{
+    (void)state;
+    size_t bytes = ((size_t)64 << 20) + 12345;
+    unsigned char *src = malloc(bytes), *dst = malloc(bytes);
+    assert_non_null(src);
+    assert_non_null(dst);
+    for (size_t i = 0; i < bytes; i++)
+        src[i] = (unsigned char)(i * 2654435761u >> 13);
+    const char *threads[] = {"1", "2", "3", "7"};
+    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+        setenv("KGEMU_THREADS", threads[t], 1);
+        memset(dst, 0, bytes);
+        emu_host_copy(dst, src, bytes);
+        assert_memory_equal(dst, src, bytes);
+        emu_host_set(dst + 1, 0xA5, bytes - 2);
+        assert_int_equal(dst[0], src[0]);
+        assert_int_equal(dst[bytes - 1], src[bytes - 1]);
+        for (size_t i = 1; i < bytes - 1; i++)
+            if (dst[i] != 0xA5)
+                fail_msg("byte %zu not filled with %s threads", i, threads[t]);
+    }
+    unsetenv("KGEMU_THREADS");
+    free(src);
+    free(dst);
+}
+
 struct shared_table {
     struct emu_memory *memory;
     uint64_t stable[STABLE_ALLOCATIONS];
@@ -227,6 +276,8 @@ int main(void)
         cmocka_unit_test(many_allocations_stay_sorted),
         cmocka_unit_test(capacity_is_enforced_and_given_back),
         cmocka_unit_test(large_allocations_are_lazy),
+        cmocka_unit_test(huge_allocations_start_on_a_huge_page),
+        cmocka_unit_test(large_copies_and_fills_are_exact_on_any_thread_count),
         cmocka_unit_test(lookups_run_while_another_thread_allocates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
