@@ -199,13 +199,33 @@ static bool native_setp(const struct ptx_insn *insn)
     return n == 3 || insn->o[3].kind == PTX_OPD_PRED || insn->o[3].kind == PTX_OPD_IMM;
 }
 
+static bool is_cvt_integer(enum ptx_type t)
+{
+    unsigned bytes = ptx_type_bytes(t);
+    return !ptx_type_is_float(t) && t != PTX_PRED && bytes >= 1 && bytes <= 8;
+}
+
+/* The mode a cvt rounds with: the one it names, else `fallback`. */
+static enum arith_rounding cvt_mode(const struct ptx_insn *insn, enum arith_rounding fallback)
+{
+    return insn->flags & PTX_F_HAS_RND ? (enum arith_rounding)insn->rnd : fallback;
+}
+
+/* exec_cvt and arith_cvt: integer to integer (no .sat, no mode); f32 or
+ * f64 to an integer (any integral mode, .ftz, .sat: a float source always
+ * saturates); an integer to f32 or f64 rounded to nearest. */
 static bool native_cvt(const struct ptx_insn *insn)
 {
     enum ptx_type to = (enum ptx_type)insn->type, from = (enum ptx_type)insn->type2;
-    unsigned tb = ptx_type_bytes(to), fb = ptx_type_bytes(from);
-    return !half_converts(insn) && !(insn->flags & (PTX_F_HAS_RND | PTX_F_SAT)) &&
-           !ptx_type_is_float(to) && !ptx_type_is_float(from) && to != PTX_PRED &&
-           from != PTX_PRED && tb >= 1 && tb <= 8 && fb >= 1 && fb <= 8 && plain_operands(insn, 2);
+    if (half_converts(insn) || !plain_operands(insn, 2))
+        return false;
+    bool from_float = from == PTX_F32 || from == PTX_F64, to_float = to == PTX_F32 || to == PTX_F64;
+    if (from_float && is_cvt_integer(to))
+        return cvt_mode(insn, ARITH_RZ) <= ARITH_RP;
+    if (is_cvt_integer(from) && to_float)
+        return cvt_mode(insn, ARITH_RN) == ARITH_RN && !(insn->flags & PTX_F_SAT);
+    return !(insn->flags & (PTX_F_HAS_RND | PTX_F_SAT)) && is_cvt_integer(to) &&
+           is_cvt_integer(from);
 }
 
 /* ld and st of one 4- or 8-byte register in global memory (or generic,
@@ -621,9 +641,66 @@ static LLVMValueRef emit_integer(struct jit_emit *e, const struct ptx_insn *insn
 
 /* cvt between integer types (exec_cvt's direct path): the source's width,
  * extended by its sign, then the destination's width. */
+/* A call of overloaded intrinsic `name` returning `result` from one argument. */
+static LLVMValueRef intrinsic_to(struct jit_emit *e, const char *name, LLVMTypeRef result,
+                                 LLVMValueRef arg)
+{
+    LLVMTypeRef param = LLVMTypeOf(arg);
+    LLVMTypeRef fty = LLVMFunctionType(result, &param, 1, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
+    if (!fn)
+        fn = LLVMAddFunction(e->mod, name, fty);
+    return LLVMBuildCall2(e->b, fty, fn, &arg, 1, "");
+}
+
+/* cvt_to_integer for a float source: the value (an f32 flushed with .ftz)
+ * as a double, rounded to an integral value in the mode, saturated to the
+ * type with NaN giving 0 (llvm.fpto[su]i.sat), extended as the type is. */
+static LLVMValueRef emit_cvt_from_float(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    enum ptx_type to = (enum ptx_type)insn->type;
+    LLVMTypeRef doubles = lanes_of(e->f64);
+    LLVMValueRef row = row_of(e, &insn->o[1]), x;
+    if (insn->type2 == PTX_F32) {
+        x = as_f32(e, row);
+        x = LLVMBuildFPExt(e->b, insn->flags & PTX_F_FTZ ? flush_f32(e, x) : x, doubles, "");
+    } else {
+        x = as_f64(e, row);
+    }
+    static const char *const rounding[] = {
+        [ARITH_RN] = "roundeven", [ARITH_RZ] = "trunc", [ARITH_RM] = "floor", [ARITH_RP] = "ceil"};
+    char name[64];
+    snprintf(name, sizeof name, "llvm.%s.v32f64", rounding[cvt_mode(insn, ARITH_RZ)]);
+    x = intrinsic(e, name, doubles, &x, 1);
+    bool sgn = ptx_type_is_signed(to);
+    unsigned bits = 8 * ptx_type_bytes(to);
+    snprintf(name, sizeof name, "llvm.fpto%ci.sat.v32i%u.v32f64", sgn ? 's' : 'u', bits);
+    LLVMValueRef v = intrinsic_to(e, name, lanes_of(LLVMIntTypeInContext(e->ctx, bits)), x);
+    if (bits == 64)
+        return v;
+    return sgn ? LLVMBuildSExt(e->b, v, e->row, "") : LLVMBuildZExt(e->b, v, e->row, "");
+}
+
+/* cvt_to_float for an integer source, to nearest: one IEEE conversion. */
+static LLVMValueRef emit_cvt_to_float(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    enum ptx_type from = (enum ptx_type)insn->type2;
+    LLVMValueRef v = as_int(e, row_of(e, &insn->o[1]), ptx_type_bytes(from));
+    LLVMTypeRef type = lanes_of(insn->type == PTX_F32 ? e->f32 : e->f64);
+    v = ptx_type_is_signed(from) ? LLVMBuildSIToFP(e->b, v, type, "")
+                                 : LLVMBuildUIToFP(e->b, v, type, "");
+    if (insn->type == PTX_F64)
+        return LLVMBuildBitCast(e->b, v, e->row, "");
+    return widen(e, LLVMBuildBitCast(e->b, v, lanes_of(e->i32), ""));
+}
+
 static LLVMValueRef emit_cvt(struct jit_emit *e, const struct ptx_insn *insn)
 {
     enum ptx_type to = (enum ptx_type)insn->type, from = (enum ptx_type)insn->type2;
+    if (from == PTX_F32 || from == PTX_F64)
+        return emit_cvt_from_float(e, insn);
+    if (to == PTX_F32 || to == PTX_F64)
+        return emit_cvt_to_float(e, insn);
     unsigned tb = ptx_type_bytes(to), fb = ptx_type_bytes(from);
     LLVMValueRef v = as_int(e, row_of(e, &insn->o[1]), fb);
     if (fb < 8)

@@ -10,6 +10,7 @@
  */
 #include "dates.h"
 #include "grader.h"
+#include "utf8.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -51,7 +52,8 @@ static bool check_dates(json_t *c, const char *file_id, char *why, size_t size)
     const char *key;
     char sentence[256];
     if (!grader_dates_read(c, &dates, &key, sentence, sizeof sentence)) {
-        snprintf(why, size, "courses/%.64s.json: %s: %s", file_id, key, sentence);
+        snprintf(why, size, "courses/%.*s.json: %s: %s", utf8_prefix(file_id, 64), file_id, key,
+                 sentence);
         return false;
     }
     grader_dates_set(c, &dates);
@@ -71,7 +73,8 @@ static bool check_course(json_t *c, const char *file_id, char *why, size_t size)
         return false;
     }
     if (strcmp(id, file_id) != 0) {
-        snprintf(why, size, "its id '%.64s' is not its file's name '%.64s'", id, file_id);
+        snprintf(why, size, "its id '%.*s' is not its file's name '%.*s'", utf8_prefix(id, 64), id,
+                 utf8_prefix(file_id, 64), file_id);
         return false;
     }
     size_t i;
@@ -112,7 +115,10 @@ json_t *grader_course_parse(const char *text, size_t size, const char *id)
     if (c && check_course(c, id, why, sizeof why))
         return c;
     json_decref(c);
-    return json_pack("{s:s, s:s}", "id", id, "error", why);
+    char *text_why = utf8_sanitize(why, strlen(why)); /* JSON text must be UTF-8 */
+    json_t *error = json_pack("{s:s, s:s}", "id", id, "error", text_why ? text_why : "unreadable");
+    free(text_why);
+    return error;
 }
 
 static json_t *load_course(const char *folder, const char *file)

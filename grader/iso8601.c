@@ -5,6 +5,7 @@
  * refused at load rather than read as another day.
  */
 #include "iso8601.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,7 +48,7 @@ static int64_t days_from_civil(int64_t y, int m, int d)
 
 static bool refuse(char *why, size_t size, const char *text, const char *what)
 {
-    snprintf(why, size, "'%.40s' %s", text, what);
+    snprintf(why, size, "'%.*s' %s", utf8_prefix(text, 40), text, what);
     return false;
 }
 

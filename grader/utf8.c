@@ -71,3 +71,16 @@ char *utf8_sanitize(const char *text, size_t len)
     out[o] = '\0';
     return out;
 }
+
+int utf8_prefix(const char *text, size_t max)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t at = 0;
+    while (at < max && s[at] != '\0') {
+        size_t n = utf8_sequence_length(s + at, strnlen(text + at, 4));
+        if (n == 0 || at + n > max)
+            break;
+        at += n;
+    }
+    return (int)at;
+}

@@ -241,6 +241,12 @@ static const char *const operations[] = {
     "cvt.rmi.u32.f32 $r, $f;",
     "cvt.rn.f32.s64 $f, $l;",
     "cvt.rzi.s64.f32 $l, $f;",
+    "cvt.rzi.ftz.s32.f32 $r, $f;",
+    "cvt.rpi.u32.f32 $r, $f;",
+    "cvt.rni.u64.f64 $l, $d;",
+    "cvt.rmi.s64.f64 $l, $d;",
+    "cvt.rn.f64.u32 $d, $r;",
+    "cvt.rn.f32.u64 $f, $l;",
     /* f64 */
     "add.f64 $d, $d, $d;",
     "add.rn.f64 $d, $d, $d;",

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "grader/iso8601.h"
+#include "grader/utf8.h"
 
 #include <string.h>
 
@@ -76,6 +77,24 @@ static void test_refusals(void **state)
     refused("0000-01-01T00:00:00Z", "not a date-time");
 }
 
+/* A refusal quotes at most 40 bytes of the text, never half a character:
+ * the sentence becomes JSON text, which must be UTF-8 (a course file with
+ * such a date was lost to a NULL, found by fuzz_course). */
+static void test_refusal_quotes_whole_characters(void **state)
+{
+    (void)state;
+    const char *text = "0506-09-01T00:00:00.7770000000000000000\xd0\xbf" /* п at bytes 40-41 */
+                       "81015865Z";
+    int64_t ms;
+    char why[200];
+    assert_false(iso8601_parse(text, &ms, why, sizeof why));
+    assert_true(strstr(why, "'0506-09-01T00:00:00.7770000000000000000' ") == why);
+    assert_int_equal(utf8_prefix("ab\xd0\xbf", 3), 2);
+    assert_int_equal(utf8_prefix("ab\xd0\xbf", 4), 4);
+    assert_int_equal(utf8_prefix("ab\xff", 40), 2);
+    assert_int_equal(utf8_prefix("", 40), 0);
+}
+
 static void test_format_round_trips(void **state)
 {
     (void)state;
@@ -98,6 +117,7 @@ int main(void)
         cmocka_unit_test(test_utc_and_offsets),
         cmocka_unit_test(test_leap_days),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_refusal_quotes_whole_characters),
         cmocka_unit_test(test_format_round_trips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
