@@ -462,14 +462,20 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
         count_request(tw, t, insn, contiguous);
         return;
     }
-    uint64_t sectors[WARP_SIZE * 2];
+    /* A sector equal to the one before is left out at once: lanes reading
+     * one address (a broadcast) or neighbours in one sector come in runs,
+     * and distinct_sectors then has a few values to order, not 32. */
+    uint64_t sectors[WARP_SIZE * 2 + 1], previous = UINT64_MAX; /* no sector's number */
     unsigned n = 0;
     for (uint32_t l = 0; l < WARP_SIZE; l++) {
         if (!(mask >> l & 1))
             continue;
-        sectors[n++] = address[l] / SECTOR_BYTES;
-        if ((address[l] + bytes - 1) / SECTOR_BYTES != address[l] / SECTOR_BYTES)
-            sectors[n++] = (address[l] + bytes - 1) / SECTOR_BYTES;
+        uint64_t first = address[l] / SECTOR_BYTES, last = (address[l] + bytes - 1) / SECTOR_BYTES;
+        sectors[n] = first; /* kept (n moves on) only when new: no branch to mispredict */
+        n += first != previous;
+        sectors[n] = last;
+        n += last != first;
+        previous = last;
         if (kind == TIMING_ATOMIC)
             log_append(log, address[l], (uint8_t)(1u << (address[l] / SECTOR_BYTES % 4)),
                        TIMING_ATOMIC);
