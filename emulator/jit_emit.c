@@ -462,11 +462,15 @@ static void set_pred(struct jit_emit *e, uint32_t reg, LLVMValueRef value)
     tagged(e, LLVMBuildStore(e->b, LLVMBuildOr(e->b, keep, value_in, ""), p), JIT_PRED);
 }
 
-static LLVMValueRef intrinsic(struct jit_emit *e, const char *name, LLVMTypeRef type,
+/* A call of LLVM intrinsic `name` (declared at its first use) returning
+ * `result`; its parameters' types are its arguments' (at most 4). */
+static LLVMValueRef intrinsic(struct jit_emit *e, const char *name, LLVMTypeRef result,
                               LLVMValueRef *args, unsigned n)
 {
-    LLVMTypeRef params[3] = {type, type, type};
-    LLVMTypeRef fty = LLVMFunctionType(type, params, n, 0);
+    LLVMTypeRef params[4];
+    for (unsigned i = 0; i < n && i < 4; i++)
+        params[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(result, params, n, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
     if (!fn)
         fn = LLVMAddFunction(e->mod, name, fty);
@@ -639,20 +643,6 @@ static LLVMValueRef emit_integer(struct jit_emit *e, const struct ptx_insn *insn
     }
 }
 
-/* cvt between integer types (exec_cvt's direct path): the source's width,
- * extended by its sign, then the destination's width. */
-/* A call of overloaded intrinsic `name` returning `result` from one argument. */
-static LLVMValueRef intrinsic_to(struct jit_emit *e, const char *name, LLVMTypeRef result,
-                                 LLVMValueRef arg)
-{
-    LLVMTypeRef param = LLVMTypeOf(arg);
-    LLVMTypeRef fty = LLVMFunctionType(result, &param, 1, 0);
-    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
-    if (!fn)
-        fn = LLVMAddFunction(e->mod, name, fty);
-    return LLVMBuildCall2(e->b, fty, fn, &arg, 1, "");
-}
-
 /* cvt_to_integer for a float source: the value (an f32 flushed with .ftz)
  * as a double, rounded to an integral value in the mode, saturated to the
  * type with NaN giving 0 (llvm.fpto[su]i.sat), extended as the type is. */
@@ -675,7 +665,7 @@ static LLVMValueRef emit_cvt_from_float(struct jit_emit *e, const struct ptx_ins
     bool sgn = ptx_type_is_signed(to);
     unsigned bits = 8 * ptx_type_bytes(to);
     snprintf(name, sizeof name, "llvm.fpto%ci.sat.v32i%u.v32f64", sgn ? 's' : 'u', bits);
-    LLVMValueRef v = intrinsic_to(e, name, lanes_of(LLVMIntTypeInContext(e->ctx, bits)), x);
+    LLVMValueRef v = intrinsic(e, name, lanes_of(LLVMIntTypeInContext(e->ctx, bits)), &x, 1);
     if (bits == 64)
         return v;
     return sgn ? LLVMBuildSExt(e->b, v, e->row, "") : LLVMBuildZExt(e->b, v, e->row, "");
@@ -694,6 +684,9 @@ static LLVMValueRef emit_cvt_to_float(struct jit_emit *e, const struct ptx_insn 
     return widen(e, LLVMBuildBitCast(e->b, v, lanes_of(e->i32), ""));
 }
 
+/* cvt between integer types (exec_cvt's direct path): the source's width,
+ * extended by its sign, then the destination's width; the other native
+ * conversions above. */
 static LLVMValueRef emit_cvt(struct jit_emit *e, const struct ptx_insn *insn)
 {
     enum ptx_type to = (enum ptx_type)insn->type, from = (enum ptx_type)insn->type2;
@@ -912,11 +905,7 @@ static LLVMValueRef reduce(struct jit_emit *e, const char *how, LLVMValueRef v)
 {
     char name[64];
     snprintf(name, sizeof name, "llvm.vector.reduce.%s.v32i64", how);
-    LLVMTypeRef fty = LLVMFunctionType(e->i64, &e->row, 1, 0);
-    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
-    if (!fn)
-        fn = LLVMAddFunction(e->mod, name, fty);
-    return LLVMBuildCall2(e->b, fty, fn, &v, 1, "");
+    return intrinsic(e, name, e->i64, &v, 1);
 }
 
 /* The lanes' addresses over the mask's lanes, as `how` combines them;
@@ -965,23 +954,16 @@ static LLVMValueRef gather_scatter(struct jit_emit *e, LLVMValueRef pointers, LL
                                    unsigned bytes)
 {
     bool gather = value == NULL;
-    LLVMTypeRef vt = lanes_of(LLVMIntTypeInContext(e->ctx, 8 * bytes)), pt = lanes_of(e->ptr);
+    LLVMTypeRef vt = lanes_of(LLVMIntTypeInContext(e->ctx, 8 * bytes));
     char name[64];
     snprintf(name, sizeof name, "llvm.masked.%s.v32i%u.v32p0", gather ? "gather" : "scatter",
              8 * bytes);
-    LLVMTypeRef gather_params[] = {pt, e->i32, e->lanes, vt};
-    LLVMTypeRef scatter_params[] = {vt, pt, e->i32, e->lanes};
-    LLVMTypeRef fty = gather
-                          ? LLVMFunctionType(vt, gather_params, 4, 0)
-                          : LLVMFunctionType(LLVMVoidTypeInContext(e->ctx), scatter_params, 4, 0);
-    LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
-    if (!fn)
-        fn = LLVMAddFunction(e->mod, name, fty);
     LLVMValueRef lanes = LLVMBuildBitCast(e->b, e->mask, e->lanes, "");
     LLVMValueRef align = LLVMConstInt(e->i32, bytes, 0);
     LLVMValueRef gather_args[] = {pointers, align, lanes, LLVMGetPoison(vt)};
     LLVMValueRef scatter_args[] = {value, pointers, align, lanes};
-    return LLVMBuildCall2(e->b, fty, fn, gather ? gather_args : scatter_args, 4, "");
+    return intrinsic(e, name, gather ? vt : LLVMVoidTypeInContext(e->ctx),
+                     gather ? gather_args : scatter_args, 4);
 }
 
 /* The fast path of a global ld or st: the access (a scatter stores lanes in
@@ -1144,7 +1126,7 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
         }
         if (is_branch) /* the last one */
             emit_branch(e, insn, pc, start, entry_mask, head);
-        else if (is_native && insn->space == PTX_SPACE_PARAM)
+        else if (is_native && insn->op == PTX_OP_LD && insn->space == PTX_SPACE_PARAM)
             emit_param_load(e, insn);
         else if (is_native && (insn->op == PTX_OP_LD || insn->op == PTX_OP_ST))
             emit_memory(e, insn, pc, end - pc - 1, native);
