@@ -58,6 +58,10 @@ struct l2_model {
     struct l2_set *sets;
     uint64_t n_sets;
     uint64_t read_sectors, write_sectors; /* to and from DRAM */
+    /* the line accessed last, where it is: the latest used of its set */
+    uint64_t last_line;
+    struct l2_set *last_set;
+    unsigned last_way;
 };
 
 static bool l2_init(struct l2_model *l2, size_t bytes)
@@ -75,6 +79,14 @@ static struct l2_set *l2_set_of(const struct l2_model *l2, uint64_t line)
 {
     uint64_t h = line * 0x9E3779B97F4A7C15ull;
     return &l2->sets[(h >> 20) % l2->n_sets];
+}
+
+/* How many of a line's 4 sectors a mask has (a table: __builtin_popcount
+ * is a library call on baseline x86-64). */
+static unsigned sectors_in(uint8_t sectors)
+{
+    static const uint8_t count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+    return count[sectors & 0xF];
 }
 
 /* The way holding `line`, or L2_WAYS. */
@@ -99,7 +111,7 @@ static unsigned l2_replace(struct l2_model *l2, struct l2_set *set, uint64_t lin
         while (set->age[way] != L2_WAYS - 1)
             way++;
         *since = L2_WAYS - 1;
-        l2->write_sectors += (uint64_t)__builtin_popcount(set->dirty[way]);
+        l2->write_sectors += sectors_in(set->dirty[way]);
     }
     set->line[way] = line;
     set->valid[way] = 0;
@@ -116,22 +128,33 @@ static void l2_touch(struct l2_set *set, unsigned way, unsigned since)
 }
 
 /* One access of some sectors of a line, in the logical order; an atomic
- * (`read` and `write`) is a read then a write of the same sectors. */
+ * (`read` and `write`) is a read then a write of the same sectors. The
+ * line accessed last is the latest used of its set already, so another
+ * access to it changes only its sectors (requests' entries often follow
+ * one another on one line). */
 static void l2_access(struct l2_model *l2, uint64_t line_address, uint8_t sectors, bool read,
                       bool write)
 {
     uint64_t line = line_address / LINE_BYTES + 1;
-    struct l2_set *set = l2_set_of(l2, line);
-    unsigned way = l2_find(set, line), since;
-    if (way < L2_WAYS)
-        since = set->age[way];
-    else
-        way = l2_replace(l2, set, line, &since);
+    struct l2_set *set = l2->last_set;
+    unsigned way = l2->last_way;
+    if (line != l2->last_line) {
+        set = l2_set_of(l2, line);
+        way = l2_find(set, line);
+        unsigned since;
+        if (way < L2_WAYS)
+            since = set->age[way];
+        else
+            way = l2_replace(l2, set, line, &since);
+        l2_touch(set, way, since);
+        l2->last_line = line;
+        l2->last_set = set;
+        l2->last_way = way;
+    }
     if (read)
-        l2->read_sectors += (uint64_t)__builtin_popcount(sectors & ~set->valid[way]);
+        l2->read_sectors += sectors_in(sectors & ~set->valid[way]);
     set->valid[way] |= sectors;
     set->dirty[way] |= write ? sectors : 0;
-    l2_touch(set, way, since);
 }
 
 /* What is still dirty at the end is written back too. */
@@ -139,7 +162,7 @@ static void l2_flush(struct l2_model *l2)
 {
     for (uint64_t i = 0; i < l2->n_sets; i++)
         for (unsigned w = 0; w < L2_WAYS; w++) {
-            l2->write_sectors += (uint64_t)__builtin_popcount(l2->sets[i].dirty[w]);
+            l2->write_sectors += sectors_in(l2->sets[i].dirty[w]);
             l2->sets[i].dirty[w] = 0;
         }
 }
@@ -177,9 +200,9 @@ static bool atomic_grow(struct atomic_table *t)
     return true;
 }
 
-static void atomic_count(struct atomic_table *t, uint64_t address)
+static void atomic_count(struct atomic_table *t, uint64_t address, unsigned lanes)
 {
-    t->total++;
+    t->total += lanes;
     if ((t->used + 1) * 2 > t->capacity && !atomic_grow(t))
         return;
     uint64_t key = address + 1;
@@ -190,7 +213,7 @@ static void atomic_count(struct atomic_table *t, uint64_t address)
         t->slots[j].address = key;
         t->used++;
     }
-    if (++t->slots[j].count > t->max_count)
+    if ((t->slots[j].count += lanes) > t->max_count)
         t->max_count = t->slots[j].count;
 }
 
@@ -235,7 +258,7 @@ static void replay(struct timing_sequencer *s, const struct timing_log *log)
             prefetch_set(&s->l2, &log->entries[i + REPLAY_PREFETCH]);
         const struct timing_access_entry *e = &log->entries[i];
         if (e->kind == TIMING_ATOMIC) {
-            atomic_count(&s->atomics, e->address);
+            atomic_count(&s->atomics, e->address, e->lanes);
             l2_access(&s->l2, e->address & ~(uint64_t)(LINE_BYTES - 1), e->sectors, true, true);
         } else {
             l2_access(&s->l2, e->address, e->sectors, e->kind == TIMING_READ,
@@ -333,7 +356,8 @@ static void sequencer_free(struct timing_sequencer *s)
 
 /* ----------------------------------------------------------------- logs */
 
-static void log_append(struct timing_log *log, uint64_t address, uint8_t sectors, uint8_t kind)
+static void log_append(struct timing_log *log, uint64_t address, uint8_t sectors, uint8_t kind,
+                       uint8_t lanes)
 {
     if (log->count == log->capacity) {
         size_t capacity = log->capacity ? log->capacity * 2 : 256;
@@ -345,7 +369,7 @@ static void log_append(struct timing_log *log, uint64_t address, uint8_t sectors
         log->entries = e;
         log->capacity = capacity;
     }
-    log->entries[log->count++] = (struct timing_access_entry){address, sectors, kind};
+    log->entries[log->count++] = (struct timing_access_entry){address, sectors, kind, lanes};
 }
 
 void timing_log_reset(struct timing_log *log)
@@ -409,7 +433,7 @@ static unsigned contiguous_request(struct timing_log *log, uint32_t mask, const 
         if (s > first && s % SECTORS_PER_LINE != 0 && log->count > 0)
             log->entries[log->count - 1].sectors |= bits;
         else
-            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind);
+            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind, 0);
     }
     return (unsigned)(last - first + 1);
 }
@@ -451,6 +475,33 @@ static void count_request(struct timing_warp *tw, const struct timing_launch *t,
     note_hotspot(&tw->worst_sectors, &tw->worst_sectors_line, distinct, line_of(insn));
 }
 
+/* An atomic request's entries: one per address, with how many lanes update
+ * it, in the order of their last lanes. The L2 ends as it would after each
+ * lane's access in turn (a lane's repeat of an earlier lane's line only
+ * makes it the latest used again), unless the request's own lines evict
+ * one another: over 16 lines of one L2 set in one request. */
+static void log_atomics(struct timing_log *log, uint32_t mask, const uint64_t *address)
+{
+    uint64_t distinct[WARP_SIZE];
+    uint8_t lanes[WARP_SIZE];
+    unsigned n = 0;
+    for (int l = WARP_SIZE - 1; l >= 0; l--) {
+        if (!(mask >> l & 1))
+            continue;
+        unsigned j = 0;
+        while (j < n && distinct[j] != address[l])
+            j++;
+        if (j == n) {
+            distinct[n] = address[l];
+            lanes[n++] = 0;
+        }
+        lanes[j]++;
+    }
+    while (n-- > 0)
+        log_append(log, distinct[n], (uint8_t)(1u << (distinct[n] / SECTOR_BYTES % 4)),
+                   TIMING_ATOMIC, lanes[n]);
+}
+
 void timing_global_request(struct timing_warp *tw, struct timing_launch *t, struct timing_log *log,
                            const struct ptx_insn *insn, uint32_t mask, const uint64_t *address,
                            unsigned bytes, enum timing_access kind)
@@ -476,10 +527,9 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
         sectors[n] = last;
         n += last != first;
         previous = last;
-        if (kind == TIMING_ATOMIC)
-            log_append(log, address[l], (uint8_t)(1u << (address[l] / SECTOR_BYTES % 4)),
-                       TIMING_ATOMIC);
     }
+    if (kind == TIMING_ATOMIC)
+        log_atomics(log, mask, address);
     unsigned distinct = distinct_sectors(sectors, n);
     for (unsigned i = 0; i < distinct && kind != TIMING_ATOMIC; i++) {
         uint64_t line = sectors[i] / SECTORS_PER_LINE;
@@ -489,11 +539,50 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
             log->entries[log->count - 1].kind == kind)
             log->entries[log->count - 1].sectors |= bits;
         else
-            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind);
+            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind, 0);
     }
     count_request(tw, t, insn, distinct);
     if (kind == TIMING_ATOMIC)
         tw->global_atomics += (uint64_t)__builtin_popcount(mask);
+}
+
+/* The most distinct words one bank serves (`wavefronts`, at least 1) and
+ * the most lanes on one word (`same`), for n words. Words within 64 of one
+ * another (nearly always: a tile's row, a few bins) are counted in place;
+ * others are sorted. */
+static void bank_wavefronts(uint64_t *words, unsigned n, unsigned *wavefronts, unsigned *same)
+{
+    unsigned per_bank[BANKS] = {0};
+    uint64_t lo = words[0], hi = words[0];
+    for (unsigned i = 1; i < n; i++) {
+        lo = words[i] < lo ? words[i] : lo;
+        hi = words[i] > hi ? words[i] : hi;
+    }
+    if (hi - lo < 64) {
+        uint8_t lanes[64] = {0}; /* at most WARP_SIZE * 4 */
+        for (unsigned i = 0; i < n; i++)
+            lanes[words[i] - lo]++;
+        for (unsigned w = 0; w <= hi - lo; w++) {
+            if (!lanes[w])
+                continue;
+            unsigned b = (unsigned)((lo + w) % BANKS);
+            *wavefronts = ++per_bank[b] > *wavefronts ? per_bank[b] : *wavefronts;
+            *same = lanes[w] > *same ? lanes[w] : *same;
+        }
+        return;
+    }
+    sort_small(words, n);
+    unsigned run = 1;
+    for (unsigned i = 0; i < n; i++) {
+        if (i > 0 && words[i] == words[i - 1]) {
+            run++;
+            *same = run > *same ? run : *same;
+            continue;
+        }
+        run = 1;
+        unsigned b = (unsigned)(words[i] % BANKS);
+        *wavefronts = ++per_bank[b] > *wavefronts ? per_bank[b] : *wavefronts;
+    }
 }
 
 void timing_shared_request(struct timing_warp *tw, struct timing_launch *t,
@@ -509,19 +598,8 @@ void timing_shared_request(struct timing_warp *tw, struct timing_launch *t,
             for (uint64_t w = offset[l] / 4; w <= (offset[l] + bytes - 1) / 4 && n < WARP_SIZE * 4;
                  w++)
                 words[n++] = w;
-    sort_small(words, n);
-    unsigned per_bank[BANKS] = {0}, wavefronts = 1, same = 1, run = 1;
-    for (unsigned i = 0; i < n; i++) {
-        if (i > 0 && words[i] == words[i - 1]) {
-            run++;
-            same = run > same ? run : same;
-            continue;
-        }
-        run = 1;
-        unsigned b = (unsigned)(words[i] % BANKS);
-        if (++per_bank[b] > wavefronts)
-            wavefronts = per_bank[b];
-    }
+    unsigned wavefronts = 1, same = 1;
+    bank_wavefronts(words, n, &wavefronts, &same);
     if (atomic && same > wavefronts) /* atomics to one word serialize */
         wavefronts = same;
     tw->shared_requests++;

@@ -51,11 +51,13 @@ struct timing_warp {
 
 enum timing_access { TIMING_READ, TIMING_WRITE, TIMING_ATOMIC };
 
-/* One 128-byte line touched by a request: which of its 4 sectors. */
+/* One 128-byte line touched by a request: which of its 4 sectors. An
+ * atomic request has an entry per address it updates, with its count. */
 struct timing_access_entry {
     uint64_t address; /* the line's address (atomics: the element's address) */
     uint8_t sectors;  /* bit s: sector s of the line */
     uint8_t kind;     /* enum timing_access */
+    uint8_t lanes;    /* atomics: the lanes updating the address (1 to 32) */
 };
 
 /* A block's ordered log of global accesses. */

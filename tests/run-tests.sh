@@ -42,18 +42,32 @@ failures=()
 # run NAME COMMAND...: one test program; its output is shown as it runs,
 # then how long it took (the slowest are listed at the end: `make test`
 # must stay under 12 minutes on 2 cores).
+# A failed test's output is kept, and what it said about the failure is
+# repeated at the end: CI shows only the last lines of a run.
 durations=()
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+failure_logs=()
 run() {
-    local name="$1" start=$SECONDS
+    local name="$1" start=$SECONDS log="$logs/${#durations[@]}.log"
     shift
     echo "== $name"
-    if "$@"; then
+    if "$@" > >(tee "$log") 2>&1; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1))
         failures+=("$name")
+        failure_logs+=("$log")
     fi
     durations+=("$((SECONDS - start)) $name")
+}
+
+# why_failed LOG: the lines of a failed test's output that say what failed
+# (an integration check's FAIL, cmocka's, a sanitizer's report), else its end.
+why_failed() {
+    local found
+    found=$(grep -E -A8 '^(FAIL |\[  FAILED|\[  ERROR|==[0-9]+==ERROR|SUMMARY:|Traceback)' "$1" | head -n 40)
+    if [[ -n $found ]]; then echo "$found"; else tail -n 20 "$1"; fi
 }
 
 # fuzz TARGET CORPUS SEEDS: runs a libFuzzer target; shows its run count, or
@@ -168,6 +182,10 @@ done
 
 echo "slowest:"
 printf '%s\n' "${durations[@]}" | sort -rn | head -n 8 | sed 's/^\([0-9]*\) /  \1 s  /'
-for f in "${failures[@]}"; do echo "FAILED: $f"; done
+for i in "${!failures[@]}"; do
+    sleep 0.2 # tee has written the whole log
+    echo "FAILED: ${failures[$i]}"
+    why_failed "${failure_logs[$i]}" | sed 's/^/    /'
+done
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -71,18 +71,36 @@ struct request {
     enum timing_access kind;
 };
 
+/* An atomic request, lane by lane: a read then a write of each lane's
+ * sector, and a count for its word (`hot`, words from `base`). */
+static void oracle_atomics(struct oracle *o, const struct request *r, uint64_t base, uint64_t *hot,
+                           uint64_t *atomics)
+{
+    for (uint32_t l = 0; l < WARP_SIZE; l++) {
+        if (!(r->mask >> l & 1))
+            continue;
+        uint8_t sector = (uint8_t)(1u << (r->address[l] / 32 % 4));
+        oracle_access(o, r->address[l], sector, false);
+        oracle_access(o, r->address[l], sector, true);
+        hot[(r->address[l] - base) / 4]++;
+        (*atomics)++;
+    }
+}
+
 static uint64_t next_random(uint64_t *s)
 {
     *s = *s * 6364136223846793005ull + 1442695040888963407ull;
     return *s >> 17;
 }
 
-/* Contiguous, scattered and atomic requests over `span` bytes at `base`. */
+/* Contiguous, scattered and atomic requests over `span` bytes at `base`;
+ * scattered ones and half the atomic ones with some lanes inactive. */
 static void make_request(struct request *r, uint64_t *seed, uint64_t base, uint64_t span)
 {
     uint64_t shape = next_random(seed) % 4, start = base + next_random(seed) % span / 4 * 4;
     r->kind = shape == 3 ? TIMING_ATOMIC : next_random(seed) % 3 == 0 ? TIMING_WRITE : TIMING_READ;
-    r->mask = shape == 2 ? (uint32_t)next_random(seed) | 1 : FULL_MASK;
+    r->mask = shape == 2 || (shape == 3 && next_random(seed) % 2) ? (uint32_t)next_random(seed) | 1
+                                                                  : FULL_MASK;
     for (uint32_t l = 0; l < WARP_SIZE; l++)
         r->address[l] = shape == 0   ? start / LINE * LINE + l * 4
                         : shape == 3 ? base + next_random(seed) % 64 * 4 /* a few hot words */
@@ -157,6 +175,10 @@ static void dram_traffic_is_the_lru_oracles(void **state)
     for (int b = 0; b < BLOCKS; b++)
         for (int i = 0; i < REQUESTS; i++) {
             struct request *r = &fx.requests[b][i];
+            if (r->kind == TIMING_ATOMIC) { /* each lane in turn, as a GPU might */
+                oracle_atomics(&o, r, base, hot, &atomics);
+                continue;
+            }
             struct timing_log log = {0};
             struct timing_warp warp = {0};
             struct ptx_insn insn = {0};
@@ -164,14 +186,7 @@ static void dram_traffic_is_the_lru_oracles(void **state)
             timing_global_request(&warp, &plain, &log, &insn, r->mask, r->address, 4, r->kind);
             for (size_t e = 0; e < log.count; e++) {
                 const struct timing_access_entry *x = &log.entries[e];
-                if (x->kind == TIMING_ATOMIC) {
-                    atomics++;
-                    hot[(x->address - base) / 4]++;
-                }
-                if (x->kind != TIMING_WRITE)
-                    oracle_access(&o, x->address, x->sectors, false);
-                if (x->kind != TIMING_READ)
-                    oracle_access(&o, x->address, x->sectors, true);
+                oracle_access(&o, x->address, x->sectors, x->kind == TIMING_WRITE);
             }
             timing_log_free(&log);
         }
