@@ -256,6 +256,10 @@ uint64_t mem_operand_lane(const struct frame *f, const struct ptx_operand *o, ui
  * of them in global memory (what the fast path of a load or store found). */
 void mem_account_global(struct warp *w, const struct ptx_insn *insn, uint32_t mask,
                         const uint64_t *address, unsigned bytes, enum timing_access kind);
+/* Hands the timing model a request of the lanes of `mask` at `offset` in
+ * the block's shared memory (what the fast path of an access found). */
+void mem_account_shared(struct warp *w, const struct ptx_insn *insn, uint32_t mask,
+                        const uint64_t *offset, unsigned bytes, enum timing_access kind);
 /* Hands the timing model a request of the lanes of `mask` at operand o's
  * addresses in `space`. */
 void mem_account(struct warp *w, const struct frame *f, const struct ptx_insn *insn,

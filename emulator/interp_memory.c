@@ -5,7 +5,9 @@
  * one live allocation of the device memory table (a one-entry cache of the
  * last allocation hit makes the common case two comparisons), a shared
  * access inside the block's shared memory, a local one inside the thread's
- * stack, and every access must be aligned to its size. Anything else stops
+ * stack, and every access must be aligned to its size (when a warp's lanes
+ * all fit, in one allocation or in the block's shared memory, one test
+ * covers them all: the fast paths). Anything else stops
  * the launch with a fault that names the thread, the address and what it
  * missed, as the real GPU's compute-sanitizer would; the host process is
  * never touched outside device memory.
@@ -203,6 +205,8 @@ static unsigned value_rows(const struct ptx_operand *o, uint32_t rows[PTX_MAX_VE
     return 1;
 }
 
+static const lanes_t no_register = {0};
+
 /* The fast path of global accesses: when every lane's address is aligned
  * and the lanes together fall inside one allocation (the cached one, most
  * often), no lane needs a check of its own. Fills `address` per lane. */
@@ -213,8 +217,7 @@ static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_spa
     if (space != PTX_SPACE_GLOBAL && space != PTX_SPACE_CONST && space != PTX_SPACE_GENERIC)
         return false;
     uint64_t lo = UINT64_MAX, hi = 0, bits = 0, offset = address_offset(f, o);
-    static const lanes_t none = {0};
-    const uint64_t *base = o->reg != PTX_NO_REG ? f->regs[o->reg] : none;
+    const uint64_t *base = o->reg != PTX_NO_REG ? f->regs[o->reg] : no_register;
     LANES(m, {
         uint64_t a = base[l] + offset;
         address[l] = a;
@@ -231,6 +234,43 @@ static bool global_lanes_fit(struct warp *w, const struct frame *f, enum ptx_spa
         return false;
     remember(w, &r);
     return true;
+}
+
+/* The fast path of shared accesses (`bytes` a power of two): when every
+ * lane's offset is aligned and inside the block's shared memory, no lane
+ * needs a check of its own. Fills `offset` (for the timing model) and
+ * `host`, the host addresses, per lane. */
+static bool shared_lanes_fit(const struct warp *w, const struct frame *f, enum ptx_space space,
+                             const struct ptx_operand *o, uint32_t m, unsigned bytes,
+                             uint64_t offset[WARP_SIZE], uint64_t host[WARP_SIZE])
+{
+    if (space != PTX_SPACE_SHARED)
+        return false;
+    uint64_t hi = 0, bits = 0, add = address_offset(f, o), limit = w->block->shared_bytes;
+    const uint64_t *base = o->reg != PTX_NO_REG ? f->regs[o->reg] : no_register;
+    LANES(m, {
+        uint64_t a = base[l] + add;
+        offset[l] = a;
+        hi = a > hi ? a : hi;
+        bits |= a;
+    });
+    if ((bits & (bytes - 1)) != 0 || hi >= limit || bytes > limit - hi)
+        return false; /* the careful path says which lane and why */
+    uint64_t shared = (uint64_t)(uintptr_t)w->block->shared;
+    LANES(m, host[l] = shared + offset[l]);
+    return true;
+}
+
+void mem_account_shared(struct warp *w, const struct ptx_insn *insn, uint32_t m,
+                        const uint64_t *offset, unsigned bytes, enum timing_access kind)
+{
+    struct timing_launch *t = &w->block->launch->timing;
+    if (!t->enabled)
+        return;
+    if (insn->merge) /* ld.shared that ptxas merges (ptx_merge.c) */
+        bytes = timing_shared_merge(&w->timing, insn, m, offset, bytes);
+    if (bytes)
+        timing_shared_request(&w->timing, t, insn, m, offset, bytes, kind == TIMING_ATOMIC);
 }
 
 /* Tells the timing model about an access of the lanes of m, `bytes` each:
@@ -278,10 +318,8 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
     }
     if (global)
         timing_global_request(&w->timing, t, &w->block->log, insn, global, address, bytes, kind);
-    if (shared && insn->merge) /* ld.shared that ptxas merges (ptx_merge.c) */
-        bytes = timing_shared_merge(&w->timing, insn, shared, address, bytes);
-    if (shared && bytes)
-        timing_shared_request(&w->timing, t, insn, shared, address, bytes, kind == TIMING_ATOMIC);
+    if (shared)
+        mem_account_shared(w, insn, shared, address, bytes, kind);
     if (generic_load)
         timing_generic_load(&w->timing, t->device, f->fn, (uint32_t)(insn - f->fn->code), f->ready,
                             global   ? TIMING_IN_GLOBAL
@@ -337,10 +375,17 @@ bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint
         LANES(m, d[l] = v);
         return true;
     }
+    uint64_t host[WARP_SIZE];
     if (n == 1 && rows[0] != PTX_NO_REG &&
         global_lanes_fit(w, f, space, &insn->o[1], m, bytes, address)) {
         load_lanes(f->regs[rows[0]], address, m, bytes, sgn);
         account(w, f, insn, space, &insn->o[1], m, bytes, TIMING_READ, address);
+        return true;
+    }
+    if (n == 1 && rows[0] != PTX_NO_REG &&
+        shared_lanes_fit(w, f, space, &insn->o[1], m, bytes, address, host)) {
+        load_lanes(f->regs[rows[0]], host, m, bytes, sgn);
+        mem_account_shared(w, insn, m, address, bytes, TIMING_READ);
         return true;
     }
     for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
@@ -366,10 +411,17 @@ bool mem_store(struct warp *w, struct frame *f, const struct ptx_insn *insn, uin
     unsigned n = value_rows(v, rows);
     enum ptx_space space = access_space(f, insn, &insn->o[0]);
     uint64_t address[WARP_SIZE];
+    uint64_t host[WARP_SIZE];
     if (n == 1 && v->kind == PTX_OPD_REG &&
         global_lanes_fit(w, f, space, &insn->o[0], m, bytes, address)) {
         store_lanes(address, f->regs[rows[0]], m, bytes);
         account(w, f, insn, space, &insn->o[0], m, bytes, TIMING_WRITE, address);
+        return true;
+    }
+    if (n == 1 && v->kind == PTX_OPD_REG &&
+        shared_lanes_fit(w, f, space, &insn->o[0], m, bytes, address, host)) {
+        store_lanes(host, f->regs[rows[0]], m, bytes);
+        mem_account_shared(w, insn, m, address, bytes, TIMING_WRITE);
         return true;
     }
     for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
@@ -510,6 +562,36 @@ uint64_t mem_operand_lane(const struct frame *f, const struct ptx_operand *o, ui
     return (uint64_t)o->imm;
 }
 
+/* The fast path of atom and red: every lane aligned, in the block's shared
+ * memory or in one cached global allocation; the lanes update in ascending
+ * order, as the careful path. False (nothing done) when it does not apply. */
+static bool atomic_lanes_fast(struct warp *w, struct frame *f, const struct ptx_insn *insn,
+                              enum ptx_space space, uint32_t m)
+{
+    bool red = insn->op == PTX_OP_RED;
+    const struct ptx_operand *addr = &insn->o[red ? 0 : 1];
+    const struct ptx_operand *b = &insn->o[red ? 1 : 2];
+    const struct ptx_operand *c = &insn->o[red ? 2 : 3];
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    uint64_t address[WARP_SIZE], host[WARP_SIZE];
+    bool shared = shared_lanes_fit(w, f, space, addr, m, bytes, address, host);
+    if (!shared && !global_lanes_fit(w, f, space, addr, m, bytes, address))
+        return false;
+    const uint64_t *at = shared ? host : address;
+    uint64_t *old = !red && insn->o[0].kind == PTX_OPD_REG ? f->regs[insn->o[0].reg] : NULL;
+    LANES(m, {
+        uint64_t v = mem_atomic_apply((void *)(uintptr_t)at[l], insn, mem_operand_lane(f, b, l),
+                                      mem_operand_lane(f, c, l), !shared);
+        if (old)
+            old[l] = v;
+    });
+    if (shared)
+        mem_account_shared(w, insn, m, address, bytes, TIMING_ATOMIC);
+    else
+        account(w, f, insn, space, addr, m, bytes, TIMING_ATOMIC, address);
+    return true;
+}
+
 bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
 {
     bool red = insn->op == PTX_OP_RED;
@@ -525,6 +607,8 @@ bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, ui
         return false;
     }
     enum ptx_space space = access_space(f, insn, addr);
+    if (atomic_lanes_fast(w, f, insn, space, m))
+        return true;
     for (uint32_t mm = m, l = 0; l < WARP_SIZE; l++) {
         if (!(mm >> l & 1))
             continue;

@@ -232,6 +232,22 @@ static void kernel_free(struct jit_kernel *k)
     }
 }
 
+/* For KGEMU_JIT_STATS: the instructions inside regions that the compiled
+ * code hands to the interpreter, by operation and PTX line. */
+static void print_interpreted(const struct jit_kernel *k, const struct ptx_function *fn)
+{
+    for (uint32_t pc = 0; pc < fn->n_code; pc++) {
+        if (!k->region_end[pc])
+            continue;
+        for (uint32_t i = pc; i < k->region_end[pc]; i++) {
+            const struct ptx_insn *insn = &fn->code[i];
+            if (!jit_native(insn, fn) && !jit_branch(insn))
+                fprintf(stderr, "kgemu jit:   interpreted: %s at PTX line %u\n",
+                        ptx_op_name((enum ptx_op)insn->op), insn->ptx_line);
+        }
+    }
+}
+
 static struct jit_kernel *compile_kernel(const struct ptx_function *fn)
 {
     double t0 = now_seconds();
@@ -268,9 +284,11 @@ static struct jit_kernel *compile_kernel(const struct ptx_function *fn)
         return NULL;
     }
     k->compile_seconds = now_seconds() - t0;
-    if (getenv("KGEMU_JIT_STATS"))
+    if (getenv("KGEMU_JIT_STATS")) {
         fprintf(stderr, "kgemu jit: %s: %u regions of its %u instructions compiled in %.1f ms\n",
                 fn->name, k->n_regions, fn->n_code, k->compile_seconds * 1e3);
+        print_interpreted(k, fn);
+    }
     return k;
 }
 

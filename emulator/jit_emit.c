@@ -43,12 +43,21 @@ static int interpret_one(struct warp *w, struct frame *f, uint32_t pc, uint32_t 
     return m == 0 ? 0 : execute_checked(w, f, pc, m);
 }
 
-/* The fast path's request, for the timing model. */
+/* The fast path's request, for the timing model: global addresses, or
+ * offsets in the block's shared memory. */
 static void account_global(struct warp *w, struct frame *f, uint32_t pc, uint32_t m,
                            const uint64_t *address)
 {
     const struct ptx_insn *insn = &f->fn->code[pc];
     mem_account_global(w, insn, m, address, ptx_type_bytes((enum ptx_type)insn->type),
+                       insn->op == PTX_OP_ST ? TIMING_WRITE : TIMING_READ);
+}
+
+static void account_shared(struct warp *w, struct frame *f, uint32_t pc, uint32_t m,
+                           const uint64_t *offset)
+{
+    const struct ptx_insn *insn = &f->fn->code[pc];
+    mem_account_shared(w, insn, m, offset, ptx_type_bytes((enum ptx_type)insn->type),
                        insn->op == PTX_OP_ST ? TIMING_WRITE : TIMING_READ);
 }
 
@@ -74,9 +83,17 @@ bool jit_in_region(const struct ptx_insn *insn)
     }
 }
 
+/* A variable's address (but a .local depot's, which is per frame) is an
+ * immediate: the module's load wrote it into the operand, and the cache's
+ * key covers it. */
+static bool is_immediate(const struct ptx_operand *o)
+{
+    return o->kind == PTX_OPD_IMM || (o->kind == PTX_OPD_SYMBOL && o->space != PTX_SPACE_LOCAL);
+}
+
 static bool register_or_immediate(const struct ptx_operand *o)
 {
-    return o->kind == PTX_OPD_REG || o->kind == PTX_OPD_IMM;
+    return o->kind == PTX_OPD_REG || is_immediate(o);
 }
 
 /* d, then n - 1 sources that are registers or immediates. */
@@ -229,14 +246,16 @@ static bool native_cvt(const struct ptx_insn *insn)
 }
 
 /* ld and st of one 4- or 8-byte register in global memory (or generic,
- * which the fast path takes only for global addresses): mem_load's and
- * mem_store's fast path, compiled, and their checked path called. */
+ * which the fast path takes only for global addresses) or shared memory:
+ * mem_load's and mem_store's fast paths, compiled, and their checked path
+ * called. */
 static bool native_memory(const struct ptx_insn *insn)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
     if ((op != PTX_OP_LD && op != PTX_OP_ST) || insn->n_operands != 2 ||
-        (insn->space != PTX_SPACE_GLOBAL && insn->space != PTX_SPACE_GENERIC) ||
+        (insn->space != PTX_SPACE_GLOBAL && insn->space != PTX_SPACE_GENERIC &&
+         insn->space != PTX_SPACE_SHARED) ||
         (bytes != 4 && bytes != 8))
         return false;
     const struct ptx_operand *a = &insn->o[op == PTX_OP_LD ? 1 : 0];
@@ -267,11 +286,32 @@ bool jit_branch(const struct ptx_insn *insn)
     return insn->op == PTX_OP_BRA && !(insn->flags & PTX_F_INDIRECT);
 }
 
+static bool predicate_or_immediate(const struct ptx_operand *o)
+{
+    return o->kind == PTX_OPD_PRED || o->kind == PTX_OPD_IMM;
+}
+
+/* and, or, xor, not and mov of predicates (exec_bitwise, exec_mov). */
+static bool native_predicate(const struct ptx_insn *insn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    int n = op == PTX_OP_NOT || op == PTX_OP_MOV ? 2 : 3;
+    if ((op != PTX_OP_AND && op != PTX_OP_OR && op != PTX_OP_XOR && n == 3) ||
+        insn->n_operands != n || insn->o[0].kind != PTX_OPD_PRED)
+        return false;
+    for (int i = 1; i < n; i++)
+        if (!predicate_or_immediate(&insn->o[i]))
+            return false;
+    return true;
+}
+
 bool jit_native(const struct ptx_insn *insn, const struct ptx_function *fn)
 {
     enum ptx_type t = (enum ptx_type)insn->type;
     if (half_executes(insn))
         return false;
+    if (t == PTX_PRED)
+        return native_predicate(insn);
     if (native_param_load(insn, fn))
         return true;
     switch ((enum ptx_op)insn->op) {
@@ -382,7 +422,7 @@ static LLVMValueRef splat32(struct jit_emit *e, uint32_t v)
 /* A source operand's 32 slots (a register's row, or the immediate in each). */
 static LLVMValueRef row_of(struct jit_emit *e, const struct ptx_operand *o)
 {
-    if (o->kind == PTX_OPD_IMM)
+    if (is_immediate(o))
         return splat(LLVMConstInt(e->i64, (uint64_t)o->imm, 0));
     LLVMValueRef v = jit_load(e, JIT_ROW, e->row, e->regs, (uint64_t)o->reg * sizeof(lanes_t));
     LLVMSetAlignment(v, 8);
@@ -782,9 +822,26 @@ static LLVMValueRef emit_selp(struct jit_emit *e, const struct ptx_insn *insn)
     return LLVMBuildSelect(e->b, c, row_of(e, &insn->o[1]), row_of(e, &insn->o[2]), "");
 }
 
+static void emit_predicate(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    LLVMValueRef x = pred_of(e, &insn->o[1]);
+    LLVMValueRef y = insn->n_operands > 2 ? pred_of(e, &insn->o[2]) : NULL;
+    LLVMValueRef r = op == PTX_OP_AND   ? LLVMBuildAnd(e->b, x, y, "")
+                     : op == PTX_OP_OR  ? LLVMBuildOr(e->b, x, y, "")
+                     : op == PTX_OP_XOR ? LLVMBuildXor(e->b, x, y, "")
+                     : op == PTX_OP_NOT ? LLVMBuildNot(e->b, x, "")
+                                        : x;
+    set_pred(e, insn->o[0].reg, r);
+}
+
 static void emit_native(struct jit_emit *e, const struct ptx_insn *insn)
 {
     LLVMValueRef v;
+    if (insn->type == PTX_PRED) {
+        emit_predicate(e, insn);
+        return;
+    }
     switch ((enum ptx_op)insn->op) {
     case PTX_OP_SETP:
         emit_setp(e, insn);
@@ -948,6 +1005,23 @@ static LLVMValueRef lanes_fit(struct jit_emit *e, LLVMValueRef address, unsigned
     return ok;
 }
 
+/* shared_lanes_fit (interp_memory.c) on the lanes' offsets: aligned, and
+ * inside the block's `limit` bytes of shared memory. */
+static LLVMValueRef shared_lanes_fit(struct jit_emit *e, LLVMValueRef offset, LLVMValueRef limit,
+                                     unsigned bytes)
+{
+    LLVMValueRef hi = over_lanes(e, "umax", offset, 0);
+    LLVMValueRef bits = over_lanes(e, "or", offset, 0);
+    LLVMValueRef misaligned = LLVMBuildAnd(e->b, bits, constant64(e, bytes - 1), "");
+    LLVMValueRef room = LLVMBuildSub(e->b, limit, constant64(e, bytes), "");
+    LLVMValueRef tests[] = {
+        LLVMBuildICmp(e->b, LLVMIntEQ, misaligned, constant64(e, 0), ""),
+        LLVMBuildICmp(e->b, LLVMIntUGE, limit, constant64(e, bytes), ""),
+        LLVMBuildICmp(e->b, LLVMIntULE, hi, room, ""),
+    };
+    return LLVMBuildAnd(e->b, LLVMBuildAnd(e->b, tests[0], tests[1], ""), tests[2], "");
+}
+
 /* llvm.masked.gather (value NULL) or llvm.masked.scatter of `bytes`-wide
  * values at the pointers, under the mask. */
 static LLVMValueRef gather_scatter(struct jit_emit *e, LLVMValueRef pointers, LLVMValueRef value,
@@ -966,16 +1040,16 @@ static LLVMValueRef gather_scatter(struct jit_emit *e, LLVMValueRef pointers, LL
                      gather ? gather_args : scatter_args, 4);
 }
 
-/* The fast path of a global ld or st: the access (a scatter stores lanes in
- * ascending order, as the interpreter does), then its request for the
- * timing model. */
+/* The fast path of a global or shared ld or st at the host's `pointers`:
+ * the access (a scatter stores lanes in ascending order, as the
+ * interpreter does), then its request for the timing model, of `address`
+ * (global addresses, or offsets in shared memory). */
 static void emit_fast_access(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
-                             LLVMValueRef address)
+                             LLVMValueRef pointers, LLVMValueRef address)
 {
     bool load = insn->op == PTX_OP_LD;
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
     const struct ptx_operand *v = &insn->o[load ? 0 : 1];
-    LLVMValueRef pointers = LLVMBuildIntToPtr(e->b, address, lanes_of(e->ptr), "");
     if (load) {
         LLVMValueRef x = gather_scatter(e, pointers, NULL, bytes);
         if (bytes == 4 && ptx_type_is_signed((enum ptx_type)insn->type))
@@ -986,17 +1060,20 @@ static void emit_fast_access(struct jit_emit *e, const struct ptx_insn *insn, ui
     }
     LLVMBuildStore(e->b, address, e->addresses);
     LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), e->mask, e->addresses};
-    LLVMBuildCall2(e->b, e->account_ty, constant_pointer(e, (void (*)(void))account_global), args,
-                   5, "");
+    void (*account)(void) = insn->space == PTX_SPACE_SHARED ? (void (*)(void))account_shared
+                                                            : (void (*)(void))account_global;
+    LLVMBuildCall2(e->b, e->account_ty, constant_pointer(e, account), args, 5, "");
 }
 
-/* A global ld or st (native_memory): the fast path when the lanes fit the
- * cached allocation, else the interpreter's checked path, which records any
- * fault. Nothing for an empty mask, as step() executes nothing then. */
+/* A global or shared ld or st (native_memory): the fast path when the
+ * lanes fit the cached allocation or the block's shared memory, else the
+ * interpreter's checked path, which records any fault. Nothing for an
+ * empty mask, as step() executes nothing then. */
 static void emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
                         uint32_t later, uint32_t later_native)
 {
     const struct ptx_operand *a = &insn->o[insn->op == PTX_OP_LD ? 1 : 0];
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
     LLVMBasicBlockRef check = block(e, "check"), fast = block(e, "fast"), slow = block(e, "slow"),
                       done = block(e, "done");
     LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, e->mask, LLVMConstInt(e->i32, 0, 0), ""),
@@ -1005,10 +1082,22 @@ static void emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_
     struct ptx_operand base_row = {.kind = PTX_OPD_REG, .reg = a->reg};
     LLVMValueRef base = a->reg != PTX_NO_REG ? row_of(e, &base_row) : LLVMConstNull(e->row);
     LLVMValueRef address = LLVMBuildAdd(e->b, base, splat(constant64(e, (uint64_t)a->imm)), "");
-    LLVMBuildCondBr(e->b, lanes_fit(e, address, ptx_type_bytes((enum ptx_type)insn->type)), fast,
-                    slow);
+    LLVMValueRef pointers, fits;
+    if (insn->space == PTX_SPACE_SHARED) {
+        LLVMValueRef b = jit_load(e, JIT_WARP, e->ptr, e->w, offsetof(struct warp, block));
+        LLVMValueRef memory = jit_load(e, JIT_WARP, e->ptr, b, offsetof(struct block, shared));
+        LLVMValueRef limit = LLVMBuildZExt(
+            e->b, jit_load(e, JIT_WARP, e->i32, b, offsetof(struct block, shared_bytes)), e->i64,
+            "");
+        fits = shared_lanes_fit(e, address, limit, bytes);
+        pointers = LLVMBuildGEP2(e->b, e->i8, memory, &address, 1, "");
+    } else {
+        fits = lanes_fit(e, address, bytes);
+        pointers = LLVMBuildIntToPtr(e->b, address, lanes_of(e->ptr), "");
+    }
+    LLVMBuildCondBr(e->b, fits, fast, slow);
     LLVMPositionBuilderAtEnd(e->b, fast);
-    emit_fast_access(e, insn, pc, address);
+    emit_fast_access(e, insn, pc, pointers, address);
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, slow);
     emit_checked_call(e, execute_checked, pc, later, later_native);

@@ -585,21 +585,46 @@ static void bank_wavefronts(uint64_t *words, unsigned n, unsigned *wavefronts, u
     }
 }
 
+/* The common shape: every lane, one aligned word each, lane l at word
+ * w0 + l × s (a row, a column of a tile, a broadcast). Lanes l and l' share
+ * a bank when (l - l') × s is a multiple of 32, so each bank serves
+ * gcd(s, 32) distinct words; s = 0 is one word, all lanes on it. False when
+ * the request is not of that shape. */
+static bool strided_request(uint32_t mask, const uint64_t *offset, unsigned bytes,
+                            unsigned *wavefronts, unsigned *same)
+{
+    if (mask != FULL_MASK || bytes != 4)
+        return false;
+    uint64_t step = offset[1] - offset[0];
+    uint64_t off = (offset[0] | step) & 3; /* a loop without an exit, which vectorizes */
+    for (uint32_t l = 2; l < WARP_SIZE; l++)
+        off |= offset[l] ^ (offset[0] + (uint64_t)l * step);
+    if (off)
+        return false;
+    uint64_t s = (int64_t)step < 0 ? -step / 4 : step / 4;
+    unsigned twos = s ? (unsigned)__builtin_ctzll(s) : 5;
+    *wavefronts = s ? 1u << (twos < 5 ? twos : 5) : 1;
+    *same = s ? 1 : WARP_SIZE;
+    return true;
+}
+
 void timing_shared_request(struct timing_warp *tw, struct timing_launch *t,
                            const struct ptx_insn *insn, uint32_t mask, const uint64_t *offset,
                            unsigned bytes, bool atomic)
 {
     if (!t->enabled || mask == 0)
         return;
-    uint64_t words[WARP_SIZE * 4];
-    unsigned n = 0;
-    for (uint32_t l = 0; l < WARP_SIZE; l++)
-        if (mask >> l & 1)
-            for (uint64_t w = offset[l] / 4; w <= (offset[l] + bytes - 1) / 4 && n < WARP_SIZE * 4;
-                 w++)
-                words[n++] = w;
     unsigned wavefronts = 1, same = 1;
-    bank_wavefronts(words, n, &wavefronts, &same);
+    if (!strided_request(mask, offset, bytes, &wavefronts, &same)) {
+        uint64_t words[WARP_SIZE * 4];
+        unsigned n = 0;
+        for (uint32_t l = 0; l < WARP_SIZE; l++)
+            if (mask >> l & 1)
+                for (uint64_t w = offset[l] / 4;
+                     w <= (offset[l] + bytes - 1) / 4 && n < WARP_SIZE * 4; w++)
+                    words[n++] = w;
+        bank_wavefronts(words, n, &wavefronts, &same);
+    }
     if (atomic && same > wavefronts) /* atomics to one word serialize */
         wavefronts = same;
     tw->shared_requests++;

@@ -3,7 +3,8 @@
  * The input becomes a random but valid PTX kernel: straight-line integer,
  * f32 and f64 arithmetic, setp/selp, cvt, shifts, min/max, division,
  * predicated instructions, global loads and stores at in-bounds and
- * out-of-bounds addresses, and control flow: data-dependent forward
+ * out-of-bounds addresses, shared loads, stores and atomics (in bounds,
+ * past the end, misaligned), and control flow: data-dependent forward
  * branches (if and if/else, so lanes diverge and reconverge) and bounded
  * loops whose trip count differs per lane, nested two deep. It runs on a
  * small grid with inputs seeded from the input, in compare mode
@@ -309,6 +310,49 @@ static void memory_access(struct gen *g)
     }
 }
 
+/* A shared load, store or atomic add at an offset made from data: lanes on
+ * one word, along a row, spread over the 1 KiB array, at a fixed word
+ * (named by the array's symbol), sometimes past its end or misaligned;
+ * some under a predicate. %r11 holds the array's address. */
+static void shared_access(struct gen *g)
+{
+    unsigned kind = byte(g), reg = byte(g) % 8, wild = byte(g), guard = byte(g);
+    static const unsigned spread[] = {0, 0x7c, 0x3fc, 0x3f8};
+    char at[32] = "[%r12]";
+    if (wild % 16 == 0) /* the last word or one past it; or far past the end */
+        emit(&g->ptx, "    and.b32 %%r12, %%r%u, %u;\n    add.s32 %%r12, %%r12, %u;\n", reg,
+             wild & 16 ? 4 : 2044, wild & 16 ? 1020 : 1024);
+    else if (wild % 16 == 1) /* misaligned */
+        emit(&g->ptx, "    and.b32 %%r12, %%r%u, 1020;\n    or.b32 %%r12, %%r12, 2;\n", reg);
+    else if (wild % 16 == 2) /* a fixed word */
+        snprintf(at, sizeof at, "[smem+%u]", wild / 16 * 8);
+    else
+        emit(&g->ptx, "    and.b32 %%r12, %%r%u, %u;\n", reg, spread[wild / 16 % 4]);
+    if (wild % 16 != 2)
+        emit(&g->ptx, "    add.s32 %%r12, %%r12, %%r11;\n");
+    emit(&g->ptx, "    ");
+    if (guard % 4 == 0)
+        emit(&g->ptx, "@%s%%p%u ", guard & 4 ? "!" : "", guard / 8 % 6);
+    unsigned value = byte(g) % 8;
+    switch (kind % 5) {
+    case 0:
+        emit(&g->ptx, "ld.shared.u32 %%r%u, %s;\n", value, at);
+        break;
+    case 1:
+        emit(&g->ptx, "st.shared.u32 %s, %%r%u;\n", at, value);
+        break;
+    case 2:
+        emit(&g->ptx, "ld.shared.f32 %%f%u, %s;\n", value, at);
+        break;
+    case 3:
+        emit(&g->ptx, "st.shared.f64 %s, %%fd%u;\n", at, value % 4);
+        break;
+    default:
+        emit(&g->ptx, "atom.shared.add.u32 %%r%u, %s, %%r%u;\n", value, at, reg);
+        break;
+    }
+}
+
 static void block(struct gen *g, unsigned depth);
 
 /* A data-dependent condition in %p6 or %p7: lanes go different ways. */
@@ -362,8 +406,10 @@ static void block(struct gen *g, unsigned depth)
         g->items++;
         if (choice < 168)
             instruction(g, operations[byte(g) % (sizeof operations / sizeof *operations)]);
-        else if (choice < 200)
+        else if (choice < 190)
             memory_access(g);
+        else if (choice < 200)
+            shared_access(g);
         else if (choice < 212 && depth < DEPTH_MAX)
             if_then(g, depth);
         else if (choice < 222 && depth < DEPTH_MAX)
@@ -382,6 +428,7 @@ static void prologue(struct gen *g)
          ".visible .entry fuzz(.param .u64 p_in, .param .u64 p_out)\n{\n"
          "    .reg .pred %%p<8>;\n    .reg .b32 %%r<13>;\n    .reg .f32 %%f<8>;\n"
          "    .reg .f64 %%fd<4>;\n    .reg .b64 %%rd<12>;\n"
+         "    .shared .align 8 .b8 smem[1024];\n    mov.u32 %%r11, smem;\n"
          "    ld.param.u64 %%rd8, [p_in];\n    ld.param.u64 %%rd9, [p_out];\n"
          "    cvta.to.global.u64 %%rd8, %%rd8;\n    cvta.to.global.u64 %%rd9, %%rd9;\n"
          "    mov.u32 %%r0, %%ctaid.x;\n    mov.u32 %%r1, %%ntid.x;\n"

@@ -1,5 +1,6 @@
 /*
- * Unit tests of the timing model's L2 and its sequencer (emulator/timing.c):
+ * Unit tests of the timing model (emulator/timing.c): shared requests' bank
+ * conflicts against a straightforward count, and the L2 and its sequencer:
  * global requests logged by blocks handed in out of order, from several
  * threads, must give the DRAM traffic and same-address atomics of one
  * straightforward model fed in block order: a set-associative LRU cache of
@@ -207,10 +208,81 @@ static void dram_traffic_is_the_lru_oracles(void **state)
     pthread_mutex_destroy(&fx.lock);
 }
 
+/* ------------------------------------------------------ shared memory */
+
+/* The wavefronts of a shared request, straightforwardly: each bank serves
+ * its distinct words one a wavefront; an atomic's lanes on one word
+ * serialize. */
+static unsigned oracle_wavefronts(uint32_t mask, const uint64_t *offset, unsigned bytes,
+                                  bool atomic)
+{
+    uint64_t words[WARP_SIZE * 4];
+    unsigned n = 0, most = 1, same = 1;
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        if (mask >> l & 1)
+            for (uint64_t w = offset[l] / 4; w <= (offset[l] + bytes - 1) / 4; w++)
+                words[n++] = w;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned copies = 0, distinct_before = 0, in_bank = 0;
+        for (unsigned j = 0; j < n; j++) {
+            copies += words[j] == words[i];
+            distinct_before += j < i && words[j] == words[i];
+        }
+        if (distinct_before)
+            continue; /* counted at its first copy */
+        for (unsigned j = 0; j < n; j++) {
+            bool first = true;
+            for (unsigned k = 0; k < j; k++)
+                first &= words[k] != words[j];
+            in_bank += first && words[j] % 32 == words[i] % 32;
+        }
+        most = in_bank > most ? in_bank : most;
+        same = copies > same ? copies : same;
+    }
+    return atomic && same > most ? same : most;
+}
+
+static unsigned model_wavefronts(uint32_t mask, const uint64_t *offset, unsigned bytes, bool atomic)
+{
+    struct timing_launch t = {.enabled = true};
+    struct timing_warp warp = {0};
+    struct ptx_insn insn = {0};
+    timing_shared_request(&warp, &t, &insn, mask, offset, bytes, atomic);
+    return (unsigned)warp.shared_wavefronts;
+}
+
+/* Rows, columns of padded and unpadded tiles, broadcasts, backwards, with
+ * lanes off, bins of a histogram, 8-byte words, scattered offsets. */
+static void bank_conflicts_are_the_oracles(void **state)
+{
+    (void)state;
+    uint64_t seed = 11, offset[WARP_SIZE];
+    for (int64_t stride = -70; stride <= 70; stride++)
+        for (unsigned bytes = 4; bytes <= 8; bytes += 4)
+            for (int atomic = 0; atomic < 2; atomic++) {
+                for (uint32_t l = 0; l < WARP_SIZE; l++)
+                    offset[l] = (uint64_t)(4096 + (int64_t)l * stride * 4);
+                assert_int_equal(model_wavefronts(FULL_MASK, offset, bytes, atomic),
+                                 oracle_wavefronts(FULL_MASK, offset, bytes, atomic));
+                assert_int_equal(model_wavefronts(0x0F0F00F1u, offset, bytes, atomic),
+                                 oracle_wavefronts(0x0F0F00F1u, offset, bytes, atomic));
+            }
+    for (int i = 0; i < 3000; i++) {
+        uint64_t span = i % 3 == 0 ? 40 : i % 3 == 1 ? 256 : 1 << 16;
+        unsigned bytes = i % 4 == 0 ? 8 : 4;
+        for (uint32_t l = 0; l < WARP_SIZE; l++)
+            offset[l] = next_random(&seed) % span * bytes;
+        uint32_t mask = i % 2 ? FULL_MASK : (uint32_t)next_random(&seed) | 1;
+        assert_int_equal(model_wavefronts(mask, offset, bytes, i % 5 == 0),
+                         oracle_wavefronts(mask, offset, bytes, i % 5 == 0));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dram_traffic_is_the_lru_oracles),
+        cmocka_unit_test(bank_conflicts_are_the_oracles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
