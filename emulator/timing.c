@@ -475,6 +475,29 @@ static void count_request(struct timing_warp *tw, const struct timing_launch *t,
     note_hotspot(&tw->worst_sectors, &tw->worst_sectors_line, distinct, line_of(insn));
 }
 
+/* The common atomic request, every lane in one line (a histogram's bins, a
+ * counter): the L2 sees that one line whatever the order, so its entries
+ * go in address order, counted in a table of the line's bytes. False when
+ * the lanes span lines. */
+static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uint64_t *address)
+{
+    uint64_t line = address[__builtin_ctz(mask)] / LINE_BYTES, other = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++) /* inactive lanes' addresses are not set */
+        if (mask >> l & 1)
+            other |= address[l] / LINE_BYTES ^ line;
+    if (other)
+        return false;
+    uint8_t lanes[LINE_BYTES] = {0};
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        if (mask >> l & 1)
+            lanes[address[l] % LINE_BYTES]++;
+    for (unsigned at = 0; at < LINE_BYTES; at++)
+        if (lanes[at])
+            log_append(log, line * LINE_BYTES + at, (uint8_t)(1u << (at / SECTOR_BYTES)),
+                       TIMING_ATOMIC, lanes[at]);
+    return true;
+}
+
 /* An atomic request's entries: one per address, with how many lanes update
  * it, in the order of their last lanes. The L2 ends as it would after each
  * lane's access in turn (a lane's repeat of an earlier lane's line only
@@ -482,6 +505,8 @@ static void count_request(struct timing_warp *tw, const struct timing_launch *t,
  * one another: over 16 lines of one L2 set in one request. */
 static void log_atomics(struct timing_log *log, uint32_t mask, const uint64_t *address)
 {
+    if (log_atomics_in_line(log, mask, address))
+        return;
     uint64_t distinct[WARP_SIZE];
     uint8_t lanes[WARP_SIZE];
     unsigned n = 0;

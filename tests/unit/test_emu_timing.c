@@ -72,6 +72,18 @@ struct request {
     enum timing_access kind;
 };
 
+/* Atomics go to 64 words at the base, or to 10 words of one line past
+ * everything else (ONE_LINE_HOT from the base; no other request touches
+ * its sectors); hot_word numbers them. */
+#define ONE_LINE_HOT (2 * 4096ull * 1024 + 24) /* past twice a T4's L2, sectors 0 and 1 */
+#define HOT_WORDS    (64 + 10)
+
+static unsigned hot_word(uint64_t address, uint64_t base)
+{
+    return address - base < ONE_LINE_HOT ? (unsigned)((address - base) / 4)
+                                         : 64 + (unsigned)((address - base - ONE_LINE_HOT) / 4);
+}
+
 /* An atomic request, lane by lane: a read then a write of each lane's
  * sector, and a count for its word (`hot`, words from `base`). */
 static void oracle_atomics(struct oracle *o, const struct request *r, uint64_t base, uint64_t *hot,
@@ -83,7 +95,7 @@ static void oracle_atomics(struct oracle *o, const struct request *r, uint64_t b
         uint8_t sector = (uint8_t)(1u << (r->address[l] / 32 % 4));
         oracle_access(o, r->address[l], sector, false);
         oracle_access(o, r->address[l], sector, true);
-        hot[(r->address[l] - base) / 4]++;
+        hot[hot_word(r->address[l], base)]++;
         (*atomics)++;
     }
 }
@@ -99,12 +111,15 @@ static uint64_t next_random(uint64_t *s)
 static void make_request(struct request *r, uint64_t *seed, uint64_t base, uint64_t span)
 {
     uint64_t shape = next_random(seed) % 4, start = base + next_random(seed) % span / 4 * 4;
+    /* hot words over two lines, or 10 in one line of their own, over two sectors */
+    bool in_line = next_random(seed) % 2;
+    uint64_t hot = in_line ? 10 : 64, hot_base = in_line ? base + ONE_LINE_HOT : base;
     r->kind = shape == 3 ? TIMING_ATOMIC : next_random(seed) % 3 == 0 ? TIMING_WRITE : TIMING_READ;
     r->mask = shape == 2 || (shape == 3 && next_random(seed) % 2) ? (uint32_t)next_random(seed) | 1
                                                                   : FULL_MASK;
     for (uint32_t l = 0; l < WARP_SIZE; l++)
         r->address[l] = shape == 0   ? start / LINE * LINE + l * 4
-                        : shape == 3 ? base + next_random(seed) % 64 * 4 /* a few hot words */
+                        : shape == 3 ? hot_base + next_random(seed) % hot * 4
                                      : base + next_random(seed) % span / 4 * 4;
 }
 
@@ -156,6 +171,7 @@ static void dram_traffic_is_the_lru_oracles(void **state)
     fx.requests = calloc(BLOCKS, sizeof *fx.requests);
     assert_non_null(fx.requests);
     uint64_t seed = 7, base = 1ull << 32, span = 2 * (uint64_t)t4->l2_bytes;
+    assert_true(ONE_LINE_HOT >= span);
     for (int b = 0; b < BLOCKS; b++)
         for (int i = 0; i < REQUESTS; i++)
             make_request(&fx.requests[b][i], &seed, base, span);
@@ -172,7 +188,7 @@ static void dram_traffic_is_the_lru_oracles(void **state)
     struct oracle o = {.sets = t4->l2_bytes / LINE / WAYS};
     o.ways = calloc(o.sets * WAYS, sizeof *o.ways);
     assert_non_null(o.ways);
-    uint64_t hot[64] = {0}, atomics = 0;
+    uint64_t hot[HOT_WORDS] = {0}, atomics = 0;
     for (int b = 0; b < BLOCKS; b++)
         for (int i = 0; i < REQUESTS; i++) {
             struct request *r = &fx.requests[b][i];
@@ -194,7 +210,7 @@ static void dram_traffic_is_the_lru_oracles(void **state)
     for (uint64_t i = 0; i < o.sets * WAYS; i++)
         o.write_sectors += (uint64_t)__builtin_popcount(o.ways[i].dirty);
     uint64_t most = 0;
-    for (int i = 0; i < 64; i++)
+    for (int i = 0; i < HOT_WORDS; i++)
         most = hot[i] > most ? hot[i] : most;
     assert_true(o.write_sectors > 0 && o.read_sectors > 0);
     assert_int_equal(got.dram_read_bytes, o.read_sectors * 32);
