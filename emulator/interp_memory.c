@@ -513,10 +513,68 @@ static uint64_t atomic_loop(void *p, enum ptx_atom_op op, uint64_t b, unsigned b
     ((bytes) == 4 ? (uint64_t)fn((uint32_t *)(p), (uint32_t)(v), __ATOMIC_SEQ_CST)                 \
                   : (uint64_t)fn((uint64_t *)(p), (uint64_t)(v), __ATOMIC_SEQ_CST))
 
+/* The value an atomic operation leaves, of the old one and its operands
+ * (compare-and-swap: b the expected value, c the new one). */
+static uint64_t private_result(const struct ptx_insn *insn, uint64_t old, uint64_t b, uint64_t c,
+                               unsigned bytes)
+{
+    enum ptx_type type = (enum ptx_type)insn->type;
+    uint64_t keep = bytes == 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
+    switch ((enum ptx_atom_op)insn->cmp) {
+    case PTX_ATOM_ADD:
+        if (ptx_type_is_float(type))
+            return bytes == 4 ? (uint32_t)f32_result(slot_f32(old) + slot_f32(b))
+                              : f64_slot(slot_f64(old) + slot_f64(b));
+        return old + b;
+    case PTX_ATOM_AND:
+        return old & b;
+    case PTX_ATOM_OR:
+        return old | b;
+    case PTX_ATOM_XOR:
+        return old ^ b;
+    case PTX_ATOM_EXCH:
+        return b;
+    case PTX_ATOM_CAS:
+        return old == (b & keep) ? c : old;
+    default:
+        return combine_value((enum ptx_atom_op)insn->cmp, old, b, bytes, ptx_type_is_signed(type));
+    }
+}
+
+/* An atomic operation on shared or local memory: the block's own, which one
+ * host thread runs from start to end (launch.c; a cluster is one block), so
+ * a plain load and store do what a locked host instruction would, at a
+ * fraction of its cost (a histogram's bins in shared memory: one
+ * read-modify-write a lane). The same values as mem_atomic_apply's global
+ * path but for the flush to zero, which only global f32 additions do. */
+static uint64_t private_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint64_t c)
+{
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    switch (bytes) { /* mem_atomic allows these sizes only */
+    case 2: {
+        uint16_t *q = p, old = *q;
+        *q = (uint16_t)private_result(insn, old, b, c, 2);
+        return old;
+    }
+    case 4: {
+        uint32_t *q = p, old = *q;
+        *q = (uint32_t)private_result(insn, old, b, c, 4);
+        return old;
+    }
+    default: {
+        uint64_t *q = p, old = *q;
+        *q = private_result(insn, old, b, c, 8);
+        return old;
+    }
+    }
+}
+
 uint64_t mem_atomic_apply(void *p, const struct ptx_insn *insn, uint64_t b, uint64_t c, bool global)
 {
     enum ptx_type type = (enum ptx_type)insn->type;
     unsigned bytes = ptx_type_bytes(type);
+    if (!global && !ptx_type_is_half(type))
+        return private_apply(p, insn, b, c);
     switch ((enum ptx_atom_op)insn->cmp) {
     case PTX_ATOM_ADD:
         if (ptx_type_is_half(type))
@@ -562,6 +620,61 @@ uint64_t mem_operand_lane(const struct frame *f, const struct ptx_operand *o, ui
     return (uint64_t)o->imm;
 }
 
+/* The lanes of a global integer atom.add or red.add that all fall in one
+ * span of this many bytes (a histogram's bins, a counter) add up per
+ * address before the memory sees them: one locked host instruction per
+ * address instead of one per lane, which two host threads sharing the bins
+ * would otherwise pass back and forth lane by lane. */
+#define ADDS_SPAN 128
+
+/* The adds of global_adds_combined, by address; false (nothing done) when
+ * the lanes span more than ADDS_SPAN bytes. Each lane gets the value its add
+ * saw had the lanes added in ascending order, as the lane loop gives them:
+ * the memory ends the same, and another host thread's accesses fall between
+ * this warp's whole request and the next, which the GPU allows too. */
+static bool global_adds_combined(const struct ptx_insn *insn, uint32_t m, const uint64_t *at,
+                                 const uint64_t *operand, uint64_t *old)
+{
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    uint64_t base = at[__builtin_ctz(m)] & ~(uint64_t)(ADDS_SPAN - 1), outside = 0;
+    uint64_t sum[ADDS_SPAN / 4] = {0};
+    uint32_t used = 0;
+    LANES(m, {
+        uint64_t slot = (at[l] - base) / bytes;
+        outside |= at[l] - base >= ADDS_SPAN;
+        if (!outside) {
+            sum[slot] += operand[l];
+            used |= 1u << slot;
+        }
+    });
+    if (outside)
+        return false;
+    uint64_t seen[ADDS_SPAN / 4];
+    for (uint32_t u = used; u; u &= u - 1) {
+        unsigned slot = (unsigned)__builtin_ctz(u);
+        void *p = (void *)(uintptr_t)(base + slot * bytes);
+        seen[slot] = bytes == 4
+                         ? __atomic_fetch_add((uint32_t *)p, (uint32_t)sum[slot], __ATOMIC_SEQ_CST)
+                         : __atomic_fetch_add((uint64_t *)p, sum[slot], __ATOMIC_SEQ_CST);
+    }
+    uint64_t keep = bytes == 4 ? 0xFFFFFFFFull : ~0ull;
+    if (old)
+        LANES(m, {
+            unsigned slot = (unsigned)((at[l] - base) / bytes);
+            old[l] = seen[slot];
+            seen[slot] = (seen[slot] + operand[l]) & keep;
+        });
+    return true;
+}
+
+/* Whether global_adds_combined may do an atomic's lanes. */
+static bool adds_combine(const struct ptx_insn *insn, bool shared)
+{
+    enum ptx_type type = (enum ptx_type)insn->type;
+    return !shared && (enum ptx_atom_op)insn->cmp == PTX_ATOM_ADD && !ptx_type_is_float(type) &&
+           !ptx_type_is_half(type);
+}
+
 /* The fast path of atom and red: every lane aligned, in the block's shared
  * memory or in one cached global allocation; the lanes update in ascending
  * order, as the careful path. False (nothing done) when it does not apply. */
@@ -579,12 +692,19 @@ static bool atomic_lanes_fast(struct warp *w, struct frame *f, const struct ptx_
         return false;
     const uint64_t *at = shared ? host : address;
     uint64_t *old = !red && insn->o[0].kind == PTX_OPD_REG ? f->regs[insn->o[0].reg] : NULL;
-    LANES(m, {
-        uint64_t v = mem_atomic_apply((void *)(uintptr_t)at[l], insn, mem_operand_lane(f, b, l),
-                                      mem_operand_lane(f, c, l), !shared);
-        if (old)
-            old[l] = v;
-    });
+    uint64_t operand[WARP_SIZE];
+    bool combined = false;
+    if (adds_combine(insn, shared)) {
+        LANES(m, operand[l] = mem_operand_lane(f, b, l));
+        combined = global_adds_combined(insn, m, at, operand, old);
+    }
+    if (!combined)
+        LANES(m, {
+            uint64_t v = mem_atomic_apply((void *)(uintptr_t)at[l], insn, mem_operand_lane(f, b, l),
+                                          mem_operand_lane(f, c, l), !shared);
+            if (old)
+                old[l] = v;
+        });
     if (shared)
         mem_account_shared(w, insn, m, address, bytes, TIMING_ATOMIC);
     else

@@ -43,8 +43,8 @@ static int interpret_one(struct warp *w, struct frame *f, uint32_t pc, uint32_t 
     return m == 0 ? 0 : execute_checked(w, f, pc, m);
 }
 
-/* The fast path's request, for the timing model: global addresses, or
- * offsets in the block's shared memory. */
+/* The fast paths' requests, for the timing model: of global addresses,
+ * and of offsets in the block's shared memory. */
 static void account_global(struct warp *w, struct frame *f, uint32_t pc, uint32_t m,
                            const uint64_t *address)
 {

@@ -11,9 +11,17 @@
  * - atomicMin/Max (signed, unsigned, 64-bit), And/Or/Xor, Exch (nothing
  *   lost: the old values and the final one are the initial value and all
  *   the written ones), Inc/Dec with their wrap-around, CAS loops (a float
- *   maximum and a counter), and the _block scope variant.
+ *   maximum and a counter), and the _block scope variant;
+ * - every operation on shared memory by one warp, whose lanes update in
+ *   ascending order: each lane's old value and the final ones as a host
+ *   loop gives them (the virtual GPU does a block's shared atomics without
+ *   host atomics: one host thread runs the block);
+ * - integer adds of one warp into a few words of one line, which the
+ *   virtual GPU sums per address before one host atomic each: each lane's
+ *   old value as if the lanes added one by one, past 2^32 and 2^64.
  */
 #include <math.h>
+#include <stddef.h>
 
 #include "gpu_test.h"
 
@@ -291,6 +299,177 @@ static void test_mixed(struct kernels *k)
     CHECK_SAME(exch_old, exch_want, N + 1);
 }
 
+/* ------------------------------------------------- one warp, in lane order */
+
+#define WARP      32
+#define WARP_OPS  14 /* the old values shared_ops keeps per lane */
+#define OP_BLOCKS 5
+
+static const char warp_source[] =
+    "struct ops {\n"
+    "    unsigned add, and_, or_, xor_, exch, inc, dec, cas;\n"
+    "    int smin, smax;\n"
+    "    unsigned long long add64, max64;\n"
+    "    float fadd;\n"
+    "    unsigned short cas16, pad;\n"
+    "};\n"
+    "extern \"C\" __global__ void shared_ops(const int *v, unsigned long long *olds, struct ops "
+    "*out)\n"
+    "{\n"
+    "    __shared__ struct ops s;\n"
+    "    int l = threadIdx.x, x = v[blockIdx.x * 32 + l];\n"
+    "    if (l == 0) {\n"
+    "        s.add = 0xfffffff0u; s.and_ = ~0u; s.or_ = 0; s.xor_ = 0x5a5a5a5a; s.exch = 7;\n"
+    "        s.inc = 15; s.dec = 2; s.cas = 0; s.smin = 0; s.smax = 0;\n"
+    "        s.add64 = 0xfffffffffff00000ull; s.max64 = 0; s.fadd = 0.5f; s.cas16 = 0;\n"
+    "    }\n"
+    "    __syncwarp();\n"
+    "    unsigned long long *o = olds + (blockIdx.x * 32 + l) * 14;\n"
+    "    o[0] = atomicAdd(&s.add, (unsigned)x);\n"
+    "    o[1] = atomicAnd(&s.and_, (unsigned)x | 0x10000001u);\n"
+    "    o[2] = atomicOr(&s.or_, (unsigned)x & 0x0f0f0f0fu);\n"
+    "    o[3] = atomicXor(&s.xor_, (unsigned)x);\n"
+    "    o[4] = atomicExch(&s.exch, (unsigned)x);\n"
+    "    o[5] = atomicInc(&s.inc, 20u);\n"
+    "    o[6] = atomicDec(&s.dec, 7u);\n"
+    "    o[7] = atomicCAS(&s.cas, (unsigned)l, (unsigned)l + 1);\n"
+    "    o[8] = (unsigned)atomicMin(&s.smin, x);\n"
+    "    o[9] = (unsigned)atomicMax(&s.smax, x);\n"
+    "    o[10] = atomicAdd(&s.add64, (unsigned long long)(unsigned)x << 12);\n"
+    "    o[11] = atomicMax(&s.max64, (unsigned long long)x * 3ull);\n"
+    "    o[12] = __float_as_uint(atomicAdd(&s.fadd, (float)(x & 0xff) * 0.25f));\n"
+    "    o[13] = atomicCAS(&s.cas16, (unsigned short)(l * 3), (unsigned short)(l * 3 + 3));\n"
+    "    __syncwarp();\n"
+    "    if (l == 0) out[blockIdx.x] = s;\n"
+    "}\n"
+    "extern \"C\" __global__ void adds_in_line(unsigned *c, unsigned *old, unsigned long long "
+    "*c64,\n"
+    "                                        unsigned long long *old64)\n"
+    "{\n"
+    "    int l = threadIdx.x;\n"
+    "    old[l] = atomicAdd(&c[l % 3], 0x10000001u * (unsigned)(l + 1));\n"
+    "    old64[l] = atomicAdd(&c64[l % 2 * 3], 0x4000000000000001ull * (unsigned)(l + 1));\n"
+    "    atomicAdd(&c[4 + l % 2], (unsigned)l);  /* red: the old value unused */\n"
+    "}\n";
+
+struct ops {
+    unsigned add, and_, or_, xor_, exch, inc, dec, cas;
+    int smin, smax;
+    unsigned long long add64, max64;
+    float fadd;
+    unsigned short cas16, pad;
+};
+
+static unsigned float_bits(float f)
+{
+    unsigned u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* One lane's operations on the host's copy, its old values in o. */
+static void ops_lane(struct ops *s, int l, int x, unsigned long long *o)
+{
+    unsigned u = (unsigned)x;
+    o[0] = s->add, s->add += u;
+    o[1] = s->and_, s->and_ &= u | 0x10000001u;
+    o[2] = s->or_, s->or_ |= u & 0x0f0f0f0fu;
+    o[3] = s->xor_, s->xor_ ^= u;
+    o[4] = s->exch, s->exch = u;
+    o[5] = s->inc, s->inc = s->inc >= 20u ? 0 : s->inc + 1;
+    o[6] = s->dec, s->dec = s->dec == 0 || s->dec > 7u ? 7u : s->dec - 1;
+    o[7] = s->cas, s->cas = s->cas == (unsigned)l ? (unsigned)l + 1 : s->cas;
+    o[8] = (unsigned)s->smin, s->smin = x < s->smin ? x : s->smin;
+    o[9] = (unsigned)s->smax, s->smax = x > s->smax ? x : s->smax;
+    o[10] = s->add64, s->add64 += (unsigned long long)u << 12;
+    unsigned long long m = (unsigned long long)x * 3ull;
+    o[11] = s->max64, s->max64 = m > s->max64 ? m : s->max64;
+    o[12] = float_bits(s->fadd), s->fadd += (float)(x & 0xff) * 0.25f;
+    unsigned short want = (unsigned short)(l * 3);
+    o[13] = s->cas16, s->cas16 = s->cas16 == want ? (unsigned short)(l * 3 + 3) : s->cas16;
+}
+
+static void test_shared_ops(CUfunction f)
+{
+    static int v[OP_BLOCKS * WARP];
+    static unsigned long long olds[OP_BLOCKS * WARP * WARP_OPS], want[OP_BLOCKS * WARP * WARP_OPS];
+    struct ops got[OP_BLOCKS], final[OP_BLOCKS];
+    for (int i = 0; i < OP_BLOCKS * WARP; i++)
+        v[i] = i < 4 ? (int[]){-1, 0x7fffffff, (int)0x80000000, 0}[i] : (int)gpu_test_rng();
+    memset(final, 0, sizeof final);
+    for (int b = 0; b < OP_BLOCKS; b++) {
+        struct ops *s = &final[b];
+        *s = (struct ops){.add = 0xfffffff0u,
+                          .and_ = ~0u,
+                          .xor_ = 0x5a5a5a5a,
+                          .exch = 7,
+                          .inc = 15,
+                          .dec = 2,
+                          .add64 = 0xfffffffffff00000ull,
+                          .fadd = 0.5f};
+        for (int l = 0; l < WARP; l++)
+            ops_lane(s, l, v[b * WARP + l], &want[(b * WARP + l) * WARP_OPS]);
+    }
+    CUdeviceptr dv = gpu_test_upload(v, sizeof v), dolds = gpu_test_upload(NULL, sizeof olds);
+    CUdeviceptr dout = gpu_test_upload(NULL, sizeof got);
+    void *args[] = {&dv, &dolds, &dout};
+    if (gpu_test_run(f, OP_BLOCKS, WARP, args) && gpu_test_download(olds, dolds, sizeof olds) &&
+        gpu_test_download(got, dout, sizeof got)) {
+        CHECK_SAME(olds, want, OP_BLOCKS * WARP * WARP_OPS);
+        for (int b = 0; b < OP_BLOCKS; b++)
+            CHECK(memcmp(&got[b], &final[b], offsetof(struct ops, pad)) == 0);
+    }
+    cuMemFree(dv);
+    cuMemFree(dolds);
+    cuMemFree(dout);
+}
+
+static void test_adds_in_line(CUfunction f)
+{
+    unsigned c[8] = {0xfffffff0u, 5, 0x80000000u, 0, 11, 12, 0, 0}, old[WARP], want_old[WARP];
+    unsigned long long c64[4] = {~0ull - 40, 0, 0, 1ull << 63}, old64[WARP], want64[WARP];
+    unsigned want_c[8];
+    unsigned long long want_c64[4];
+    memcpy(want_c, c, sizeof c);
+    memcpy(want_c64, c64, sizeof c64);
+    for (int l = 0; l < WARP; l++) {
+        want_old[l] = want_c[l % 3];
+        want_c[l % 3] += 0x10000001u * (unsigned)(l + 1);
+        want64[l] = want_c64[l % 2 * 3];
+        want_c64[l % 2 * 3] += 0x4000000000000001ull * (unsigned)(l + 1);
+        want_c[4 + l % 2] += (unsigned)l;
+    }
+    CUdeviceptr dc = gpu_test_upload(c, sizeof c), dold = gpu_test_upload(NULL, sizeof old);
+    CUdeviceptr dc64 = gpu_test_upload(c64, sizeof c64),
+                dold64 = gpu_test_upload(NULL, sizeof old64);
+    void *args[] = {&dc, &dold, &dc64, &dold64};
+    if (gpu_test_run(f, 1, WARP, args) && gpu_test_download(c, dc, sizeof c) &&
+        gpu_test_download(old, dold, sizeof old) && gpu_test_download(c64, dc64, sizeof c64) &&
+        gpu_test_download(old64, dold64, sizeof old64)) {
+        CHECK_SAME(old, want_old, WARP);
+        CHECK_SAME(c, want_c, 8);
+        CHECK_SAME(old64, want64, WARP);
+        CHECK_SAME(c64, want_c64, 4);
+    }
+    cuMemFree(dc);
+    cuMemFree(dold);
+    cuMemFree(dc64);
+    cuMemFree(dold64);
+}
+
+static void test_warp_order(void)
+{
+    CUmodule module;
+    CUfunction shared_ops, adds_in_line;
+    if (!CHECK_CU(gpu_test_load_source(&module, warp_source, "warp_atomics.cu")) ||
+        !CHECK_CU(cuModuleGetFunction(&shared_ops, module, "shared_ops")) ||
+        !CHECK_CU(cuModuleGetFunction(&adds_in_line, module, "adds_in_line")))
+        return;
+    test_shared_ops(shared_ops);
+    test_adds_in_line(adds_in_line);
+    CHECK_CU(cuModuleUnload(module));
+}
+
 /* atomicCAS on unsigned short (atom.cas.b16, sm_70): a CAS loop per
  * thread increments one of 8 counters; every increment lands (regression:
  * the loader refused 16-bit atomics). */
@@ -342,6 +521,7 @@ int main(void)
         CHECK_CU(cuModuleUnload(k.module));
     }
     test_cas16();
+    test_warp_order();
     CHECK_CU(cuCtxDestroy(context));
     return gpu_test_summary();
 }
