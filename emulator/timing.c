@@ -527,6 +527,27 @@ static void log_atomics(struct timing_log *log, uint32_t mask, const uint64_t *a
                    TIMING_ATOMIC, lanes[n]);
 }
 
+/* The lanes of mask whose addresses the request's sectors need: a full
+ * warp whose halves read the same addresses (a 16-wide tile's two rows of
+ * threads) needs its first half; halves that each read one address (a
+ * broadcast per row of threads), their first lanes. The sectors are a set,
+ * so the lanes left out change nothing. Loops over every lane without an
+ * exit, which the compiler vectorizes. */
+static uint32_t lanes_needed(uint32_t mask, const uint64_t *address)
+{
+    const unsigned half = WARP_SIZE / 2;
+    if (mask != FULL_MASK)
+        return mask;
+    uint64_t halves_differ = 0, halves_vary = 0;
+    for (unsigned l = 0; l < half; l++) {
+        halves_differ |= address[l] ^ address[l + half];
+        halves_vary |= (address[l] ^ address[0]) | (address[l + half] ^ address[half]);
+    }
+    if (halves_vary == 0)
+        return 1u | 1u << half;
+    return halves_differ == 0 ? (1u << half) - 1 : mask;
+}
+
 void timing_global_request(struct timing_warp *tw, struct timing_launch *t, struct timing_log *log,
                            const struct ptx_insn *insn, uint32_t mask, const uint64_t *address,
                            unsigned bytes, enum timing_access kind)
@@ -543,9 +564,8 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
      * and distinct_sectors then has a few values to order, not 32. */
     uint64_t sectors[WARP_SIZE * 2 + 1], previous = UINT64_MAX; /* no sector's number */
     unsigned n = 0;
-    for (uint32_t l = 0; l < WARP_SIZE; l++) {
-        if (!(mask >> l & 1))
-            continue;
+    for (uint32_t lanes = lanes_needed(mask, address); lanes; lanes &= lanes - 1) {
+        uint32_t l = (uint32_t)__builtin_ctz(lanes);
         uint64_t first = address[l] / SECTOR_BYTES, last = (address[l] + bytes - 1) / SECTOR_BYTES;
         sectors[n] = first; /* kept (n moves on) only when new: no branch to mispredict */
         n += first != previous;

@@ -1,6 +1,8 @@
 /*
  * Unit tests of the timing model (emulator/timing.c): shared requests' bank
- * conflicts against a straightforward count, and the L2 and its sequencer:
+ * conflicts against a straightforward count, a global request's log (its
+ * distinct sectors, line by line, whatever shortcut its shape takes), and
+ * the L2 and its sequencer:
  * global requests logged by blocks handed in out of order, from several
  * threads, must give the DRAM traffic and same-address atomics of one
  * straightforward model fed in block order: a set-associative LRU cache of
@@ -224,6 +226,94 @@ static void dram_traffic_is_the_lru_oracles(void **state)
     pthread_mutex_destroy(&fx.lock);
 }
 
+/* ------------------------------------------------- a request's sectors */
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A load's log, straightforwardly: its distinct sectors in ascending order,
+ * one entry per line. Returns the entries; *distinct, the sectors. */
+static size_t oracle_log(uint32_t mask, const uint64_t *address, unsigned bytes,
+                         struct timing_access_entry *out, unsigned *distinct)
+{
+    uint64_t sectors[WARP_SIZE * 2];
+    unsigned n = 0, d = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        if (mask >> l & 1)
+            for (uint64_t s = address[l] / 32; s <= (address[l] + bytes - 1) / 32; s++)
+                sectors[n++] = s;
+    qsort(sectors, n, sizeof *sectors, compare_u64);
+    size_t count = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (i > 0 && sectors[i] == sectors[i - 1])
+            continue;
+        d++;
+        uint64_t line = sectors[i] / 4 * LINE;
+        uint8_t bit = (uint8_t)(1u << (sectors[i] % 4));
+        if (count > 0 && out[count - 1].address == line)
+            out[count - 1].sectors |= bit;
+        else
+            out[count++] = (struct timing_access_entry){line, bit, TIMING_READ, 0};
+    }
+    *distinct = d;
+    return count;
+}
+
+/* Shapes of a warp's addresses: halves reading the same addresses, halves
+ * each reading one, the whole warp one, each of those with one lane
+ * different, scattered, and lanes off. */
+static void make_shape(uint64_t *address, uint32_t *mask, int shape, unsigned bytes, uint64_t *seed)
+{
+    const uint64_t base = 1ull << 32, span = 1 << 16;
+    uint64_t a0 = base + next_random(seed) % span / bytes * bytes;
+    uint64_t a1 = base + next_random(seed) % span / bytes * bytes;
+    bool rows = next_random(seed) % 2; /* consecutive, or scattered, within a half */
+    *mask = shape == 6 ? (uint32_t)next_random(seed) | 1 : FULL_MASK;
+    for (uint32_t l = 0; l < WARP_SIZE; l++) {
+        uint64_t h = l % 16, own = base + next_random(seed) % span / bytes * bytes;
+        uint64_t half_pattern =
+            rows ? a0 + h * bytes : base + (a0 * 7 + h * 977) % span / bytes * bytes;
+        address[l] = shape == 0 || shape == 3   ? half_pattern
+                     : shape == 1 || shape == 4 ? (l < 16 ? a0 : a1)
+                     : shape == 2               ? a0
+                                                : own;
+    }
+    if (shape == 3 || shape == 4) /* one lane unlike the rest */
+        address[next_random(seed) % WARP_SIZE] = a1 + bytes;
+}
+
+static void requests_log_their_distinct_sectors(void **state)
+{
+    (void)state;
+    const struct emu_device_model *t4 = emu_device_model_find("t4");
+    assert_non_null(t4);
+    uint64_t seed = 5, address[WARP_SIZE];
+    for (int i = 0; i < 20000; i++) {
+        unsigned bytes = 4u << (i % 3), distinct;
+        uint32_t mask;
+        make_shape(address, &mask, i / 3 % 7, bytes, &seed);
+        struct timing_access_entry want[WARP_SIZE * 2];
+        size_t n = oracle_log(mask, address, bytes, want, &distinct);
+        struct timing_log log = {0};
+        struct timing_warp warp = {0};
+        struct ptx_insn insn = {0};
+        struct timing_launch plain = {.enabled = true, .device = t4};
+        timing_global_request(&warp, &plain, &log, &insn, mask, address, bytes, TIMING_READ);
+        assert_int_equal(log.count, n);
+        for (size_t e = 0; e < n; e++) {
+            assert_int_equal(log.entries[e].address, want[e].address);
+            assert_int_equal(log.entries[e].sectors, want[e].sectors);
+            assert_int_equal(log.entries[e].kind, TIMING_READ);
+        }
+        assert_int_equal(warp.global_sectors, distinct);
+        assert_int_equal(warp.global_requests, 1);
+        timing_log_free(&log);
+    }
+}
+
 /* ------------------------------------------------------ shared memory */
 
 /* The wavefronts of a shared request, straightforwardly: each bank serves
@@ -298,6 +388,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dram_traffic_is_the_lru_oracles),
+        cmocka_unit_test(requests_log_their_distinct_sectors),
         cmocka_unit_test(bank_conflicts_are_the_oracles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
