@@ -41,7 +41,8 @@
 
 typedef uint64_t lanes_t[WARP_SIZE];
 
-#define WARP_CACHE 4 /* global allocations a warp remembers (struct warp) */
+#define WARP_CACHE        4  /* global allocations a warp remembers (struct warp) */
+#define WARP_ACCESS_SLOTS 16 /* global accesses of a kernel a warp prefetches for */
 
 /* Runs the statements for each lane of the mask m (as `l`). A full mask
  * takes a loop without a test, which the compiler can vectorize. */
@@ -117,6 +118,9 @@ struct warp {
      * zones), replaced in turn: an elementwise kernel reads and writes a few */
     uint64_t cache_base[WARP_CACHE], cache_end[WARP_CACHE];
     unsigned cache_next;
+    /* the lowest address of each compiled global access last time, by slot:
+     * the compiled tier's prefetch hint (jit_emit.c) */
+    uint64_t access_seen[WARP_ACCESS_SLOTS];
     struct timing_warp timing;
     unsigned tid[3][WARP_SIZE]; /* per lane */
 };

@@ -38,6 +38,7 @@ struct jit_emit {
     LLVMValueRef addresses; /* the region's 32 x u64 on the stack: a request's addresses */
     LLVMValueRef tbaa[JIT_MEMORY_KINDS]; /* the access tags */
     unsigned tbaa_kind;
+    unsigned access_slots; /* global accesses given a prefetch slot so far */
 };
 
 /* Whether an instruction may be inside a region: it does not change the
