@@ -60,8 +60,10 @@ static void account_shared(struct warp *w, struct frame *f, uint32_t pc, uint32_
                            const uint64_t *offset)
 {
     const struct ptx_insn *insn = &f->fn->code[pc];
-    mem_account_shared(w, insn, m, offset, ptx_type_bytes((enum ptx_type)insn->type),
-                       insn->op == PTX_OP_ST ? TIMING_WRITE : TIMING_READ);
+    enum timing_access kind = insn->op == PTX_OP_ST   ? TIMING_WRITE
+                              : insn->op == PTX_OP_LD ? TIMING_READ
+                                                      : TIMING_ATOMIC;
+    mem_account_shared(w, insn, m, offset, ptx_type_bytes((enum ptx_type)insn->type), kind);
 }
 
 /* -------------------------------------------------------- what compiles */
@@ -267,6 +269,33 @@ static bool native_memory(const struct ptx_insn *insn)
            v->kind == PTX_OPD_REG && v->reg != PTX_NO_REG;
 }
 
+/* atom and red on shared memory (atomic_lanes_fast's shared path): 4- or
+ * 8-byte integers, or f32 add; the operation a plain load and store, as
+ * private_apply does (one host thread runs a block). Not inc, dec. */
+static bool native_shared_atomic(const struct ptx_insn *insn)
+{
+    enum ptx_type t = (enum ptx_type)insn->type;
+    enum ptx_atom_op op = (enum ptx_atom_op)insn->cmp;
+    bool red = insn->op == PTX_OP_RED;
+    if ((insn->op != PTX_OP_ATOM && !red) || insn->space != PTX_SPACE_SHARED ||
+        insn->n_operands != (red ? 2 : 3) + (op == PTX_ATOM_CAS))
+        return false;
+    bool type_ok = t == PTX_F32 ? op == PTX_ATOM_ADD : is_integer(t, true);
+    bool op_ok = op == PTX_ATOM_ADD || op == PTX_ATOM_MIN || op == PTX_ATOM_MAX ||
+                 op == PTX_ATOM_AND || op == PTX_ATOM_OR || op == PTX_ATOM_XOR ||
+                 op == PTX_ATOM_EXCH || op == PTX_ATOM_CAS;
+    const struct ptx_operand *a = &insn->o[red ? 0 : 1];
+    if (!type_ok || !op_ok || a->kind != PTX_OPD_ADDR ||
+        (a->count == 1 && a->space == PTX_SPACE_LOCAL))
+        return false;
+    if (!red && (insn->o[0].kind != PTX_OPD_REG || insn->o[0].reg == PTX_NO_REG))
+        return false;
+    for (int i = red ? 1 : 2; i < insn->n_operands; i++)
+        if (!register_or_immediate(&insn->o[i]))
+            return false;
+    return true;
+}
+
 /* ld.param of a kernel parameter named by its symbol, into one register
  * (mem_load's first case): aligned, and inside the parameter buffer of any
  * kernel whose code this is (kernel_hash covers the buffer's size, so the
@@ -332,6 +361,9 @@ bool jit_native(const struct ptx_insn *insn, const struct ptx_function *fn)
     case PTX_OP_LD:
     case PTX_OP_ST:
         return native_memory(insn);
+    case PTX_OP_ATOM:
+    case PTX_OP_RED:
+        return native_shared_atomic(insn);
     default:
         return t == PTX_F32 ? native_f32(insn) || native_unary_f32(insn) : native_integer(insn);
     }
@@ -1050,6 +1082,118 @@ static LLVMValueRef gather_scatter(struct jit_emit *e, LLVMValueRef pointers, LL
  * access of the kernel has a slot in the warp (its lowest address last
  * time, `access_seen`); the lines at the same distance ahead are fetched
  * into the host's cache. A hint only: nothing is read, no fault, no count. */
+/* The request of a fast path for the timing model: of `address` (global
+ * addresses, or offsets in shared memory). */
+static void emit_account(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                         LLVMValueRef address)
+{
+    LLVMBuildStore(e->b, address, e->addresses);
+    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), e->mask, e->addresses};
+    void (*account)(void) = insn->space == PTX_SPACE_SHARED ? (void (*)(void))account_shared
+                                                            : (void (*)(void))account_global;
+    LLVMBuildCall2(e->b, e->account_ty, constant_pointer(e, account), args, 5, "");
+}
+
+/* What private_result leaves of `old` and the lane's operands b and c
+ * (integers of the access's width; f32 add on their bits). */
+static LLVMValueRef atomic_result(struct jit_emit *e, const struct ptx_insn *insn, LLVMValueRef old,
+                                  LLVMValueRef b, LLVMValueRef c)
+{
+    enum ptx_type t = (enum ptx_type)insn->type;
+    bool sgn = ptx_type_is_signed(t);
+    switch ((enum ptx_atom_op)insn->cmp) {
+    case PTX_ATOM_ADD:
+        if (t == PTX_F32) {
+            LLVMValueRef z = LLVMBuildFAdd(e->b, LLVMBuildBitCast(e->b, old, e->f32, ""),
+                                           LLVMBuildBitCast(e->b, b, e->f32, ""), "");
+            LLVMValueRef nan = LLVMBuildFCmp(e->b, LLVMRealUNO, z, z, "");
+            return LLVMBuildSelect(e->b, nan, LLVMConstInt(e->i32, CANONICAL_NAN_F32, 0),
+                                   LLVMBuildBitCast(e->b, z, e->i32, ""), "");
+        }
+        return LLVMBuildAdd(e->b, old, b, "");
+    case PTX_ATOM_MIN:
+        return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, sgn ? LLVMIntSLT : LLVMIntULT, old, b, ""),
+                               old, b, "");
+    case PTX_ATOM_MAX:
+        return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, sgn ? LLVMIntSGT : LLVMIntUGT, old, b, ""),
+                               old, b, "");
+    case PTX_ATOM_AND:
+        return LLVMBuildAnd(e->b, old, b, "");
+    case PTX_ATOM_OR:
+        return LLVMBuildOr(e->b, old, b, "");
+    case PTX_ATOM_XOR:
+        return LLVMBuildXor(e->b, old, b, "");
+    case PTX_ATOM_EXCH:
+        return b;
+    default: /* PTX_ATOM_CAS (native_shared_atomic) */
+        return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, old, b, ""), c, old, "");
+    }
+}
+
+/* A stack slot of `type` in the region's entry block (where LLVM keeps
+ * such slots in registers when it can). */
+static LLVMValueRef entry_slot(struct jit_emit *e, LLVMTypeRef type)
+{
+    LLVMBuilderRef at = LLVMCreateBuilderInContext(e->ctx);
+    LLVMPositionBuilderBefore(at, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(e->func)));
+    LLVMValueRef slot = LLVMBuildAlloca(at, type, "");
+    LLVMDisposeBuilder(at);
+    return slot;
+}
+
+/* Element `index` of the vector of `type` at `slot`. */
+static LLVMValueRef slot_element(struct jit_emit *e, LLVMTypeRef type, LLVMValueRef slot,
+                                 LLVMValueRef index)
+{
+    return LLVMBuildGEP2(e->b, LLVMGetElementType(type), slot, &index, 1, "");
+}
+
+/* The fast path of a shared atom or red (native_shared_atomic): a loop over
+ * the lanes of the mask (not empty) in ascending order, each reading its
+ * word, writing the result and keeping the old value, as private_apply
+ * does; then the request, for the bank conflicts. */
+static void emit_shared_atomic(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                               LLVMValueRef pointers, LLVMValueRef offsets)
+{
+    bool red = insn->op == PTX_OP_RED;
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    LLVMTypeRef word = LLVMIntTypeInContext(e->ctx, 8 * bytes), words = lanes_of(word);
+    LLVMValueRef at = entry_slot(e, lanes_of(e->ptr)), b = entry_slot(e, words),
+                 c = entry_slot(e, words), olds = entry_slot(e, words);
+    LLVMBuildStore(e->b, pointers, at);
+    LLVMBuildStore(e->b, as_int(e, row_of(e, &insn->o[red ? 1 : 2]), bytes), b);
+    if (insn->cmp == PTX_ATOM_CAS)
+        LLVMBuildStore(e->b, as_int(e, row_of(e, &insn->o[red ? 2 : 3]), bytes), c);
+    LLVMBasicBlockRef before = LLVMGetInsertBlock(e->b), lane = block(e, "lane"),
+                      after = block(e, "lanes_done");
+    LLVMBuildBr(e->b, lane);
+    LLVMPositionBuilderAtEnd(e->b, lane);
+    LLVMValueRef left = LLVMBuildPhi(e->b, e->i32, "");
+    LLVMValueRef cttz_args[] = {left, LLVMConstInt(e->i1, 1, 0)};
+    LLVMValueRef l =
+        LLVMBuildZExt(e->b, intrinsic(e, "llvm.cttz.i32", e->i32, cttz_args, 2), e->i64, "");
+    LLVMValueRef p = LLVMBuildLoad2(e->b, e->ptr, slot_element(e, lanes_of(e->ptr), at, l), "");
+    LLVMValueRef old = LLVMBuildLoad2(e->b, word, p, "");
+    LLVMSetAlignment(old, bytes);
+    LLVMValueRef bl = LLVMBuildLoad2(e->b, word, slot_element(e, words, b, l), "");
+    LLVMValueRef cl = insn->cmp == PTX_ATOM_CAS
+                          ? LLVMBuildLoad2(e->b, word, slot_element(e, words, c, l), "")
+                          : NULL;
+    LLVMSetAlignment(LLVMBuildStore(e->b, atomic_result(e, insn, old, bl, cl), p), bytes);
+    LLVMBuildStore(e->b, old, slot_element(e, words, olds, l));
+    LLVMValueRef rest =
+        LLVMBuildAnd(e->b, left, LLVMBuildSub(e->b, left, LLVMConstInt(e->i32, 1, 0), ""), "");
+    LLVMValueRef incoming[] = {e->mask, rest};
+    LLVMBasicBlockRef from[] = {before, lane};
+    LLVMAddIncoming(left, incoming, from, 2);
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, rest, LLVMConstInt(e->i32, 0, 0), ""),
+                    lane, after);
+    LLVMPositionBuilderAtEnd(e->b, after);
+    if (!red) /* the lanes outside the mask are blended back by write_row */
+        write_row(e, insn->o[0].reg, widen(e, LLVMBuildLoad2(e->b, words, olds, "")));
+    emit_account(e, insn, pc, offsets);
+}
+
 static void emit_prefetch(struct jit_emit *e, LLVMValueRef address, bool load, unsigned bytes)
 {
     uint64_t slot = offsetof(struct warp, access_seen) +
@@ -1090,21 +1234,18 @@ static void emit_fast_access(struct jit_emit *e, const struct ptx_insn *insn, ui
     }
     if (insn->space != PTX_SPACE_SHARED)
         emit_prefetch(e, address, load, bytes);
-    LLVMBuildStore(e->b, address, e->addresses);
-    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), e->mask, e->addresses};
-    void (*account)(void) = insn->space == PTX_SPACE_SHARED ? (void (*)(void))account_shared
-                                                            : (void (*)(void))account_global;
-    LLVMBuildCall2(e->b, e->account_ty, constant_pointer(e, account), args, 5, "");
+    emit_account(e, insn, pc, address);
 }
 
-/* A global or shared ld or st (native_memory): the fast path when the
+/* A global or shared ld or st (native_memory), or a shared atom or red
+ * (native_shared_atomic): the fast path when the
  * lanes fit the cached allocation or the block's shared memory, else the
  * interpreter's checked path, which records any fault. Nothing for an
  * empty mask, as step() executes nothing then. */
 static void emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
                         uint32_t later, uint32_t later_native)
 {
-    const struct ptx_operand *a = &insn->o[insn->op == PTX_OP_LD ? 1 : 0];
+    const struct ptx_operand *a = &insn->o[insn->op == PTX_OP_LD || insn->op == PTX_OP_ATOM];
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
     LLVMBasicBlockRef check = block(e, "check"), fast = block(e, "fast"), slow = block(e, "slow"),
                       done = block(e, "done");
@@ -1129,7 +1270,10 @@ static void emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_
     }
     LLVMBuildCondBr(e->b, fits, fast, slow);
     LLVMPositionBuilderAtEnd(e->b, fast);
-    emit_fast_access(e, insn, pc, pointers, address);
+    if (insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED)
+        emit_shared_atomic(e, insn, pc, pointers, address);
+    else
+        emit_fast_access(e, insn, pc, pointers, address);
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, slow);
     emit_checked_call(e, execute_checked, pc, later, later_native);
@@ -1249,7 +1393,8 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
             emit_branch(e, insn, pc, start, entry_mask, head);
         else if (is_native && insn->op == PTX_OP_LD && insn->space == PTX_SPACE_PARAM)
             emit_param_load(e, insn);
-        else if (is_native && (insn->op == PTX_OP_LD || insn->op == PTX_OP_ST))
+        else if (is_native && (insn->op == PTX_OP_LD || insn->op == PTX_OP_ST ||
+                               insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED))
             emit_memory(e, insn, pc, end - pc - 1, native);
         else if (is_native)
             emit_native(e, insn);

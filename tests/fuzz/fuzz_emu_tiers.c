@@ -3,8 +3,9 @@
  * The input becomes a random but valid PTX kernel: straight-line integer,
  * f32 and f64 arithmetic, setp/selp, cvt, shifts, min/max, division,
  * predicated instructions, global loads and stores at in-bounds and
- * out-of-bounds addresses, shared loads, stores and atomics (in bounds,
- * past the end, misaligned), and control flow: data-dependent forward
+ * out-of-bounds addresses, shared loads, stores and atomics (atom and red:
+ * add, min, max, and, or, xor, exch, cas of 32 and 64 bits and f32 add; in
+ * bounds, past the end, misaligned), and control flow: data-dependent forward
  * branches (if and if/else, so lanes diverge and reconverge) and bounded
  * loops whose trip count differs per lane, nested two deep. It runs on a
  * small grid with inputs seeded from the input, in compare mode
@@ -310,7 +311,7 @@ static void memory_access(struct gen *g)
     }
 }
 
-/* A shared load, store or atomic add at an offset made from data: lanes on
+/* A shared load, store or atomic at an offset made from data: lanes on
  * one word, along a row, spread over the 1 KiB array, at a fixed word
  * (named by the array's symbol), sometimes past its end or misaligned;
  * some under a predicate. %r11 holds the array's address. */
@@ -333,8 +334,11 @@ static void shared_access(struct gen *g)
     emit(&g->ptx, "    ");
     if (guard % 4 == 0)
         emit(&g->ptx, "@%s%%p%u ", guard & 4 ? "!" : "", guard / 8 % 6);
-    unsigned value = byte(g) % 8;
-    switch (kind % 5) {
+    unsigned value = byte(g) % 8, op = byte(g);
+    static const char *const words[] = {"min.s32", "max.u32",  "and.b32", "or.b32",
+                                        "xor.b32", "exch.b32", "min.u32", "max.s32"};
+    static const char *const wides[] = {"add.u64", "max.s64", "min.u64", "exch.b64"};
+    switch (kind % 10) {
     case 0:
         emit(&g->ptx, "ld.shared.u32 %%r%u, %s;\n", value, at);
         break;
@@ -347,8 +351,27 @@ static void shared_access(struct gen *g)
     case 3:
         emit(&g->ptx, "st.shared.f64 %s, %%fd%u;\n", at, value % 4);
         break;
-    default:
+    case 4:
         emit(&g->ptx, "atom.shared.add.u32 %%r%u, %s, %%r%u;\n", value, at, reg);
+        break;
+    case 5:
+        emit(&g->ptx, "atom.shared.%s %%r%u, %s, %%r%u;\n", words[op % 8], value, at, reg);
+        break;
+    case 6:
+        emit(&g->ptx, "atom.shared.cas.b32 %%r%u, %s, %%r%u, %%r%u;\n", value, at, reg, op % 8);
+        break;
+    case 7:
+        emit(&g->ptx, "red.shared.%s %s, %%r%u;\n", op & 1 ? "add.u32" : "max.s32", at, reg);
+        break;
+    case 8:
+        emit(&g->ptx, "atom.shared.add.f32 %%f%u, %s, %%f%u;\n", value, at, reg);
+        break;
+    default: /* 8 bytes: misaligned at most offsets but those of the 0x3f8 spread */
+        if (op % 5 == 4)
+            emit(&g->ptx, "atom.shared.cas.b64 %%rd%u, %s, %%rd%u, %%rd%u;\n", value, at, reg,
+                 op / 8 % 8);
+        else
+            emit(&g->ptx, "atom.shared.%s %%rd%u, %s, %%rd%u;\n", wides[op % 5], value, at, reg);
         break;
     }
 }
