@@ -19,6 +19,7 @@
 #include "half.h"
 #include "jit.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -721,6 +722,22 @@ static LLVMValueRef emit_integer(struct jit_emit *e, const struct ptx_insn *insn
 /* cvt_to_integer for a float source: the value (an f32 flushed with .ftz)
  * as a double, rounded to an integral value in the mode, saturated to the
  * type with NaN giving 0 (llvm.fpto[su]i.sat), extended as the type is. */
+/* Integral doubles clamped to the range of a `bits`-wide integer (at most
+ * 32: its bounds are doubles), NaN to 0: what llvm.fpto[su]i.sat gives,
+ * as compares and selects, which vectorize (the intrinsic's saturation is
+ * lane by lane on x86). */
+static LLVMValueRef saturated(struct jit_emit *e, LLVMValueRef x, unsigned bits, bool sgn)
+{
+    LLVMTypeRef doubles = lanes_of(e->f64);
+    double lo = sgn ? -ldexp(1, (int)bits - 1) : 0,
+           hi = sgn ? ldexp(1, (int)bits - 1) - 1 : ldexp(1, (int)bits) - 1;
+    LLVMValueRef low = splat(LLVMConstReal(e->f64, lo)), high = splat(LLVMConstReal(e->f64, hi));
+    x = LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealOLT, x, low, ""), low, x, "");
+    x = LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealOGT, x, high, ""), high, x, "");
+    return LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealUNO, x, x, ""), LLVMConstNull(doubles),
+                           x, "");
+}
+
 static LLVMValueRef emit_cvt_from_float(struct jit_emit *e, const struct ptx_insn *insn)
 {
     enum ptx_type to = (enum ptx_type)insn->type;
@@ -739,10 +756,13 @@ static LLVMValueRef emit_cvt_from_float(struct jit_emit *e, const struct ptx_ins
     x = intrinsic(e, name, doubles, &x, 1);
     bool sgn = ptx_type_is_signed(to);
     unsigned bits = 8 * ptx_type_bytes(to);
-    snprintf(name, sizeof name, "llvm.fpto%ci.sat.v32i%u.v32f64", sgn ? 's' : 'u', bits);
-    LLVMValueRef v = intrinsic(e, name, lanes_of(LLVMIntTypeInContext(e->ctx, bits)), &x, 1);
-    if (bits == 64)
-        return v;
+    LLVMTypeRef result = lanes_of(LLVMIntTypeInContext(e->ctx, bits));
+    if (bits == 64) {
+        snprintf(name, sizeof name, "llvm.fpto%ci.sat.v32i64.v32f64", sgn ? 's' : 'u');
+        return intrinsic(e, name, result, &x, 1);
+    }
+    LLVMValueRef v = sgn ? LLVMBuildFPToSI(e->b, saturated(e, x, bits, sgn), result, "")
+                         : LLVMBuildFPToUI(e->b, saturated(e, x, bits, sgn), result, "");
     return sgn ? LLVMBuildSExt(e->b, v, e->row, "") : LLVMBuildZExt(e->b, v, e->row, "");
 }
 
