@@ -65,6 +65,17 @@ _Static_assert(FLT_EVAL_METHOD == 0 || FLT_EVAL_METHOD == 16,
 #define RNG_MAX_ATTEMPTS 64
 #define RNG_RETRY_STRIDE 0x9E3779B97F4A7C15u
 
+/* Vectors (GCC's and clang's extensions) for the normals, computed four
+ * lanes side by side (normal_pairs). */
+typedef double f64x4 __attribute__((vector_size(32)));
+typedef uint64_t u64x4 __attribute__((vector_size(32)));
+typedef int64_t i64x4 __attribute__((vector_size(32)));
+typedef int32_t i32x4 __attribute__((vector_size(16)));
+
+#define LANES static inline __attribute__((always_inline))
+/* Always inlined: no call passes a vector, so its ABI does not matter. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 /* Philox-4x32's round multipliers and Weyl key increments. */
 #define PHILOX_M0 0xD2511F53u
 #define PHILOX_M1 0xCD9E8D57u
@@ -131,8 +142,9 @@ double rng_unit(struct rng_key key, uint64_t index)
 
 /* The blocks of pairs p .. p + RNG_LANES - 1, computed side by side (word
  * w of lane l in x[w][l], the rounds as in philox_round) so that independent
- * blocks overlap and can use vector multiplies: bits[2l], bits[2l + 1] for
- * pair p + l. */
+ * blocks overlap: bits[2l], bits[2l + 1] for pair p + l. (Vector multiplies
+ * measured slower: x86 has no 64-bit lane multiply before AVX-512, and the
+ * host's scalar 64-bit multiplies keep up.) */
 static inline void philox_lanes(struct rng_key key, uint64_t p, uint64_t *bits)
 {
     uint32_t x[4][RNG_LANES], k0 = (uint32_t)key.seed, k1 = (uint32_t)(key.seed >> 32);
@@ -183,23 +195,41 @@ static const double LG1 = 0x1.5555555555593p-1, LG2 = 0x1.999999997fa04p-2,
                     LG7 = 0x1.2f112df3e5244p-3;
 static const double LN2_HI = 0x1.62e42fee00000p-1, LN2_LO = 0x1.a39ef35793c76p-33;
 
+/* The elementary functions and the normals work on four lanes side by side
+ * (GCC's and clang's vector extensions): normal_batch runs them 4-wide
+ * where the host has AVX2 and as SSE2 halves elsewhere, and the scalar
+ * entry points (rng_log, rng_sincos_turns: the tests') take lane 0. Each
+ * lane does the IEEE operations of the scalar formulas, in their order, so
+ * the values are the same bits on every machine. */
+
+LANES f64x4 splat4(double x)
+{
+    return (f64x4){x, x, x, x};
+}
+
+/* k as a double, exactly, for |k| < 2^51: 1.5 * 2^52 + k has k in its low
+ * bits (no int64 vector conversion before AVX-512). */
+LANES f64x4 small_to_double(i64x4 k)
+{
+    const u64x4 magic_bits = {0x4338000000000000, 0x4338000000000000, 0x4338000000000000,
+                              0x4338000000000000}; /* 0x1.8p52 */
+    return (f64x4)(magic_bits + (u64x4)k) - 0x1.8p52;
+}
+
 /* log(x 2^scale) for a positive normal x, without branches (a random
  * operand would mispredict them): x = m 2^k exactly, m in about [sqrt(1/2),
  * sqrt(2)), by moving the exponent bits (musl's reduction), then k ln 2 +
  * log(m) with ln 2 split in two so that k * LN2_HI is exact. */
-static inline double log_normal(double x, int scale)
+LANES f64x4 log_normal(f64x4 x, i64x4 scale)
 {
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    uint32_t high = (uint32_t)(bits >> 32) + (0x3ff00000 - 0x3fe6a09e);
-    int k = (int)(high >> 20) - 0x3ff + scale;
-    bits = (uint64_t)((high & 0x000fffff) + 0x3fe6a09e) << 32 | (bits & 0xffffffff);
-    double m;
-    memcpy(&m, &bits, sizeof m);
-    double f = m - 1; /* exact (Sterbenz) */
-    double s = f / (2 + f), z = s * s, w = z * z;
-    double r = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7))) + w * (LG2 + w * (LG4 + w * LG6));
-    double hfsq = 0.5 * f * f, dk = k;
+    u64x4 bits = (u64x4)x;
+    u64x4 high = ((bits >> 32) + (0x3ff00000 - 0x3fe6a09e)) & 0xffffffff;
+    i64x4 k = (i64x4)(high >> 20) - 0x3ff + scale;
+    bits = ((high & 0x000fffff) + 0x3fe6a09e) << 32 | (bits & 0xffffffff);
+    f64x4 f = (f64x4)bits - 1; /* exact (Sterbenz) */
+    f64x4 s = f / (2 + f), z = s * s, w = z * z;
+    f64x4 r = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7))) + w * (LG2 + w * (LG4 + w * LG6));
+    f64x4 hfsq = 0.5 * f * f, dk = small_to_double(k);
     return dk * LN2_HI - ((hfsq - (s * (hfsq + r) + dk * LN2_LO)) - f);
 }
 
@@ -210,7 +240,9 @@ double rng_log(double x)
         return x == 0 ? -INFINITY : NAN;
     if (x == INFINITY)
         return x;
-    return x < DBL_MIN ? log_normal(x * 0x1p54, -54) : log_normal(x, 0);
+    bool subnormal = x < DBL_MIN;
+    i64x4 scale = {subnormal ? -54 : 0};
+    return log_normal(splat4(subnormal ? x * 0x1p54 : x), scale)[0];
 }
 
 /* sin and cos on [-pi/4, pi/4]: fdlibm's __kernel_sin and __kernel_cos. */
@@ -221,18 +253,18 @@ static const double C1 = 0x1.555555555554cp-5, C2 = -0x1.6c16c16c15177p-10,
                     C3 = 0x1.a01a019cb1590p-16, C4 = -0x1.27e4f809c52adp-22,
                     C5 = 0x1.1ee9ebdb4b1c4p-29, C6 = -0x1.8fae9be8838d4p-37;
 
-static inline double kernel_sin(double x)
+LANES f64x4 kernel_sin(f64x4 x)
 {
-    double z = x * x, v = z * x;
-    double r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
+    f64x4 z = x * x, v = z * x;
+    f64x4 r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
     return x + v * (S1 + z * r);
 }
 
-static inline double kernel_cos(double x)
+LANES f64x4 kernel_cos(f64x4 x)
 {
-    double z = x * x, w = z * z;
-    double r = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
-    double hz = 0.5 * z;
+    f64x4 z = x * x, w = z * z;
+    f64x4 r = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
+    f64x4 hz = 0.5 * z;
     w = 1 - hz;
     return w + (((1 - w) - hz) + z * r);
 }
@@ -242,32 +274,49 @@ static inline double kernel_cos(double x)
  * n + f with n the nearest integer (the quadrant) and |f| <= 1/2, both
  * without rounding (t + 1/2 rounds only at or above 4, where the integer
  * part stays 4); only x = f pi/2 rounds, by half an ulp. The quadrant
- * selects by indexing, not branching: it is random. */
-static inline void sincos_turns(double turns, double *sine, double *cosine)
+ * selects and signs by bit operations, not branches (it is random):
+ * sin(q pi/2 + x) is sin x for even q, cos x for odd, negated in quadrants
+ * 2 and 3; cos(q pi/2 + x) the other, negated in quadrants 1 and 2. */
+LANES void sincos_turns(f64x4 turns, f64x4 *sine, f64x4 *cosine)
 {
-    static const double sine_sign[4] = {1, 1, -1, -1}, cosine_sign[4] = {1, -1, -1, 1};
-    double t = 4 * turns;
-    int n = (int)(t + 0.5);
-    double x = (t - n) * 0x1.921fb54442d18p+0;
-    double value[2] = {kernel_sin(x), kernel_cos(x)}; /* sin(q pi/2 + x): q even, odd */
-    *sine = value[n & 1] * sine_sign[n & 3];
-    *cosine = value[(n & 1) ^ 1] * cosine_sign[n & 3];
+    f64x4 t = 4 * turns;
+    i32x4 n32 = __builtin_convertvector(t + 0.5, i32x4);
+    f64x4 x = (t - __builtin_convertvector(n32, f64x4)) * 0x1.921fb54442d18p+0;
+    u64x4 n = (u64x4) __builtin_convertvector(n32, i64x4);
+    u64x4 s = (u64x4)kernel_sin(x), c = (u64x4)kernel_cos(x), odd = -(n & 1);
+    *sine = (f64x4)(((c & odd) | (s & ~odd)) ^ (n & 2) << 62);
+    *cosine = (f64x4)(((s & odd) | (c & ~odd)) ^ ((n + 1) & 2) << 62);
 }
 
 void rng_sincos_turns(double turns, double *sine, double *cosine)
 {
-    sincos_turns(turns, sine, cosine);
+    f64x4 s, c;
+    sincos_turns(splat4(turns), &s, &c);
+    *sine = s[0];
+    *cosine = c[0];
 }
 
-/* The standard normals of indices 2p and 2p + 1 from their bits
- * (Box-Muller). */
-static inline void normal_pair(const uint64_t bits[2], double z[2])
+LANES f64x4 units(u64x4 bits)
 {
-    double u1 = 1 - unit_from_bits(bits[0]); /* (0, 1], exact */
-    double r = sqrt(-2 * log_normal(u1, 0)), sine, cosine;
-    sincos_turns(unit_from_bits(bits[1]), &sine, &cosine);
-    z[0] = r * cosine;
-    z[1] = r * sine;
+    return __builtin_convertvector((i64x4)(bits >> 11), f64x4) * 0x1p-53;
+}
+
+/* The standard normals of indices 2p .. 2p + 7 (four pairs) from their
+ * bits (Box-Muller): u1 from each pair's first value, u2 from its second. */
+LANES void normal_pairs(const uint64_t bits[8], double z[8])
+{
+    u64x4 low, high;
+    memcpy(&low, bits, sizeof low);
+    memcpy(&high, bits + 4, sizeof high);
+    f64x4 u1 = 1 - units(__builtin_shufflevector(low, high, 0, 2, 4, 6)); /* (0, 1], exact */
+    f64x4 r = -2 * log_normal(u1, (i64x4){0}), sine, cosine;
+    for (int l = 0; l < 4; l++)
+        r[l] = sqrt(r[l]);
+    sincos_turns(units(__builtin_shufflevector(low, high, 1, 3, 5, 7)), &sine, &cosine);
+    f64x4 first = r * cosine, second = r * sine;
+    f64x4 out[2] = {__builtin_shufflevector(first, second, 0, 4, 1, 5),
+                    __builtin_shufflevector(first, second, 2, 6, 3, 7)};
+    memcpy(z, out, sizeof out);
 }
 
 /* ---- Conversions -------------------------------------------------------- */
@@ -483,15 +532,18 @@ static void uniform_batch(const struct rng_plan *plan, uint64_t begin, size_t n,
         v[k] = uniform_value(plan, bits[k]);
 }
 
-/* Whole pairs from the even index at or below `begin`, then the part asked. */
-static void normal_batch(const struct rng_plan *plan, uint64_t begin, size_t n, double *v)
+/* Whole groups of four pairs from the even index at or below `begin`, then
+ * the part asked. Cloned for AVX2 (chosen at load time): the same
+ * operations, twice as wide. */
+__attribute__((target_clones("avx2", "default"))) static void
+normal_batch(const struct rng_plan *plan, uint64_t begin, size_t n, double *v)
 {
-    uint64_t bits[RNG_BATCH + 2];
-    double z[RNG_BATCH + 2];
-    size_t skip = begin & 1, pairs = (skip + n + 1) / 2;
-    rng_fill_bits(plan->key, begin - skip, 2 * pairs, bits);
-    for (size_t j = 0; j < pairs; j++)
-        normal_pair(&bits[2 * j], &z[2 * j]);
+    uint64_t bits[RNG_BATCH + 8];
+    double z[RNG_BATCH + 8];
+    size_t skip = begin & 1, groups = (skip + n + 7) / 8;
+    rng_fill_bits(plan->key, begin - skip, 8 * groups, bits);
+    for (size_t g = 0; g < groups; g++)
+        normal_pairs(&bits[8 * g], &z[8 * g]);
     for (size_t k = 0; k < n; k++)
         v[k] = plan->a + plan->b * z[skip + k];
 }
