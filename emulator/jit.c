@@ -54,8 +54,15 @@ static uint8_t *region_starts(const struct ptx_function *fn)
     return s;
 }
 
-struct jit_entry {
+/* A kernel's key: the bytes its compiled code depends on (kernel_key). */
+struct kernel_key {
+    uint8_t *bytes;
+    size_t size;
     uint64_t hash;
+};
+
+struct jit_entry {
+    struct kernel_key key;
     struct jit_kernel *kernel; /* NULL: nothing compiles (a fallback) */
     struct jit_entry *next;
 };
@@ -78,18 +85,50 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* Everything the compiled code depends on: the instructions and the
- * dependency rows the timing model's issue reads. */
-static uint64_t kernel_hash(const struct ptx_function *fn)
+/* Appends n bytes at p to the key being built (`at` its end). */
+static uint8_t *put(uint8_t *at, const void *p, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv(h, &fn->n_code, sizeof fn->n_code);
-    h = fnv(h, &fn->n_regs, sizeof fn->n_regs);
-    h = fnv(h, &fn->param_bytes, sizeof fn->param_bytes); /* native_param_load's test */
-    h = fnv(h, &fn->is_entry, sizeof fn->is_entry);
-    h = fnv(h, fn->code, (size_t)fn->n_code * sizeof *fn->code);
-    h = fnv(h, fn->dep_start, ((size_t)fn->n_code + 1) * sizeof *fn->dep_start);
-    return fnv(h, fn->deps, (size_t)fn->dep_start[fn->n_code] * sizeof *fn->deps);
+    memcpy(at, p, n);
+    return at + n;
+}
+
+/* Everything the compiled code depends on: the instructions and the
+ * dependency rows the timing model's issue reads. Not the instructions'
+ * PTX and source lines: the code never reads them (a fault's message and
+ * the model's hot spots take them from the running function's own
+ * instructions), so a kernel loaded again from another file, as a
+ * reference and a student's copy of it, finds the same code. The cache
+ * compares whole keys, not only their hashes: a kernel crafted to collide
+ * with another's 64-bit hash must not run the other's code. False when out
+ * of memory. */
+static bool kernel_key(const struct ptx_function *fn, struct kernel_key *key)
+{
+    size_t n_deps = fn->dep_start[fn->n_code];
+    key->size = sizeof fn->n_code + sizeof fn->n_regs + sizeof fn->param_bytes +
+                sizeof fn->is_entry + (size_t)fn->n_code * sizeof *fn->code +
+                ((size_t)fn->n_code + 1) * sizeof *fn->dep_start + n_deps * sizeof *fn->deps;
+    uint8_t *at = key->bytes = malloc(key->size);
+    if (!at)
+        return false;
+    at = put(at, &fn->n_code, sizeof fn->n_code);
+    at = put(at, &fn->n_regs, sizeof fn->n_regs);
+    at = put(at, &fn->param_bytes, sizeof fn->param_bytes); /* native_param_load's test */
+    at = put(at, &fn->is_entry, sizeof fn->is_entry);
+    for (uint32_t pc = 0; pc < fn->n_code; pc++) {
+        struct ptx_insn insn;
+        memcpy(&insn, &fn->code[pc], sizeof insn); /* with its padding, as decoded */
+        insn.ptx_line = insn.src_line = 0;
+        at = put(at, &insn, sizeof insn);
+    }
+    at = put(at, fn->dep_start, ((size_t)fn->n_code + 1) * sizeof *fn->dep_start);
+    put(at, fn->deps, n_deps * sizeof *fn->deps);
+    key->hash = fnv(0xcbf29ce484222325ull, key->bytes, key->size);
+    return true;
+}
+
+static bool same_key(const struct kernel_key *a, const struct kernel_key *b)
+{
+    return a->hash == b->hash && a->size == b->size && memcmp(a->bytes, b->bytes, a->size) == 0;
 }
 
 static bool report(LLVMErrorRef err, const char *what)
@@ -308,13 +347,16 @@ uint64_t jit_compile_after(const struct ptx_function *fn)
 
 const struct jit_kernel *jit_kernel_find(const struct ptx_function *fn, bool compile)
 {
-    uint64_t h = kernel_hash(fn);
+    struct kernel_key key;
+    if (!kernel_key(fn, &key))
+        return NULL; /* out of memory: the interpreter runs it */
     pthread_mutex_lock(&cache.lock);
     struct jit_entry *e = cache.entries;
-    while (e && e->hash != h)
+    while (e && !same_key(&e->key, &key))
         e = e->next;
     if (!e && compile && start_jit() && (e = calloc(1, sizeof *e)) != NULL) {
-        e->hash = h;
+        e->key = key;
+        key.bytes = NULL; /* the entry keeps it */
         e->kernel = compile_kernel(fn);
         e->next = cache.entries;
         cache.entries = e;
@@ -328,5 +370,6 @@ const struct jit_kernel *jit_kernel_find(const struct ptx_function *fn, bool com
     }
     const struct jit_kernel *k = e ? e->kernel : NULL;
     pthread_mutex_unlock(&cache.lock);
+    free(key.bytes);
     return k;
 }

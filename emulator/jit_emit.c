@@ -299,7 +299,7 @@ static bool native_shared_atomic(const struct ptx_insn *insn)
 
 /* ld.param of a kernel parameter named by its symbol, into one register
  * (mem_load's first case): aligned, and inside the parameter buffer of any
- * kernel whose code this is (kernel_hash covers the buffer's size, so the
+ * kernel whose code this is (the cache's key covers the buffer's size, so the
  * test made here holds wherever the code runs). */
 static bool native_param_load(const struct ptx_insn *insn, const struct ptx_function *fn)
 {

@@ -151,6 +151,70 @@ static void child_t4(void)
         check_refused(fatbin_multi, CUDA_ERROR_NO_BINARY_FOR_GPU, "newer than the device");
 }
 
+/* ------------------------------------------------- the compiled tier's cache */
+
+/* The same kernel three ways: as written, with its source lines moved down
+ * (other .loc lines in the PTX), and with one constant changed. */
+#define BUMP_SOURCE(lead, k)                                                                       \
+    lead "extern \"C\" __global__ void bump(float *x, int n)\n"                                    \
+         "{\n"                                                                                     \
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"                                    \
+         "    if (i < n) x[i] = x[i] * " k " + 1.0f;\n"                                            \
+         "}\n"
+#define BUMP_BIG (1 << 22) /* enough warp instructions to compile during the launch */
+
+/* Runs `bump` of a new module of `source` on n floats 0..n-1 and checks the
+ * result; returns the launch's compiled instructions, or -1. */
+static long long bump_compiled(const char *source, int n, float k)
+{
+    int (*counters_of)(struct kgemu_counters *);
+    *(void **)&counters_of = dlsym(RTLD_DEFAULT, "kgemu_last_counters");
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK(counters_of != NULL) ||
+        !CHECK_CU(gpu_test_load_source(&module, source, "bump.cu")) ||
+        !CHECK_CU(cuModuleGetFunction(&f, module, "bump")))
+        return -1;
+    float *host = malloc((size_t)n * sizeof *host);
+    if (!CHECK(host != NULL))
+        return -1;
+    for (int i = 0; i < n; i++)
+        host[i] = (float)(i % 1000);
+    CUdeviceptr d = gpu_test_upload(host, (size_t)n * sizeof *host);
+    void *args[] = {&d, &n};
+    struct kgemu_counters c = {0};
+    long long compiled = -1;
+    bool ran = d != 0 && gpu_test_run(f, (unsigned)(n + 255) / 256, 256, args);
+    if (d != 0 && gpu_test_download(host, d, (size_t)n * sizeof *host) && ran &&
+        CHECK_EQ(counters_of(&c), 1)) { /* the download frees d */
+        int wrong = 0;
+        for (int i = 0; i < n; i++)
+            wrong += host[i] != (float)(i % 1000) * k + 1.0f;
+        CHECK_EQ(wrong, 0);
+        compiled = (long long)c.compiled_instructions;
+    }
+    free(host);
+    CHECK_CU(cuModuleUnload(module));
+    return compiled;
+}
+
+/* On the compiled tier with its default threshold: a big launch compiles
+ * `bump`; a small launch of the same kernel loaded again from other source
+ * lines runs that code at once (the cache's key leaves the lines out),
+ * and one of the kernel with another constant does not (it is another
+ * kernel, and too small to compile). */
+static void child_compiled_cache(void)
+{
+    setenv("KGEMU_TIER", "jit", 1);
+    unsetenv("KGEMU_JIT_AFTER");
+    CUcontext ctx;
+    if (!gpu_test_start(&ctx))
+        return;
+    CHECK(bump_compiled(BUMP_SOURCE("", "3.0f"), BUMP_BIG, 3.0f) > 0);
+    CHECK(bump_compiled(BUMP_SOURCE("\n\n// moved down\n", "3.0f"), 256, 3.0f) > 0);
+    CHECK_EQ(bump_compiled(BUMP_SOURCE("", "5.0f"), 256, 5.0f), 0);
+}
+
 /* ------------------------------------------------------------ files */
 
 /* Writes `bytes` of `data` to a new temporary file; its path goes to `path`. */
@@ -387,6 +451,8 @@ int main(void)
 {
     gpu_test_in_child("a100", child_a100);
     gpu_test_in_child("t4", child_t4);
+    if (gpu_test_is_virtual())
+        gpu_test_in_child("h100", child_compiled_cache);
     CUcontext ctx;
     if (!gpu_test_start(&ctx))
         return gpu_test_summary();
