@@ -197,10 +197,17 @@ void compare_buffers(const void *expected, const void *actual, enum value_type t
                      const struct compare_tolerance *tolerance, struct compare_result *result)
 {
     *result = (struct compare_result){0};
+    compare_buffers_part(expected, actual, type, 0, count, tolerance, result);
+}
+
+void compare_buffers_part(const void *expected, const void *actual, enum value_type type,
+                          uint64_t first, size_t count, const struct compare_tolerance *tolerance,
+                          struct compare_result *result)
+{
     size_t size = value_type_bytes(type);
     if (size == 0) {
         /* Not a type: nothing can be judged equal. */
-        result->mismatches = count;
+        result->mismatches += count;
         return;
     }
     struct compare_ctx c = {type, 0, 0, result};
@@ -214,7 +221,7 @@ void compare_buffers(const void *expected, const void *actual, enum value_type t
         size_t n = count - start < per_block ? count - start : per_block;
         size_t offset = start * size;
         if (memcmp(e + offset, a + offset, n * size) != 0)
-            compare_blocks[type](&c, e + offset, a + offset, n, start);
+            compare_blocks[type](&c, e + offset, a + offset, n, first + start);
     }
 }
 

@@ -40,6 +40,13 @@ struct compare_result {
 void compare_buffers(const void *expected, const void *actual, enum value_type type, size_t count,
                      const struct compare_tolerance *tolerance, struct compare_result *result);
 
+/* compare_buffers for a part of two buffers, elements [first, first +
+ * count), at `expected` and `actual`: adds to `result`, which the first
+ * part finds zeroed. The parts in order give compare_buffers' result. */
+void compare_buffers_part(const void *expected, const void *actual, enum value_type type,
+                          uint64_t first, size_t count, const struct compare_tolerance *tolerance,
+                          struct compare_result *result);
+
 /* A scalar output against a known value: |actual − expected| ≤ tolerance
  * (a NaN never passes). */
 bool compare_scalar(double actual, double expected, double tolerance);

@@ -23,8 +23,7 @@ struct run_buffer {
     CUdeviceptr base; /* the allocation */
     CUdeviceptr data; /* base + GUARD_BYTES: what the kernel gets */
     void *pristine;   /* inputs: as generated */
-    void *expected;   /* outputs: the reference's */
-    void *actual;     /* outputs: the student's */
+    void *expected;   /* outputs: the reference's (the student's are read a part at a time) */
 };
 
 /* The outcome of the student's side of one case. */

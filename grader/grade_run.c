@@ -21,6 +21,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* The student's outputs are checked this many bytes at a time. */
+#define CHECK_PART_BYTES ((size_t)16 << 20)
+
 /* A reference run on fewer bytes than this is mostly overhead: it does not
  * tell the emulation's speed. */
 #define SPEED_SAMPLE_BYTES_MIN (1u << 20)
@@ -78,9 +81,7 @@ static bool allocate(struct run *r)
             r->g->api.kgemu_guard(b->base, GUARD_BYTES, GUARD_BYTES);
         void **host = b->spec->is_output ? &b->expected : &b->pristine;
         *host = host_buffer(b->bytes);
-        if (b->spec->is_output)
-            b->actual = host_buffer(b->bytes);
-        if (!*host || (b->spec->is_output && !b->actual))
+        if (!*host)
             return run_fail(r, "out of host memory for buffer '%s'", b->spec->name);
         struct rng_key key = {r->g->seed, (uint64_t)i};
         if (!b->spec->is_output &&
@@ -98,8 +99,8 @@ static void release(struct run *r)
             r->g->api.cuMemFree(b->base);
         free(b->pristine);
         free(b->expected);
-        free(b->actual);
     }
+    free(r->check_part);
 }
 
 /* Inputs restored, outputs poisoned or zeroed, guards refilled. */
@@ -405,8 +406,44 @@ static void mismatch_message(const struct run_buffer *b, const char *name,
              c->first_actual);
 }
 
-/* Compares every output; fills the case's JSON and, on a mismatch, the verdict. */
-static void compare_outputs(struct run *r, struct case_outcome *out, json_t *entry)
+/* Output buffer i of the student against the reference's, read from the
+ * device CHECK_PART_BYTES at a time into one reused host buffer: a whole
+ * copy would be hundreds of MB more, touched once (at 100M elements, most
+ * of the check's time went to the kernel clearing its pages). False when
+ * the device cannot be read (r->error set). */
+static bool compare_output(struct run *r, int i, struct compare_result *c)
+{
+    const struct run_buffer *b = &r->buffers[i];
+    const struct exercise_check *check = &b->spec->check;
+    struct compare_tolerance tol = {check->atol, check->rtol};
+    size_t size = value_type_bytes(b->spec->type);
+    *c = (struct compare_result){0};
+    if (!r->check_part && !(r->check_part = malloc(CHECK_PART_BYTES)))
+        return run_fail(r, "out of host memory to check the outputs");
+    if (check->kind == CHECK_SCALAR) {
+        if (r->g->api.cuMemcpyDtoH(r->check_part, r->current[i], size) != CUDA_SUCCESS)
+            return run_fail(r, "cannot read the output '%s'", b->spec->name);
+        double v = b->spec->type == VALUE_F32 ? *(float *)r->check_part : *(double *)r->check_part;
+        if (!compare_scalar(v, check->value, check->tolerance))
+            *c = (struct compare_result){1, true, 0, check->value, v, 0, 0, 0};
+        return true;
+    }
+    size_t per_part = CHECK_PART_BYTES / size;
+    for (size_t first = 0; first < b->count; first += per_part) {
+        size_t n = b->count - first < per_part ? b->count - first : per_part;
+        if (r->g->api.cuMemcpyDtoH(r->check_part, r->current[i] + first * size, n * size) !=
+            CUDA_SUCCESS)
+            return run_fail(r, "cannot read the output '%s'", b->spec->name);
+        compare_buffers_part((const unsigned char *)b->expected + first * size, r->check_part,
+                             b->spec->type, first, n, check->kind == CHECK_TOLERANCE ? &tol : NULL,
+                             c);
+    }
+    return true;
+}
+
+/* Compares every output; fills the case's JSON and, on a mismatch, the
+ * verdict. False when an output cannot be read (r->error set). */
+static bool compare_outputs(struct run *r, struct case_outcome *out, json_t *entry)
 {
     uint64_t mismatches = 0;
     double max_error = 0;
@@ -416,17 +453,9 @@ static void compare_outputs(struct run *r, struct case_outcome *out, json_t *ent
         if (!b->spec->is_output)
             continue;
         struct compare_result c;
-        const struct exercise_check *check = &b->spec->check;
-        struct compare_tolerance tol = {check->atol, check->rtol};
-        if (check->kind == CHECK_SCALAR) {
-            double v = b->spec->type == VALUE_F32 ? *(float *)b->actual : *(double *)b->actual;
-            memset(&c, 0, sizeof c);
-            if (!compare_scalar(v, check->value, check->tolerance)) {
-                c = (struct compare_result){1, true, 0, check->value, v, 0, 0, 0};
-            }
-        } else {
-            compare_buffers(b->expected, b->actual, b->spec->type, b->count,
-                            check->kind == CHECK_TOLERANCE ? &tol : NULL, &c);
+        if (!compare_output(r, i, &c)) {
+            json_decref(first);
+            return false;
         }
         max_error = c.max_abs_error > max_error ? c.max_abs_error : max_error;
         if (c.mismatches && !mismatches) {
@@ -441,6 +470,7 @@ static void compare_outputs(struct run *r, struct case_outcome *out, json_t *ent
     json_object_set_new(entry, "mismatches", json_integer((json_int_t)mismatches));
     json_object_set_new(entry, "first_mismatch", first);
     json_object_set_new(entry, "max_abs_error", json_real(max_error));
+    return true;
 }
 
 static void sizes_json(struct run *r, json_t *entry)
@@ -487,14 +517,7 @@ bool run_check_student(struct run *r, struct case_outcome *out)
 {
     if (!guards_intact(r, out))
         return true;
-    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
-        struct run_buffer *b = &r->buffers[i];
-        if (b->spec->is_output &&
-            r->g->api.cuMemcpyDtoH(b->actual, r->current[i], b->bytes) != CUDA_SUCCESS)
-            return run_fail(r, "cannot read the output '%s'", b->spec->name);
-    }
-    compare_outputs(r, out, out->json);
-    return true;
+    return compare_outputs(r, out, out->json);
 }
 
 /* The repeated protocol of a real GPU, unless the one run was decisive:

@@ -19,6 +19,7 @@ struct run {
     struct run_buffer buffers[EXERCISE_BUFFERS_MAX];
     CUdeviceptr current[EXERCISE_BUFFERS_MAX]; /* after swaps */
     unsigned char scalars[EXERCISE_SCALARS_MAX][RUN_SCALAR_BYTES];
+    void *check_part; /* CHECK_PART_BYTES of the student's outputs at a time (grade_run.c) */
     char *error;
     size_t error_size;
 };

@@ -219,6 +219,44 @@ static void f32_counts_across_blocks(void **state)
     free(a);
 }
 
+/* Parts of any sizes, compared in order, give the whole's result: the
+ * count, the first mismatch (its index in the whole buffer) and the
+ * largest error (the grader reads outputs a part at a time). */
+static void parts_give_the_whole(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    const struct compare_tolerance tolerance = {1e-3, 0};
+    float *e = malloc(N * sizeof *e), *a = malloc(N * sizeof *a);
+    assert_non_null(e);
+    assert_non_null(a);
+    for (int i = 0; i < N; i++)
+        e[i] = a[i] = (float)i;
+    for (int i = 0; i < N; i += 7)
+        a[i] += 0.0009765625f; /* within the tolerance: only the largest error */
+    a[1499] = -1.0f;
+    a[1500] = NAN;
+    a[4999] = 1e9f;
+    struct compare_result whole = compare(e, a, VALUE_F32, N, &tolerance);
+    static const size_t part_sizes[] = {1, 7, 1500, 1024, N};
+    for (size_t k = 0; k < sizeof part_sizes / sizeof *part_sizes; k++) {
+        struct compare_result parts = {0};
+        for (size_t first = 0; first < N; first += part_sizes[k]) {
+            size_t n = N - first < part_sizes[k] ? N - first : part_sizes[k];
+            compare_buffers_part(e + first, a + first, VALUE_F32, first, n, &tolerance, &parts);
+        }
+        assert_int_equal(parts.mismatches, 3);
+        assert_int_equal(parts.first_index, 1499);
+        assert_true(parts.first_actual == -1.0);
+        assert_int_equal(parts.first_index, whole.first_index);
+        assert_int_equal(parts.first_expected_bits, whole.first_expected_bits);
+        assert_int_equal(parts.first_actual_bits, whole.first_actual_bits);
+        assert_true(parts.max_abs_error == whole.max_abs_error);
+    }
+    free(e);
+    free(a);
+}
+
 static void unaligned_buffers(void **state)
 {
     (void)state;
@@ -601,6 +639,7 @@ int main(void)
         cmocka_unit_test(integers_ignore_tolerance),
         cmocka_unit_test(counts_across_blocks),
         cmocka_unit_test(f32_counts_across_blocks),
+        cmocka_unit_test(parts_give_the_whole),
         cmocka_unit_test(unaligned_buffers),
         cmocka_unit_test(nan_matches_only_nan),
         cmocka_unit_test(nan_mismatch_keeps_its_bits),

@@ -14,6 +14,7 @@
 #include "grader/compare.h"
 #include "grader/grade_run.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ struct fixture {
     struct run r;
     struct case_outcome out;
     unsigned char device[GUARD_BYTES + COUNT * sizeof(float) + GUARD_BYTES];
-    float expected[COUNT], actual[COUNT];
+    float expected[COUNT];
     char error[256];
 };
 
@@ -62,7 +63,6 @@ static int setup(void **state)
     b->base = (CUdeviceptr)(uintptr_t)f->device;
     b->data = b->base + GUARD_BYTES;
     b->expected = f->expected;
-    b->actual = f->actual;
     f->r.current[0] = b->data;
     for (int i = 0; i < COUNT; i++)
         f->expected[i] = (float)i / 4;
@@ -78,6 +78,7 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
     json_decref(f->out.json);
+    free(f->r.check_part);
     free(f);
     return 0;
 }
@@ -141,6 +142,41 @@ static void test_wrong_output_with_intact_guards(void **state)
     assert_int_equal(json_integer_value(json_object_get(f->out.json, "mismatches")), 1);
 }
 
+/* An output longer than the part the check reads at a time: a wrong
+ * element in a later part is found, with its index in the whole buffer. */
+static void test_wrong_output_in_a_later_part(void **state)
+{
+    struct fixture *f = *state;
+    const size_t n = ((size_t)16 << 20) / sizeof(float) * 2 + 1000; /* two parts and a bit */
+    float *expected = malloc(n * sizeof *expected);
+    unsigned char *device = malloc(GUARD_BYTES + n * sizeof(float) + GUARD_BYTES);
+    assert_non_null(expected);
+    assert_non_null(device);
+    for (size_t i = 0; i < n; i++)
+        expected[i] = (float)(i % 1000);
+    guard_fill(device, GUARD_BYTES);
+    memcpy(device + GUARD_BYTES, expected, n * sizeof(float));
+    guard_fill(device + GUARD_BYTES + n * sizeof(float), GUARD_BYTES);
+    float wrong = -1;
+    memcpy(device + GUARD_BYTES + (n - 5) * sizeof(float), &wrong, sizeof wrong);
+    struct run_buffer *b = &f->r.buffers[0];
+    b->count = n;
+    b->bytes = n * sizeof(float);
+    b->base = (CUdeviceptr)(uintptr_t)device;
+    b->data = b->base + GUARD_BYTES;
+    b->expected = expected;
+    f->r.current[0] = b->data;
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_int_equal(f->out.verdict, GRADER_VERDICT_WRONG_ANSWER);
+    char want[160];
+    snprintf(want, sizeof want,
+             "1 of %zu elements of 'c' are wrong; the first is [%zu]: expected %g, got -1", n,
+             n - 5, (double)((n - 5) % 1000));
+    assert_string_equal(f->out.message, want);
+    free(expected);
+    free(device);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +187,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_far_write_before_the_start, setup, teardown),
         cmocka_unit_test_setup_teardown(test_guards_are_checked_before_outputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_output_with_intact_guards, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wrong_output_in_a_later_part, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
