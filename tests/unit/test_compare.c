@@ -194,18 +194,27 @@ static void counts_across_blocks(void **state)
     free(a);
 }
 
+/* e[i] = i and a copy, every `step`-th element of the copy off by 2^-10
+ * (within a tolerance of 1e-3, and not equal). */
+static void nearly_equal_floats(int n, int step, float **e, float **a)
+{
+    *e = malloc((size_t)n * sizeof **e);
+    *a = malloc((size_t)n * sizeof **a);
+    assert_non_null(*e);
+    assert_non_null(*a);
+    for (int i = 0; i < n; i++)
+        (*e)[i] = (*a)[i] = (float)i;
+    for (int i = 0; i < n; i += step)
+        (*a)[i] += 0.0009765625f;
+}
+
 static void f32_counts_across_blocks(void **state)
 {
     (void)state;
     enum { N = 3000 };
     const struct compare_tolerance tolerance = {1e-3, 0};
-    float *e = malloc(N * sizeof *e), *a = malloc(N * sizeof *a);
-    assert_non_null(e);
-    assert_non_null(a);
-    for (int i = 0; i < N; i++)
-        e[i] = a[i] = (float)i;
-    for (int i = 0; i < N; i += 3)
-        a[i] += 0.0009765625f; /* 2^-10: within 1e-3, and not equal */
+    float *e, *a;
+    nearly_equal_floats(N, 3, &e, &a);
     a[2047] = 0.0f;
     a[2048] = NAN;
     a[N - 1] = INFINITY;
@@ -227,13 +236,8 @@ static void parts_give_the_whole(void **state)
     (void)state;
     enum { N = 5000 };
     const struct compare_tolerance tolerance = {1e-3, 0};
-    float *e = malloc(N * sizeof *e), *a = malloc(N * sizeof *a);
-    assert_non_null(e);
-    assert_non_null(a);
-    for (int i = 0; i < N; i++)
-        e[i] = a[i] = (float)i;
-    for (int i = 0; i < N; i += 7)
-        a[i] += 0.0009765625f; /* within the tolerance: only the largest error */
+    float *e, *a;
+    nearly_equal_floats(N, 7, &e, &a);
     a[1499] = -1.0f;
     a[1500] = NAN;
     a[4999] = 1e9f;
