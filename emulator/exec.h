@@ -170,9 +170,10 @@ struct launch_state {
     bool uses_barriers;      /* some function of the module has bar/barrier */
     /* The kernel's compiled regions (jit.h), once compiled: at the launch's
      * start when they are in the cache, else once the launch has run
-     * jit_compile_after() warp instructions in the interpreter. */
+     * `compile_after` warp instructions in the interpreter. */
     _Atomic(const struct jit_kernel *) jit;
     atomic_bool jit_tried;
+    uint64_t compile_after;
     uint64_t total_blocks;
     atomic_uint_fast64_t next_block;
     atomic_uint_fast64_t instructions; /* warp instructions, summed at checks */

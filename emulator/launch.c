@@ -294,6 +294,20 @@ static bool finish_block_timing(struct runner *r, uint64_t index, bool complete)
            (index % BUDGET_BLOCK_INTERVAL != 0 || check_time_budget(&b->warps[0], NULL));
 }
 
+/* When a launch compiles its kernel: after jit_compile_after() warp
+ * instructions in the interpreter (what the compile costs), or at its
+ * first block when its warps, running each instruction once, would reach
+ * that count anyway (a grid of 100M threads: the interpreter's warm-up
+ * and the compile's overlap with it were 10-15 % of transpose's kernel
+ * time). Its total blocks must be set. */
+static uint64_t compile_after(const struct launch_state *ls)
+{
+    uint64_t after = jit_compile_after(ls->function->ptx), n = ls->function->ptx->n_code;
+    uint64_t warps = n ? after / n + (after % n != 0) : UINT64_MAX;
+    uint64_t blocks = warps / ls->warps_per_block + (warps % ls->warps_per_block != 0);
+    return ls->total_blocks >= blocks ? 0 : after;
+}
+
 /* The compiled tier pays for its compile once the launch has run enough in
  * the interpreter: then one host thread compiles the kernel while the
  * others go on; blocks and warps switch tiers at their next instruction,
@@ -301,8 +315,7 @@ static bool finish_block_timing(struct runner *r, uint64_t index, bool complete)
 static void compile_when_hot(struct launch_state *ls)
 {
     if (atomic_load_explicit(&ls->jit_tried, memory_order_relaxed) ||
-        atomic_load_explicit(&ls->instructions, memory_order_relaxed) <
-            jit_compile_after(ls->function->ptx) ||
+        atomic_load_explicit(&ls->instructions, memory_order_relaxed) < ls->compile_after ||
         atomic_exchange(&ls->jit_tried, true))
         return;
     atomic_store_explicit(&ls->jit, jit_kernel_find(ls->function->ptx, true), memory_order_release);
@@ -480,6 +493,7 @@ static void init_state(struct launch_state *ls, const struct emu_launch *cfg, en
                     : NULL);
     atomic_init(&ls->jit_tried, !jit);
     ls->total_blocks = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
+    ls->compile_after = compile_after(ls);
     atomic_init(&ls->next_block, 0);
     atomic_init(&ls->instructions, 0);
     atomic_init(&ls->stop, false);

@@ -198,6 +198,39 @@ static long long bump_compiled(const char *source, int n, float k)
     return compiled;
 }
 
+/* A kernel whose threads all leave at once when n is 0. */
+static const char idle_source[] = "extern \"C\" __global__ void idle(float *x, int n)\n"
+                                  "{\n"
+                                  "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                  "    if (i >= n) return;\n"
+                                  "    float v = x[i];\n"
+                                  "    for (int j = 1; j < 8; j++) v = v * 0.5f + x[(i + j) % n];\n"
+                                  "    x[i] = v;\n"
+                                  "}\n";
+#define IDLE_WARPS 80000 /* twice the default threshold's warps (40,000 per instruction) */
+
+/* A launch of that many warps compiles its kernel at its first block, though
+ * they run far fewer warp instructions than the threshold (a few each). */
+static void many_warps_compile_at_once(int (*counters_of)(struct kgemu_counters *))
+{
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK_CU(gpu_test_load_source(&module, idle_source, "idle.cu")) ||
+        !CHECK_CU(cuModuleGetFunction(&f, module, "idle")))
+        return;
+    CUdeviceptr d = gpu_test_upload(NULL, sizeof(float));
+    int n = 0;
+    void *args[] = {&d, &n};
+    struct kgemu_counters c = {0};
+    if (d != 0 && gpu_test_run(f, IDLE_WARPS / 8, 256, args) && CHECK_EQ(counters_of(&c), 1)) {
+        CHECK(c.compiled_instructions > 0);
+        /* far below the threshold of the kernel's 57 instructions: a few a warp */
+        CHECK(c.compiled_instructions + c.interpreted_instructions < 40000ull * 20);
+    }
+    CHECK_CU(cuMemFree(d));
+    CHECK_CU(cuModuleUnload(module));
+}
+
 /* On the compiled tier with its default threshold: a big launch compiles
  * `bump`; a small launch of the same kernel loaded again from other source
  * lines runs that code at once (the cache's key leaves the lines out),
@@ -213,6 +246,10 @@ static void child_compiled_cache(void)
     CHECK(bump_compiled(BUMP_SOURCE("", "3.0f"), BUMP_BIG, 3.0f) > 0);
     CHECK(bump_compiled(BUMP_SOURCE("\n\n// moved down\n", "3.0f"), 256, 3.0f) > 0);
     CHECK_EQ(bump_compiled(BUMP_SOURCE("", "5.0f"), 256, 5.0f), 0);
+    int (*counters_of)(struct kgemu_counters *);
+    *(void **)&counters_of = dlsym(RTLD_DEFAULT, "kgemu_last_counters");
+    if (CHECK(counters_of != NULL))
+        many_warps_compile_at_once(counters_of);
 }
 
 /* ------------------------------------------------------------ files */
