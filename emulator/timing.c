@@ -653,6 +653,41 @@ static bool strided_request(uint32_t mask, const uint64_t *offset, unsigned byte
     return true;
 }
 
+/* The other common shape: one aligned word a lane, all within 64 words (a
+ * histogram's bins, a tile's row with gaps). Two of those words share a
+ * bank only when 32 apart, so a bank serves 1 or 2 of them: the words
+ * present as a bitmap tell which; for an atomic, a count per word gives
+ * `same`. No branch on the lanes' words (they are data). False when the
+ * request is not of that shape. */
+static bool narrow_request(uint32_t mask, const uint64_t *offset, unsigned bytes, bool atomic,
+                           unsigned *wavefronts, unsigned *same)
+{
+    if (bytes != 4)
+        return false;
+    uint64_t first = offset[__builtin_ctz(mask)], lo = first, hi = first, bits = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++) {
+        uint64_t o = mask >> l & 1 ? offset[l] : first;
+        lo = o < lo ? o : lo;
+        hi = o > hi ? o : hi;
+        bits |= o;
+    }
+    if ((bits & 3) || (hi - lo) / 4 >= 64)
+        return false;
+    uint8_t count[64] = {0};
+    uint64_t present = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++) {
+        unsigned on = mask >> l & 1, word = (unsigned)((offset[l] - lo) / 4 % 64);
+        count[word] += (uint8_t)on;
+        present |= (uint64_t)on << word;
+    }
+    *wavefronts = (present & present >> 32) != 0 ? 2 : 1;
+    for (uint64_t p = atomic ? present : 0; p; p &= p - 1) {
+        unsigned c = count[__builtin_ctzll(p)];
+        *same = c > *same ? c : *same;
+    }
+    return true;
+}
+
 void timing_shared_request(struct timing_warp *tw, struct timing_launch *t,
                            const struct ptx_insn *insn, uint32_t mask, const uint64_t *offset,
                            unsigned bytes, bool atomic)
@@ -660,7 +695,8 @@ void timing_shared_request(struct timing_warp *tw, struct timing_launch *t,
     if (!t->enabled || mask == 0)
         return;
     unsigned wavefronts = 1, same = 1;
-    if (!strided_request(mask, offset, bytes, &wavefronts, &same)) {
+    if (!strided_request(mask, offset, bytes, &wavefronts, &same) &&
+        !narrow_request(mask, offset, bytes, atomic, &wavefronts, &same)) {
         uint64_t words[WARP_SIZE * 4];
         unsigned n = 0;
         for (uint32_t l = 0; l < WARP_SIZE; l++)
