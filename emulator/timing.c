@@ -477,36 +477,46 @@ static void count_request(struct timing_warp *tw, const struct timing_launch *t,
 
 /* The common atomic request, every lane in one line (a histogram's bins, a
  * counter): the L2 sees that one line whatever the order, so its entries
- * go in address order, counted in a table of the line's bytes. False when
- * the lanes span lines. */
-static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uint64_t *address)
+ * go in address order, one per address with its lanes, from a count per
+ * byte of the line and a bitmap of the bytes used (no branch on the
+ * lanes' data). `distinct` gets the request's sectors. False (nothing
+ * logged) when the lanes span lines. */
+static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uint64_t *address,
+                                unsigned bytes, unsigned *distinct)
 {
-    uint64_t line = address[__builtin_ctz(mask)] / LINE_BYTES, other = 0;
-    for (uint32_t l = 0; l < WARP_SIZE; l++) /* inactive lanes' addresses are not set */
-        if (mask >> l & 1)
-            other |= address[l] / LINE_BYTES ^ line;
+    uint64_t first = address[__builtin_ctz(mask)], line = first / LINE_BYTES, other = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++) { /* inactive lanes' addresses are not set */
+        uint64_t a = mask >> l & 1 ? address[l] : first;
+        other |= (a / LINE_BYTES ^ line) | ((a + bytes - 1) / LINE_BYTES ^ line);
+    }
     if (other)
         return false;
     uint8_t lanes[LINE_BYTES] = {0};
-    for (uint32_t l = 0; l < WARP_SIZE; l++)
-        if (mask >> l & 1)
-            lanes[address[l] % LINE_BYTES]++;
-    for (unsigned at = 0; at < LINE_BYTES; at++)
-        if (lanes[at])
+    uint64_t used[LINE_BYTES / 64] = {0};
+    unsigned sectors = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++) {
+        unsigned on = mask >> l & 1, at = (unsigned)(address[l] % LINE_BYTES);
+        lanes[at] += (uint8_t)on;
+        used[at / 64] |= (uint64_t)on << at % 64;
+        sectors |= on << at / SECTOR_BYTES | on << (at + bytes - 1) % LINE_BYTES / SECTOR_BYTES;
+    }
+    for (unsigned h = 0; h < LINE_BYTES / 64; h++)
+        for (uint64_t u = used[h]; u; u &= u - 1) {
+            unsigned at = h * 64 + (unsigned)__builtin_ctzll(u);
             log_append(log, line * LINE_BYTES + at, (uint8_t)(1u << (at / SECTOR_BYTES)),
                        TIMING_ATOMIC, lanes[at]);
+        }
+    *distinct = sectors_in((uint8_t)sectors);
     return true;
 }
 
-/* An atomic request's entries: one per address, with how many lanes update
- * it, in the order of their last lanes. The L2 ends as it would after each
- * lane's access in turn (a lane's repeat of an earlier lane's line only
- * makes it the latest used again), unless the request's own lines evict
- * one another: over 16 lines of one L2 set in one request. */
+/* An atomic request over several lines: one entry per address, with how
+ * many lanes update it, in the order of their last lanes. The L2 ends as
+ * it would after each lane's access in turn (a lane's repeat of an earlier
+ * lane's line only makes it the latest used again), unless the request's
+ * own lines evict one another: over 16 lines of one L2 set in one request. */
 static void log_atomics(struct timing_log *log, uint32_t mask, const uint64_t *address)
 {
-    if (log_atomics_in_line(log, mask, address))
-        return;
     uint64_t distinct[WARP_SIZE];
     uint8_t lanes[WARP_SIZE];
     unsigned n = 0;
@@ -554,6 +564,12 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
 {
     if (!t->enabled || mask == 0)
         return;
+    unsigned in_line;
+    if (kind == TIMING_ATOMIC && log_atomics_in_line(log, mask, address, bytes, &in_line)) {
+        count_request(tw, t, insn, in_line);
+        tw->global_atomics += (uint64_t)__builtin_popcount(mask);
+        return;
+    }
     unsigned contiguous = contiguous_request(log, mask, address, bytes, kind);
     if (contiguous > 0 && !log->overflowed) {
         count_request(tw, t, insn, contiguous);

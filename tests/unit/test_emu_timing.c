@@ -262,6 +262,30 @@ static size_t oracle_log(uint32_t mask, const uint64_t *address, unsigned bytes,
     return count;
 }
 
+/* One request of `kind` on its own: its log is the oracle's n entries
+ * `want`, its sectors `distinct`, its atomics (for an atomic) its lanes. */
+static void check_request(const struct emu_device_model *device, uint32_t mask,
+                          const uint64_t *address, unsigned bytes, enum timing_access kind,
+                          const struct timing_access_entry *want, size_t n, unsigned distinct)
+{
+    struct timing_log log = {0};
+    struct timing_warp warp = {0};
+    struct ptx_insn insn = {0};
+    struct timing_launch plain = {.enabled = true, .device = device};
+    timing_global_request(&warp, &plain, &log, &insn, mask, address, bytes, kind);
+    assert_int_equal(log.count, n);
+    for (size_t e = 0; e < n; e++) {
+        assert_int_equal(log.entries[e].address, want[e].address);
+        assert_int_equal(log.entries[e].sectors, want[e].sectors);
+        assert_int_equal(log.entries[e].kind, kind);
+        assert_int_equal(log.entries[e].lanes, want[e].lanes);
+    }
+    assert_int_equal(warp.global_sectors, distinct);
+    assert_int_equal(warp.global_requests, 1);
+    assert_int_equal(warp.global_atomics, kind == TIMING_ATOMIC ? __builtin_popcount(mask) : 0);
+    timing_log_free(&log);
+}
+
 /* Shapes of a warp's addresses: halves reading the same addresses, halves
  * each reading one, the whole warp one, each of those with one lane
  * different, scattered, and lanes off. */
@@ -297,20 +321,79 @@ static void requests_log_their_distinct_sectors(void **state)
         make_shape(address, &mask, i / 3 % 7, bytes, &seed);
         struct timing_access_entry want[WARP_SIZE * 2];
         size_t n = oracle_log(mask, address, bytes, want, &distinct);
-        struct timing_log log = {0};
-        struct timing_warp warp = {0};
-        struct ptx_insn insn = {0};
-        struct timing_launch plain = {.enabled = true, .device = t4};
-        timing_global_request(&warp, &plain, &log, &insn, mask, address, bytes, TIMING_READ);
-        assert_int_equal(log.count, n);
-        for (size_t e = 0; e < n; e++) {
-            assert_int_equal(log.entries[e].address, want[e].address);
-            assert_int_equal(log.entries[e].sectors, want[e].sectors);
-            assert_int_equal(log.entries[e].kind, TIMING_READ);
-        }
-        assert_int_equal(warp.global_sectors, distinct);
-        assert_int_equal(warp.global_requests, 1);
-        timing_log_free(&log);
+        check_request(t4, mask, address, bytes, TIMING_READ, want, n, distinct);
+    }
+}
+
+/* An atomic request's log, straightforwardly: one entry per address with
+ * its lanes; in address order when every lane is in one line, else in the
+ * order of each address's last lane. Returns the entries; *distinct, the
+ * sectors. */
+static size_t oracle_atomic_log(uint32_t mask, const uint64_t *address, unsigned bytes,
+                                struct timing_access_entry *out, unsigned *distinct)
+{
+    uint64_t sectors[WARP_SIZE * 2], lines[WARP_SIZE];
+    unsigned n = 0, n_lines = 0, d = 0;
+    size_t count = 0;
+    for (uint32_t l = 0; l < WARP_SIZE; l++) {
+        if (!(mask >> l & 1))
+            continue;
+        lines[n_lines++] = address[l] / LINE;
+        for (uint64_t s = address[l] / 32; s <= (address[l] + bytes - 1) / 32; s++)
+            sectors[n++] = s;
+        unsigned lanes = 0, last = l;
+        for (uint32_t k = 0; k < WARP_SIZE; k++)
+            if (mask >> k & 1 && address[k] == address[l]) {
+                lanes++;
+                last = k;
+            }
+        if (last == l) /* the address's last lane: its entry, in lane order */
+            out[count++] =
+                (struct timing_access_entry){address[l], (uint8_t)(1u << (address[l] % LINE / 32)),
+                                             TIMING_ATOMIC, (uint8_t)lanes};
+    }
+    qsort(sectors, n, sizeof *sectors, compare_u64);
+    for (unsigned i = 0; i < n; i++)
+        d += i == 0 || sectors[i] != sectors[i - 1];
+    qsort(lines, n_lines, sizeof *lines, compare_u64);
+    if (lines[0] == lines[n_lines - 1]) /* one line: by address */
+        for (size_t i = 1; i < count; i++)
+            for (size_t j = i; j > 0 && out[j - 1].address > out[j].address; j--) {
+                struct timing_access_entry swap = out[j];
+                out[j] = out[j - 1];
+                out[j - 1] = swap;
+            }
+    *distinct = d;
+    return count;
+}
+
+/* Histogram bins in one line, one counter, bins across two lines,
+ * scattered; every lane or some. */
+static void atomic_shape(uint64_t *address, uint32_t *mask, int shape, unsigned bytes,
+                         uint64_t *seed)
+{
+    uint64_t line = (1ull << 32) + next_random(seed) % 4096 * LINE;
+    *mask = next_random(seed) % 2 ? FULL_MASK : (uint32_t)next_random(seed) | 1;
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        address[l] = shape == 0   ? line + next_random(seed) % (LINE / bytes) * bytes
+                     : shape == 1 ? line + 2 * bytes
+                     : shape == 2 ? line + 96 + next_random(seed) % 16 * bytes
+                                  : line + next_random(seed) % (1 << 16) * bytes;
+}
+
+static void atomic_requests_log_each_address(void **state)
+{
+    (void)state;
+    const struct emu_device_model *t4 = emu_device_model_find("t4");
+    assert_non_null(t4);
+    uint64_t seed = 9, address[WARP_SIZE];
+    for (int i = 0; i < 20000; i++) {
+        unsigned bytes = 4u << (i % 2), distinct;
+        uint32_t mask;
+        atomic_shape(address, &mask, i / 2 % 4, bytes, &seed);
+        struct timing_access_entry want[WARP_SIZE];
+        size_t n = oracle_atomic_log(mask, address, bytes, want, &distinct);
+        check_request(t4, mask, address, bytes, TIMING_ATOMIC, want, n, distinct);
     }
 }
 
@@ -389,6 +472,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dram_traffic_is_the_lru_oracles),
         cmocka_unit_test(requests_log_their_distinct_sectors),
+        cmocka_unit_test(atomic_requests_log_each_address),
         cmocka_unit_test(bank_conflicts_are_the_oracles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
