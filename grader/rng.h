@@ -57,6 +57,11 @@ bool input_distribution_parse(const char *name, enum input_distribution *distrib
 bool inputs_generate(void *out, enum value_type type, size_t count, const struct input_spec *spec,
                      struct rng_key key, int threads);
 
+/* For the tests: whether inputs_generate may compute the generator's
+ * blocks with AVX-512 (it does where the host has it, by default); returns
+ * whether the host has it. The values are the same either way. */
+bool rng_wide_blocks(bool wanted);
+
 /* For the tests: the Philox-4x32-10 block function (known-answer vectors)
  * and the libm-free elementary functions the normal distribution uses. */
 void rng_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
