@@ -719,9 +719,6 @@ static LLVMValueRef emit_integer(struct jit_emit *e, const struct ptx_insn *insn
     }
 }
 
-/* cvt_to_integer for a float source: the value (an f32 flushed with .ftz)
- * as a double, rounded to an integral value in the mode, saturated to the
- * type with NaN giving 0 (llvm.fpto[su]i.sat), extended as the type is. */
 /* Integral doubles clamped to the range of a `bits`-wide integer (at most
  * 32: its bounds are doubles), NaN to 0: what llvm.fpto[su]i.sat gives,
  * as compares and selects, which vectorize (the intrinsic's saturation is
@@ -738,6 +735,10 @@ static LLVMValueRef saturated(struct jit_emit *e, LLVMValueRef x, unsigned bits,
                            x, "");
 }
 
+/* cvt_to_integer for a float source: the value (an f32 flushed with .ftz)
+ * as a double, rounded to an integral value in the mode, saturated to the
+ * type with NaN giving 0 (`saturated`, or llvm.fpto[su]i.sat for 64 bits),
+ * extended as the type is. */
 static LLVMValueRef emit_cvt_from_float(struct jit_emit *e, const struct ptx_insn *insn)
 {
     enum ptx_type to = (enum ptx_type)insn->type;
@@ -1095,13 +1096,6 @@ static LLVMValueRef gather_scatter(struct jit_emit *e, LLVMValueRef pointers, LL
                      gather ? gather_args : scatter_args, 4);
 }
 
-/* A software stride prefetcher for global accesses. A grid-stride loop
- * moves each warp a whole grid ahead per iteration (a megabyte at 100M
- * elements), a stride no host prefetcher follows, so each compiled load
- * waited for memory (a quarter of histogram's kernel time). Each global
- * access of the kernel has a slot in the warp (its lowest address last
- * time, `access_seen`); the lines at the same distance ahead are fetched
- * into the host's cache. A hint only: nothing is read, no fault, no count. */
 /* The request of a fast path for the timing model: of `address` (global
  * addresses, or offsets in shared memory). */
 static void emit_account(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
@@ -1178,11 +1172,12 @@ static void emit_shared_atomic(struct jit_emit *e, const struct ptx_insn *insn, 
     bool red = insn->op == PTX_OP_RED;
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
     LLVMTypeRef word = LLVMIntTypeInContext(e->ctx, 8 * bytes), words = lanes_of(word);
+    bool cas = insn->cmp == PTX_ATOM_CAS;
     LLVMValueRef at = entry_slot(e, lanes_of(e->ptr)), b = entry_slot(e, words),
-                 c = entry_slot(e, words), olds = entry_slot(e, words);
+                 c = cas ? entry_slot(e, words) : NULL, olds = entry_slot(e, words);
     LLVMBuildStore(e->b, pointers, at);
     LLVMBuildStore(e->b, as_int(e, row_of(e, &insn->o[red ? 1 : 2]), bytes), b);
-    if (insn->cmp == PTX_ATOM_CAS)
+    if (cas)
         LLVMBuildStore(e->b, as_int(e, row_of(e, &insn->o[red ? 2 : 3]), bytes), c);
     LLVMBasicBlockRef before = LLVMGetInsertBlock(e->b), lane = block(e, "lane"),
                       after = block(e, "lanes_done");
@@ -1196,9 +1191,7 @@ static void emit_shared_atomic(struct jit_emit *e, const struct ptx_insn *insn, 
     LLVMValueRef old = LLVMBuildLoad2(e->b, word, p, "");
     LLVMSetAlignment(old, bytes);
     LLVMValueRef bl = LLVMBuildLoad2(e->b, word, slot_element(e, words, b, l), "");
-    LLVMValueRef cl = insn->cmp == PTX_ATOM_CAS
-                          ? LLVMBuildLoad2(e->b, word, slot_element(e, words, c, l), "")
-                          : NULL;
+    LLVMValueRef cl = cas ? LLVMBuildLoad2(e->b, word, slot_element(e, words, c, l), "") : NULL;
     LLVMSetAlignment(LLVMBuildStore(e->b, atomic_result(e, insn, old, bl, cl), p), bytes);
     LLVMBuildStore(e->b, old, slot_element(e, words, olds, l));
     LLVMValueRef rest =
@@ -1214,6 +1207,13 @@ static void emit_shared_atomic(struct jit_emit *e, const struct ptx_insn *insn, 
     emit_account(e, insn, pc, offsets);
 }
 
+/* A software stride prefetcher for global accesses. A grid-stride loop
+ * moves each warp a whole grid ahead per iteration (a megabyte at 100M
+ * elements), a stride no host prefetcher follows, so each compiled load
+ * waited for memory (a quarter of histogram's kernel time). Each global
+ * access of the kernel has a slot in the warp (its lowest address last
+ * time, `access_seen`); the lines at the same distance ahead are fetched
+ * into the host's cache. A hint only: nothing is read, no fault, no count. */
 static void emit_prefetch(struct jit_emit *e, LLVMValueRef address, bool load, unsigned bytes)
 {
     uint64_t slot = offsetof(struct warp, access_seen) +
