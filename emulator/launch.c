@@ -309,13 +309,19 @@ static uint64_t compile_after(const struct launch_state *ls)
 }
 
 /* The compiled tier pays for its compile once the launch has run enough in
- * the interpreter: then one host thread compiles the kernel while the
- * others go on; blocks and warps switch tiers at their next instruction,
- * which changes nothing but the speed (both tiers are identical). */
-static void compile_when_hot(struct launch_state *ls)
+ * the interpreter, or once a block has run so much that all the launch's
+ * blocks alike would (a grid-stride loop: the first block tells what each
+ * costs): then one host thread compiles the kernel while the others go on;
+ * blocks and warps switch tiers at their next instruction, which changes
+ * nothing but the speed (both tiers are identical). */
+static void compile_when_hot(struct launch_state *ls, uint64_t block_instructions)
 {
+    uint64_t projected;
+    if (__builtin_mul_overflow(block_instructions, ls->total_blocks, &projected))
+        projected = UINT64_MAX;
     if (atomic_load_explicit(&ls->jit_tried, memory_order_relaxed) ||
-        atomic_load_explicit(&ls->instructions, memory_order_relaxed) < ls->compile_after ||
+        (atomic_load_explicit(&ls->instructions, memory_order_relaxed) < ls->compile_after &&
+         projected < ls->compile_after) ||
         atomic_exchange(&ls->jit_tried, true))
         return;
     atomic_store_explicit(&ls->jit, jit_kernel_find(ls->function->ptx, true), memory_order_release);
@@ -351,9 +357,12 @@ static bool run_block(struct runner *r, uint64_t index)
                 ;
             ok = st != WARP_FAULTED;
         }
-    for (unsigned i = 0; i < b->n_warps; i++)
+    uint64_t block_instructions = 0;
+    for (unsigned i = 0; i < b->n_warps; i++) {
+        block_instructions += b->warps[i].instructions;
         flush_instructions(ls, &b->warps[i]);
-    compile_when_hot(ls);
+    }
+    compile_when_hot(ls, block_instructions);
     return finish_block_timing(r, index, ok);
 }
 
