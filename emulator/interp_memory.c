@@ -636,11 +636,13 @@ static bool global_adds_combined(const struct ptx_insn *insn, uint32_t m, const 
                                  const uint64_t *operand, uint64_t *old)
 {
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    unsigned shift =
+        bytes == 8 ? 3 : 2; /* a slot is at[l] / bytes: a division took half the time */
     uint64_t base = at[__builtin_ctz(m)] & ~(uint64_t)(ADDS_SPAN - 1), outside = 0;
     uint64_t sum[ADDS_SPAN / 4] = {0};
     uint32_t used = 0;
     LANES(m, {
-        uint64_t slot = (at[l] - base) / bytes;
+        uint64_t slot = (at[l] - base) >> shift;
         outside |= at[l] - base >= ADDS_SPAN;
         if (!outside) {
             sum[slot] += operand[l];
@@ -660,7 +662,7 @@ static bool global_adds_combined(const struct ptx_insn *insn, uint32_t m, const 
     uint64_t keep = bytes == 4 ? 0xFFFFFFFFull : ~0ull;
     if (old)
         LANES(m, {
-            unsigned slot = (unsigned)((at[l] - base) / bytes);
+            unsigned slot = (unsigned)((at[l] - base) >> shift);
             old[l] = seen[slot];
             seen[slot] = (seen[slot] + operand[l]) & keep;
         });

@@ -174,47 +174,71 @@ struct atomic_count {
     uint64_t count;
 };
 
-struct atomic_table {
+struct timing_atomic_table {
     struct atomic_count *slots;
     size_t capacity, used;
     uint64_t max_count, total;
 };
 
-static bool atomic_grow(struct atomic_table *t)
+/* The slot of `key` (an address + 1): where it is, or the empty one it goes
+ * to. The capacity is a power of 2 (a mask, not a division: a histogram
+ * counts ten addresses a request). */
+static size_t atomic_slot(const struct atomic_count *slots, size_t capacity, uint64_t key)
+{
+    size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull >> 16) & (capacity - 1);
+    while (slots[j].address && slots[j].address != key)
+        j = (j + 1) & (capacity - 1);
+    return j;
+}
+
+static bool atomic_grow(struct timing_atomic_table *t)
 {
     size_t capacity = t->capacity ? t->capacity * 2 : ATOMIC_TABLE_MIN;
     struct atomic_count *slots = calloc(capacity, sizeof *slots);
     if (!slots)
         return false;
-    for (size_t i = 0; i < t->capacity; i++) {
-        if (!t->slots[i].address)
-            continue;
-        size_t j = (size_t)(t->slots[i].address * 0x9E3779B97F4A7C15ull >> 16) % capacity;
-        while (slots[j].address)
-            j = (j + 1) % capacity;
-        slots[j] = t->slots[i];
-    }
+    for (size_t i = 0; i < t->capacity; i++)
+        if (t->slots[i].address)
+            slots[atomic_slot(slots, capacity, t->slots[i].address)] = t->slots[i];
     free(t->slots);
     t->slots = slots;
     t->capacity = capacity;
     return true;
 }
 
-static void atomic_count(struct atomic_table *t, uint64_t address, unsigned lanes)
+static void atomic_count(struct timing_atomic_table *t, uint64_t address, uint64_t lanes)
 {
     t->total += lanes;
     if ((t->used + 1) * 2 > t->capacity && !atomic_grow(t))
         return;
     uint64_t key = address + 1;
-    size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull >> 16) % t->capacity;
-    while (t->slots[j].address && t->slots[j].address != key)
-        j = (j + 1) % t->capacity;
+    size_t j = atomic_slot(t->slots, t->capacity, key);
     if (!t->slots[j].address) {
         t->slots[j].address = key;
         t->used++;
     }
     if ((t->slots[j].count += lanes) > t->max_count)
         t->max_count = t->slots[j].count;
+}
+
+/* Adds a block's atomics to the launch's and empties the block's table; a
+ * table left mostly empty is freed (the next block grows its own), so that
+ * one block's scattered atomics do not make every later merge long. */
+static void atomic_merge(struct timing_atomic_table *into, struct timing_atomic_table *from)
+{
+    for (size_t i = 0; i < from->capacity; i++)
+        if (from->slots[i].address)
+            atomic_count(into, from->slots[i].address - 1, from->slots[i].count);
+    if (from->capacity > ATOMIC_TABLE_MIN && from->used * 8 < from->capacity) {
+        free(from->slots);
+        from->slots = NULL;
+        from->capacity = 0;
+    } else if (from->slots) {
+        memset(from->slots, 0, from->capacity * sizeof *from->slots);
+    }
+    from->used = 0;
+    from->total = 0;
+    from->max_count = 0;
 }
 
 /* ------------------------------------------------------------ the sequencer */
@@ -234,7 +258,7 @@ struct timing_sequencer {
     struct timing_log spare[SEQUENCER_SPARES]; /* replayed logs, emptied, to hand back */
     unsigned n_spare;
     struct l2_model l2;
-    struct atomic_table atomics;
+    struct timing_atomic_table atomics;
 };
 
 /* Fetches the set of an entry a few ahead into the host's cache: the sets
@@ -249,7 +273,7 @@ static inline __attribute__((always_inline)) void prefetch_set(const struct l2_m
         __builtin_prefetch(set + at);
 }
 
-static void replay(struct timing_sequencer *s, const struct timing_log *log)
+static void replay(struct timing_sequencer *s, struct timing_log *log)
 {
     for (size_t i = 0; i < log->count && i < REPLAY_PREFETCH; i++)
         prefetch_set(&s->l2, &log->entries[i]);
@@ -257,14 +281,14 @@ static void replay(struct timing_sequencer *s, const struct timing_log *log)
         if (i + REPLAY_PREFETCH < log->count)
             prefetch_set(&s->l2, &log->entries[i + REPLAY_PREFETCH]);
         const struct timing_access_entry *e = &log->entries[i];
-        if (e->kind == TIMING_ATOMIC) {
-            atomic_count(&s->atomics, e->address, e->lanes);
+        if (e->kind == TIMING_ATOMIC)
             l2_access(&s->l2, e->address & ~(uint64_t)(LINE_BYTES - 1), e->sectors, true, true);
-        } else {
+        else
             l2_access(&s->l2, e->address, e->sectors, e->kind == TIMING_READ,
                       e->kind == TIMING_WRITE);
-        }
     }
+    if (log->atomics)
+        atomic_merge(&s->atomics, log->atomics);
 }
 
 /* A replayed log's buffer is kept for a later block (no allocation per
@@ -356,8 +380,7 @@ static void sequencer_free(struct timing_sequencer *s)
 
 /* ----------------------------------------------------------------- logs */
 
-static void log_append(struct timing_log *log, uint64_t address, uint8_t sectors, uint8_t kind,
-                       uint8_t lanes)
+static void log_append(struct timing_log *log, uint64_t address, uint8_t sectors, uint8_t kind)
 {
     if (log->count == log->capacity) {
         size_t capacity = log->capacity ? log->capacity * 2 : 256;
@@ -369,16 +392,30 @@ static void log_append(struct timing_log *log, uint64_t address, uint8_t sectors
         log->entries = e;
         log->capacity = capacity;
     }
-    log->entries[log->count++] = (struct timing_access_entry){address, sectors, kind, lanes};
+    log->entries[log->count++] = (struct timing_access_entry){address, sectors, kind};
 }
 
-void timing_log_reset(struct timing_log *log)
+/* Counts `lanes` atomics to `address` in the block's table. */
+static void log_atomic_lanes(struct timing_log *log, uint64_t address, unsigned lanes)
 {
-    log->count = 0;
+    if (!log->atomics && !(log->atomics = calloc(1, sizeof *log->atomics))) {
+        log->overflowed = true;
+        return;
+    }
+    atomic_count(log->atomics, address, lanes);
+}
+
+uint64_t timing_log_atomic_lanes(const struct timing_log *log, uint64_t address)
+{
+    const struct timing_atomic_table *t = log->atomics;
+    return t && t->capacity ? t->slots[atomic_slot(t->slots, t->capacity, address + 1)].count : 0;
 }
 
 void timing_log_free(struct timing_log *log)
 {
+    if (log->atomics)
+        free(log->atomics->slots);
+    free(log->atomics);
     free(log->entries);
     memset(log, 0, sizeof *log);
 }
@@ -433,7 +470,7 @@ static unsigned contiguous_request(struct timing_log *log, uint32_t mask, const 
         if (s > first && s % SECTORS_PER_LINE != 0 && log->count > 0)
             log->entries[log->count - 1].sectors |= bits;
         else
-            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind, 0);
+            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind);
     }
     return (unsigned)(last - first + 1);
 }
@@ -476,11 +513,11 @@ static void count_request(struct timing_warp *tw, const struct timing_launch *t,
 }
 
 /* The common atomic request, every lane in one line (a histogram's bins, a
- * counter): the L2 sees that one line whatever the order, so its entries
- * go in address order, one per address with its lanes, from a count per
- * byte of the line and a bitmap of the bytes used (no branch on the
- * lanes' data). `distinct` gets the request's sectors. False (nothing
- * logged) when the lanes span lines. */
+ * counter): the L2 sees that one line whatever the order, so it is one
+ * entry with the sectors of its addresses; each address's lanes are
+ * counted from a count per byte of the line and a bitmap of the bytes used
+ * (no branch on the lanes' data). `distinct` gets the request's sectors.
+ * False (nothing logged) when the lanes span lines. */
 static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uint64_t *address,
                                 unsigned bytes, unsigned *distinct)
 {
@@ -493,25 +530,26 @@ static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uin
         return false;
     uint8_t lanes[LINE_BYTES] = {0};
     uint64_t used[LINE_BYTES / 64] = {0};
-    unsigned sectors = 0;
+    unsigned sectors = 0, first_bytes = 0; /* sectors of the lanes' bytes, of their first */
     for (uint32_t l = 0; l < WARP_SIZE; l++) {
         unsigned on = mask >> l & 1, at = (unsigned)(address[l] % LINE_BYTES);
         lanes[at] += (uint8_t)on;
         used[at / 64] |= (uint64_t)on << at % 64;
+        first_bytes |= on << at / SECTOR_BYTES;
         sectors |= on << at / SECTOR_BYTES | on << (at + bytes - 1) % LINE_BYTES / SECTOR_BYTES;
     }
+    log_append(log, line * LINE_BYTES, (uint8_t)first_bytes, TIMING_ATOMIC);
     for (unsigned h = 0; h < LINE_BYTES / 64; h++)
         for (uint64_t u = used[h]; u; u &= u - 1) {
             unsigned at = h * 64 + (unsigned)__builtin_ctzll(u);
-            log_append(log, line * LINE_BYTES + at, (uint8_t)(1u << (at / SECTOR_BYTES)),
-                       TIMING_ATOMIC, lanes[at]);
+            log_atomic_lanes(log, line * LINE_BYTES + at, lanes[at]);
         }
     *distinct = sectors_in((uint8_t)sectors);
     return true;
 }
 
-/* An atomic request over several lines: one entry per address, with how
- * many lanes update it, in the order of their last lanes. The L2 ends as
+/* An atomic request over several lines: one entry per address, in the
+ * order of their last lanes, and each address's lanes counted. The L2 ends as
  * it would after each lane's access in turn (a lane's repeat of an earlier
  * lane's line only makes it the latest used again), unless the request's
  * own lines evict one another: over 16 lines of one L2 set in one request. */
@@ -532,9 +570,11 @@ static void log_atomics(struct timing_log *log, uint32_t mask, const uint64_t *a
         }
         lanes[j]++;
     }
-    while (n-- > 0)
+    while (n-- > 0) {
         log_append(log, distinct[n], (uint8_t)(1u << (distinct[n] / SECTOR_BYTES % 4)),
-                   TIMING_ATOMIC, lanes[n]);
+                   TIMING_ATOMIC);
+        log_atomic_lanes(log, distinct[n], lanes[n]);
+    }
 }
 
 /* The lanes of mask whose addresses the request's sectors need: a full
@@ -600,7 +640,7 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
             log->entries[log->count - 1].kind == kind)
             log->entries[log->count - 1].sectors |= bits;
         else
-            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind, 0);
+            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind);
     }
     count_request(tw, t, insn, distinct);
     if (kind == TIMING_ATOMIC)
@@ -878,7 +918,7 @@ struct bounds {
 };
 
 static struct bounds compute_bounds(const struct timing_launch *t, uint64_t dram_sectors,
-                                    const struct atomic_table *atomics)
+                                    const struct timing_atomic_table *atomics)
 {
     const struct emu_timing_constants *c = &t->device->timing;
     struct bounds b = {0, 0, 0, 0, 0, 0, 0};

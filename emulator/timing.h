@@ -51,20 +51,25 @@ struct timing_warp {
 
 enum timing_access { TIMING_READ, TIMING_WRITE, TIMING_ATOMIC };
 
-/* One 128-byte line touched by a request: which of its 4 sectors. An
- * atomic request has an entry per address it updates, with its count. */
+/* One 128-byte line touched by a request: which of its 4 sectors (an
+ * atomic's: the sectors of the addresses it updates). */
 struct timing_access_entry {
-    uint64_t address; /* the line's address (atomics: the element's address) */
+    uint64_t address; /* the line's address (atomics over several lines: the element's) */
     uint8_t sectors;  /* bit s: sector s of the line */
     uint8_t kind;     /* enum timing_access */
-    uint8_t lanes;    /* atomics: the lanes updating the address (1 to 32) */
 };
 
-/* A block's ordered log of global accesses. */
+struct timing_atomic_table;
+
+/* A block's ordered log of global accesses, and its atomics' lanes by
+ * address: the launch's counts are sums, whose order does not matter, so
+ * they are added up within the block and merged when the log is replayed
+ * (a histogram's request to ten bins is one entry, not ten). */
 struct timing_log {
     struct timing_access_entry *entries;
     size_t count, capacity;
-    bool overflowed; /* out of memory: the rest was not logged */
+    struct timing_atomic_table *atomics; /* NULL until the block's first atomic */
+    bool overflowed;                     /* out of memory: the rest was not logged */
 };
 
 /* The worst offenders of a launch, for messages at source lines. */
@@ -264,7 +269,8 @@ double timing_lower_bound_ms(struct timing_launch *t, const struct timing_warp *
 /* The launch's modeled time in milliseconds; fills `out`. */
 double timing_finish(struct timing_launch *t, struct kgemu_counters *out);
 
-void timing_log_reset(struct timing_log *log);
+/* The lanes of the log's atomics that updated `address` (for tests). */
+uint64_t timing_log_atomic_lanes(const struct timing_log *log, uint64_t address);
 void timing_log_free(struct timing_log *log);
 
 #endif

@@ -256,17 +256,25 @@ static size_t oracle_log(uint32_t mask, const uint64_t *address, unsigned bytes,
         if (count > 0 && out[count - 1].address == line)
             out[count - 1].sectors |= bit;
         else
-            out[count++] = (struct timing_access_entry){line, bit, TIMING_READ, 0};
+            out[count++] = (struct timing_access_entry){line, bit, TIMING_READ};
     }
     *distinct = d;
     return count;
 }
 
+/* An address an atomic request updates, and how many of its lanes do. */
+struct address_lanes {
+    uint64_t address;
+    unsigned lanes;
+};
+
 /* One request of `kind` on its own: its log is the oracle's n entries
- * `want`, its sectors `distinct`, its atomics (for an atomic) its lanes. */
+ * `want`, its sectors `distinct`, its atomics (for an atomic) its lanes,
+ * counted by address as `atomics` says. */
 static void check_request(const struct emu_device_model *device, uint32_t mask,
                           const uint64_t *address, unsigned bytes, enum timing_access kind,
-                          const struct timing_access_entry *want, size_t n, unsigned distinct)
+                          const struct timing_access_entry *want, size_t n, unsigned distinct,
+                          const struct address_lanes *atomics, size_t n_atomics)
 {
     struct timing_log log = {0};
     struct timing_warp warp = {0};
@@ -278,8 +286,9 @@ static void check_request(const struct emu_device_model *device, uint32_t mask,
         assert_int_equal(log.entries[e].address, want[e].address);
         assert_int_equal(log.entries[e].sectors, want[e].sectors);
         assert_int_equal(log.entries[e].kind, kind);
-        assert_int_equal(log.entries[e].lanes, want[e].lanes);
     }
+    for (size_t i = 0; i < n_atomics; i++)
+        assert_int_equal(timing_log_atomic_lanes(&log, atomics[i].address), atomics[i].lanes);
     assert_int_equal(warp.global_sectors, distinct);
     assert_int_equal(warp.global_requests, 1);
     assert_int_equal(warp.global_atomics, kind == TIMING_ATOMIC ? __builtin_popcount(mask) : 0);
@@ -321,48 +330,51 @@ static void requests_log_their_distinct_sectors(void **state)
         make_shape(address, &mask, i / 3 % 7, bytes, &seed);
         struct timing_access_entry want[WARP_SIZE * 2];
         size_t n = oracle_log(mask, address, bytes, want, &distinct);
-        check_request(t4, mask, address, bytes, TIMING_READ, want, n, distinct);
+        check_request(t4, mask, address, bytes, TIMING_READ, want, n, distinct, NULL, 0);
     }
 }
 
-/* An atomic request's log, straightforwardly: one entry per address with
- * its lanes; in address order when every lane is in one line, else in the
- * order of each address's last lane. Returns the entries; *distinct, the
- * sectors. */
+/* An atomic request's log, straightforwardly: when every lane is in one
+ * line, one entry for it with the sectors of its addresses; else one entry
+ * per address, in the order of each address's last lane. Every address
+ * with its lanes goes to `atomics`. Returns the entries; *distinct, the
+ * sectors; *n_atomics, the addresses. */
 static size_t oracle_atomic_log(uint32_t mask, const uint64_t *address, unsigned bytes,
-                                struct timing_access_entry *out, unsigned *distinct)
+                                struct timing_access_entry *out, unsigned *distinct,
+                                struct address_lanes *atomics, size_t *n_atomics)
 {
     uint64_t sectors[WARP_SIZE * 2], lines[WARP_SIZE];
     unsigned n = 0, n_lines = 0, d = 0;
     size_t count = 0;
+    uint8_t line_sectors = 0;
+    *n_atomics = 0;
     for (uint32_t l = 0; l < WARP_SIZE; l++) {
         if (!(mask >> l & 1))
             continue;
         lines[n_lines++] = address[l] / LINE;
         for (uint64_t s = address[l] / 32; s <= (address[l] + bytes - 1) / 32; s++)
             sectors[n++] = s;
+        uint8_t sector = (uint8_t)(1u << (address[l] % LINE / 32));
+        line_sectors |= sector;
         unsigned lanes = 0, last = l;
         for (uint32_t k = 0; k < WARP_SIZE; k++)
             if (mask >> k & 1 && address[k] == address[l]) {
                 lanes++;
                 last = k;
             }
-        if (last == l) /* the address's last lane: its entry, in lane order */
-            out[count++] =
-                (struct timing_access_entry){address[l], (uint8_t)(1u << (address[l] % LINE / 32)),
-                                             TIMING_ATOMIC, (uint8_t)lanes};
+        if (last == l) { /* the address's last lane: its entry, in lane order */
+            out[count++] = (struct timing_access_entry){address[l], sector, TIMING_ATOMIC};
+            atomics[(*n_atomics)++] = (struct address_lanes){address[l], lanes};
+        }
     }
     qsort(sectors, n, sizeof *sectors, compare_u64);
     for (unsigned i = 0; i < n; i++)
         d += i == 0 || sectors[i] != sectors[i - 1];
     qsort(lines, n_lines, sizeof *lines, compare_u64);
-    if (lines[0] == lines[n_lines - 1]) /* one line: by address */
-        for (size_t i = 1; i < count; i++)
-            for (size_t j = i; j > 0 && out[j - 1].address > out[j].address; j--) {
-                struct timing_access_entry swap = out[j];
-                out[j] = out[j - 1];
-                out[j - 1] = swap;
-            }
+    if (lines[0] == lines[n_lines - 1]) { /* one line: one entry */
+        out[0] = (struct timing_access_entry){lines[0] * LINE, line_sectors, TIMING_ATOMIC};
+        count = 1;
+    }
     *distinct = d;
     return count;
 }
@@ -381,7 +393,7 @@ static void atomic_shape(uint64_t *address, uint32_t *mask, int shape, unsigned 
                                   : line + next_random(seed) % (1 << 16) * bytes;
 }
 
-static void atomic_requests_log_each_address(void **state)
+static void atomic_requests_count_each_address(void **state)
 {
     (void)state;
     const struct emu_device_model *t4 = emu_device_model_find("t4");
@@ -392,8 +404,11 @@ static void atomic_requests_log_each_address(void **state)
         uint32_t mask;
         atomic_shape(address, &mask, i / 2 % 4, bytes, &seed);
         struct timing_access_entry want[WARP_SIZE];
-        size_t n = oracle_atomic_log(mask, address, bytes, want, &distinct);
-        check_request(t4, mask, address, bytes, TIMING_ATOMIC, want, n, distinct);
+        struct address_lanes atomics[WARP_SIZE];
+        size_t n_atomics;
+        size_t n = oracle_atomic_log(mask, address, bytes, want, &distinct, atomics, &n_atomics);
+        check_request(t4, mask, address, bytes, TIMING_ATOMIC, want, n, distinct, atomics,
+                      n_atomics);
     }
 }
 
@@ -472,7 +487,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dram_traffic_is_the_lru_oracles),
         cmocka_unit_test(requests_log_their_distinct_sectors),
-        cmocka_unit_test(atomic_requests_log_each_address),
+        cmocka_unit_test(atomic_requests_count_each_address),
         cmocka_unit_test(bank_conflicts_are_the_oracles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
