@@ -121,6 +121,12 @@ struct warp {
     /* the lowest address of each compiled global access last time, by slot:
      * the compiled tier's prefetch hint (jit_emit.c) */
     uint64_t access_seen[WARP_ACCESS_SLOTS];
+    /* the compiled tier's adds not yet in memory (mem_add_deferred) */
+    struct deferred_adds {
+        uint64_t line;  /* the 128-byte global line they go to; 0: none */
+        uint32_t words; /* bit i: sum[i] goes to the line's word i */
+        uint32_t sum[32];
+    } deferred;
     struct timing_warp timing;
     unsigned tid[3][WARP_SIZE]; /* per lane */
 };
@@ -240,6 +246,17 @@ static inline bool warp_cache_holds(const struct warp *w, uint64_t lo, uint64_t 
 bool mem_load(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
 bool mem_store(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
 bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
+/* A 32-bit integer atom.add whose result nothing reads, or red.add, on
+ * global memory: when the lanes fall in one line of the warp's cached
+ * allocation, their sums wait in w->deferred (the line the warp's adds
+ * went to last, written to memory first when it is another) and the
+ * request goes to the timing model now; else mem_atomic. A relaxed add
+ * may reach memory later for other threads: the warp's own accesses to
+ * the line, its interpreted instructions and its leaving warp_run write
+ * them first (mem_flush_deferred). False after recording a fault. */
+bool mem_add_deferred(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
+/* Writes the warp's deferred adds to memory, one locked add a word. */
+void mem_flush_deferred(struct warp *w);
 /* The host pointer of `bytes` bytes at `address` of `space` for `lane`, or
  * NULL after recording a fault. */
 void *mem_resolve(struct warp *w, struct frame *f, const struct ptx_insn *insn, int lane,

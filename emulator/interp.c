@@ -1777,7 +1777,10 @@ bool interp_branch(struct warp *w, uint32_t pc, uint32_t taken)
     return branch(w, &w->frames[w->n_frames - 1].fn->code[pc], pc, taken);
 }
 
-enum warp_state warp_run(struct warp *w)
+/* Runs the warp until it waits, yields, ends or faults; the compiled tier's
+ * deferred adds are in memory whenever the interpreter runs an instruction
+ * and when the warp leaves (JIT.md, "Deferred adds"). */
+static enum warp_state run_until_it_stops(struct warp *w)
 {
     struct scratch s;
     const struct launch_state *ls = w->block->launch;
@@ -1798,7 +1801,7 @@ enum warp_state warp_run(struct warp *w)
         if (jit && w->n_frames == 1 && (region = jit_region_at(jit, e->pc, &end)) != NULL) {
             int status = region(w, &w->frames[0], e->mask, latency);
             if (status == JIT_FAULTED)
-                return w->state = WARP_FAULTED;
+                return WARP_FAULTED;
             if (status == JIT_RAN) {
                 e->pc = end;
                 continue;
@@ -1806,11 +1809,21 @@ enum warp_state warp_run(struct warp *w)
             if (status == JIT_BRANCHED)
                 continue;
         }
+        if (w->deferred.words)
+            mem_flush_deferred(w);
         enum warp_state st = step(w, &s);
         if (st != WARP_RUNNING)
-            return w->state = st;
+            return st;
     }
-    return w->state = WARP_DONE;
+    return WARP_DONE;
+}
+
+enum warp_state warp_run(struct warp *w)
+{
+    enum warp_state st = run_until_it_stops(w);
+    if (w->deferred.words)
+        mem_flush_deferred(w);
+    return w->state = st;
 }
 
 /* The value of fixed special register r for lane l of warp w. */

@@ -636,8 +636,8 @@ static bool global_adds_combined(const struct ptx_insn *insn, uint32_t m, const 
                                  const uint64_t *operand, uint64_t *old)
 {
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
-    unsigned shift =
-        bytes == 8 ? 3 : 2; /* a slot is at[l] / bytes: a division took half the time */
+    /* a lane's slot is (at[l] - base) / bytes: a division took half the call's time */
+    unsigned shift = bytes == 8 ? 3 : 2;
     uint64_t base = at[__builtin_ctz(m)] & ~(uint64_t)(ADDS_SPAN - 1), outside = 0;
     uint64_t sum[ADDS_SPAN / 4] = {0};
     uint32_t used = 0;
@@ -711,6 +711,51 @@ static bool atomic_lanes_fast(struct warp *w, struct frame *f, const struct ptx_
         mem_account_shared(w, insn, m, address, bytes, TIMING_ATOMIC);
     else
         account(w, f, insn, space, addr, m, bytes, TIMING_ATOMIC, address);
+    return true;
+}
+
+void mem_flush_deferred(struct warp *w)
+{
+    struct deferred_adds *d = &w->deferred;
+    for (uint32_t u = d->words; u; u &= u - 1) {
+        unsigned word = (unsigned)__builtin_ctz(u);
+        __atomic_fetch_add((uint32_t *)(uintptr_t)(d->line + 4 * word), d->sum[word],
+                           __ATOMIC_SEQ_CST);
+    }
+    d->line = 0;
+    d->words = 0;
+}
+
+/* Whether the lanes' 4-byte words are in one 128-byte line; its address. */
+static bool in_one_line(uint32_t m, const uint64_t *address, uint64_t *line)
+{
+    uint64_t first = address[__builtin_ctz(m)] & ~(uint64_t)(ADDS_SPAN - 1), other = 0;
+    LANES(m, other |= (address[l] & ~(uint64_t)(ADDS_SPAN - 1)) ^ first);
+    *line = first;
+    return other == 0;
+}
+
+bool mem_add_deferred(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
+{
+    bool red = insn->op == PTX_OP_RED;
+    const struct ptx_operand *addr = &insn->o[red ? 0 : 1], *b = &insn->o[red ? 1 : 2];
+    enum ptx_space space = access_space(f, insn, addr);
+    uint64_t address[WARP_SIZE], line;
+    struct deferred_adds *d = &w->deferred;
+    if (!global_lanes_fit(w, f, space, addr, m, 4, address) || !in_one_line(m, address, &line)) {
+        mem_flush_deferred(w);
+        return mem_atomic(w, f, insn, m);
+    }
+    if (d->line != line)
+        mem_flush_deferred(w);
+    d->line = line;
+    LANES(m, {
+        unsigned word = (unsigned)(address[l] - line) / 4;
+        d->sum[word] =
+            (d->words >> word & 1 ? d->sum[word] : 0) + (uint32_t)mem_operand_lane(f, b, l);
+        d->words |= 1u << word;
+    });
+    account(w, f, insn, space, addr, m, 4, TIMING_ATOMIC, address);
     return true;
 }
 

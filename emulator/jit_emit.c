@@ -35,6 +35,8 @@
  * mem_load and mem_store record the fault). */
 static int execute_checked(struct warp *w, struct frame *f, uint32_t pc, uint32_t m)
 {
+    if (w->deferred.words)
+        mem_flush_deferred(w);
     return interp_execute(w, f, &f->fn->code[pc], m) ? 0 : 1;
 }
 
@@ -45,6 +47,12 @@ static int interpret_one(struct warp *w, struct frame *f, uint32_t pc, uint32_t 
 {
     jit_issue_by_model(w, f, pc);
     return m == 0 ? 0 : execute_checked(w, f, pc, m);
+}
+
+/* An add whose result nothing reads (native_deferred_add). */
+static int add_deferred(struct warp *w, struct frame *f, uint32_t pc, uint32_t m)
+{
+    return m == 0 || mem_add_deferred(w, f, &f->fn->code[pc], m) ? 0 : 1;
 }
 
 /* The fast paths' requests, for the timing model: of global addresses,
@@ -297,6 +305,37 @@ static bool native_shared_atomic(const struct ptx_insn *insn)
     return true;
 }
 
+/* Whether no instruction of fn reads register `reg`. */
+static bool never_read(const struct ptx_function *fn, uint32_t reg)
+{
+    if (!fn->dep_start)
+        return false;
+    for (uint32_t i = 0; i < fn->dep_start[fn->n_code]; i++)
+        if (fn->deps[i] == reg) /* a read: without PTX_DEP_WRITE */
+            return false;
+    return true;
+}
+
+/* red.add, or atom.add whose result no instruction reads, of a 32-bit
+ * integer in global (or generic) memory: a relaxed add whose old value
+ * nothing sees, which mem_add_deferred holds back (JIT.md, "Deferred
+ * adds"). */
+static bool native_deferred_add(const struct ptx_insn *insn, const struct ptx_function *fn)
+{
+    enum ptx_type t = (enum ptx_type)insn->type;
+    bool red = insn->op == PTX_OP_RED;
+    if ((insn->op != PTX_OP_ATOM && !red) || (enum ptx_atom_op)insn->cmp != PTX_ATOM_ADD ||
+        (insn->space != PTX_SPACE_GLOBAL && insn->space != PTX_SPACE_GENERIC) ||
+        (t != PTX_U32 && t != PTX_S32 && t != PTX_B32) || insn->n_operands != (red ? 2 : 3))
+        return false;
+    const struct ptx_operand *a = &insn->o[red ? 0 : 1];
+    if (a->kind != PTX_OPD_ADDR || (a->count == 1 && a->space == PTX_SPACE_LOCAL) ||
+        !register_or_immediate(&insn->o[red ? 1 : 2]))
+        return false;
+    return red || (insn->o[0].kind == PTX_OPD_REG &&
+                   (insn->o[0].reg == PTX_NO_REG || never_read(fn, insn->o[0].reg)));
+}
+
 /* ld.param of a kernel parameter named by its symbol, into one register
  * (mem_load's first case): aligned, and inside the parameter buffer of any
  * kernel whose code this is (the cache's key covers the buffer's size, so the
@@ -364,7 +403,7 @@ bool jit_native(const struct ptx_insn *insn, const struct ptx_function *fn)
         return native_memory(insn);
     case PTX_OP_ATOM:
     case PTX_OP_RED:
-        return native_shared_atomic(insn);
+        return native_shared_atomic(insn) || native_deferred_add(insn, fn);
     default:
         return t == PTX_F32 ? native_f32(insn) || native_unary_f32(insn) : native_integer(insn);
     }
@@ -1257,6 +1296,30 @@ static void emit_fast_access(struct jit_emit *e, const struct ptx_insn *insn, ui
     emit_account(e, insn, pc, address);
 }
 
+/* Before a global access: the warp's deferred adds go to memory first when
+ * a lane's address is in their line (lanes outside the mask may call it for
+ * nothing, which only costs the call). */
+static void emit_flush_when_deferred(struct jit_emit *e, LLVMValueRef address)
+{
+    LLVMValueRef line =
+        jit_load(e, JIT_WARP, e->i64, e->w,
+                 offsetof(struct warp, deferred) + offsetof(struct deferred_adds, line));
+    LLVMValueRef lines = LLVMBuildAnd(e->b, address, splat(constant64(e, ~(uint64_t)127)), "");
+    LLVMValueRef same = LLVMBuildICmp(e->b, LLVMIntEQ, lines, splat_value(e, line), "");
+    LLVMValueRef any = LLVMBuildICmp(e->b, LLVMIntNE, LLVMBuildBitCast(e->b, same, e->i32, ""),
+                                     LLVMConstInt(e->i32, 0, 0), "");
+    LLVMValueRef pending = LLVMBuildICmp(e->b, LLVMIntNE, line, constant64(e, 0), "");
+    LLVMBasicBlockRef flush = block(e, "flush"), go = block(e, "go");
+    LLVMBuildCondBr(e->b, LLVMBuildAnd(e->b, any, pending, ""), flush, go);
+    LLVMPositionBuilderAtEnd(e->b, flush);
+    LLVMTypeRef params[] = {e->ptr};
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(e->ctx), params, 1, 0);
+    LLVMValueRef args[] = {e->w};
+    LLVMBuildCall2(e->b, fty, constant_pointer(e, (void (*)(void))mem_flush_deferred), args, 1, "");
+    LLVMBuildBr(e->b, go);
+    LLVMPositionBuilderAtEnd(e->b, go);
+}
+
 /* A global or shared ld or st (native_memory), or a shared atom or red
  * (native_shared_atomic): the fast path when the
  * lanes fit the cached allocation or the block's shared memory, else the
@@ -1285,6 +1348,7 @@ static void emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_
         fits = shared_lanes_fit(e, address, limit, bytes);
         pointers = LLVMBuildGEP2(e->b, e->i8, memory, &address, 1, "");
     } else {
+        emit_flush_when_deferred(e, address);
         fits = lanes_fit(e, address, bytes);
         pointers = LLVMBuildIntToPtr(e->b, address, lanes_of(e->ptr), "");
     }
@@ -1413,6 +1477,9 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
             emit_branch(e, insn, pc, start, entry_mask, head);
         else if (is_native && insn->op == PTX_OP_LD && insn->space == PTX_SPACE_PARAM)
             emit_param_load(e, insn);
+        else if (is_native && (insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED) &&
+                 insn->space != PTX_SPACE_SHARED)
+            emit_checked_call(e, add_deferred, pc, end - pc - 1, native);
         else if (is_native && (insn->op == PTX_OP_LD || insn->op == PTX_OP_ST ||
                                insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED))
             emit_memory(e, insn, pc, end - pc - 1, native);

@@ -3,7 +3,9 @@
  * The input becomes a random but valid PTX kernel: straight-line integer,
  * f32 and f64 arithmetic, setp/selp, cvt, shifts, min/max, division,
  * predicated instructions, global loads and stores at in-bounds and
- * out-of-bounds addresses, shared loads, stores and atomics (atom and red:
+ * out-of-bounds addresses, global adds to the input (red.add, which the
+ * compiled tier holds back until the warp reads the line or leaves),
+ * shared loads, stores and atomics (atom and red:
  * add, min, max, and, or, xor, exch, cas of 32 and 64 bits and f32 add; in
  * bounds, past the end, misaligned), and control flow: data-dependent forward
  * branches (if and if/else, so lanes diverge and reconverge) and bounded
@@ -279,7 +281,8 @@ static const char *const operations[] = {
 };
 
 /* A global load or store. Loads mostly read the input in bounds (an index
- * reduced modulo its size), sometimes past its end or before it; stores
+ * reduced modulo its size, or its first words, where most adds go),
+ * sometimes past its end or before it; stores
  * mostly write the thread's own slots, sometimes at an address made from
  * data: another thread's slot, out of bounds, misaligned. */
 static void memory_access(struct gen *g)
@@ -294,10 +297,25 @@ static void memory_access(struct gen *g)
                  g->in_words - 8 + wild / 32 % 8);
         else if (wild % 32 == 1) /* before the start */
             emit(&g->ptx, "    or.b32 %%r12, %%r%u, -64;\n", reg);
+        else if (wild % 8 == 2) /* the first words, where adds go (below); native code */
+            emit(&g->ptx, "    and.b32 %%r12, %%r%u, 7;\n", reg);
         else
             emit(&g->ptx, "    rem.u32 %%r12, %%r%u, %u;\n", reg, g->in_words);
         emit(&g->ptx, "    mul.wide.s32 %%rd10, %%r12, 4;\n    add.s64 %%rd10, %%rd8, %%rd10;\n");
         emit(&g->ptx, "    ld.global.%s %%%s%u, [%%rd10];\n", type, dest, byte(g) % 8);
+        return;
+    }
+    if (kind % 8 == 3) { /* an add to the input, which later loads read: a line's words, or any */
+        if (wild % 2)
+            emit(&g->ptx, "    rem.u32 %%r12, %%r%u, %u;\n", reg, g->in_words);
+        else
+            emit(&g->ptx, "    and.b32 %%r12, %%r%u, 7;\n", reg);
+        emit(&g->ptx, "    mul.wide.u32 %%rd10, %%r12, 4;\n");
+        emit(&g->ptx,
+             "    add.s64 %%rd10, %%rd8, %%rd10;\n    red.global.add.u32 [%%rd10], %%r%u;\n",
+             byte(g) % 8);
+        if (wild % 4 < 2) /* read back at once, before any interpreted instruction */
+            emit(&g->ptx, "    ld.global.u32 %%r%u, [%%rd10];\n", byte(g) % 8);
         return;
     }
     if (wild % 32 < 2) { /* near the thread's slots (others', past the end) or anywhere */

@@ -18,7 +18,11 @@
  *   host atomics: one host thread runs the block);
  * - integer adds of one warp into a few words of one line, which the
  *   virtual GPU sums per address before one host atomic each: each lane's
- *   old value as if the lanes added one by one, past 2^32 and 2^64.
+ *   old value as if the lanes added one by one, past 2^32 and 2^64;
+ * - adds whose results nothing reads, which the compiled tier holds back
+ *   (JIT.md, "Deferred adds"): the warp's own load of the line sees them,
+ *   its store to an added word lands after them, another warp sees them
+ *   after a barrier, and memory has them all when the kernel ends.
  */
 #include <math.h>
 #include <stddef.h>
@@ -470,6 +474,52 @@ static void test_warp_order(void)
     CHECK_CU(cuModuleUnload(module));
 }
 
+/* Two warps of one block; c[0..7] is one line. */
+static const char deferred_source[] =
+    "extern \"C\" __global__ void deferred(unsigned *c, unsigned *seen, unsigned *after)\n"
+    "{\n"
+    "    unsigned l = threadIdx.x;\n"
+    "    atomicAdd(&c[l % 4], 1u);\n"
+    "    seen[l] = c[l % 4];\n"
+    "    if (l < 32) {\n"
+    "        atomicAdd(&c[5], 1u);\n"
+    "        if (l == 0) c[5] = 1000u;\n"
+    "    }\n"
+    "    atomicAdd(&c[6], 1u);\n"
+    "    __syncthreads();\n"
+    "    if (l >= 32) after[l - 32] = c[6];\n"
+    "    atomicAdd(&c[7], 2u);\n"
+    "}\n";
+
+static void test_deferred_adds(void)
+{
+    enum { THREADS_2 = 2 * WARP };
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK_CU(gpu_test_load_source(&module, deferred_source, "deferred.cu")) ||
+        !CHECK_CU(cuModuleGetFunction(&f, module, "deferred")))
+        return;
+    unsigned c[8] = {0}, seen[THREADS_2], after[WARP];
+    CUdeviceptr dc = gpu_test_upload(c, sizeof c), dseen = gpu_test_upload(NULL, sizeof seen),
+                dafter = gpu_test_upload(NULL, sizeof after);
+    void *args[] = {&dc, &dseen, &dafter};
+    if (gpu_test_run(f, 1, THREADS_2, args) && gpu_test_download(c, dc, sizeof c) &&
+        gpu_test_download(seen, dseen, sizeof seen) &&
+        gpu_test_download(after, dafter, sizeof after)) {
+        unsigned want_c[8] = {16, 16, 16, 16, 0, 1000, 64, 128}, want_after[WARP];
+        for (int l = 0; l < THREADS_2; l++) /* its own warp's 8 adds, maybe the other's */
+            CHECK(seen[l] >= 8 && seen[l] <= 16);
+        for (int l = 0; l < WARP; l++)
+            want_after[l] = 64;
+        CHECK_SAME(c, want_c, 8);
+        CHECK_SAME(after, want_after, WARP);
+    }
+    cuMemFree(dc);
+    cuMemFree(dseen);
+    cuMemFree(dafter);
+    CHECK_CU(cuModuleUnload(module));
+}
+
 /* atomicCAS on unsigned short (atom.cas.b16, sm_70): a CAS loop per
  * thread increments one of 8 counters; every increment lands (regression:
  * the loader refused 16-bit atomics). */
@@ -522,6 +572,7 @@ int main(void)
     }
     test_cas16();
     test_warp_order();
+    test_deferred_adds();
     CHECK_CU(cuCtxDestroy(context));
     return gpu_test_summary();
 }
