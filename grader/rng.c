@@ -65,12 +65,13 @@ _Static_assert(FLT_EVAL_METHOD == 0 || FLT_EVAL_METHOD == 16,
 #define RNG_MAX_ATTEMPTS 64
 #define RNG_RETRY_STRIDE 0x9E3779B97F4A7C15u
 
-/* Vectors (GCC's and clang's extensions) for the normals, computed four
+/* Vectors (GCC's and clang's extensions) for the normals, computed eight
  * lanes side by side (normal_pairs). */
-typedef double f64x4 __attribute__((vector_size(32)));
-typedef uint64_t u64x4 __attribute__((vector_size(32)));
-typedef int64_t i64x4 __attribute__((vector_size(32)));
-typedef int32_t i32x4 __attribute__((vector_size(16)));
+#define VECTOR_LANES 8
+typedef double f64xn __attribute__((vector_size(8 * VECTOR_LANES)));
+typedef uint64_t u64xn __attribute__((vector_size(8 * VECTOR_LANES)));
+typedef int64_t i64xn __attribute__((vector_size(8 * VECTOR_LANES)));
+typedef int32_t i32xn __attribute__((vector_size(4 * VECTOR_LANES)));
 
 #define LANES static inline __attribute__((always_inline))
 /* Always inlined: no call passes a vector, so its ABI does not matter. */
@@ -253,41 +254,42 @@ static const double LG1 = 0x1.5555555555593p-1, LG2 = 0x1.999999997fa04p-2,
                     LG7 = 0x1.2f112df3e5244p-3;
 static const double LN2_HI = 0x1.62e42fee00000p-1, LN2_LO = 0x1.a39ef35793c76p-33;
 
-/* The elementary functions and the normals work on four lanes side by side
- * (GCC's and clang's vector extensions): normal_batch runs them 4-wide
- * where the host has AVX2 and as SSE2 halves elsewhere, and the scalar
- * entry points (rng_log, rng_sincos_turns: the tests') take lane 0. Each
- * lane does the IEEE operations of the scalar formulas, in their order, so
- * the values are the same bits on every machine. */
+/* The elementary functions and the normals work on eight lanes side by
+ * side (GCC's and clang's vector extensions): normal_batch runs them in
+ * one register where the host has AVX-512, as AVX2 halves or SSE2
+ * quarters elsewhere, and the scalar entry points (rng_log,
+ * rng_sincos_turns: the tests') take lane 0. Each lane does the IEEE
+ * operations of the scalar formulas, in their order, never fused (the
+ * Makefile's FP_EXACT: AVX-512 has fused multiply-adds), so the values
+ * are the same bits on every machine. */
 
-LANES f64x4 splat4(double x)
+LANES f64xn splat(double x)
 {
-    return (f64x4){x, x, x, x};
+    return (f64xn){0} + x;
 }
 
 /* k as a double, exactly, for |k| < 2^51: 1.5 * 2^52 + k has k in its low
  * bits (no int64 vector conversion before AVX-512). */
-LANES f64x4 small_to_double(i64x4 k)
+LANES f64xn small_to_double(i64xn k)
 {
-    const u64x4 magic_bits = {0x4338000000000000, 0x4338000000000000, 0x4338000000000000,
-                              0x4338000000000000}; /* 0x1.8p52 */
-    return (f64x4)(magic_bits + (u64x4)k) - 0x1.8p52;
+    const u64xn magic_bits = (u64xn){0} + 0x4338000000000000; /* 0x1.8p52 */
+    return (f64xn)(magic_bits + (u64xn)k) - 0x1.8p52;
 }
 
 /* log(x 2^scale) for a positive normal x, without branches (a random
  * operand would mispredict them): x = m 2^k exactly, m in about [sqrt(1/2),
  * sqrt(2)), by moving the exponent bits (musl's reduction), then k ln 2 +
  * log(m) with ln 2 split in two so that k * LN2_HI is exact. */
-LANES f64x4 log_normal(f64x4 x, i64x4 scale)
+LANES f64xn log_normal(f64xn x, i64xn scale)
 {
-    u64x4 bits = (u64x4)x;
-    u64x4 high = ((bits >> 32) + (0x3ff00000 - 0x3fe6a09e)) & 0xffffffff;
-    i64x4 k = (i64x4)(high >> 20) - 0x3ff + scale;
+    u64xn bits = (u64xn)x;
+    u64xn high = ((bits >> 32) + (0x3ff00000 - 0x3fe6a09e)) & 0xffffffff;
+    i64xn k = (i64xn)(high >> 20) - 0x3ff + scale;
     bits = ((high & 0x000fffff) + 0x3fe6a09e) << 32 | (bits & 0xffffffff);
-    f64x4 f = (f64x4)bits - 1; /* exact (Sterbenz) */
-    f64x4 s = f / (2 + f), z = s * s, w = z * z;
-    f64x4 r = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7))) + w * (LG2 + w * (LG4 + w * LG6));
-    f64x4 hfsq = 0.5 * f * f, dk = small_to_double(k);
+    f64xn f = (f64xn)bits - 1; /* exact (Sterbenz) */
+    f64xn s = f / (2 + f), z = s * s, w = z * z;
+    f64xn r = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7))) + w * (LG2 + w * (LG4 + w * LG6));
+    f64xn hfsq = 0.5 * f * f, dk = small_to_double(k);
     return dk * LN2_HI - ((hfsq - (s * (hfsq + r) + dk * LN2_LO)) - f);
 }
 
@@ -299,8 +301,8 @@ double rng_log(double x)
     if (x == INFINITY)
         return x;
     bool subnormal = x < DBL_MIN;
-    i64x4 scale = {subnormal ? -54 : 0};
-    return log_normal(splat4(subnormal ? x * 0x1p54 : x), scale)[0];
+    i64xn scale = {subnormal ? -54 : 0};
+    return log_normal(splat(subnormal ? x * 0x1p54 : x), scale)[0];
 }
 
 /* sin and cos on [-pi/4, pi/4]: fdlibm's __kernel_sin and __kernel_cos. */
@@ -311,18 +313,18 @@ static const double C1 = 0x1.555555555554cp-5, C2 = -0x1.6c16c16c15177p-10,
                     C3 = 0x1.a01a019cb1590p-16, C4 = -0x1.27e4f809c52adp-22,
                     C5 = 0x1.1ee9ebdb4b1c4p-29, C6 = -0x1.8fae9be8838d4p-37;
 
-LANES f64x4 kernel_sin(f64x4 x)
+LANES f64xn kernel_sin(f64xn x)
 {
-    f64x4 z = x * x, v = z * x;
-    f64x4 r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
+    f64xn z = x * x, v = z * x;
+    f64xn r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
     return x + v * (S1 + z * r);
 }
 
-LANES f64x4 kernel_cos(f64x4 x)
+LANES f64xn kernel_cos(f64xn x)
 {
-    f64x4 z = x * x, w = z * z;
-    f64x4 r = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
-    f64x4 hz = 0.5 * z;
+    f64xn z = x * x, w = z * z;
+    f64xn r = z * (C1 + z * (C2 + z * C3)) + w * w * (C4 + z * (C5 + z * C6));
+    f64xn hz = 0.5 * z;
     w = 1 - hz;
     return w + (((1 - w) - hz) + z * r);
 }
@@ -335,45 +337,47 @@ LANES f64x4 kernel_cos(f64x4 x)
  * selects and signs by bit operations, not branches (it is random):
  * sin(q pi/2 + x) is sin x for even q, cos x for odd, negated in quadrants
  * 2 and 3; cos(q pi/2 + x) the other, negated in quadrants 1 and 2. */
-LANES void sincos_turns(f64x4 turns, f64x4 *sine, f64x4 *cosine)
+LANES void sincos_turns(f64xn turns, f64xn *sine, f64xn *cosine)
 {
-    f64x4 t = 4 * turns;
-    i32x4 n32 = __builtin_convertvector(t + 0.5, i32x4);
-    f64x4 x = (t - __builtin_convertvector(n32, f64x4)) * 0x1.921fb54442d18p+0;
-    u64x4 n = (u64x4) __builtin_convertvector(n32, i64x4);
-    u64x4 s = (u64x4)kernel_sin(x), c = (u64x4)kernel_cos(x), odd = -(n & 1);
-    *sine = (f64x4)(((c & odd) | (s & ~odd)) ^ (n & 2) << 62);
-    *cosine = (f64x4)(((s & odd) | (c & ~odd)) ^ ((n + 1) & 2) << 62);
+    f64xn t = 4 * turns;
+    i32xn n32 = __builtin_convertvector(t + 0.5, i32xn);
+    f64xn x = (t - __builtin_convertvector(n32, f64xn)) * 0x1.921fb54442d18p+0;
+    u64xn n = (u64xn) __builtin_convertvector(n32, i64xn);
+    u64xn s = (u64xn)kernel_sin(x), c = (u64xn)kernel_cos(x), odd = -(n & 1);
+    *sine = (f64xn)(((c & odd) | (s & ~odd)) ^ (n & 2) << 62);
+    *cosine = (f64xn)(((s & odd) | (c & ~odd)) ^ ((n + 1) & 2) << 62);
 }
 
 void rng_sincos_turns(double turns, double *sine, double *cosine)
 {
-    f64x4 s, c;
-    sincos_turns(splat4(turns), &s, &c);
+    f64xn s, c;
+    sincos_turns(splat(turns), &s, &c);
     *sine = s[0];
     *cosine = c[0];
 }
 
-LANES f64x4 units(u64x4 bits)
+LANES f64xn units(u64xn bits)
 {
-    return __builtin_convertvector((i64x4)(bits >> 11), f64x4) * 0x1p-53;
+    return __builtin_convertvector((i64xn)(bits >> 11), f64xn) * 0x1p-53;
 }
 
-/* The standard normals of indices 2p .. 2p + 7 (four pairs) from their
+/* The standard normals of indices 2p .. 2p + 15 (eight pairs) from their
  * bits (Box-Muller): u1 from each pair's first value, u2 from its second. */
-LANES void normal_pairs(const uint64_t bits[8], double z[8])
+LANES void normal_pairs(const uint64_t bits[2 * VECTOR_LANES], double z[2 * VECTOR_LANES])
 {
-    u64x4 low, high;
+    u64xn low, high;
     memcpy(&low, bits, sizeof low);
-    memcpy(&high, bits + 4, sizeof high);
-    f64x4 u1 = 1 - units(__builtin_shufflevector(low, high, 0, 2, 4, 6)); /* (0, 1], exact */
-    f64x4 r = -2 * log_normal(u1, (i64x4){0}), sine, cosine;
-    for (int l = 0; l < 4; l++)
+    memcpy(&high, bits + VECTOR_LANES, sizeof high);
+    f64xn u1 = /* (0, 1], exact */
+        1 - units(__builtin_shufflevector(low, high, 0, 2, 4, 6, 8, 10, 12, 14));
+    f64xn r = -2 * log_normal(u1, (i64xn){0}), sine, cosine;
+    for (int l = 0; l < VECTOR_LANES; l++)
         r[l] = sqrt(r[l]);
-    sincos_turns(units(__builtin_shufflevector(low, high, 1, 3, 5, 7)), &sine, &cosine);
-    f64x4 first = r * cosine, second = r * sine;
-    f64x4 out[2] = {__builtin_shufflevector(first, second, 0, 4, 1, 5),
-                    __builtin_shufflevector(first, second, 2, 6, 3, 7)};
+    sincos_turns(units(__builtin_shufflevector(low, high, 1, 3, 5, 7, 9, 11, 13, 15)), &sine,
+                 &cosine);
+    f64xn first = r * cosine, second = r * sine;
+    f64xn out[2] = {__builtin_shufflevector(first, second, 0, 8, 1, 9, 2, 10, 3, 11),
+                    __builtin_shufflevector(first, second, 4, 12, 5, 13, 6, 14, 7, 15)};
     memcpy(z, out, sizeof out);
 }
 
@@ -592,18 +596,19 @@ static void uniform_batch(const struct rng_plan *plan, uint64_t begin, size_t n,
         v[k] = uniform_value(plan, bits[k]);
 }
 
-/* Whole groups of four pairs from the even index at or below `begin`, then
- * the part asked. Cloned for AVX2 (chosen at load time): the same
- * operations, twice as wide. */
-__attribute__((target_clones("avx2", "default"))) static void
+/* Whole groups of eight pairs from the even index at or below `begin`,
+ * then the part asked. Cloned for AVX-512 and AVX2 (chosen at load time):
+ * the same operations, in registers of 8 and 4 lanes instead of 2. */
+__attribute__((target_clones("avx512f", "avx2", "default"))) static void
 normal_batch(const struct rng_plan *plan, uint64_t begin, size_t n, double *v)
 {
-    uint64_t bits[RNG_BATCH + 8];
-    double z[RNG_BATCH + 8];
-    size_t skip = begin & 1, groups = (skip + n + 7) / 8;
-    rng_fill_bits(plan->key, plan->wide, begin - skip, 8 * groups, bits);
+    enum { GROUP = 2 * VECTOR_LANES };
+    uint64_t bits[RNG_BATCH + GROUP];
+    double z[RNG_BATCH + GROUP];
+    size_t skip = begin & 1, groups = (skip + n + GROUP - 1) / GROUP;
+    rng_fill_bits(plan->key, plan->wide, begin - skip, GROUP * groups, bits);
     for (size_t g = 0; g < groups; g++)
-        normal_pairs(&bits[8 * g], &z[8 * g]);
+        normal_pairs(&bits[GROUP * g], &z[GROUP * g]);
     for (size_t k = 0; k < n; k++)
         v[k] = plan->a + plan->b * z[skip + k];
 }
