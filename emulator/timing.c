@@ -464,13 +464,12 @@ static unsigned contiguous_request(struct timing_log *log, uint32_t mask, const 
         return 0;
     uint64_t first = address[0] / SECTOR_BYTES;
     uint64_t last = (address[0] + (uint64_t)WARP_SIZE * bytes - 1) / SECTOR_BYTES;
-    for (uint64_t s = first; s <= last; s++) {
-        uint64_t line = s / SECTORS_PER_LINE;
-        uint8_t bits = (uint8_t)(1u << (s % SECTORS_PER_LINE));
-        if (s > first && s % SECTORS_PER_LINE != 0 && log->count > 0)
-            log->entries[log->count - 1].sectors |= bits;
-        else
-            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind);
+    for (uint64_t line = first / SECTORS_PER_LINE; line <= last / SECTORS_PER_LINE; line++) {
+        /* the line's sectors from first to last: all 4 but at the ends */
+        unsigned from = line == first / SECTORS_PER_LINE ? first % SECTORS_PER_LINE : 0;
+        unsigned to = line == last / SECTORS_PER_LINE ? last % SECTORS_PER_LINE : 3;
+        log_append(log, line * LINE_BYTES, (uint8_t)((0xF << from) & (0xF >> (3 - to))),
+                   (uint8_t)kind);
     }
     return (unsigned)(last - first + 1);
 }
@@ -522,8 +521,11 @@ static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uin
                                 unsigned bytes, unsigned *distinct)
 {
     uint64_t first = address[__builtin_ctz(mask)], line = first / LINE_BYTES, other = 0;
-    for (uint32_t l = 0; l < WARP_SIZE; l++) { /* inactive lanes' addresses are not set */
-        uint64_t a = mask >> l & 1 ? address[l] : first;
+    /* inactive lanes' addresses are not set: they count as the first's,
+     * chosen by a mask, not a branch, so that the loop vectorizes */
+    for (uint32_t l = 0; l < WARP_SIZE; l++) {
+        uint64_t on = -(uint64_t)(mask >> l & 1);
+        uint64_t a = (address[l] & on) | (first & ~on);
         other |= (a / LINE_BYTES ^ line) | ((a + bytes - 1) / LINE_BYTES ^ line);
     }
     if (other)
