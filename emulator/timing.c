@@ -53,15 +53,24 @@ struct l2_set {
     uint8_t filled;
 } __attribute__((aligned(64)));
 
+/* A line accessed lately, where it is, while it is still the latest used
+ * of its set (no other line of the set was accessed since). */
+struct l2_recent {
+    uint64_t line; /* as in struct l2_set; 0: none */
+    struct l2_set *set;
+    unsigned way;
+};
+
+#define L2_RECENT                                                                                  \
+    4 /* a naive SGEMM's two rows of A and a line of B; a histogram's bins and input */
+
 struct l2_model {
     void *memory; /* calloc'ed (untouched pages stay unmapped), sets aligned in it */
     struct l2_set *sets;
     uint64_t n_sets;
     uint64_t read_sectors, write_sectors; /* to and from DRAM */
-    /* the line accessed last, where it is: the latest used of its set */
-    uint64_t last_line;
-    struct l2_set *last_set;
-    unsigned last_way;
+    struct l2_recent recent[L2_RECENT];
+    unsigned recent_next; /* the slot the next line replaces */
 };
 
 static bool l2_init(struct l2_model *l2, size_t bytes)
@@ -127,30 +136,39 @@ static void l2_touch(struct l2_set *set, unsigned way, unsigned since)
     set->age[way] = 0;
 }
 
+/* Where `line` is in the L2 after an access: the latest used of its set. A
+ * line accessed lately whose set saw no other line since is that already
+ * (a request's lines, a loop's lines that every iteration accesses): only
+ * its sectors change. */
+static struct l2_recent *l2_latest(struct l2_model *l2, uint64_t line)
+{
+    for (unsigned i = 0; i < L2_RECENT; i++)
+        if (l2->recent[i].line == line)
+            return &l2->recent[i];
+    struct l2_set *set = l2_set_of(l2, line);
+    unsigned way = l2_find(set, line), since;
+    if (way < L2_WAYS)
+        since = set->age[way];
+    else
+        way = l2_replace(l2, set, line, &since);
+    l2_touch(set, way, since);
+    for (unsigned i = 0; i < L2_RECENT; i++) /* the set's other lines are no longer its latest */
+        if (l2->recent[i].set == set)
+            l2->recent[i].line = 0;
+    struct l2_recent *r = &l2->recent[l2->recent_next];
+    l2->recent_next = (l2->recent_next + 1) % L2_RECENT;
+    *r = (struct l2_recent){line, set, way};
+    return r;
+}
+
 /* One access of some sectors of a line, in the logical order; an atomic
- * (`read` and `write`) is a read then a write of the same sectors. The
- * line accessed last is the latest used of its set already, so another
- * access to it changes only its sectors (requests' entries often follow
- * one another on one line). */
+ * (`read` and `write`) is a read then a write of the same sectors. */
 static void l2_access(struct l2_model *l2, uint64_t line_address, uint8_t sectors, bool read,
                       bool write)
 {
-    uint64_t line = line_address / LINE_BYTES + 1;
-    struct l2_set *set = l2->last_set;
-    unsigned way = l2->last_way;
-    if (line != l2->last_line) {
-        set = l2_set_of(l2, line);
-        way = l2_find(set, line);
-        unsigned since;
-        if (way < L2_WAYS)
-            since = set->age[way];
-        else
-            way = l2_replace(l2, set, line, &since);
-        l2_touch(set, way, since);
-        l2->last_line = line;
-        l2->last_set = set;
-        l2->last_way = way;
-    }
+    const struct l2_recent *latest = l2_latest(l2, line_address / LINE_BYTES + 1);
+    struct l2_set *set = latest->set;
+    unsigned way = latest->way;
     if (read)
         l2->read_sectors += sectors_in(sectors & ~set->valid[way]);
     set->valid[way] |= sectors;

@@ -8,7 +8,7 @@
  * straightforward model fed in block order: a set-associative LRU cache of
  * 128-byte lines with a stamp per way (the model's first form, kept here as
  * the oracle). Addresses span twice a T4's L2, so lines are evicted, dirty
- * ones written back, and others hit.
+ * ones written back, and others hit; and thrice an L2 of 4 sets.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -158,21 +158,20 @@ static void *submitter(void *arg)
     }
 }
 
-static void dram_traffic_is_the_lru_oracles(void **state)
+/* The launch's DRAM traffic and atomics, of requests over `span` bytes,
+ * against the oracle's. */
+static void check_dram_traffic(const struct emu_device_model *device, uint64_t span)
 {
-    (void)state;
     static struct fixture fx;
     memset(&fx, 0, sizeof fx);
-    const struct emu_device_model *t4 = emu_device_model_find("t4");
-    assert_non_null(t4);
     fx.function.ptx = &fx.ptx;
     fx.function.info.registers = 16;
     fx.cfg = (struct emu_launch){
-        .function = &fx.function, .grid = {BLOCKS, 1, 1}, .block = {32, 1, 1}, .device = t4};
+        .function = &fx.function, .grid = {BLOCKS, 1, 1}, .block = {32, 1, 1}, .device = device};
     assert_true(timing_launch_init(&fx.timing, &fx.cfg, 32, 0));
     fx.requests = calloc(BLOCKS, sizeof *fx.requests);
     assert_non_null(fx.requests);
-    uint64_t seed = 7, base = 1ull << 32, span = 2 * (uint64_t)t4->l2_bytes;
+    uint64_t seed = 7, base = 1ull << 32;
     assert_true(ONE_LINE_HOT >= span);
     for (int b = 0; b < BLOCKS; b++)
         for (int i = 0; i < REQUESTS; i++)
@@ -187,7 +186,7 @@ static void dram_traffic_is_the_lru_oracles(void **state)
     timing_finish(&fx.timing, &got);
 
     /* the oracle: the same requests' lines in block order */
-    struct oracle o = {.sets = t4->l2_bytes / LINE / WAYS};
+    struct oracle o = {.sets = device->l2_bytes / LINE / WAYS};
     o.ways = calloc(o.sets * WAYS, sizeof *o.ways);
     assert_non_null(o.ways);
     uint64_t hot[HOT_WORDS] = {0}, atomics = 0;
@@ -201,7 +200,7 @@ static void dram_traffic_is_the_lru_oracles(void **state)
             struct timing_log log = {0};
             struct timing_warp warp = {0};
             struct ptx_insn insn = {0};
-            struct timing_launch plain = {.enabled = true, .device = t4};
+            struct timing_launch plain = {.enabled = true, .device = device};
             timing_global_request(&warp, &plain, &log, &insn, r->mask, r->address, 4, r->kind);
             for (size_t e = 0; e < log.count; e++) {
                 const struct timing_access_entry *x = &log.entries[e];
@@ -224,6 +223,27 @@ static void dram_traffic_is_the_lru_oracles(void **state)
     free(fx.requests);
     timing_launch_free(&fx.timing);
     pthread_mutex_destroy(&fx.lock);
+}
+
+static void dram_traffic_is_the_lru_oracles(void **state)
+{
+    (void)state;
+    const struct emu_device_model *t4 = emu_device_model_find("t4");
+    assert_non_null(t4);
+    check_dram_traffic(t4, 2 * (uint64_t)t4->l2_bytes);
+}
+
+/* An L2 of 4 sets: nearly every access evicts, and lines accessed a few
+ * entries apart share sets (the model's recent lines must stop counting
+ * as their set's latest). */
+static void a_small_l2_is_the_lru_oracles(void **state)
+{
+    (void)state;
+    const struct emu_device_model *t4 = emu_device_model_find("t4");
+    assert_non_null(t4);
+    struct emu_device_model small = *t4;
+    small.l2_bytes = 4 * LINE * WAYS;
+    check_dram_traffic(&small, 3 * (uint64_t)small.l2_bytes);
 }
 
 /* ------------------------------------------------- a request's sectors */
@@ -486,6 +506,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dram_traffic_is_the_lru_oracles),
+        cmocka_unit_test(a_small_l2_is_the_lru_oracles),
         cmocka_unit_test(requests_log_their_distinct_sectors),
         cmocka_unit_test(atomic_requests_count_each_address),
         cmocka_unit_test(bank_conflicts_are_the_oracles),
