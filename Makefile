@@ -236,6 +236,10 @@ $(UNIT_ASAN): $(BUILD)/asan/tests/unit/%: $(BUILD)/asan/tests/unit/%.o $(ASAN_OB
 	@echo "  LD ASAN $@"
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS) -lcmocka
 
+# They may include the compiled tier's headers (LLVM's C API).
+$(EMU_UNIT_SRC:%.c=$(BUILD)/obj/%.o) $(EMU_UNIT_SRC:%.c=$(BUILD)/asan/%.o): \
+    CPPFLAGS += $(if $(LLVM_INCLUDE),-isystem $(LLVM_INCLUDE))
+
 $(EMU_UNIT_BIN): $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(EMU_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"

@@ -737,6 +737,8 @@ static bool in_one_line(uint32_t m, const uint64_t *address, uint64_t *line)
 
 bool mem_add_deferred(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
 {
+    if (m == 0)
+        return true;
     bool red = insn->op == PTX_OP_RED;
     const struct ptx_operand *addr = &insn->o[red ? 0 : 1], *b = &insn->o[red ? 1 : 2];
     enum ptx_space space = access_space(f, insn, addr);

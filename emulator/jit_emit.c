@@ -308,12 +308,7 @@ static bool native_shared_atomic(const struct ptx_insn *insn)
 /* Whether no instruction of fn reads register `reg`. */
 static bool never_read(const struct ptx_function *fn, uint32_t reg)
 {
-    if (!fn->dep_start)
-        return false;
-    for (uint32_t i = 0; i < fn->dep_start[fn->n_code]; i++)
-        if (fn->deps[i] == reg) /* a read: without PTX_DEP_WRITE */
-            return false;
-    return true;
+    return fn->rows_read && reg < fn->n_regs && !(fn->rows_read[reg / 64] >> reg % 64 & 1);
 }
 
 /* red.add, or atom.add whose result no instruction reads, of a 32-bit
@@ -380,7 +375,7 @@ static bool native_predicate(const struct ptx_insn *insn)
 bool jit_native(const struct ptx_insn *insn, const struct ptx_function *fn)
 {
     enum ptx_type t = (enum ptx_type)insn->type;
-    if (half_executes(insn))
+    if (half_executes(insn) || insn->flags & PTX_F_ORDERED) /* ordered: JIT.md, "Deferred adds" */
         return false;
     if (t == PTX_PRED)
         return native_predicate(insn);
@@ -1208,12 +1203,16 @@ static LLVMValueRef slot_element(struct jit_emit *e, LLVMTypeRef type, LLVMValue
 static void emit_shared_atomic(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
                                LLVMValueRef pointers, LLVMValueRef offsets)
 {
+    /* the old values, unless nothing reads them (red, or atom into a
+     * register no instruction reads, as NVRTC writes an unused atomicAdd) */
     bool red = insn->op == PTX_OP_RED;
+    bool olds_read = !red && insn->o[0].reg != PTX_NO_REG && !never_read(e->fn, insn->o[0].reg);
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
     LLVMTypeRef word = LLVMIntTypeInContext(e->ctx, 8 * bytes), words = lanes_of(word);
     bool cas = insn->cmp == PTX_ATOM_CAS;
     LLVMValueRef at = entry_slot(e, lanes_of(e->ptr)), b = entry_slot(e, words),
-                 c = cas ? entry_slot(e, words) : NULL, olds = entry_slot(e, words);
+                 c = cas ? entry_slot(e, words) : NULL,
+                 olds = olds_read ? entry_slot(e, words) : NULL;
     LLVMBuildStore(e->b, pointers, at);
     LLVMBuildStore(e->b, as_int(e, row_of(e, &insn->o[red ? 1 : 2]), bytes), b);
     if (cas)
@@ -1232,7 +1231,8 @@ static void emit_shared_atomic(struct jit_emit *e, const struct ptx_insn *insn, 
     LLVMValueRef bl = LLVMBuildLoad2(e->b, word, slot_element(e, words, b, l), "");
     LLVMValueRef cl = cas ? LLVMBuildLoad2(e->b, word, slot_element(e, words, c, l), "") : NULL;
     LLVMSetAlignment(LLVMBuildStore(e->b, atomic_result(e, insn, old, bl, cl), p), bytes);
-    LLVMBuildStore(e->b, old, slot_element(e, words, olds, l));
+    if (olds_read)
+        LLVMBuildStore(e->b, old, slot_element(e, words, olds, l));
     LLVMValueRef rest =
         LLVMBuildAnd(e->b, left, LLVMBuildSub(e->b, left, LLVMConstInt(e->i32, 1, 0), ""), "");
     LLVMValueRef incoming[] = {e->mask, rest};
@@ -1241,7 +1241,7 @@ static void emit_shared_atomic(struct jit_emit *e, const struct ptx_insn *insn, 
     LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, rest, LLVMConstInt(e->i32, 0, 0), ""),
                     lane, after);
     LLVMPositionBuilderAtEnd(e->b, after);
-    if (!red) /* the lanes outside the mask are blended back by write_row */
+    if (olds_read) /* the lanes outside the mask are blended back by write_row */
         write_row(e, insn->o[0].reg, widen(e, LLVMBuildLoad2(e->b, words, olds, "")));
     emit_account(e, insn, pc, offsets);
 }

@@ -309,16 +309,20 @@ static uint64_t compile_after(const struct launch_state *ls)
 }
 
 /* The compiled tier pays for its compile once the launch has run enough in
- * the interpreter, or once a block has run so much that all the launch's
- * blocks alike would (a grid-stride loop: the first block tells what each
- * costs): then one host thread compiles the kernel while the others go on;
- * blocks and warps switch tiers at their next instruction, which changes
- * nothing but the speed (both tiers are identical). */
-static void compile_when_hot(struct launch_state *ls, uint64_t block_instructions)
+ * the interpreter, or once a block has run so much that the blocks still to
+ * start, each alike, would (a grid-stride loop: the first block tells what
+ * each costs): then one host thread compiles the kernel while the others go
+ * on; blocks and warps switch tiers at their next instruction, which
+ * changes nothing but the speed (both tiers are identical). Not after a
+ * fault: the launch ends. */
+static void compile_when_hot(struct launch_state *ls, uint64_t block_instructions, bool ok)
 {
-    uint64_t projected;
-    if (__builtin_mul_overflow(block_instructions, ls->total_blocks, &projected))
+    uint64_t started = atomic_load_explicit(&ls->next_block, memory_order_relaxed), projected;
+    uint64_t to_start = started < ls->total_blocks ? ls->total_blocks - started : 0;
+    if (__builtin_mul_overflow(block_instructions, to_start, &projected))
         projected = UINT64_MAX;
+    if (!ok || atomic_load_explicit(&ls->stop, memory_order_relaxed))
+        return;
     if (atomic_load_explicit(&ls->jit_tried, memory_order_relaxed) ||
         (atomic_load_explicit(&ls->instructions, memory_order_relaxed) < ls->compile_after &&
          projected < ls->compile_after) ||
@@ -362,7 +366,7 @@ static bool run_block(struct runner *r, uint64_t index)
         block_instructions += b->warps[i].instructions;
         flush_instructions(ls, &b->warps[i]);
     }
-    compile_when_hot(ls, block_instructions);
+    compile_when_hot(ls, block_instructions, ok);
     return finish_block_timing(r, index, ok);
 }
 

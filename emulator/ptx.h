@@ -242,6 +242,8 @@ enum {
     PTX_F_NAN = 1u << 25,         /* min, max .NaN: a NaN input gives NaN */
     PTX_F_XORSIGN_ABS = 1u << 26, /* min, max .xorsign.abs: |a| and |b|, the signs' xor */
     PTX_F_SATFINITE = 1u << 27,   /* cvt, wmma.mma: saturate to finite values (to s32's range) */
+    PTX_F_ORDERED = 1u << 28,     /* .release, .acquire, .acq_rel or .sc: an access that orders
+                                     others (the compiled tier runs it in the interpreter) */
 };
 
 /* What unit of an SM issues an instruction (the timing model's classes). */
@@ -461,6 +463,7 @@ struct ptx_function {
     uint32_t *dep_start; /* n_code + 1: instruction i's dependencies are
                             deps[dep_start[i] .. dep_start[i + 1]) */
     uint32_t *deps;
+    uint64_t *rows_read; /* bit r: some instruction reads row r (a source in deps) */
     bool uses_barrier;
     bool calls;      /* has call instructions */
     int max_threads; /* .maxntid / .reqntid product; 0 when not given */

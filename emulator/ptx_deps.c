@@ -106,5 +106,12 @@ int ptx_find_dependencies(struct ptx_function *f)
     }
     f->dep_start[f->n_code] = (uint32_t)l.count;
     f->deps = l.rows ? l.rows : malloc(sizeof *f->deps);
-    return l.failed || !f->deps ? -1 : 0;
+    size_t rows = (size_t)f->n_regs + f->n_preds;
+    f->rows_read = calloc(rows / 64 + 1, sizeof *f->rows_read);
+    if (l.failed || !f->deps || !f->rows_read)
+        return -1;
+    for (size_t i = 0; i < l.count; i++)
+        if (!(l.rows[i] & PTX_DEP_WRITE) && l.rows[i] < rows)
+            f->rows_read[l.rows[i] / 64] |= 1ull << l.rows[i] % 64;
+    return 0;
 }

@@ -87,7 +87,8 @@ static const struct word_value flag_words[] = {
     {"abs", PTX_F_XORSIGN_ABS},
 };
 
-/* Hints with no effect on what a lockstep interpreter computes. */
+/* Hints with no effect on what a lockstep interpreter computes (the
+ * ordering words, too, but they are flagged: PTX_F_ORDERED). */
 static const char *const hint_words[] = {
     "uni",  "sync", "aligned", "nc",    "volatile", "relaxed", "acquire", "release", "acq_rel",
     "weak", "sc",   "mmio",    "gpu",   "cta",      "sys",     "cluster", "ca",      "cg",
@@ -220,6 +221,9 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
         return insn->vec = (uint8_t)(word[1] - '0'), true;
     if (LOOKUP(flag_words, word, &v))
         return insn->flags |= (uint32_t)v, true;
+    if (strcmp(word, "release") == 0 || strcmp(word, "acquire") == 0 ||
+        strcmp(word, "acq_rel") == 0 || strcmp(word, "sc") == 0)
+        return insn->flags |= PTX_F_ORDERED, true;
     return is_hint(word);
 }
 

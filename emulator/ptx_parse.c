@@ -1114,6 +1114,7 @@ void ptx_module_free(struct ptx_module *module)
         free(f->row_units);
         free(f->dep_start);
         free(f->deps);
+        free(f->rows_read);
         free(f->name);
     }
     for (int i = 0; i < module->n_prototypes; i++) {

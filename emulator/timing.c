@@ -34,7 +34,7 @@
 #define SEQUENCER_RING      4096 /* blocks that may finish ahead of the one replayed next */
 #define SEQUENCER_SPARES    64   /* replayed logs' buffers kept for later blocks */
 #define REPLAY_PREFETCH     16   /* entries ahead whose L2 sets are fetched into the cache */
-#define ATOMIC_TABLE_MIN    1024
+#define ATOMIC_TABLE_MIN    16   /* a block's table is merged and emptied per block: kept small */
 #define BANKS               32
 #define TIMING_FMAS_PER_MMA (16 * 16 * 16) /* a wmma.mma of .m16n16k16 */
 
