@@ -3,6 +3,9 @@
  * has no call for.
  */
 #include "driver.h"
+#include "jit.h"
+#include "module.h"
+#include "tier.h"
 
 EMU_EXPORT int kgemu_is_virtual(void)
 {
@@ -22,6 +25,17 @@ EMU_EXPORT int kgemu_last_fault(struct kgemu_fault *fault)
     }
     driver_leave(CUDA_SUCCESS);
     return found;
+}
+
+EMU_EXPORT int kgemu_compile(void *function)
+{
+    struct CUctx_st *ctx;
+    CUresult r = driver_enter(&ctx, DRIVER_IGNORE_STICKY);
+    if (r == CUDA_SUCCESS)
+        r = driver_handle_check(DRIVER_FUNCTION, function, ctx);
+    if (r == CUDA_SUCCESS && emu_tier() != EMU_TIER_INTERP)
+        jit_kernel_find(((struct CUfunc_st *)function)->function->ptx, true);
+    return (int)driver_leave(r);
 }
 
 EMU_EXPORT int kgemu_set_registers(void *function, int registers)

@@ -140,7 +140,11 @@ static enum load_outcome load_module(struct grading *g, int side, const char *pt
 }
 
 /* Loads a side's PTX (one module, or a Numba side's one per kernel) and
- * finds its kernels; hands ptxas's registers to the virtual GPU. */
+ * finds its kernels; hands ptxas's registers to the virtual GPU, and has it
+ * compile them now: every kernel runs at the exercise's assessed size
+ * (100M elements for most), so its correctness cases and the start of its
+ * big launch run compiled rather than in the interpreter until the virtual
+ * GPU's own threshold (histogram: 0.05 of 1.4 s). */
 static enum load_outcome load_side(struct grading *g, int side, char *error, size_t size)
 {
     struct cuda_api *api = &g->api;
@@ -161,6 +165,8 @@ static enum load_outcome load_side(struct grading *g, int side, char *error, siz
         for (size_t i = 0; loaded == LOADED && api->kgemu_set_registers && i < r->n_kernels; i++)
             if (strcmp(r->kernels[i].name, entry) == 0 && r->kernels[i].registers > 0)
                 api->kgemu_set_registers(g->functions[side][k], r->kernels[i].registers);
+        if (loaded == LOADED && api->kgemu_compile)
+            api->kgemu_compile(g->functions[side][k]);
     }
     return loaded;
 }

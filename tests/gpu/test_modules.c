@@ -163,9 +163,10 @@ static void child_t4(void)
          "}\n"
 #define BUMP_BIG (1 << 22) /* enough warp instructions to compile during the launch */
 
-/* Runs `bump` of a new module of `source` on n floats 0..n-1 and checks the
- * result; returns the launch's compiled instructions, or -1. */
-static long long bump_compiled(const char *source, int n, float k)
+/* Runs `bump` of a new module of `source` on n floats 0..n-1 (compiled
+ * first by kgemu_compile when `compile` says) and checks the result;
+ * returns the launch's compiled instructions, or -1. */
+static long long bump_compiled(const char *source, int n, float k, bool compile)
 {
     int (*counters_of)(struct kgemu_counters *);
     *(void **)&counters_of = dlsym(RTLD_DEFAULT, "kgemu_last_counters");
@@ -174,6 +175,10 @@ static long long bump_compiled(const char *source, int n, float k)
     if (!CHECK(counters_of != NULL) ||
         !CHECK_CU(gpu_test_load_source(&module, source, "bump.cu")) ||
         !CHECK_CU(cuModuleGetFunction(&f, module, "bump")))
+        return -1;
+    int (*compile_now)(void *);
+    *(void **)&compile_now = dlsym(RTLD_DEFAULT, "kgemu_compile");
+    if (compile && (!CHECK(compile_now != NULL) || !CHECK_EQ(compile_now(f), CUDA_SUCCESS)))
         return -1;
     float *host = malloc((size_t)n * sizeof *host);
     if (!CHECK(host != NULL))
@@ -235,7 +240,8 @@ static void many_warps_compile_at_once(int (*counters_of)(struct kgemu_counters 
  * `bump`; a small launch of the same kernel loaded again from other source
  * lines runs that code at once (the cache's key leaves the lines out),
  * and one of the kernel with another constant does not (it is another
- * kernel, and too small to compile). */
+ * kernel, and too small to compile), unless kgemu_compile compiled it
+ * first; kgemu_compile refuses what is not a kernel. */
 static void child_compiled_cache(void)
 {
     setenv("KGEMU_TIER", "jit", 1);
@@ -243,9 +249,14 @@ static void child_compiled_cache(void)
     CUcontext ctx;
     if (!gpu_test_start(&ctx))
         return;
-    CHECK(bump_compiled(BUMP_SOURCE("", "3.0f"), BUMP_BIG, 3.0f) > 0);
-    CHECK(bump_compiled(BUMP_SOURCE("\n\n// moved down\n", "3.0f"), 256, 3.0f) > 0);
-    CHECK_EQ(bump_compiled(BUMP_SOURCE("", "5.0f"), 256, 5.0f), 0);
+    CHECK(bump_compiled(BUMP_SOURCE("", "3.0f"), BUMP_BIG, 3.0f, false) > 0);
+    CHECK(bump_compiled(BUMP_SOURCE("\n\n// moved down\n", "3.0f"), 256, 3.0f, false) > 0);
+    CHECK_EQ(bump_compiled(BUMP_SOURCE("", "5.0f"), 256, 5.0f, false), 0);
+    CHECK(bump_compiled(BUMP_SOURCE("", "7.0f"), 256, 7.0f, true) > 0);
+    int (*compile_now)(void *);
+    *(void **)&compile_now = dlsym(RTLD_DEFAULT, "kgemu_compile");
+    if (CHECK(compile_now != NULL))
+        CHECK_EQ(compile_now(NULL), CUDA_ERROR_INVALID_HANDLE);
     int (*counters_of)(struct kgemu_counters *);
     *(void **)&counters_of = dlsym(RTLD_DEFAULT, "kgemu_last_counters");
     if (CHECK(counters_of != NULL))
