@@ -22,8 +22,11 @@ export const build = process.argv[2] || 'build';
 export const kgrade = join(build, 'kgrade');
 export const artifacts = join(build, 'browser');
 export const kernels = 'tests/service/kernels';
-const port = 20000 + Math.floor(Math.random() * 20000);
-export const base = `http://127.0.0.1:${port}`;
+// A random port (another run may be on this machine); taken again when the
+// server cannot listen on it (a port the system lent a client meanwhile).
+const randomPort = () => 20000 + Math.floor(Math.random() * 20000);
+let port = randomPort();
+export let base = `http://127.0.0.1:${port}`;
 export const data = mkdtempSync(join(tmpdir(), 'kgrade-browser-'));
 let passed = 0;
 let failed = 0;
@@ -50,19 +53,37 @@ export function expect(condition, message) {
   if (!condition) throw new Error(message);
 }
 
-export async function startServer({ exercises = 'tests/service/exercises' } = {}) {
+// One try at `port`: the server and the admin's password, or what it said.
+async function serveOnce(exercises) {
   const server = spawn(kgrade, ['serve', '--port', String(port), '--data', data,
     '--exercises', exercises, '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  let errors = '';
+  let exited = false;
   server.stdout.on('data', (d) => { out += d; });
-  server.stderr.on('data', () => {});
-  for (let i = 0; i < 600; i++) { // a minute: the sandbox probe is slow on a loaded machine
+  server.stderr.on('data', (d) => { errors += d; });
+  server.on('exit', () => { exited = true; });
+  for (let i = 0; i < 600 && !exited; i++) { // a minute: the sandbox probe is slow on a loaded machine
     const match = out.match(/temporary password\s+(\S+)/);
     if (match && out.includes('kgrade serving')) return { server, admin: match[1] };
     await new Promise((r) => setTimeout(r, 100));
   }
   server.kill('SIGKILL');
-  throw new Error(`the server did not start: ${out}`);
+  return { said: `${out}${errors}` };
+}
+
+export async function startServer({ exercises = 'tests/service/exercises' } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const started = await serveOnce(exercises);
+    if (started.server) return started;
+    if (attempt === 3 || !started.said.includes('cannot listen on')) {
+      throw new Error(`the server did not start: ${started.said}`);
+    }
+    port = randomPort();
+    base = `http://127.0.0.1:${port}`;
+    rmSync(data, { recursive: true, force: true }); // a first database again: the password is shown
+    mkdirSync(data, { recursive: true });
+  }
 }
 
 export async function addStudent(name, password) {

@@ -76,14 +76,19 @@ expect "a compile over its memory limit is a compile_error" 1 \
 
 # A job's time limits scale with the exercise: with the default limits (a
 # 120 s run limit) and a first case large enough that its budget of modeled
-# time is out of reach, an endless loop is stopped at 50x the reference's
-# time here or the 10 s floor, not after 120 s.
+# time is out of reach of the interpreter's spinning, an endless loop is
+# stopped at 50x the reference's time here or the 10 s floor, not after
+# 120 s. The compiled tier spins fast enough to meet that budget first.
 start=$(date +%s)
 expect "an endless loop is stopped at the limit scaled to the reference" 1 \
     "timeout: the kernel ran longer than its [0-9.]+ s limit on this case \(50× the" -- \
-    "$KGRADE" grade --exercises "$HOSTILE/exercises" --exercise hostile-add-default-limits \
-    "$HOSTILE/timeout__endless_loop.cu"
+    env KGEMU_TIER=interp "$KGRADE" grade --exercises "$HOSTILE/exercises" \
+    --exercise hostile-add-default-limits "$HOSTILE/timeout__endless_loop.cu"
 expect "... well before the 120 s run limit" 0 "" -- test $(($(date +%s) - start)) -le 60
+expect "on the compiled tier, by its budget of modeled time" 1 \
+    "timeout: with n = 1000003: the kernel ran more than 100000× the reference's time" -- \
+    env KGEMU_TIER=jit "$KGRADE" grade --exercises "$HOSTILE/exercises" \
+    --exercise hostile-add-default-limits "$HOSTILE/timeout__endless_loop.cu"
 
 # Nothing left behind: the parent answers, no job's cgroup remains.
 expect "kgrade still works after the corpus" 0 "" -- "$KGRADE" exercises
