@@ -97,6 +97,11 @@ enum warp_state { WARP_RUNNING, WARP_AT_BARRIER, WARP_YIELDED, WARP_DONE, WARP_F
 
 struct block;
 
+/* The span of global memory whose integer adds a warp sums per address
+ * before memory sees them (mem_atomic, mem_add_deferred): a line of a GPU's
+ * L2, where a histogram's bins or a counter lie. */
+#define ADDS_LINE_BYTES 128
+
 struct warp {
     struct block *block;
     unsigned index; /* within the block */
@@ -123,9 +128,9 @@ struct warp {
     uint64_t access_seen[WARP_ACCESS_SLOTS];
     /* the compiled tier's adds not yet in memory (mem_add_deferred) */
     struct deferred_adds {
-        uint64_t line;  /* the 128-byte global line they go to; 0: none */
-        uint32_t words; /* bit i: sum[i] goes to the line's word i */
-        uint32_t sum[32];
+        uint64_t line;                     /* the ADDS_LINE_BYTES global line they go to; 0: none */
+        uint32_t words;                    /* bit i: sum[i] goes to the line's word i */
+        uint32_t sum[ADDS_LINE_BYTES / 4]; /* 0 where words has no bit */
     } deferred;
     struct timing_warp timing;
     unsigned tid[3][WARP_SIZE]; /* per lane */

@@ -620,38 +620,41 @@ uint64_t mem_operand_lane(const struct frame *f, const struct ptx_operand *o, ui
     return (uint64_t)o->imm;
 }
 
-/* The lanes of a global integer atom.add or red.add that all fall in one
- * span of this many bytes (a histogram's bins, a counter) add up per
- * address before the memory sees them: one locked host instruction per
- * address instead of one per lane, which two host threads sharing the bins
- * would otherwise pass back and forth lane by lane. */
-#define ADDS_SPAN 128
+/* Whether the lanes' addresses are in one ADDS_LINE_BYTES line; its address. */
+static bool in_one_line(uint32_t m, const uint64_t *address, uint64_t *line)
+{
+    const uint64_t span = ~(uint64_t)(ADDS_LINE_BYTES - 1);
+    uint64_t first = address[__builtin_ctz(m)] & span, other = 0;
+    LANES(m, other |= (address[l] & span) ^ first);
+    *line = first;
+    return other == 0;
+}
 
-/* The adds of global_adds_combined, by address; false (nothing done) when
- * the lanes span more than ADDS_SPAN bytes. Each lane gets the value its add
- * saw had the lanes added in ascending order, as the lane loop gives them:
- * the memory ends the same, and another host thread's accesses fall between
- * this warp's whole request and the next, which the GPU allows too. */
+/* The lanes of a global integer atom.add or red.add that all fall in one
+ * line (a histogram's bins, a counter) add up per address before the
+ * memory sees them: one locked host instruction per address instead of one
+ * per lane, which two host threads sharing the bins would otherwise pass
+ * back and forth lane by lane. False (nothing done) when the lanes span
+ * lines. Each lane gets the value its add saw had the lanes added in
+ * ascending order, as the lane loop gives them: the memory ends the same,
+ * and another host thread's accesses fall between this warp's whole
+ * request and the next, which the GPU allows too. */
 static bool global_adds_combined(const struct ptx_insn *insn, uint32_t m, const uint64_t *at,
                                  const uint64_t *operand, uint64_t *old)
 {
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
     /* a lane's slot is (at[l] - base) / bytes: a division took half the call's time */
     unsigned shift = bytes == 8 ? 3 : 2;
-    uint64_t base = at[__builtin_ctz(m)] & ~(uint64_t)(ADDS_SPAN - 1), outside = 0;
-    uint64_t sum[ADDS_SPAN / 4] = {0};
+    uint64_t base, sum[ADDS_LINE_BYTES / 4] = {0};
+    if (!in_one_line(m, at, &base))
+        return false;
     uint32_t used = 0;
     LANES(m, {
         uint64_t slot = (at[l] - base) >> shift;
-        outside |= at[l] - base >= ADDS_SPAN;
-        if (!outside) {
-            sum[slot] += operand[l];
-            used |= 1u << slot;
-        }
+        sum[slot] += operand[l];
+        used |= 1u << slot;
     });
-    if (outside)
-        return false;
-    uint64_t seen[ADDS_SPAN / 4];
+    uint64_t seen[ADDS_LINE_BYTES / 4];
     for (uint32_t u = used; u; u &= u - 1) {
         unsigned slot = (unsigned)__builtin_ctz(u);
         void *p = (void *)(uintptr_t)(base + slot * bytes);
@@ -721,18 +724,10 @@ void mem_flush_deferred(struct warp *w)
         unsigned word = (unsigned)__builtin_ctz(u);
         __atomic_fetch_add((uint32_t *)(uintptr_t)(d->line + 4 * word), d->sum[word],
                            __ATOMIC_SEQ_CST);
+        d->sum[word] = 0;
     }
     d->line = 0;
     d->words = 0;
-}
-
-/* Whether the lanes' 4-byte words are in one 128-byte line; its address. */
-static bool in_one_line(uint32_t m, const uint64_t *address, uint64_t *line)
-{
-    uint64_t first = address[__builtin_ctz(m)] & ~(uint64_t)(ADDS_SPAN - 1), other = 0;
-    LANES(m, other |= (address[l] & ~(uint64_t)(ADDS_SPAN - 1)) ^ first);
-    *line = first;
-    return other == 0;
 }
 
 bool mem_add_deferred(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t m)
@@ -753,8 +748,7 @@ bool mem_add_deferred(struct warp *w, struct frame *f, const struct ptx_insn *in
     d->line = line;
     LANES(m, {
         unsigned word = (unsigned)(address[l] - line) / 4;
-        d->sum[word] =
-            (d->words >> word & 1 ? d->sum[word] : 0) + (uint32_t)mem_operand_lane(f, b, l);
+        d->sum[word] += (uint32_t)mem_operand_lane(f, b, l);
         d->words |= 1u << word;
     });
     account(w, f, insn, space, addr, m, 4, TIMING_ATOMIC, address);

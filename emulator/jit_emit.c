@@ -52,7 +52,7 @@ static int interpret_one(struct warp *w, struct frame *f, uint32_t pc, uint32_t 
 /* An add whose result nothing reads (native_deferred_add). */
 static int add_deferred(struct warp *w, struct frame *f, uint32_t pc, uint32_t m)
 {
-    return m == 0 || mem_add_deferred(w, f, &f->fn->code[pc], m) ? 0 : 1;
+    return mem_add_deferred(w, f, &f->fn->code[pc], m) ? 0 : 1;
 }
 
 /* The fast paths' requests, for the timing model: of global addresses,
@@ -1304,7 +1304,8 @@ static void emit_flush_when_deferred(struct jit_emit *e, LLVMValueRef address)
     LLVMValueRef line =
         jit_load(e, JIT_WARP, e->i64, e->w,
                  offsetof(struct warp, deferred) + offsetof(struct deferred_adds, line));
-    LLVMValueRef lines = LLVMBuildAnd(e->b, address, splat(constant64(e, ~(uint64_t)127)), "");
+    LLVMValueRef lines =
+        LLVMBuildAnd(e->b, address, splat(constant64(e, ~(uint64_t)(ADDS_LINE_BYTES - 1))), "");
     LLVMValueRef same = LLVMBuildICmp(e->b, LLVMIntEQ, lines, splat_value(e, line), "");
     LLVMValueRef any = LLVMBuildICmp(e->b, LLVMIntNE, LLVMBuildBitCast(e->b, same, e->i32, ""),
                                      LLVMConstInt(e->i32, 0, 0), "");

@@ -317,14 +317,14 @@ static uint64_t compile_after(const struct launch_state *ls)
  * fault: the launch ends. */
 static void compile_when_hot(struct launch_state *ls, uint64_t block_instructions, bool ok)
 {
+    if (!ok || atomic_load_explicit(&ls->stop, memory_order_relaxed) ||
+        atomic_load_explicit(&ls->jit_tried, memory_order_relaxed))
+        return;
     uint64_t started = atomic_load_explicit(&ls->next_block, memory_order_relaxed), projected;
     uint64_t to_start = started < ls->total_blocks ? ls->total_blocks - started : 0;
     if (__builtin_mul_overflow(block_instructions, to_start, &projected))
         projected = UINT64_MAX;
-    if (!ok || atomic_load_explicit(&ls->stop, memory_order_relaxed))
-        return;
-    if (atomic_load_explicit(&ls->jit_tried, memory_order_relaxed) ||
-        (atomic_load_explicit(&ls->instructions, memory_order_relaxed) < ls->compile_after &&
+    if ((atomic_load_explicit(&ls->instructions, memory_order_relaxed) < ls->compile_after &&
          projected < ls->compile_after) ||
         atomic_exchange(&ls->jit_tried, true))
         return;

@@ -84,16 +84,17 @@ static const struct word_value flag_words[] = {
     {"arrive", PTX_F_ARRIVE},   {"shiftamt", PTX_F_SHIFTAMT},
     {"relu", PTX_F_RELU},       {"satfinite", PTX_F_SATFINITE},
     {"NaN", PTX_F_NAN},         {"xorsign", PTX_F_XORSIGN_ABS},
-    {"abs", PTX_F_XORSIGN_ABS},
+    {"abs", PTX_F_XORSIGN_ABS}, {"release", PTX_F_ORDERED},
+    {"acquire", PTX_F_ORDERED}, {"acq_rel", PTX_F_ORDERED},
+    {"sc", PTX_F_ORDERED},
 };
 
-/* Hints with no effect on what a lockstep interpreter computes (the
- * ordering words, too, but they are flagged: PTX_F_ORDERED). */
+/* Hints with no effect on what a lockstep interpreter computes. */
 static const char *const hint_words[] = {
-    "uni",  "sync", "aligned", "nc",    "volatile", "relaxed", "acquire", "release", "acq_rel",
-    "weak", "sc",   "mmio",    "gpu",   "cta",      "sys",     "cluster", "ca",      "cg",
-    "cs",   "lu",   "cv",      "wb",    "wt",       "gl",      "noftz",   "wrap",    "L1",
-    "L2",   "reg",  "cta_pol", "level", "proxy",    "async",   "warp",    "b",
+    "uni", "sync",    "aligned", "nc",      "volatile", "relaxed", "weak", "mmio",
+    "gpu", "cta",     "sys",     "cluster", "ca",       "cg",      "cs",   "lu",
+    "cv",  "wb",      "wt",      "gl",      "noftz",    "wrap",    "L1",   "L2",
+    "reg", "cta_pol", "level",   "proxy",   "async",    "warp",    "b",
 };
 
 bool ptx_word_lookup(const struct word_value *table, size_t n, const char *word, int *value)
@@ -221,9 +222,6 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
         return insn->vec = (uint8_t)(word[1] - '0'), true;
     if (LOOKUP(flag_words, word, &v))
         return insn->flags |= (uint32_t)v, true;
-    if (strcmp(word, "release") == 0 || strcmp(word, "acquire") == 0 ||
-        strcmp(word, "acq_rel") == 0 || strcmp(word, "sc") == 0)
-        return insn->flags |= PTX_F_ORDERED, true;
     return is_hint(word);
 }
 
