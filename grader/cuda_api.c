@@ -46,9 +46,18 @@ static bool start(struct cuda_api *api, char *error, size_t size)
 {
     int count = 0;
     CUdevice device;
-    if (api->cuInit(0) != CUDA_SUCCESS || api->cuDeviceGetCount(&count) != CUDA_SUCCESS ||
-        count < 1 || api->cuDeviceGet(&device, 0) != CUDA_SUCCESS) {
-        snprintf(error, size, "the CUDA driver found no GPU");
+    CUresult rc = api->cuInit(0);
+    if (rc == CUDA_SUCCESS)
+        rc = api->cuDeviceGetCount(&count);
+    if (rc == CUDA_SUCCESS && count < 1)
+        rc = CUDA_ERROR_NO_DEVICE;
+    if (rc == CUDA_SUCCESS)
+        rc = api->cuDeviceGet(&device, 0);
+    if (rc != CUDA_SUCCESS) {
+        const char *name = NULL;
+        if (api->cuGetErrorName(rc, &name) != CUDA_SUCCESS || !name)
+            name = "an unknown error";
+        snprintf(error, size, "the CUDA driver found no GPU: %s (%d)", name, (int)rc);
         return false;
     }
     api->cuDeviceGetName(api->device_name, sizeof api->device_name, device);
@@ -124,7 +133,7 @@ bool cuda_api_load(struct cuda_api *api, enum cuda_device_choice choice, const c
 
 void cuda_api_unload(struct cuda_api *api)
 {
-    if (api->library)
+    if (api->library && !api->stuck)
         dlclose(api->library);
     memset(api, 0, sizeof *api);
 }

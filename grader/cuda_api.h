@@ -45,6 +45,7 @@
     X(cuEventCreate)                                                                               \
     X(cuEventRecord)                                                                               \
     X(cuEventSynchronize)                                                                          \
+    X(cuEventQuery)                                                                                \
     X(cuEventElapsedTime)                                                                          \
     X(cuEventDestroy)                                                                              \
     X(cuGetErrorName)                                                                              \
@@ -59,6 +60,11 @@ enum cuda_device_choice {
 struct cuda_api {
     void *library; /* the dlopen handle */
     bool emulated; /* the virtual GPU */
+    /* A real GPU's kernel outlived its deadline (it cannot be stopped but
+     * by ending the process): no driver call may wait on the device any
+     * more, so none is made; the memory goes back when the process ends. */
+    bool stuck;
+    double stuck_after_ms; /* how long it had run when it was left */
     char device_name[256];
     int cc_major, cc_minor;
     int driver_version; /* e.g. 13000 */

@@ -361,16 +361,17 @@ static enum grader_verdict judge_speed(struct grading *g, char *message, size_t 
 
 static void release(struct grading *g)
 {
+    bool driver = !g->api.stuck; /* a stuck kernel: every unload would wait for it */
     for (int side = 0; side < 2; side++) {
-        if (g->modules[side])
+        if (g->modules[side] && driver)
             g->api.cuModuleUnload(g->modules[side]);
-        for (int k = 0; k < EXERCISE_KERNELS_MAX; k++)
+        for (int k = 0; k < EXERCISE_KERNELS_MAX && driver; k++)
             if (g->numba[side].modules[k])
                 g->api.cuModuleUnload(g->numba[side].modules[k]);
         numba_side_free(&g->numba[side]);
         grader_compile_result_free(&g->compiled[side]);
     }
-    if (g->context)
+    if (g->context && driver)
         g->api.cuCtxDestroy(g->context);
     cuda_api_unload(&g->api);
     json_decref(g->diagnostics);

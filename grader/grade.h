@@ -15,6 +15,11 @@
  * (plus the floor) before it counts as an endless loop (timeout). */
 #define TIMEOUT_FACTOR   100000.0
 #define TIMEOUT_FLOOR_MS 100.0
+/* On a real GPU that budget is wall-clock time, never less than this: a
+ * kernel still running after it is left there (cuda_api.stuck) and the
+ * verdict given. Below the sandbox's floor for a student's run (10 s), so
+ * the worker says why before the sandbox would have to end it. */
+#define GPU_WAIT_FLOOR_MS 5000.0
 
 /* One buffer of a run: one device allocation holding guard, data, guard. */
 struct run_buffer {

@@ -45,9 +45,10 @@ static void too_slow_when_stopped(struct grading *g, const struct kgemu_fault *f
     char bar[GRADER_NUMBER_TEXT_MAX], reference[GRADER_NUMBER_TEXT_MAX];
     char needed[GRADER_NUMBER_TEXT_MAX], ratio[GRADER_NUMBER_TEXT_MAX];
     snprintf(message, size,
-             "too slow: stopped when its modeled time passed the bar of %s the reference's %s; "
+             "too slow: stopped when its %s time passed the bar of %s the reference's %s; "
              "at that point it needed at least %s, so it is at least %s the reference's time, "
              "and more if it had gone on",
+             g->api.emulated ? "modeled" : "measured",
              grader_ratio_text(g->exercise.max_ratio, bar),
              grader_ms_text(g->reference_ms, reference), grader_ms_text(g->student_ms, needed),
              grader_ratio_text(g->student_ms / g->reference_ms, ratio));
@@ -64,13 +65,22 @@ enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
     cuda_api_describe(&g->api, result, what, sizeof what);
     if (!details)
         snprintf(f.message, sizeof f.message, "the kernel failed: %s", what);
+    if (!details && g->api.stuck) { /* a real GPU's kernel left running at its budget */
+        f.over_time_budget = 1;
+        f.bound_at_stop_ms = g->api.stuck_after_ms;
+    }
     enum grader_verdict v;
     const char *kind;
     switch (result) {
     case CUDA_ERROR_LAUNCH_TIMEOUT: /* past the speed bar only at the timed case */
         v = f.over_time_budget && g->timed_case ? GRADER_VERDICT_TOO_SLOW : GRADER_VERDICT_TIMEOUT;
         kind = "timeout";
-        if (f.over_time_budget && !g->timed_case)
+        if (f.over_time_budget && !g->timed_case && g->api.stuck)
+            snprintf(f.message, sizeof f.message,
+                     "the kernel was still running after %.1f s, more than %.0f× the reference's "
+                     "time (and at least %.0f s), and was stopped: an endless loop?",
+                     g->api.stuck_after_ms / 1e3, TIMEOUT_FACTOR, GPU_WAIT_FLOOR_MS / 1e3);
+        else if (f.over_time_budget && !g->timed_case)
             snprintf(f.message, sizeof f.message,
                      "the kernel ran more than %.0f× the reference's time and was stopped: an "
                      "endless loop?",

@@ -13,6 +13,7 @@
 #include "grade_run.h"
 
 #include "compare.h"
+#include "gpu_wait.h"
 #include "numba_front.h"
 
 #include <inttypes.h>
@@ -95,7 +96,7 @@ static void release(struct run *r)
 {
     for (int i = 0; i < r->g->exercise.n_buffers; i++) {
         struct run_buffer *b = &r->buffers[i];
-        if (b->base)
+        if (b->base && !r->g->api.stuck)
             r->g->api.cuMemFree(b->base);
         free(b->pristine);
         free(b->expected);
@@ -182,7 +183,8 @@ static void launch_shape(struct run *r, int side, const struct exercise_launch *
     grid[1] = grid[2] = block[1] = block[2] = 1;
 }
 
-/* Every launch of the exercise for one side; the first failure is returned. */
+/* Every launch of the exercise for one side, queued; the first failure to
+ * queue one is returned (what a kernel does shows when it is waited for). */
 static CUresult launch_all(struct run *r, int side)
 {
     const struct exercise *e = &r->g->exercise;
@@ -212,11 +214,12 @@ static CUresult launch_all(struct run *r, int side)
             }
         }
     }
-    return api->cuCtxSynchronize();
+    return CUDA_SUCCESS;
 }
 
-/* Runs one side between two events; the elapsed time in ms. */
-static CUresult timed_launches(struct run *r, int side, float *ms)
+/* Runs one side between two events, waited for as gpu_wait says (within
+ * `budget_ms` on a real GPU; 0: no deadline); the elapsed time in ms. */
+static CUresult timed_launches(struct run *r, int side, double budget_ms, float *ms)
 {
     struct cuda_api *api = &r->g->api;
     CUevent start = NULL, stop = NULL;
@@ -230,12 +233,12 @@ static CUresult timed_launches(struct run *r, int side, float *ms)
     if (rc == CUDA_SUCCESS)
         rc = api->cuEventRecord(stop, NULL);
     if (rc == CUDA_SUCCESS)
-        rc = api->cuEventSynchronize(stop);
+        rc = gpu_wait(api, stop, budget_ms);
     if (rc == CUDA_SUCCESS)
         rc = api->cuEventElapsedTime(ms, start, stop);
-    if (start)
+    if (start && !api->stuck)
         api->cuEventDestroy(start);
-    if (stop)
+    if (stop && !api->stuck)
         api->cuEventDestroy(stop);
     return rc;
 }
@@ -254,7 +257,7 @@ bool run_reference_once(struct run *r, bool keep_outputs, float *ms)
 {
     if (!prepare_buffers(r))
         return run_fail(r, "cannot set up the device buffers");
-    CUresult rc = timed_launches(r, 0, ms);
+    CUresult rc = timed_launches(r, 0, 0, ms);
     if (!keep_outputs)
         run_wipe(r);
     if (rc == CUDA_SUCCESS)
@@ -494,21 +497,23 @@ bool run_student_once(struct run *r, bool capture, float *ms, CUresult *rc)
     struct cuda_api *api = &r->g->api;
     if (!prepare_buffers(r))
         return run_fail(r, "cannot set up the device buffers");
-    /* On the virtual GPU every student run has a modeled-time budget: the
-     * bar × the reference's time at the assessment (beyond it: too_slow,
-     * decided without running to the end), and a generous multiple elsewhere
-     * and for --n (beyond it: an endless loop; a --n run that finishes is
-     * then judged by its time). */
-    bool budget = api->emulated && api->kgemu_set_time_budget;
-    if (budget)
-        api->kgemu_set_time_budget(r->g->timed_case ? r->g->exercise.max_ratio * r->g->reference_ms
-                                                    : r->g->case_reference_ms * TIMEOUT_FACTOR +
-                                                          TIMEOUT_FLOOR_MS);
+    /* Every student run has a time budget: the bar × the reference's time
+     * at the assessment (beyond it: too_slow, decided without running to
+     * the end), and a generous multiple elsewhere and for --n (beyond it:
+     * an endless loop; a --n run that finishes is then judged by its time).
+     * The virtual GPU counts it in modeled time and stops the kernel; a
+     * real GPU's is wall-clock time, at least GPU_WAIT_FLOOR_MS. */
+    double budget_ms = r->g->timed_case
+                           ? r->g->exercise.max_ratio * r->g->reference_ms
+                           : r->g->case_reference_ms * TIMEOUT_FACTOR + TIMEOUT_FLOOR_MS;
+    bool modeled = api->emulated && api->kgemu_set_time_budget;
+    if (modeled)
+        api->kgemu_set_time_budget(budget_ms);
     bool capturing = capture && output_capture_begin(&r->g->output);
-    *rc = timed_launches(r, 1, ms);
+    *rc = timed_launches(r, 1, budget_ms > GPU_WAIT_FLOOR_MS ? budget_ms : GPU_WAIT_FLOOR_MS, ms);
     if (capturing)
         output_capture_end(&r->g->output);
-    if (budget)
+    if (modeled)
         api->kgemu_set_time_budget(0);
     return true;
 }

@@ -146,7 +146,7 @@ bool run_time_repeated(struct run *r, struct case_outcome *out)
         g->student_ms = g->student_runs.median;
         g->reference_ms = g->reference_runs.median;
     }
-    if (t->scratch)
+    if (t->scratch && !g->api.stuck)
         g->api.cuMemFree(t->scratch);
     free(t);
     return ok;
