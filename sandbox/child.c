@@ -123,7 +123,8 @@ int child_main(void *arg)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         fail(p, "setting no_new_privs", errno);
     if (p->landlock_fd >= 0) {
-        int rc = landlock_enter(p->landlock_fd, p->landlock_abi, p->view, p->view && p->plan->proc);
+        int rc = landlock_enter(p->landlock_fd, p->landlock_abi, p->view, p->view && p->plan->proc,
+                                p->view && p->plan->proc_writable);
         if (rc != 0)
             fail(p, "entering Landlock", rc);
     }

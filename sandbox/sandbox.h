@@ -8,7 +8,7 @@
  * network, IPC and UTS namespaces; a read-only view of the filesystem that
  * holds only the paths the job names, the shared libraries it loads (file
  * by file), the device nodes it names and a small fresh tmpfs at /tmp (the
- * only writable place), with no /proc; Landlock
+ * only writable place), with no /proc (a GPU job's own, below); Landlock
  * rules allowing the same paths; no_new_privs; a seccomp-bpf allowlist
  * that kills the process on any other system call, on 32-bit and x32
  * entry points, and on process creation. Limits: wall-clock time (SIGKILL
@@ -81,7 +81,11 @@ struct sandbox_job {
      * /dev/urandom, which every job has (NULL-terminated; may be NULL). */
     const char *const *device_paths;
     /* A real GPU's driver runs in the job: its system calls are allowed
-     * (ioctl, UNIX sockets). */
+     * (ioctl, UNIX sockets, its JIT cache's folders), and it gets what the
+     * NVIDIA driver needs to find the GPU in a user namespace: a /proc of
+     * the job's own PID namespace, where it may write its own files, with
+     * driver parameters that leave the device nodes as they are
+     * (ModifyDeviceFiles 0: they belong to nobody there). */
     bool real_gpu;
     struct sandbox_limits limits;
     /* For a job built with AddressSanitizer: no RLIMIT_DATA (ASan reserves

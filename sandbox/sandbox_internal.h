@@ -30,6 +30,8 @@ struct view_entry {
 #define VIEW_ROOT          "/tmp" /* where the new root is built, in the job's own mount namespace */
 #define VIEW_ENTRIES_MAX   512    /* the libraries alone are some seventy, twice (link and file) */
 #define VIEW_LIBRARIES_MAX 8      /* libraries a job names (sandbox_job.libraries) */
+#define DRIVER_PARAMS_MAX  4096   /* /proc/driver/nvidia/params: some forty lines */
+#define DRIVER_PARAMS      "/proc/driver/nvidia/params"
 
 struct view_plan {
     struct view_entry *entries; /* malloc'ed by the parent; the child reads its copy */
@@ -39,8 +41,24 @@ struct view_plan {
      * read its own program. */
     int program_fd;
     char tmpfs_options[64]; /* the writable /tmp: "size=…,mode=1777" */
-    bool proc;              /* a /proc of the job's own PID namespace (for sanitizers) */
+    /* A /proc of the job's own PID namespace: for sanitizers, and for a
+     * real GPU's driver, which reads its parameters there (and, without
+     * them, fails with CUDA_ERROR_OPERATING_SYSTEM) and writes its own
+     * process's files (proc_writable). */
+    bool proc, proc_writable;
+    /* A real GPU's /proc/driver/nvidia/params as the job sees it ("": the
+     * host's): ModifyDeviceFiles 0 (driver_params_for_job). */
+    char driver_params[DRIVER_PARAMS_MAX];
 };
+
+/* The NVIDIA driver's parameters for a job: `host`'s text with
+ * "ModifyDeviceFiles: 0". In a user namespace the device nodes belong to
+ * nobody, not to the DeviceFileUID they should have, and a driver allowed
+ * to modify them tries to chmod them and gives up with
+ * CUDA_ERROR_OPERATING_SYSTEM; NVIDIA's container toolkit overlays the
+ * same change. False (and `out` empty) when `host` has no such line or the
+ * result does not fit. */
+bool driver_params_for_job(const char *host, char *out, size_t size);
 
 /* The resources the child limits with setrlimit. */
 enum { LIMIT_CPU, LIMIT_DATA, LIMIT_FSIZE, LIMIT_NPROC, LIMIT_NOFILE, LIMIT_CORE, LIMITS };
@@ -88,8 +106,8 @@ int landlock_abi_version(void);
  * libraries, and writes to its devices; -1 when Landlock is unavailable. */
 int landlock_build(const struct view_plan *plan, int abi);
 /* In the child, after the view: allow writes under /tmp (and reads of its
- * own /proc when it has one) and restrict. */
-int landlock_enter(int ruleset_fd, int abi, bool view, bool proc);
+ * own /proc when it has one, writes too when `proc_writable`) and restrict. */
+int landlock_enter(int ruleset_fd, int abi, bool view, bool proc, bool proc_writable);
 
 /* ---- seccomp (seccomp_filter.c) */
 

@@ -124,10 +124,38 @@ static const int common_calls[] = {
 
 /* A real GPU's driver also talks to its device nodes and daemons. */
 static const int gpu_calls[] = {
-    SCMP_SYS(ioctl),       SCMP_SYS(connect),     SCMP_SYS(sendmsg),           SCMP_SYS(recvmsg),
-    SCMP_SYS(sendto),      SCMP_SYS(recvfrom),    SCMP_SYS(getsockopt),        SCMP_SYS(setsockopt),
-    SCMP_SYS(getsockname), SCMP_SYS(getpeername), SCMP_SYS(eventfd2),          SCMP_SYS(shutdown),
-    SCMP_SYS(mlock),       SCMP_SYS(munlock),     SCMP_SYS(sched_setaffinity),
+    SCMP_SYS(ioctl),
+    SCMP_SYS(connect),
+    SCMP_SYS(sendmsg),
+    SCMP_SYS(recvmsg),
+    SCMP_SYS(sendto),
+    SCMP_SYS(recvfrom),
+    SCMP_SYS(getsockopt),
+    SCMP_SYS(setsockopt),
+    SCMP_SYS(getsockname),
+    SCMP_SYS(getpeername),
+    SCMP_SYS(eventfd2),
+    SCMP_SYS(shutdown),
+    SCMP_SYS(mlock),
+    SCMP_SYS(munlock),
+    SCMP_SYS(sched_setaffinity),
+    /* files, links and a UNIX socket of its own: the view and Landlock keep
+     * them in /tmp, and a chmod of anything else fails (read-only, or
+     * owned by nobody in the user namespace) */
+    SCMP_SYS(mkdir),
+    SCMP_SYS(mkdirat),
+    SCMP_SYS(unlink),
+    SCMP_SYS(unlinkat),
+    SCMP_SYS(rmdir),
+    SCMP_SYS(symlink),
+    SCMP_SYS(symlinkat),
+    SCMP_SYS(chmod),
+    SCMP_SYS(fchmod),
+    SCMP_SYS(fchmodat),
+    SCMP_SYS(bind),
+    SCMP_SYS(listen),
+    SCMP_SYS(accept),
+    SCMP_SYS(accept4),
 };
 
 static bool allow_all(scmp_filter_ctx ctx, const int *calls, size_t n)

@@ -147,6 +147,13 @@ static bool add_entry(struct view_plan *plan, const char *path, enum entry_role 
         snprintf(error, error_size, "'%s' cannot be opened for the job: %s", path, strerror(errno));
         return false;
     }
+    if (role == ROLE_DEVICE && !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)) {
+        snprintf(error, error_size,
+                 "'%s' is not a device node: only device nodes can be "
+                 "shown to the job read-write",
+                 path);
+        return false;
+    }
     e->kind = role == ROLE_DEVICE ? VIEW_DEVICE : S_ISDIR(st.st_mode) ? VIEW_DIR : VIEW_FILE;
     e->keep_flags = mount_flags_of(path);
     e->executable = role == ROLE_LIBRARY || role == ROLE_NAMED_LIBRARY || role == ROLE_SYSTEM;
@@ -235,6 +242,38 @@ static bool open_program(struct view_plan *plan, const char *program, char *erro
     return plan->program_fd >= 0;
 }
 
+bool driver_params_for_job(const char *host, char *out, size_t size)
+{
+    static const char key[] = "ModifyDeviceFiles: ";
+    const char *line = strstr(host, key);
+    const char *value = line ? line + strlen(key) : NULL;
+    const char *rest = value ? value + strcspn(value, "\n") : NULL;
+    int n = value ? snprintf(out, size, "%.*s0%s", (int)(value - host), host, rest) : -1;
+    if (n < 0 || (size_t)n >= size) {
+        if (size > 0)
+            out[0] = '\0';
+        return false;
+    }
+    return true;
+}
+
+/* The host driver's parameters, as the job will see them; none when the
+ * host has no NVIDIA driver. */
+static void read_driver_params(struct view_plan *plan)
+{
+    char host[DRIVER_PARAMS_MAX];
+    plan->driver_params[0] = '\0';
+    int fd = open(DRIVER_PARAMS, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, host, sizeof host - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    host[n] = '\0';
+    driver_params_for_job(host, plan->driver_params, sizeof plan->driver_params);
+}
+
 bool view_prepare(struct view_plan *plan, const struct sandbox_job *job, char *error,
                   size_t error_size)
 {
@@ -242,7 +281,10 @@ bool view_prepare(struct view_plan *plan, const struct sandbox_job *job, char *e
     plan->program_fd = -1;
     snprintf(plan->tmpfs_options, sizeof plan->tmpfs_options, "size=%llu,mode=1777",
              (unsigned long long)job->limits.tmpfs_bytes);
-    plan->proc = job->relaxed_for_sanitizers;
+    plan->proc = job->relaxed_for_sanitizers || job->real_gpu;
+    plan->proc_writable = job->real_gpu;
+    if (job->real_gpu)
+        read_driver_params(plan);
     plan->entries = malloc(VIEW_ENTRIES_MAX * sizeof *plan->entries);
     if (!plan->entries) {
         snprintf(error, error_size, "out of memory for the job's view");
@@ -357,6 +399,25 @@ static int pivot(void)
     return rc;
 }
 
+/* The job's driver parameters, written to a file of the new root (made
+ * read-only with it) and bound over the ones of its /proc. */
+static int overlay_driver_params(const struct view_plan *plan)
+{
+    static const char copy[] = VIEW_ROOT "/.driver-params";
+    int fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+    if (fd < 0)
+        return -1;
+    size_t length = strlen(plan->driver_params);
+    bool written = write(fd, plan->driver_params, length) == (ssize_t)length;
+    close(fd);
+    if (!written)
+        return -1;
+    if (mount(copy, VIEW_ROOT DRIVER_PARAMS, NULL, MS_BIND, NULL) != 0)
+        return -1;
+    return mount(NULL, VIEW_ROOT DRIVER_PARAMS, NULL,
+                 MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
 int view_enter(const struct view_plan *plan, const char **step, const char **path)
 {
     *path = "";
@@ -399,6 +460,11 @@ int view_enter(const struct view_plan *plan, const char **step, const char **pat
         (mkdir(VIEW_ROOT "/proc", 0555) != 0 ||
          mount("proc", VIEW_ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0))
         return errno;
+    *step = "laying the driver's parameters over the job's /proc";
+    *path = DRIVER_PARAMS;
+    if (plan->proc && plan->driver_params[0] && overlay_driver_params(plan) != 0)
+        return errno;
+    *path = "";
     *step = "pivoting into the new root";
     int rc = pivot();
     if (rc != 0)

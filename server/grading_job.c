@@ -20,12 +20,16 @@
 #include "reference_cache.h"
 #include "sandbox/sandbox.h"
 
+#include <dlfcn.h>
 #include <glob.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef KGRADE_CUDA_HOME
@@ -36,9 +40,14 @@
 #define PATHS_MAX 64
 
 /* What NVRTC loads when it compiles, and what a GPU server's driver
- * loads, besides the libraries kgrade itself has loaded. */
-#define NVRTC_BUILTINS   KGRADE_CUDA_HOME "/lib64/libnvrtc-builtins.so*"
-#define DRIVER_LIBRARIES "/usr/lib{64,/x86_64-linux-gnu,/aarch64-linux-gnu}/lib{cuda,nvidia-}*.so*"
+ * loads, besides the libraries kgrade itself has loaded: the driver and its
+ * PTX compiler (loaded as a module is loaded), in the distribution's
+ * folders and in the one where the loader finds libcuda.so.1 (a
+ * container's /usr/local/nvidia/lib64). */
+#define NVRTC_BUILTINS KGRADE_CUDA_HOME "/lib64/libnvrtc-builtins.so*"
+#define DRIVER_FILES   "lib{cuda,nvidia-ptxjitcompiler,nvidia-nvvm,nvidia-gpucomp}.so*"
+#define DRIVER_FOLDERS "/usr/lib{,64,/x86_64-linux-gnu,/aarch64-linux-gnu}/"
+#define DRIVER_SONAME  "libcuda.so.1"
 
 extern char **environ;
 
@@ -71,6 +80,7 @@ static void build_env(const char *env[ENV_MAX])
     env[n++] = "HOME=/tmp";
     env[n++] = "TMPDIR=/tmp";
     env[n++] = "LANG=C.UTF-8";
+    env[n++] = "CUDA_CACHE_DISABLE=1"; /* a real GPU's JIT cache would die with the job's /tmp */
     for (char **e = environ; *e && n < ENV_MAX - 1; e++)
         for (int i = 0; env_passed[i]; i++)
             if (strncmp(*e, env_passed[i], strlen(env_passed[i])) == 0)
@@ -78,14 +88,36 @@ static void build_env(const char *env[ENV_MAX])
     env[n] = NULL;
 }
 
-/* The real GPU's device nodes, when there are any. */
+/* The real GPU's device nodes, when there are any: /dev/nvidia0,
+ * nvidiactl, nvidia-uvm…, not the folder /dev/nvidia-caps (MIG's
+ * capabilities, which a job needs no more than the host's others). */
 static void gpu_devices(glob_t *g, const char *devices[PATHS_MAX])
 {
     int n = 0;
+    struct stat st;
     if (glob("/dev/nvidia*", 0, NULL, g) == 0)
         for (size_t i = 0; i < g->gl_pathc && n < PATHS_MAX - 1; i++)
-            devices[n++] = g->gl_pathv[i];
+            if (stat(g->gl_pathv[i], &st) == 0 && S_ISCHR(st.st_mode))
+                devices[n++] = g->gl_pathv[i];
     devices[n] = NULL;
+}
+
+/* The driver's files, appended to `found`: in the distribution's folders,
+ * and in the folder of the libcuda.so.1 this process's loader finds (the
+ * job's loader reads the same cache, so it looks there first). */
+static void driver_files(glob_t *found)
+{
+    glob(DRIVER_FOLDERS DRIVER_FILES, GLOB_BRACE | GLOB_APPEND, NULL, found);
+    void *driver = dlopen(DRIVER_SONAME, RTLD_LAZY | RTLD_LOCAL);
+    struct link_map *map = NULL;
+    if (driver && dlinfo(driver, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] == '/') {
+        char folder[PATH_MAX], pattern[PATH_MAX + sizeof DRIVER_FILES];
+        snprintf(folder, sizeof folder, "%s", map->l_name);
+        snprintf(pattern, sizeof pattern, "%s/%s", dirname(folder), DRIVER_FILES);
+        glob(pattern, GLOB_BRACE | GLOB_APPEND, NULL, found);
+    }
+    if (driver)
+        dlclose(driver);
 }
 
 /* Seconds left of the run limit (never 0, which would keep the deadline). */
@@ -279,7 +311,7 @@ static void view_paths(bool gpu, glob_t *found, const char *paths[PATHS_MAX])
     paths[n++] = KGRADE_CUDA_HOME "/include";
     glob(NVRTC_BUILTINS, 0, NULL, found);
     if (gpu)
-        glob(DRIVER_LIBRARIES, GLOB_BRACE | GLOB_APPEND, NULL, found);
+        driver_files(found);
     for (size_t i = 0; i < found->gl_pathc && n < PATHS_MAX - 1; i++)
         paths[n++] = found->gl_pathv[i];
     paths[n] = NULL;

@@ -23,6 +23,8 @@
  *   fork | socket-inet | socket-unix | ptrace | mount | unshare | keyctl | bpf |
  *   io_uring | perf | exec
  *                        try the system call (the sandbox should kill the job)
+ *   chmod [PATH]         (a /tmp PATH created first) chmod it 0600: "chmod ok" or
+ *                        "chmod REASON"; without PATH, /tmp/file
  *   pid                  getpid() on fd 3
  *   hostname             the host name on fd 3
  */
@@ -37,6 +39,7 @@
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -205,6 +208,12 @@ int main(int argc, char **argv)
                 return 0;
             }
         fprintf(result, "files ok\n");
+        return 0;
+    }
+    if (strcmp(mode, "chmod") == 0) { /* what a GPU's driver does: create, then chmod */
+        const char *path = arg ? arg : "/tmp/file";
+        if (!strstr(path, "/tmp/") || try_open(path, O_WRONLY | O_CREAT, "create") == 0)
+            fprintf(result, "chmod %s\n", chmod(path, 0600) == 0 ? "ok" : strerror(errno));
         return 0;
     }
     if (strcmp(mode, "pid") == 0) {

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "sandbox/sandbox.h"
+#include "sandbox/sandbox_internal.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
@@ -424,6 +425,80 @@ static void test_setup_failure_says_why(void **state)
     sandbox_outcome_free(&o);
 }
 
+/* A real GPU's job has a /proc of its own (the NVIDIA driver cannot
+ * start without one), where a job without a GPU has none. */
+static void test_a_gpu_job_has_its_own_proc(void **state)
+{
+    (void)state;
+    const char *argv[] = {job_path, "read", "/proc/self/maps", NULL}, *env[] = {NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .real_gpu = true};
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    assert_string_equal(o.output, "read ok\n");
+    sandbox_outcome_free(&o);
+    const char *pid[] = {job_path, "pid", NULL}; /* and it is PID 1 there */
+    job.argv = pid;
+    sandbox_run(&job, &o);
+    assert_string_equal(o.output, "1\n");
+    sandbox_outcome_free(&o);
+}
+
+/* A GPU's driver creates and chmods files of its own: allowed for a GPU
+ * job in /tmp, refused elsewhere (the view is read-only), and the
+ * system call kills a job without a GPU. */
+static void test_a_gpu_job_may_chmod_its_own_files(void **state)
+{
+    (void)state;
+    const char *argv[] = {job_path, "chmod", "/tmp/socket", NULL}, *env[] = {NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .real_gpu = true};
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    assert_string_equal(o.output, "create ok\nchmod ok\n");
+    sandbox_outcome_free(&o);
+    const char *library[] = {job_path, "chmod", "/etc/ld.so.cache", NULL};
+    job.argv = library;
+    sandbox_run(&job, &o);
+    assert_string_equal(o.output, "chmod Read-only file system\n");
+    sandbox_outcome_free(&o);
+    expect_killed_by_seccomp("chmod");
+}
+
+/* The driver's parameters a GPU job sees: the host's, but for
+ * ModifyDeviceFiles, which is 0 wherever it stands. */
+static void test_driver_params_leave_the_device_nodes_alone(void **state)
+{
+    (void)state;
+    char out[128];
+    assert_true(driver_params_for_job("RmLogonRC: 1\nModifyDeviceFiles: 1\nDeviceFileUID: 0\n", out,
+                                      sizeof out));
+    assert_string_equal(out, "RmLogonRC: 1\nModifyDeviceFiles: 0\nDeviceFileUID: 0\n");
+    assert_true(driver_params_for_job("ModifyDeviceFiles: 1", out, sizeof out));
+    assert_string_equal(out, "ModifyDeviceFiles: 0");
+    assert_false(driver_params_for_job("RmLogonRC: 1\n", out, sizeof out));
+    assert_string_equal(out, "");
+    assert_false(driver_params_for_job("ModifyDeviceFiles: 1\nDeviceFileUID: 0\n", out, 16));
+    assert_string_equal(out, "");
+}
+
+/* A folder among the device nodes (a GPU server's /dev/nvidia-caps) is
+ * refused before the job starts, by name, not at its mount. */
+static void test_a_device_path_must_be_a_device_node(void **state)
+{
+    (void)state;
+    const char *argv[] = {job_path, "true", NULL}, *env[] = {NULL};
+    const char *devices[] = {"/dev/null", here, NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .device_paths = devices};
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    assert_false(sandbox_run(&job, &o));
+    assert_int_equal(o.end, SANDBOX_SETUP_FAILED);
+    assert_non_null(strstr(o.reason, "is not a device node"));
+    assert_non_null(strstr(o.reason, here));
+    sandbox_outcome_free(&o);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -466,6 +541,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_task_and_file_limits),
         cmocka_unit_test(test_a_multithreaded_parent),
         cmocka_unit_test(test_setup_failure_says_why),
+        cmocka_unit_test(test_a_device_path_must_be_a_device_node),
+        cmocka_unit_test(test_a_gpu_job_has_its_own_proc),
+        cmocka_unit_test(test_driver_params_leave_the_device_nodes_alone),
+        cmocka_unit_test(test_a_gpu_job_may_chmod_its_own_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
