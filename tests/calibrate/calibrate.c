@@ -7,8 +7,12 @@
  * events' elapsed time, the modeled time) with the timing model's limiter,
  * then Spearman's rank correlation of the two columns (goal: at least 0.9).
  * Last, the bandwidth of the bandwidth-bound kernels (the transpose table's
- * copy, the fastest reduction) against what an H100 achieves, 90 % of its
- * 3.35 TB/s (goal: within 15 %).
+ * copy, the fastest reduction) against what the card achieves, 90 % of its
+ * peak (an H100's 3.35 TB/s; KGEMU_DEVICE's card's) (goal: within 15 %).
+ *
+ * On a real GPU (a libcuda.so.1 that is not the virtual GPU) the same
+ * tables are measured: the figures are the events' elapsed times, and the
+ * columns say "measured".
  *
  *   calibrate [--sgemm N] [--reduce N] [--transpose N] [--bounds]
  *
@@ -18,6 +22,7 @@
  * Exits 1 when a kernel cannot run or computes a wrong result, 2 on a usage
  * error; a goal missed is reported, not an error (this is a measurement).
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +32,6 @@
 #include "spearman.h"
 
 #define GOAL_SPEARMAN       0.9
-#define H100_DRAM_BYTES_S   3.35e12
 #define ACHIEVABLE_SHARE    0.9
 #define BANDWIDTH_TOLERANCE 0.15
 
@@ -130,7 +134,38 @@ static void print_bounds(const struct table_run *r)
     }
 }
 
-static void print_table(const struct table_run *r, const char *device, bool bounds)
+/* The card: its name, whether it is the virtual GPU, its DRAM's peak. */
+struct card {
+    char name[256];
+    bool emulated;
+    double dram_bytes_s;
+};
+
+/* The peaks of the cards the virtual GPU models (KGEMU_DEVICE) and of
+ * their real twins, found in the device's name; an H100's otherwise. */
+static double peak_of(const char *name)
+{
+    static const struct {
+        const char *model;
+        double bytes_s;
+    } peaks[] = {{"H200", 4.8e12}, {"H100", 3.35e12}, {"A100", 2.039e12}, {"T4", 3.2e11}};
+    for (size_t i = 0; i < sizeof peaks / sizeof *peaks; i++)
+        if (strstr(name, peaks[i].model))
+            return peaks[i].bytes_s;
+    return 3.35e12;
+}
+
+static void find_card(struct card *card)
+{
+    CUdevice d;
+    snprintf(card->name, sizeof card->name, "a GPU");
+    if (cuCtxGetDevice(&d) == CUDA_SUCCESS)
+        cuDeviceGetName(card->name, sizeof card->name, d);
+    card->emulated = dlsym(RTLD_DEFAULT, "kgemu_is_virtual") != NULL;
+    card->dram_bytes_s = peak_of(card->name);
+}
+
+static void print_table(const struct table_run *r, const struct card *card, bool bounds)
 {
     const struct lit_table *t = r->table;
     const char *unit = lit_unit_name(t->unit);
@@ -138,10 +173,14 @@ static void print_table(const struct table_run *r, const char *device, bool boun
            t->published_on);
     char size[64];
     t->describe(r->n, size, sizeof size);
-    printf("  modeled:   %s, %s, %s from the modeled time (%.0f s to emulate)\n\n", device, size,
-           unit, r->seconds);
-    printf("  %-32s %11s %11s %11s  %-8s %s\n", "kernel", "published", "modeled", "modeled ms",
-           "limiter", "host s");
+    const char *what = card->emulated ? "modeled" : "measured";
+    printf("  %-9s  %s, %s, %s from the %s time (%.0f s to %s)\n\n",
+           card->emulated ? "modeled:" : "measured:", card->name, size, unit, what, r->seconds,
+           card->emulated ? "emulate" : "run");
+    char ms[32];
+    snprintf(ms, sizeof ms, "%s ms", what);
+    printf("  %-32s %11s %11s %11s  %-8s %s\n", "kernel", "published", what, ms, "limiter",
+           "host s");
     for (int k = 0; k < t->n_kernels; k++)
         printf("  %-32s %11.5g %11.5g %11.4f  %-8s %.0f\n", t->kernels[k].name,
                t->kernels[k].published, r->out[k].figure, r->out[k].ms, r->out[k].counters.limiter,
@@ -154,9 +193,9 @@ static void print_table(const struct table_run *r, const char *device, bool boun
 }
 
 /* One line of the bandwidth check for kernel `k` of `r`. */
-static void print_bandwidth(const struct table_run *r, int k)
+static void print_bandwidth(const struct table_run *r, int k, const struct card *card)
 {
-    double goal = H100_DRAM_BYTES_S * ACHIEVABLE_SHARE;
+    double goal = card->dram_bytes_s * ACHIEVABLE_SHARE;
     double bandwidth = r->out[k].bytes / (r->out[k].ms * 1e-3);
     double off = bandwidth / goal - 1;
     char size[64];
@@ -167,12 +206,12 @@ static void print_bandwidth(const struct table_run *r, int k)
 }
 
 /* The transpose table's copy and the fastest reduction. */
-static void print_bandwidths(const struct table_run runs[LIT_TABLES])
+static void print_bandwidths(const struct table_run runs[LIT_TABLES], const struct card *card)
 {
-    printf("\nBandwidth-bound kernels against %.0f %% of an H100's %.2f TB/s (%.3f TB/s; goal: "
+    printf("\nBandwidth-bound kernels against %.0f %% of %s's %.2f TB/s (%.3f TB/s; goal: "
            "within %.0f %%)\n",
-           ACHIEVABLE_SHARE * 100, H100_DRAM_BYTES_S / 1e12,
-           H100_DRAM_BYTES_S * ACHIEVABLE_SHARE / 1e12, BANDWIDTH_TOLERANCE * 100);
+           ACHIEVABLE_SHARE * 100, card->name, card->dram_bytes_s / 1e12,
+           card->dram_bytes_s * ACHIEVABLE_SHARE / 1e12, BANDWIDTH_TOLERANCE * 100);
     for (int t = 0; t < LIT_TABLES; t++) {
         const struct table_run *r = &runs[t];
         if (!r->ran || r->table->unit == LIT_GFLOPS)
@@ -181,7 +220,7 @@ static void print_bandwidths(const struct table_run runs[LIT_TABLES])
         for (int k = 1; k < r->table->n_kernels; k++)
             if (r->out[k].ms < r->out[best].ms)
                 best = k;
-        print_bandwidth(r, r->table->unit == LIT_GBPS ? 0 : best);
+        print_bandwidth(r, r->table->unit == LIT_GBPS ? 0 : best, card);
     }
 }
 
@@ -194,19 +233,17 @@ int main(int argc, char **argv)
     struct lit_gpu gpu;
     if (!lit_gpu_start(&gpu))
         return 1;
-    char device[256] = "a GPU";
-    CUdevice d;
-    if (cuCtxGetDevice(&d) == CUDA_SUCCESS)
-        cuDeviceGetName(device, sizeof device, d);
+    struct card card;
+    find_card(&card);
     bool all = true;
     for (int t = 0; t < LIT_TABLES; t++) {
         if (runs[t].n == 0)
             continue;
         all = run_table(&gpu, &runs[t]) && all;
         if (runs[t].ran)
-            print_table(&runs[t], device, bounds);
+            print_table(&runs[t], &card, bounds);
     }
-    print_bandwidths(runs);
+    print_bandwidths(runs, &card);
     lit_gpu_stop(&gpu);
     return all ? 0 : 1;
 }
