@@ -49,7 +49,8 @@
         .fp32_lanes = 128, .fp64_lanes = 64, .int_lanes = 64, .sfu_lanes = 16, .lsu_lanes = 32,    \
         .tensor_fmas = 2048, .l1_sectors_per_clock = 4, .shared_wavefronts_per_clock = 1,          \
         .dram_efficiency = 0.9, .l2_bytes_per_second = 5.5e12, .atomics_per_second = 1.2e11,       \
-        .same_address_atomics_per_second = 1.0e9, SM_LATENCIES                                     \
+        .same_address_atomics_per_second = 1.0e9, .same_line_atomics_per_second = 1.4e9,           \
+        SM_LATENCIES                                                                               \
     }
 
 /* The shared-memory sizes each architecture can carve out of its L1 (cuda_occupancy.h). */
@@ -191,6 +192,7 @@ static const struct emu_device_model models[] = {
                    .l2_bytes_per_second = 4.0e12,
                    .atomics_per_second = 8.0e10,
                    .same_address_atomics_per_second = 7.0e8,
+                   .same_line_atomics_per_second = 9.8e8,
                    SM_LATENCIES},
     },
     {
@@ -242,6 +244,7 @@ static const struct emu_device_model models[] = {
                    .l2_bytes_per_second = 1.2e12,
                    .atomics_per_second = 3.0e10,
                    .same_address_atomics_per_second = 5.0e8,
+                   .same_line_atomics_per_second = 7.0e8,
                    SM_LATENCIES},
     },
 };

@@ -51,6 +51,7 @@ struct emu_timing_constants {
     double l2_bytes_per_second;             /* L2 ↔ SMs, for the whole device */
     double atomics_per_second;              /* global atomics the L2 completes, whole device */
     double same_address_atomics_per_second; /* to one address: they serialize */
+    double same_line_atomics_per_second;    /* warp requests to one line's addresses */
     int latency_alu;                        /* a dependent FP32 or integer instruction */
     int latency_fp64;
     int latency_sfu;

@@ -13,7 +13,12 @@
  *   dram     = (sectors the L2 model misses + dirty sectors written back)
  *              × 32 B / (peak × efficiency)
  *   atomic   = max(most atomics to one address / same-address rate,
+ *                  most requests to one line / same-line rate,
  *                  all global atomics / atomic rate)
+ *              where a warp's request to one address, of an operation
+ *              that combines (integer add, min, max, and, or, xor), is
+ *              one atomic: the compiler reduces over the warp first
+ *              (warp-aggregated atomics), and the H200 measured it so
  * time = the largest of these (the busiest SM's clocks / clock rate) plus the
  * launch overhead. Constants are the device model's (emu_device_model.timing).
  *
@@ -198,6 +203,13 @@ struct timing_atomic_table {
     uint64_t max_count, total;
 };
 
+/* A block's or a launch's atomics: lanes by address (one address's
+ * serialize) and requests by line (an L2 slice serves one line's requests
+ * one after another: a histogram's bins share one line). */
+struct timing_atomics {
+    struct timing_atomic_table addresses, lines;
+};
+
 /* The slot of `key` (an address + 1): where it is, or the empty one it goes
  * to. The capacity is a power of 2 (a mask, not a division: a histogram
  * counts ten addresses a request). */
@@ -259,6 +271,18 @@ static void atomic_merge(struct timing_atomic_table *into, struct timing_atomic_
     from->max_count = 0;
 }
 
+static void atomics_merge(struct timing_atomics *into, struct timing_atomics *from)
+{
+    atomic_merge(&into->addresses, &from->addresses);
+    atomic_merge(&into->lines, &from->lines);
+}
+
+static void atomics_free(struct timing_atomics *a)
+{
+    free(a->addresses.slots);
+    free(a->lines.slots);
+}
+
 /* ------------------------------------------------------------ the sequencer */
 
 /* Blocks hand in their logs in any order; the logs are replayed through the
@@ -276,7 +300,7 @@ struct timing_sequencer {
     struct timing_log spare[SEQUENCER_SPARES]; /* replayed logs, emptied, to hand back */
     unsigned n_spare;
     struct l2_model l2;
-    struct timing_atomic_table atomics;
+    struct timing_atomics atomics;
 };
 
 /* Fetches the set of an entry a few ahead into the host's cache: the sets
@@ -306,7 +330,7 @@ static void replay(struct timing_sequencer *s, struct timing_log *log)
                       e->kind == TIMING_WRITE);
     }
     if (log->atomics)
-        atomic_merge(&s->atomics, log->atomics);
+        atomics_merge(&s->atomics, log->atomics);
 }
 
 /* A replayed log's buffer is kept for a later block (no allocation per
@@ -390,7 +414,7 @@ static void sequencer_free(struct timing_sequencer *s)
     for (unsigned i = 0; i < s->n_spare; i++)
         timing_log_free(&s->spare[i]);
     free(s->l2.memory);
-    free(s->atomics.slots);
+    atomics_free(&s->atomics);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->room);
     free(s);
@@ -413,26 +437,50 @@ static void log_append(struct timing_log *log, uint64_t address, uint8_t sectors
     log->entries[log->count++] = (struct timing_access_entry){address, sectors, kind};
 }
 
+/* The block's atomics, made at its first. */
+static struct timing_atomics *log_atomics_of(struct timing_log *log)
+{
+    if (!log->atomics && !(log->atomics = calloc(1, sizeof *log->atomics)))
+        log->overflowed = true;
+    return log->atomics;
+}
+
 /* Counts `lanes` atomics to `address` in the block's table. */
 static void log_atomic_lanes(struct timing_log *log, uint64_t address, unsigned lanes)
 {
-    if (!log->atomics && !(log->atomics = calloc(1, sizeof *log->atomics))) {
-        log->overflowed = true;
-        return;
-    }
-    atomic_count(log->atomics, address, lanes);
+    struct timing_atomics *a = log_atomics_of(log);
+    if (a)
+        atomic_count(&a->addresses, address, lanes);
+}
+
+/* Counts `operations` on the line at `line_address`. */
+static void log_atomic_operations(struct timing_log *log, uint64_t line_address,
+                                  unsigned operations)
+{
+    struct timing_atomics *a = log_atomics_of(log);
+    if (a)
+        atomic_count(&a->lines, line_address, operations);
+}
+
+static uint64_t table_count(const struct timing_atomic_table *t, uint64_t key)
+{
+    return t->capacity ? t->slots[atomic_slot(t->slots, t->capacity, key + 1)].count : 0;
 }
 
 uint64_t timing_log_atomic_lanes(const struct timing_log *log, uint64_t address)
 {
-    const struct timing_atomic_table *t = log->atomics;
-    return t && t->capacity ? t->slots[atomic_slot(t->slots, t->capacity, address + 1)].count : 0;
+    return log->atomics ? table_count(&log->atomics->addresses, address) : 0;
+}
+
+uint64_t timing_log_atomic_operations(const struct timing_log *log, uint64_t line_address)
+{
+    return log->atomics ? table_count(&log->atomics->lines, line_address) : 0;
 }
 
 void timing_log_free(struct timing_log *log)
 {
     if (log->atomics)
-        free(log->atomics->slots);
+        atomics_free(log->atomics);
     free(log->atomics);
     free(log->entries);
     memset(log, 0, sizeof *log);
@@ -533,10 +581,14 @@ static void count_request(struct timing_warp *tw, const struct timing_launch *t,
  * counter): the L2 sees that one line whatever the order, so it is one
  * entry with the sectors of its addresses; each address's lanes are
  * counted from a count per byte of the line and a bitmap of the bytes used
- * (no branch on the lanes' data). `distinct` gets the request's sectors.
- * False (nothing logged) when the lanes span lines. */
+ * (no branch on the lanes' data), and the line one request. A request of
+ * one address that `combines` is one lane (the warp's reduction, then one
+ * atomic). `distinct` gets the request's
+ * sectors, `atomics` the atomics it makes. False (nothing logged) when the
+ * lanes span lines. */
 static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uint64_t *address,
-                                unsigned bytes, unsigned *distinct)
+                                unsigned bytes, bool combines, unsigned *distinct,
+                                unsigned *atomics)
 {
     uint64_t first = address[__builtin_ctz(mask)], line = first / LINE_BYTES, other = 0;
     /* inactive lanes' addresses are not set: they count as the first's,
@@ -559,17 +611,23 @@ static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uin
         sectors |= on << at / SECTOR_BYTES | on << (at + bytes - 1) % LINE_BYTES / SECTOR_BYTES;
     }
     log_append(log, line * LINE_BYTES, (uint8_t)first_bytes, TIMING_ATOMIC);
+    unsigned addresses = 0;
+    for (unsigned h = 0; h < LINE_BYTES / 64; h++)
+        addresses += (unsigned)__builtin_popcountll(used[h]);
+    *atomics = combines && addresses == 1 ? 1 : (unsigned)__builtin_popcount(mask);
     for (unsigned h = 0; h < LINE_BYTES / 64; h++)
         for (uint64_t u = used[h]; u; u &= u - 1) {
             unsigned at = h * 64 + (unsigned)__builtin_ctzll(u);
-            log_atomic_lanes(log, line * LINE_BYTES + at, lanes[at]);
+            log_atomic_lanes(log, line * LINE_BYTES + at, addresses == 1 ? *atomics : lanes[at]);
         }
+    log_atomic_operations(log, line * LINE_BYTES, 1);
     *distinct = sectors_in((uint8_t)sectors);
     return true;
 }
 
 /* An atomic request over several lines: one entry per address, in the
- * order of their last lanes, and each address's lanes counted. The L2 ends as
+ * order of their last lanes, each address's lanes counted, and one request
+ * on each line. The L2 ends as
  * it would after each lane's access in turn (a lane's repeat of an earlier
  * lane's line only makes it the latest used again), unless the request's
  * own lines evict one another: over 16 lines of one L2 set in one request. */
@@ -590,10 +648,40 @@ static void log_atomics(struct timing_log *log, uint32_t mask, const uint64_t *a
         }
         lanes[j]++;
     }
+    for (unsigned i = 0; i < n; i++) { /* each line once */
+        uint64_t line = distinct[i] / LINE_BYTES;
+        unsigned j = 0;
+        while (j < i && distinct[j] / LINE_BYTES != line)
+            j++;
+        if (j == i)
+            log_atomic_operations(log, line * LINE_BYTES, 1);
+    }
     while (n-- > 0) {
         log_append(log, distinct[n], (uint8_t)(1u << (distinct[n] / SECTOR_BYTES % 4)),
                    TIMING_ATOMIC);
         log_atomic_lanes(log, distinct[n], lanes[n]);
+    }
+}
+
+/* An atomic whose lanes on one address the compiler reduces over the warp
+ * first: an integer add, min, max, and, or or xor (not an exchange, a
+ * compare-and-swap, a wrapping inc or dec, or a float add, whose order
+ * would show). */
+static bool combines(const struct ptx_insn *insn)
+{
+    bool atomic = insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED;
+    bool integer = insn->type == PTX_U32 || insn->type == PTX_S32 || insn->type == PTX_U64 ||
+                   insn->type == PTX_S64 || insn->type == PTX_B32 || insn->type == PTX_B64;
+    switch (insn->cmp) {
+    case PTX_ATOM_ADD:
+    case PTX_ATOM_MIN:
+    case PTX_ATOM_MAX:
+    case PTX_ATOM_AND:
+    case PTX_ATOM_OR:
+    case PTX_ATOM_XOR:
+        return atomic && integer;
+    default:
+        return false;
     }
 }
 
@@ -624,10 +712,11 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
 {
     if (!t->enabled || mask == 0)
         return;
-    unsigned in_line;
-    if (kind == TIMING_ATOMIC && log_atomics_in_line(log, mask, address, bytes, &in_line)) {
+    unsigned in_line, atomics;
+    if (kind == TIMING_ATOMIC &&
+        log_atomics_in_line(log, mask, address, bytes, combines(insn), &in_line, &atomics)) {
         count_request(tw, t, insn, in_line);
-        tw->global_atomics += (uint64_t)__builtin_popcount(mask);
+        tw->global_atomics += atomics;
         return;
     }
     unsigned contiguous = contiguous_request(log, mask, address, bytes, kind);
@@ -938,7 +1027,7 @@ struct bounds {
 };
 
 static struct bounds compute_bounds(const struct timing_launch *t, uint64_t dram_sectors,
-                                    const struct timing_atomic_table *atomics)
+                                    const struct timing_atomics *atomics)
 {
     const struct emu_timing_constants *c = &t->device->timing;
     struct bounds b = {0, 0, 0, 0, 0, 0, 0};
@@ -961,9 +1050,11 @@ static struct bounds compute_bounds(const struct timing_launch *t, uint64_t dram
     b.dram = (double)dram_sectors * SECTOR_BYTES /
              (t->device->dram_bytes_per_second * c->dram_efficiency);
     if (atomics) {
-        double same = (double)atomics->max_count / c->same_address_atomics_per_second;
-        double all = (double)atomics->total / c->atomics_per_second;
+        double same = (double)atomics->addresses.max_count / c->same_address_atomics_per_second;
+        double line = (double)atomics->lines.max_count / c->same_line_atomics_per_second;
+        double all = (double)atomics->addresses.total / c->atomics_per_second;
         b.atomic = same > all ? same : all;
+        b.atomic = line > b.atomic ? line : b.atomic;
     }
     return b;
 }
@@ -1000,7 +1091,7 @@ double timing_finish(struct timing_launch *t, struct kgemu_counters *out)
     struct bounds b = compute_bounds(t, dram, &s->atomics);
     out->dram_read_bytes = s->l2.read_sectors * SECTOR_BYTES;
     out->dram_write_bytes = s->l2.write_sectors * SECTOR_BYTES;
-    out->max_same_address_atomics = s->atomics.max_count;
+    out->max_same_address_atomics = s->atomics.addresses.max_count;
     out->worst_bank_conflict_ways = t->bank_conflict.value;
     out->worst_bank_conflict_line = (int)t->bank_conflict.line;
     out->worst_sectors_per_request = t->scattered_access.value;

@@ -59,7 +59,7 @@ struct timing_access_entry {
     uint8_t kind;     /* enum timing_access */
 };
 
-struct timing_atomic_table;
+struct timing_atomics;
 
 /* A block's ordered log of global accesses, and its atomics' lanes by
  * address: the launch's counts are sums, whose order does not matter, so
@@ -68,8 +68,8 @@ struct timing_atomic_table;
 struct timing_log {
     struct timing_access_entry *entries;
     size_t count, capacity;
-    struct timing_atomic_table *atomics; /* NULL until the block's first atomic */
-    bool overflowed;                     /* out of memory: the rest was not logged */
+    struct timing_atomics *atomics; /* NULL until the block's first atomic */
+    bool overflowed;                /* out of memory: the rest was not logged */
 };
 
 /* The worst offenders of a launch, for messages at source lines. */
@@ -269,8 +269,10 @@ double timing_lower_bound_ms(struct timing_launch *t, const struct timing_warp *
 /* The launch's modeled time in milliseconds; fills `out`. */
 double timing_finish(struct timing_launch *t, struct kgemu_counters *out);
 
-/* The lanes of the log's atomics that updated `address` (for tests). */
+/* The lanes of the log's atomics that updated `address`, and the atomic
+ * requests to the line at `line_address` (for tests). */
 uint64_t timing_log_atomic_lanes(const struct timing_log *log, uint64_t address);
+uint64_t timing_log_atomic_operations(const struct timing_log *log, uint64_t line_address);
 void timing_log_free(struct timing_log *log);
 
 #endif

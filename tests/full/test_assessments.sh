@@ -19,7 +19,7 @@ at_assessment() {
 }
 at_assessment vector-add passed__guarded_index.cu too_slow__one_thread.cu
 at_assessment hidden-layer passed__fused.cu too_slow__one_block.cu
-at_assessment histogram passed__shared_privatized.cu too_slow__every_bin_loop.cu
+at_assessment histogram passed__shared_privatized.cu too_slow__one_thread.cu
 at_assessment transpose passed__padded_tile.cu too_slow__bank_conflicts.cu
 expect "the too_slow transpose shows its counters and the bank conflict at its line" 0 '^true$' -- bash -c \
     "'$KGRADE' grade --exercise transpose --json exercises/transpose/solutions/too_slow__bank_conflicts.cu |

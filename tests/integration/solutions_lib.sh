@@ -28,7 +28,7 @@ have_numba() { "${KGRADE_PYTHON:-/usr/bin/python3}" -c 'import numba' 2>/dev/nul
 # one core), each into a file of its own; the checks then read them in order.
 exercise_of() { basename "$(dirname "$(dirname "$1")")"; }
 grade_into() { # FILE: grades it into $TMP/grades/<flattened path>.{out,rc}
-    local out="$TMP/grades/${1//\//_}" exercise size
+    local out="$TMP/grades/${1//\//_}" exercise size at
     exercise=$(exercise_of "$1")
     size=(--n "$(quick_size "$exercise")")
     # a Numba memory error or wrong answer is graded as a student's would
@@ -36,6 +36,9 @@ grade_into() { # FILE: grades it into $TMP/grades/<flattened path>.{out,rc}
     # fault is the one its comment names, and a mistake that only shows
     # on a non-square matrix shows
     [[ $1 == *.py && $(basename "$1") == @(memory_error|wrong_answer)__* ]] && size=()
+    # a kernel slow only at scale names its size ("the tests grade it at n = N")
+    at=$(head -n 3 "$1" | sed -n 's/.*the tests grade it at n = \([0-9]*\).*/\1/p')
+    [[ -n $at ]] && size=(--n "$at")
     "$KGRADE" grade --exercise "$exercise" "${size[@]}" "$1" >"$out.out" 2>/dev/null
     echo $? >"$out.rc"
 }

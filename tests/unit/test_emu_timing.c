@@ -307,8 +307,11 @@ static void check_request(const struct emu_device_model *device, uint32_t mask,
         assert_int_equal(log.entries[e].sectors, want[e].sectors);
         assert_int_equal(log.entries[e].kind, kind);
     }
-    for (size_t i = 0; i < n_atomics; i++)
+    for (size_t i = 0; i < n_atomics; i++) {
         assert_int_equal(timing_log_atomic_lanes(&log, atomics[i].address), atomics[i].lanes);
+        /* one request on each line it touches */
+        assert_int_equal(timing_log_atomic_operations(&log, atomics[i].address / LINE * LINE), 1);
+    }
     assert_int_equal(warp.global_sectors, distinct);
     assert_int_equal(warp.global_requests, 1);
     assert_int_equal(warp.global_atomics, kind == TIMING_ATOMIC ? __builtin_popcount(mask) : 0);
@@ -432,6 +435,45 @@ static void atomic_requests_count_each_address(void **state)
     }
 }
 
+/* A warp's atomics to one address: an integer add (min, max, and, or, xor)
+ * is one atomic, reduced over the warp first; a float add, a
+ * compare-and-swap, or lanes on two addresses are not combined. The line
+ * gets one request either way. */
+static void count_one(const struct ptx_insn *insn, uint32_t mask, const uint64_t *address,
+                      uint64_t want_atomics, uint64_t want_lanes, uint64_t want_operations)
+{
+    const struct emu_device_model *h200 = emu_device_model_find("h200");
+    assert_non_null(h200);
+    struct timing_log log = {0};
+    struct timing_warp warp = {0};
+    struct timing_launch plain = {.enabled = true, .device = h200};
+    timing_global_request(&warp, &plain, &log, insn, mask, address, 4, TIMING_ATOMIC);
+    assert_int_equal(warp.global_atomics, want_atomics);
+    assert_int_equal(timing_log_atomic_lanes(&log, address[0]), want_lanes);
+    assert_int_equal(timing_log_atomic_operations(&log, address[0] / LINE * LINE), want_operations);
+    timing_log_free(&log);
+}
+
+static void a_warps_atomics_to_one_address_combine(void **state)
+{
+    (void)state;
+    uint64_t one[WARP_SIZE], two[WARP_SIZE];
+    for (uint32_t l = 0; l < WARP_SIZE; l++) {
+        one[l] = (1ull << 32) + 8;
+        two[l] = (1ull << 32) + 8 + 4 * (l % 2);
+    }
+    struct ptx_insn red_add = {.op = PTX_OP_RED, .type = PTX_U32, .cmp = PTX_ATOM_ADD};
+    struct ptx_insn atom_max = {.op = PTX_OP_ATOM, .type = PTX_S64, .cmp = PTX_ATOM_MAX};
+    struct ptx_insn float_add = {.op = PTX_OP_ATOM, .type = PTX_F32, .cmp = PTX_ATOM_ADD};
+    struct ptx_insn cas = {.op = PTX_OP_ATOM, .type = PTX_B32, .cmp = PTX_ATOM_CAS};
+    count_one(&red_add, FULL_MASK, one, 1, 1, 1);
+    count_one(&red_add, 0x1F0, one, 1, 1, 1);
+    count_one(&atom_max, FULL_MASK, one, 1, 1, 1);
+    count_one(&float_add, FULL_MASK, one, 32, 32, 1);
+    count_one(&cas, FULL_MASK, one, 32, 32, 1);
+    count_one(&red_add, FULL_MASK, two, 32, 16, 1);
+}
+
 /* ------------------------------------------------------ shared memory */
 
 /* The wavefronts of a shared request, straightforwardly: each bank serves
@@ -509,6 +551,7 @@ int main(void)
         cmocka_unit_test(a_small_l2_is_the_lru_oracles),
         cmocka_unit_test(requests_log_their_distinct_sectors),
         cmocka_unit_test(atomic_requests_count_each_address),
+        cmocka_unit_test(a_warps_atomics_to_one_address_combine),
         cmocka_unit_test(bank_conflicts_are_the_oracles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

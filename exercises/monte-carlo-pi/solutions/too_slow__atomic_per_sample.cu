@@ -1,4 +1,4 @@
-// Known bad (speed): one atomic per sample inside.
+// Known bad (speed): one atomic per sample inside. The compiler reduces a warp's atomicAdd to one address to a single atomic, so over a few thousand samples it keeps up with the reference; the tests grade it at n = 2000000 (7x the reference's time), the assessment at 100M (19x).
 // The statement's generator: sample s draws u = hash(2s) / 2^32 and
 // v = hash(2s + 1) / 2^32.
 __device__ unsigned int hash(unsigned int x)
