@@ -110,10 +110,13 @@ static const struct cli_command commands[] = {
      "against a reference compiled apart) and writes progress and the outcome to its output "
      "pipe. Started by the sandbox; not for people.",
      cmd_worker, NULL},
-    {"sandbox-check", NULL, 0, 0, 0, 0, 0, "show which sandbox protections work on this machine",
+    {"sandbox-check", NULL, 0, 0, CLI_BIT(OPT_DEVICE) | CLI_BIT(OPT_EXERCISES), 0, 0,
+     "show which sandbox protections work on this machine",
      "Tries each protection of the sandbox (namespaces, Landlock, seccomp, limits) and reports "
-     "which are active. Exits 0 when seccomp, the resource limits and the timeout work, 1 when "
-     "not.",
+     "which are active, then grades vector-add's reference in the sandbox on the device kgrade "
+     "grade would use (--device; on a GPU server, the check that the driver works in a job). "
+     "Exits 0 when seccomp, the resource limits and the timeout work and that grade passes, 1 "
+     "when not.",
      cmd_sandbox_check, NULL},
     {"cert verify", "FILE.json", 1, 1, CLI_BIT(OPT_PUBLIC_KEY) | CLI_BIT(OPT_SERVER), 0,
      CLI_BIT(OPT_PUBLIC_KEY) | CLI_BIT(OPT_SERVER), "verify a kgrade certificate",

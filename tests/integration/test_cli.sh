@@ -78,6 +78,12 @@ expect "a database in a missing folder is a usage error" 2 "cannot be opened" --
 expect "worker outside the sandbox says so" 2 "no result pipe on fd 3 \(started outside the sandbox\?\)" -- \
     "$KGRADE" worker
 expect "sandbox-check reports the protections" 0 "^  seccomp +active" -- "$KGRADE" sandbox-check
+expect "... and grades in the sandbox on the device kgrade grade would use" 0 \
+    "^  a grade +passed +kgrade virtual H100 \(emulated\)$" -- "$KGRADE" sandbox-check
+expect "... which fails, saying why, where that device is missing" 1 \
+    "^  a grade +FAILED +not graded: no CUDA GPU is usable here" -- "$KGRADE" sandbox-check --device cuda
+expect "... or where there is no exercise to grade" 1 "^  a grade +FAILED +no exercise to grade" -- \
+    "$KGRADE" sandbox-check --exercises /nonexistent
 expect "cert verify of a file that is no certificate is a usage error" 2 "needs \"id\", \"payload\"" -- \
     bash -c "echo '{}' >'$TMP/c.json'; '$KGRADE' cert verify --public-key AAAA '$TMP/c.json'"
 
