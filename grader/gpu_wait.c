@@ -19,6 +19,8 @@ CUresult gpu_wait(struct cuda_api *api, CUevent stop, double budget_ms)
     double started = timing_now_seconds();
     for (;;) {
         CUresult rc = api->cuEventQuery(stop);
+        if (rc == CUDA_SUCCESS) /* done: returns at once, and flushes the kernels' printf */
+            return api->cuEventSynchronize(stop);
         if (rc != CUDA_ERROR_NOT_READY)
             return rc;
         double waited = timing_now_seconds() - started;

@@ -1,6 +1,7 @@
 /*
  * Waiting for a side's launches: at once on the virtual GPU, which runs
- * each launch as it comes; on a real GPU until its work is done or a
+ * each launch as it comes; on a real GPU until its work is done (then a
+ * synchronization, which flushes the kernels' printf buffer) or a
  * budget of wall-clock time has passed, past which the kernel is left
  * running (nothing but the end of the process stops it) and the device is
  * marked stuck (cuda_api.stuck), so that nothing waits on it any more.

@@ -228,12 +228,15 @@ static CUresult timed_launches(struct run *r, int side, double budget_ms, float 
         rc = api->cuEventCreate(&stop, 0);
     if (rc == CUDA_SUCCESS)
         rc = api->cuEventRecord(start, NULL);
-    if (rc == CUDA_SUCCESS)
-        rc = launch_all(r, side);
+    CUresult queued = rc == CUDA_SUCCESS ? launch_all(r, side) : CUDA_SUCCESS;
+    /* recorded even after a launch that could not be queued: the ones
+     * before it are waited for (and left, if stuck), then its error given */
     if (rc == CUDA_SUCCESS)
         rc = api->cuEventRecord(stop, NULL);
     if (rc == CUDA_SUCCESS)
         rc = gpu_wait(api, stop, budget_ms);
+    if (queued != CUDA_SUCCESS && !api->stuck)
+        rc = queued;
     if (rc == CUDA_SUCCESS)
         rc = api->cuEventElapsedTime(ms, start, stop);
     if (start && !api->stuck)

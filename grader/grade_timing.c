@@ -103,12 +103,16 @@ static bool time_reference(struct timing *t, bool warm_up)
     return true;
 }
 
-/* One pair of runs, in the order the pair's number says. */
+/* One pair of runs, in the order the pair's number says. A student's run
+ * that failed ends the pair: on a real GPU its kernel may still be running
+ * (cuda_api.stuck), and the reference's run would wait for it for ever. */
 static bool time_pair(struct timing *t, struct case_outcome *out, bool warm_up)
 {
     bool student_first = t->runs % 2 == 0;
-    bool ok = student_first ? time_student(t, out, warm_up) && time_reference(t, warm_up)
-                            : time_reference(t, warm_up) && time_student(t, out, warm_up);
+    bool ok = student_first
+                  ? time_student(t, out, warm_up) &&
+                        (out->verdict != GRADER_VERDICT_PASSED || time_reference(t, warm_up))
+                  : time_reference(t, warm_up) && time_student(t, out, warm_up);
     if (ok && !warm_up && out->verdict == GRADER_VERDICT_PASSED)
         t->runs++;
     return ok;

@@ -124,7 +124,7 @@ int child_main(void *arg)
         fail(p, "setting no_new_privs", errno);
     if (p->landlock_fd >= 0) {
         int rc = landlock_enter(p->landlock_fd, p->landlock_abi, p->view, p->view && p->plan->proc,
-                                p->view && p->plan->proc_writable);
+                                p->view && p->plan->gpu_driver);
         if (rc != 0)
             fail(p, "entering Landlock", rc);
     }

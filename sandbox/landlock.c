@@ -107,13 +107,13 @@ int landlock_build(const struct view_plan *plan, int abi)
     return ruleset;
 }
 
-int landlock_enter(int ruleset_fd, int abi, bool view, bool proc, bool proc_writable)
+int landlock_enter(int ruleset_fd, int abi, bool view, bool proc, bool gpu_driver)
 {
     if (proc) { /* the job's own /proc, read-only unless a GPU's driver writes there */
         int fd = open("/proc", O_PATH | O_CLOEXEC);
         uint64_t write = LANDLOCK_ACCESS_FS_WRITE_FILE | ACCESS_FS_TRUNCATE; /* fopen "w" */
         uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                        (proc_writable ? write & handled_fs(abi) : 0);
+                        (gpu_driver ? write & handled_fs(abi) : 0);
         if (fd < 0 || !allow(ruleset_fd, fd, read))
             return errno ? errno : EINVAL;
         close(fd);
@@ -124,6 +124,8 @@ int landlock_enter(int ruleset_fd, int abi, bool view, bool proc, bool proc_writ
                          LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
                          LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_DIR |
                          LANDLOCK_ACCESS_FS_MAKE_REG | ACCESS_FS_TRUNCATE;
+        if (gpu_driver) /* the driver's links and UNIX socket */
+            write |= LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_MAKE_SOCK;
         if (tmp < 0 || !allow(ruleset_fd, tmp, write & handled_fs(abi)))
             return errno ? errno : EINVAL;
         close(tmp);

@@ -280,6 +280,13 @@ static bool launch(struct job_run *j)
         fail_setup(j, "the job's process could not be started", strerror(saved));
         return false;
     }
+    if (j->job->real_gpu && !j->plan.view) { /* its file calls need the read-only view */
+        kill(j->pid, SIGKILL);
+        waitpid(j->pid, NULL, 0);
+        fail_setup(j, "a real GPU's job needs a mount namespace for its filesystem view",
+                   "the driver's chmod and links are allowed only inside one");
+        return false;
+    }
     struct sandbox_protections *a = &j->out->active;
     note_namespaces(a, j->plan.clone_flags);
     a->landlock_abi = j->plan.landlock_fd >= 0 ? j->plan.landlock_abi : 0;

@@ -43,9 +43,11 @@ struct view_plan {
     char tmpfs_options[64]; /* the writable /tmp: "size=…,mode=1777" */
     /* A /proc of the job's own PID namespace: for sanitizers, and for a
      * real GPU's driver, which reads its parameters there (and, without
-     * them, fails with CUDA_ERROR_OPERATING_SYSTEM) and writes its own
-     * process's files (proc_writable). */
-    bool proc, proc_writable;
+     * them, fails with CUDA_ERROR_OPERATING_SYSTEM). */
+    bool proc;
+    /* A real GPU's driver runs in the job: it writes its own process's
+     * files in /proc, and makes links and a UNIX socket in /tmp. */
+    bool gpu_driver;
     /* A real GPU's /proc/driver/nvidia/params as the job sees it ("": the
      * host's): ModifyDeviceFiles 0 (driver_params_for_job). */
     char driver_params[DRIVER_PARAMS_MAX];
@@ -106,8 +108,9 @@ int landlock_abi_version(void);
  * libraries, and writes to its devices; -1 when Landlock is unavailable. */
 int landlock_build(const struct view_plan *plan, int abi);
 /* In the child, after the view: allow writes under /tmp (and reads of its
- * own /proc when it has one, writes too when `proc_writable`) and restrict. */
-int landlock_enter(int ruleset_fd, int abi, bool view, bool proc, bool proc_writable);
+ * own /proc when it has one; for `gpu_driver`, writes there too, and links
+ * and sockets in /tmp) and restrict. */
+int landlock_enter(int ruleset_fd, int abi, bool view, bool proc, bool gpu_driver);
 
 /* ---- seccomp (seccomp_filter.c) */
 

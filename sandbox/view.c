@@ -33,6 +33,8 @@
 
 /* The dynamic loader's cache: where the libraries of a soname are. */
 static const char *const system_paths[] = {"/etc/ld.so.cache", NULL};
+/* The driver's parameter that lets it fix its device nodes' owner and mode. */
+#define MODIFY_KEY "ModifyDeviceFiles: "
 /* The device nodes every job has. */
 static const char *const standard_devices[] = {"/dev/null", "/dev/zero", "/dev/urandom", NULL};
 
@@ -242,11 +244,18 @@ static bool open_program(struct view_plan *plan, const char *program, char *erro
     return plan->program_fd >= 0;
 }
 
+/* The value after MODIFY_KEY at the start of a line of `text`; NULL: none. */
+static const char *modify_value(const char *text)
+{
+    const char *line = strstr(text, "\n" MODIFY_KEY);
+    if (strncmp(text, MODIFY_KEY, strlen(MODIFY_KEY)) == 0)
+        return text + strlen(MODIFY_KEY);
+    return line ? line + 1 + strlen(MODIFY_KEY) : NULL;
+}
+
 bool driver_params_for_job(const char *host, char *out, size_t size)
 {
-    static const char key[] = "ModifyDeviceFiles: ";
-    const char *line = strstr(host, key);
-    const char *value = line ? line + strlen(key) : NULL;
+    const char *value = modify_value(host);
     const char *rest = value ? value + strcspn(value, "\n") : NULL;
     int n = value ? snprintf(out, size, "%.*s0%s", (int)(value - host), host, rest) : -1;
     if (n < 0 || (size_t)n >= size) {
@@ -257,18 +266,23 @@ bool driver_params_for_job(const char *host, char *out, size_t size)
     return true;
 }
 
-/* The host driver's parameters, as the job will see them; none when the
- * host has no NVIDIA driver. */
+/* The host driver's parameters, as the job will see them; none (the
+ * host's own) when the host has no NVIDIA driver, or parameters without
+ * the line or too long to hold. */
 static void read_driver_params(struct view_plan *plan)
 {
     char host[DRIVER_PARAMS_MAX];
+    size_t n = 0;
+    ssize_t got = 0;
     plan->driver_params[0] = '\0';
     int fd = open(DRIVER_PARAMS, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
-    ssize_t n = read(fd, host, sizeof host - 1);
+    while (n < sizeof host &&
+           ((got = read(fd, host + n, sizeof host - n)) > 0 || (got < 0 && errno == EINTR)))
+        n += got > 0 ? (size_t)got : 0;
     close(fd);
-    if (n <= 0)
+    if (got < 0 || n == 0 || n == sizeof host) /* unreadable, empty, or cut */
         return;
     host[n] = '\0';
     driver_params_for_job(host, plan->driver_params, sizeof plan->driver_params);
@@ -282,7 +296,7 @@ bool view_prepare(struct view_plan *plan, const struct sandbox_job *job, char *e
     snprintf(plan->tmpfs_options, sizeof plan->tmpfs_options, "size=%llu,mode=1777",
              (unsigned long long)job->limits.tmpfs_bytes);
     plan->proc = job->relaxed_for_sanitizers || job->real_gpu;
-    plan->proc_writable = job->real_gpu;
+    plan->gpu_driver = job->real_gpu;
     if (job->real_gpu)
         read_driver_params(plan);
     plan->entries = malloc(VIEW_ENTRIES_MAX * sizeof *plan->entries);
@@ -400,22 +414,24 @@ static int pivot(void)
 }
 
 /* The job's driver parameters, written to a file of the new root (made
- * read-only with it) and bound over the ones of its /proc. */
+ * read-only with it) and bound over the ones of its /proc. 0, or an errno
+ * value (never 0 on failure: the view must not be entered half made). */
 static int overlay_driver_params(const struct view_plan *plan)
 {
     static const char copy[] = VIEW_ROOT "/.driver-params";
     int fd = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
     if (fd < 0)
-        return -1;
+        return errno ? errno : EIO;
     size_t length = strlen(plan->driver_params);
     bool written = write(fd, plan->driver_params, length) == (ssize_t)length;
     close(fd);
     if (!written)
-        return -1;
-    if (mount(copy, VIEW_ROOT DRIVER_PARAMS, NULL, MS_BIND, NULL) != 0)
-        return -1;
-    return mount(NULL, VIEW_ROOT DRIVER_PARAMS, NULL,
-                 MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+        return errno ? errno : EIO;
+    if (mount(copy, VIEW_ROOT DRIVER_PARAMS, NULL, MS_BIND, NULL) != 0 ||
+        mount(NULL, VIEW_ROOT DRIVER_PARAMS, NULL,
+              MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        return errno ? errno : EIO;
+    return 0;
 }
 
 int view_enter(const struct view_plan *plan, const char **step, const char **path)
@@ -462,8 +478,9 @@ int view_enter(const struct view_plan *plan, const char **step, const char **pat
         return errno;
     *step = "laying the driver's parameters over the job's /proc";
     *path = DRIVER_PARAMS;
-    if (plan->proc && plan->driver_params[0] && overlay_driver_params(plan) != 0)
-        return errno;
+    int overlaid = plan->proc && plan->driver_params[0] ? overlay_driver_params(plan) : 0;
+    if (overlaid != 0)
+        return overlaid;
     *path = "";
     *step = "pivoting into the new root";
     int rc = pivot();

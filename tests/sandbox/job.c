@@ -25,6 +25,8 @@
  *                        try the system call (the sandbox should kill the job)
  *   chmod [PATH]         (a /tmp PATH created first) chmod it 0600: "chmod ok" or
  *                        "chmod REASON"; without PATH, /tmp/file
+ *   link-and-bind        what a GPU's driver does in /tmp: a symbolic link, then a
+ *                        UNIX socket bound there: "link ok|REASON", "bind ok|REASON"
  *   pid                  getpid() on fd 3
  *   hostname             the host name on fd 3
  */
@@ -33,6 +35,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -214,6 +218,15 @@ int main(int argc, char **argv)
         const char *path = arg ? arg : "/tmp/file";
         if (!strstr(path, "/tmp/") || try_open(path, O_WRONLY | O_CREAT, "create") == 0)
             fprintf(result, "chmod %s\n", chmod(path, 0600) == 0 ? "ok" : strerror(errno));
+        return 0;
+    }
+    if (strcmp(mode, "link-and-bind") == 0) {
+        fprintf(result, "link %s\n",
+                symlink("/tmp/nowhere", "/tmp/link") == 0 ? "ok" : strerror(errno));
+        struct sockaddr_un where = {.sun_family = AF_UNIX, .sun_path = "/tmp/socket"};
+        int s = socket(AF_UNIX, SOCK_STREAM, 0);
+        bool bound = s >= 0 && bind(s, (struct sockaddr *)&where, sizeof where) == 0;
+        fprintf(result, "bind %s\n", bound ? "ok" : strerror(errno));
         return 0;
     }
     if (strcmp(mode, "pid") == 0) {

@@ -1,8 +1,9 @@
 /*
  * Unit tests of gpu_wait: a real GPU's wait, with a driver faked by its
- * event entry points (no machine of ours has a GPU): work that ends, a
- * kernel's fault, a kernel that never ends (left, marked stuck, in about
- * its budget), and the virtual GPU's and the reference's plain waits.
+ * event entry points (no machine of ours has a GPU): work that ends (then
+ * synchronized, which flushes printf), a kernel's fault, a kernel that
+ * never ends (left, marked stuck, in about its budget), and the virtual
+ * GPU's and the reference's plain waits.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,6 +55,7 @@ static void work_that_ends_is_waited_for(void **state)
     struct cuda_api api = fake_gpu(1000, CUDA_SUCCESS);
     assert_int_equal(gpu_wait(&api, NULL, 5000), CUDA_SUCCESS);
     assert_int_equal(queries, 1000);
+    assert_int_equal(synchronizations, 1); /* which flushes the kernels' printf */
     assert_false(api.stuck);
 }
 

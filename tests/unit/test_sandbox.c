@@ -444,10 +444,11 @@ static void test_a_gpu_job_has_its_own_proc(void **state)
     sandbox_outcome_free(&o);
 }
 
-/* A GPU's driver creates and chmods files of its own: allowed for a GPU
- * job in /tmp, refused elsewhere (the view is read-only), and the
- * system call kills a job without a GPU. */
-static void test_a_gpu_job_may_chmod_its_own_files(void **state)
+/* A GPU's driver creates and chmods files of its own, makes links and
+ * binds a UNIX socket: allowed for a GPU job in /tmp (seccomp and
+ * Landlock), refused elsewhere (the view is read-only), and the system
+ * calls kill a job without a GPU. */
+static void test_a_gpu_job_makes_files_links_and_sockets_in_tmp(void **state)
 {
     (void)state;
     const char *argv[] = {job_path, "chmod", "/tmp/socket", NULL}, *env[] = {NULL};
@@ -463,6 +464,12 @@ static void test_a_gpu_job_may_chmod_its_own_files(void **state)
     assert_string_equal(o.output, "chmod Read-only file system\n");
     sandbox_outcome_free(&o);
     expect_killed_by_seccomp("chmod");
+    const char *link[] = {job_path, "link-and-bind", NULL}; /* Landlock lets it, in /tmp */
+    job.argv = link;
+    sandbox_run(&job, &o);
+    assert_string_equal(o.output, "link ok\nbind ok\n");
+    sandbox_outcome_free(&o);
+    expect_killed_by_seccomp("link-and-bind");
 }
 
 /* The driver's parameters a GPU job sees: the host's, but for
@@ -478,6 +485,11 @@ static void test_driver_params_leave_the_device_nodes_alone(void **state)
     assert_string_equal(out, "ModifyDeviceFiles: 0");
     assert_false(driver_params_for_job("RmLogonRC: 1\n", out, sizeof out));
     assert_string_equal(out, "");
+    /* only at the start of a line */
+    assert_false(driver_params_for_job("XModifyDeviceFiles: 1\n", out, sizeof out));
+    assert_true(
+        driver_params_for_job("NoModifyDeviceFiles: 1\nModifyDeviceFiles: 1\n", out, sizeof out));
+    assert_string_equal(out, "NoModifyDeviceFiles: 1\nModifyDeviceFiles: 0\n");
     assert_false(driver_params_for_job("ModifyDeviceFiles: 1\nDeviceFileUID: 0\n", out, 16));
     assert_string_equal(out, "");
 }
@@ -544,7 +556,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_a_device_path_must_be_a_device_node),
         cmocka_unit_test(test_a_gpu_job_has_its_own_proc),
         cmocka_unit_test(test_driver_params_leave_the_device_nodes_alone),
-        cmocka_unit_test(test_a_gpu_job_may_chmod_its_own_files),
+        cmocka_unit_test(test_a_gpu_job_makes_files_links_and_sockets_in_tmp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
