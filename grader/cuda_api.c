@@ -2,15 +2,20 @@
  * Loading a CUDA driver at run time (see cuda_api.h).
  *
  * A real driver is tried first (for auto and real): dlopen("libcuda.so.1")
- * finds the system's. It counts only if cuInit succeeds, a device exists,
+ * finds the system's, or KGRADE_CUDA_DRIVER names it by its path (how a
+ * sandboxed job gets the driver its parent found, CUDA's forward-compatible
+ * one through LD_LIBRARY_PATH included, since the job's environment has no
+ * LD_LIBRARY_PATH). It counts only if cuInit succeeds, a device exists,
  * and it is not kgrade's own virtual GPU (which a LD_LIBRARY_PATH could put
  * first). The virtual GPU is then loaded by its absolute path.
  */
 #include "cuda_api.h"
+#include "grader.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -85,7 +90,8 @@ static bool open_driver(struct cuda_api *api, const char *path, char *error, siz
 static bool load_real(struct cuda_api *api, char *error, size_t size)
 {
     char why[256];
-    if (!open_driver(api, SYSTEM_DRIVER, why, sizeof why)) {
+    const char *named = getenv(GRADER_CUDA_DRIVER);
+    if (!open_driver(api, named && named[0] ? named : SYSTEM_DRIVER, why, sizeof why)) {
         snprintf(error, size, "no CUDA GPU is usable here (%s); use --device emulator or auto",
                  why);
         return false;

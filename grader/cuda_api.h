@@ -6,9 +6,10 @@
  * versioned names cuda.h maps them to (cuMemAlloc is cuMemAlloc_v2; a bare
  * dlsym("cuMemAlloc") on a real driver would return the legacy entry point
  * with 32-bit sizes). The driver is the system's libcuda.so.1 when it works
- * and has a device, otherwise kgrade's virtual GPU, found beside the kgrade
- * binary (never through the current directory). With the virtual GPU the
- * kgemu.h extensions are looked up too.
+ * and has a device (or the one GRADER_CUDA_DRIVER names by its path),
+ * otherwise kgrade's virtual GPU, found beside the kgrade binary (never
+ * through the current directory). With the virtual GPU the kgemu.h
+ * extensions are looked up too.
  */
 #ifndef KGRADE_GRADER_CUDA_API_H
 #define KGRADE_GRADER_CUDA_API_H

@@ -363,6 +363,11 @@ uint64_t grader_fresh_seed(void);
  * made. */
 bool grader_emulator_path(char *path, size_t size);
 
+/* The environment variable that names a real GPU's driver by its path
+ * (default: the libcuda.so.1 the loader finds). A sandboxed job is given
+ * the one its parent found. */
+#define GRADER_CUDA_DRIVER "KGRADE_CUDA_DRIVER"
+
 /* "compile", "inputs", "reference", "student", "check", "timing". */
 const char *grader_phase_name(enum grader_phase phase);
 

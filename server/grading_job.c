@@ -73,9 +73,13 @@ void grading_default_limits(struct grading_limits *limits)
     limits->memory_bytes = SANDBOX_DEFAULT_MEMORY_BYTES;
 }
 
-static void build_env(const char *env[ENV_MAX])
+/* The job's environment; `driver`, when not NULL, is the real GPU's
+ * driver the job is to load ("KGRADE_CUDA_DRIVER=…"). */
+static void build_env(const char *env[ENV_MAX], const char *driver)
 {
     int n = 0;
+    if (driver)
+        env[n++] = driver;
     env[n++] = "PATH=/usr/bin:/bin";
     env[n++] = "HOME=/tmp";
     env[n++] = "TMPDIR=/tmp";
@@ -102,22 +106,38 @@ static void gpu_devices(glob_t *g, const char *devices[PATHS_MAX])
     devices[n] = NULL;
 }
 
-/* The driver's files, appended to `found`: in the distribution's folders,
- * and in the folder of the libcuda.so.1 this process's loader finds (the
- * job's loader reads the same cache, so it looks there first). */
-static void driver_files(glob_t *found)
+/* The real GPU's driver as "KGRADE_CUDA_DRIVER=PATH": the one this
+ * process would load (that variable's, else the libcuda.so.1 its loader
+ * finds, through LD_LIBRARY_PATH too, which the job's environment lacks);
+ * "" when there is none. */
+static void driver_setting(char *setting, size_t size)
 {
-    glob(DRIVER_FOLDERS DRIVER_FILES, GLOB_BRACE | GLOB_APPEND, NULL, found);
-    void *driver = dlopen(DRIVER_SONAME, RTLD_LAZY | RTLD_LOCAL);
+    const char *named = getenv(GRADER_CUDA_DRIVER);
+    void *driver = named && named[0] ? NULL : dlopen(DRIVER_SONAME, RTLD_LAZY | RTLD_LOCAL);
     struct link_map *map = NULL;
-    if (driver && dlinfo(driver, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] == '/') {
-        char folder[PATH_MAX], pattern[PATH_MAX + sizeof DRIVER_FILES];
-        snprintf(folder, sizeof folder, "%s", map->l_name);
-        snprintf(pattern, sizeof pattern, "%s/%s", dirname(folder), DRIVER_FILES);
-        glob(pattern, GLOB_BRACE | GLOB_APPEND, NULL, found);
-    }
+    setting[0] = '\0';
+    if (named && named[0])
+        snprintf(setting, size, "%s=%s", GRADER_CUDA_DRIVER, named);
+    else if (driver && dlinfo(driver, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] == '/')
+        snprintf(setting, size, "%s=%s", GRADER_CUDA_DRIVER, map->l_name);
     if (driver)
         dlclose(driver);
+}
+
+/* The driver's files, appended to `found`: in the distribution's folders,
+ * and the driver the job loads (`setting`, from driver_setting) with the
+ * files beside it. */
+static void driver_files(const char *setting, glob_t *found)
+{
+    glob(DRIVER_FOLDERS DRIVER_FILES, GLOB_BRACE | GLOB_APPEND, NULL, found);
+    const char *path = strchr(setting, '=');
+    if (!path || path[1] != '/')
+        return;
+    char folder[PATH_MAX], pattern[PATH_MAX + sizeof DRIVER_FILES];
+    snprintf(folder, sizeof folder, "%s", path + 1);
+    snprintf(pattern, sizeof pattern, "%s/%s", dirname(folder), DRIVER_FILES);
+    glob(pattern, GLOB_BRACE | GLOB_APPEND, NULL, found);
+    glob(path + 1, GLOB_APPEND, NULL, found); /* whatever its name */
 }
 
 /* Seconds left of the run limit (never 0, which would keep the deadline). */
@@ -304,14 +324,15 @@ static bool resolve_paths(const struct grader_request *r, struct job_paths *p, c
     return true;
 }
 
-/* The files a job sees besides the libraries (globbed into `found`). */
-static void view_paths(bool gpu, glob_t *found, const char *paths[PATHS_MAX])
+/* The files a job sees besides the libraries (globbed into `found`); a
+ * real GPU's driver when `driver` (its setting) is not NULL. */
+static void view_paths(const char *driver, glob_t *found, const char *paths[PATHS_MAX])
 {
     int n = 0;
     paths[n++] = KGRADE_CUDA_HOME "/include";
     glob(NVRTC_BUILTINS, 0, NULL, found);
-    if (gpu)
-        driver_files(found);
+    if (driver)
+        driver_files(driver, found);
     for (size_t i = 0; i < found->gl_pathc && n < PATHS_MAX - 1; i++)
         paths[n++] = found->gl_pathv[i];
     paths[n] = NULL;
@@ -366,9 +387,12 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
     /* the virtual GPU: loaded by the job, with LLVM and all it needs */
     const char *libraries[] = {p->emulator[0] ? p->emulator : NULL, NULL};
     glob_t gpu = {0}, found = {0};
-    build_env(env);
+    char driver[PATH_MAX + 32] = "";
     gpu_devices(&gpu, devices);
-    view_paths(devices[0] != NULL, &found, paths);
+    if (devices[0])
+        driver_setting(driver, sizeof driver);
+    build_env(env, driver[0] ? driver : NULL);
+    view_paths(devices[0] ? driver : NULL, &found, paths);
     struct job_command command = {argv, env, paths, libraries};
     struct sandbox_limits limits;
     grading_job_limits(job, grading ? JOB_WORK_STUDENT_GRADE : JOB_WORK_REFERENCE, &limits);

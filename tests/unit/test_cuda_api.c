@@ -14,6 +14,7 @@
 #include "grader/cuda_api.h"
 #include "grader/grader.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define EMULATOR "build/emulator/libcuda.so.1"
@@ -51,6 +52,22 @@ static void a_real_gpu_is_never_the_virtual_one(void **state)
     }
     assert_non_null(strstr(error, "no CUDA GPU is usable here"));
     assert_non_null(strstr(error, "--device emulator"));
+}
+
+/* KGRADE_CUDA_DRIVER names the driver to load: here the virtual GPU, which
+ * a real GPU's load refuses by name (so the path was the one loaded). */
+static void the_driver_can_be_named_by_its_path(void **state)
+{
+    (void)state;
+    struct cuda_api api;
+    char error[512] = "";
+    setenv(GRADER_CUDA_DRIVER, EMULATOR, 1);
+    assert_false(cuda_api_load(&api, CUDA_DEVICE_REAL, EMULATOR, error, sizeof error));
+    assert_non_null(strstr(error, "is kgrade's virtual GPU, not a GPU driver"));
+    setenv(GRADER_CUDA_DRIVER, "/nonexistent/libcuda.so.1", 1);
+    assert_false(cuda_api_load(&api, CUDA_DEVICE_REAL, EMULATOR, error, sizeof error));
+    assert_non_null(strstr(error, "cannot load /nonexistent/libcuda.so.1"));
+    unsetenv(GRADER_CUDA_DRIVER);
 }
 
 static void auto_falls_back_to_the_virtual_gpu(void **state)
@@ -132,6 +149,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_virtual_gpu_loads_by_path),
         cmocka_unit_test(a_real_gpu_is_never_the_virtual_one),
+        cmocka_unit_test(the_driver_can_be_named_by_its_path),
         cmocka_unit_test(auto_falls_back_to_the_virtual_gpu),
         cmocka_unit_test(a_missing_virtual_gpu_says_what_to_do),
         cmocka_unit_test(the_emulator_path_is_beside_the_binary),
