@@ -583,9 +583,8 @@ static void count_request(struct timing_warp *tw, const struct timing_launch *t,
  * counted from a count per byte of the line and a bitmap of the bytes used
  * (no branch on the lanes' data), and the line one request. A request of
  * one address that `combines` is one lane (the warp's reduction, then one
- * atomic). `distinct` gets the request's
- * sectors, `atomics` the atomics it makes. False (nothing logged) when the
- * lanes span lines. */
+ * atomic). `distinct` gets the request's sectors, `atomics` the atomics it
+ * makes. False (nothing logged) when the lanes span lines. */
 static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uint64_t *address,
                                 unsigned bytes, bool combines, unsigned *distinct,
                                 unsigned *atomics)
@@ -627,10 +626,9 @@ static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uin
 
 /* An atomic request over several lines: one entry per address, in the
  * order of their last lanes, each address's lanes counted, and one request
- * on each line. The L2 ends as
- * it would after each lane's access in turn (a lane's repeat of an earlier
- * lane's line only makes it the latest used again), unless the request's
- * own lines evict one another: over 16 lines of one L2 set in one request. */
+ * on each line. The L2 ends as it would after each lane's access in turn (a lane's repeat of an
+ * earlier lane's line only makes it the latest used again), unless the request's own lines evict
+ * one another: over 16 lines of one L2 set in one request. */
 static void log_atomics(struct timing_log *log, uint32_t mask, const uint64_t *address)
 {
     uint64_t distinct[WARP_SIZE];

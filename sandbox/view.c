@@ -247,9 +247,9 @@ static bool open_program(struct view_plan *plan, const char *program, char *erro
 /* The value after MODIFY_KEY at the start of a line of `text`; NULL: none. */
 static const char *modify_value(const char *text)
 {
-    const char *line = strstr(text, "\n" MODIFY_KEY);
     if (strncmp(text, MODIFY_KEY, strlen(MODIFY_KEY)) == 0)
         return text + strlen(MODIFY_KEY);
+    const char *line = strstr(text, "\n" MODIFY_KEY);
     return line ? line + 1 + strlen(MODIFY_KEY) : NULL;
 }
 

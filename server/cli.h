@@ -120,6 +120,12 @@ void cli_print_usage(const struct cli_command *command, FILE *to);
 /* Typed readers of option values that cli_parse() already validated. */
 bool cli_given(const struct cli_args *args, enum cli_option_id id);
 uint64_t cli_u64(const struct cli_args *args, enum cli_option_id id, uint64_t fallback);
+/* The position of a CLI_CHOICE option's value among `names` (the enum's
+ * order); 0, the default, when it was not given. */
+int cli_choice(const struct cli_args *args, enum cli_option_id id, const char *const names[],
+               int count);
+/* The device --device names (`kgrade grade`, `kgrade sandbox-check`). */
+enum grader_device cli_device(const struct cli_args *args);
 /* The kernel's language (`kgrade grade`, `kgrade submit`): --language, else
  * what the file's name (the first positional argument) implies. */
 enum grader_language cli_language(const struct cli_args *args);

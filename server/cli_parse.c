@@ -279,6 +279,26 @@ uint64_t cli_u64(const struct cli_args *args, enum cli_option_id id, uint64_t fa
     return args->value[id] && parse_u64(args->value[id], &v) ? v : fallback;
 }
 
+int cli_choice(const struct cli_args *args, enum cli_option_id id, const char *const names[],
+               int count)
+{
+    const char *value = args->value[id];
+    for (int i = 0; value && i < count; i++)
+        if (strcmp(value, names[i]) == 0)
+            return i;
+    return 0;
+}
+
+enum grader_device cli_device(const struct cli_args *args)
+{
+    static const char *const names[] = {
+        [GRADER_DEVICE_AUTO] = "auto",
+        [GRADER_DEVICE_CUDA] = "cuda",
+        [GRADER_DEVICE_EMULATOR] = "emulator",
+    };
+    return (enum grader_device)cli_choice(args, OPT_DEVICE, names, 3);
+}
+
 enum grader_language cli_language(const struct cli_args *args)
 {
     enum grader_language language = grader_language_of_file(args->positional[0]);

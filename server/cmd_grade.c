@@ -23,27 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The position of a CLI_CHOICE option's value among `names` (the enum's
- * order); 0, the default, when it was not given. */
-static int choice_of(const struct cli_args *args, int option, const char *const names[], int count)
-{
-    const char *value = args->value[option];
-    for (int i = 0; value && i < count; i++)
-        if (strcmp(value, names[i]) == 0)
-            return i;
-    return 0;
-}
-
-static enum grader_device device_of(const struct cli_args *args)
-{
-    static const char *const names[] = {
-        [GRADER_DEVICE_AUTO] = "auto",
-        [GRADER_DEVICE_CUDA] = "cuda",
-        [GRADER_DEVICE_EMULATOR] = "emulator",
-    };
-    return (enum grader_device)choice_of(args, OPT_DEVICE, names, 3);
-}
-
 static enum grader_timing timing_of(const struct cli_args *args)
 {
     static const char *const names[] = {
@@ -51,7 +30,7 @@ static enum grader_timing timing_of(const struct cli_args *args)
         [GRADER_TIMING_SINGLE] = "single",
         [GRADER_TIMING_REPEATED] = "repeated",
     };
-    return (enum grader_timing)choice_of(args, OPT_TIMING, names, 3);
+    return (enum grader_timing)cli_choice(args, OPT_TIMING, names, 3);
 }
 
 /* A job's standard error, on ours: what --no-sandbox would show. */
@@ -72,11 +51,9 @@ static json_t *grade_request(const struct grader_request *request, bool sandboxe
 {
     if (!sandboxed)
         return grader_grade(request, verdict, error, error_size);
-    struct grading_job job = {.request = request, .log = print_job_log};
-#ifdef __SANITIZE_ADDRESS__
-    job.relaxed_for_sanitizers = true; /* the worker is this same sanitized binary */
-#endif
-    grading_default_limits(&job.limits);
+    struct grading_job job;
+    grading_job_here(&job, request);
+    job.log = print_job_log;
     return grading_job_run(&job, verdict, error, error_size);
 }
 
@@ -108,7 +85,7 @@ int cmd_grade(const struct cli_args *args)
         .seed_given = true, /* drawn here, so a job the sandbox stops still has it */
         .seed = cli_given(args, OPT_SEED) ? cli_u64(args, OPT_SEED, 0) : grader_fresh_seed(),
         .n = (int64_t)cli_u64(args, OPT_N, 0),
-        .device = device_of(args),
+        .device = cli_device(args),
         .timing = timing_of(args),
     };
     enum grader_verdict verdict = GRADER_VERDICT_INTERNAL_ERROR;

@@ -18,21 +18,10 @@
 
 #include <limits.h>
 #include <stdio.h>
-#include <string.h>
 
 #define PROBE_EXERCISE "vector-add"
 #define PROBE_N        1000
 #define PROBE_N_TEXT   "1,000"
-
-static enum grader_device device_of(const struct cli_args *args)
-{
-    const char *value = args->value[OPT_DEVICE];
-    if (value && strcmp(value, "cuda") == 0)
-        return GRADER_DEVICE_CUDA;
-    if (value && strcmp(value, "emulator") == 0)
-        return GRADER_DEVICE_EMULATOR;
-    return GRADER_DEVICE_AUTO;
-}
 
 /* Grades the probe exercise's reference in the sandbox; true when it
  * passes. `said` gets the device's name, or why it did not pass. */
@@ -55,13 +44,10 @@ static bool grade_in_the_sandbox(const struct cli_args *args, char *said, size_t
         .seed_given = true,
         .seed = grader_fresh_seed(),
         .n = PROBE_N,
-        .device = device_of(args),
+        .device = cli_device(args),
     };
-    struct grading_job job = {.request = &request};
-#ifdef __SANITIZE_ADDRESS__
-    job.relaxed_for_sanitizers = true; /* the worker is this same sanitized binary */
-#endif
-    grading_default_limits(&job.limits);
+    struct grading_job job;
+    grading_job_here(&job, &request);
     enum grader_verdict verdict = GRADER_VERDICT_INTERNAL_ERROR;
     json_t *result = grading_job_run(&job, &verdict, why, sizeof why);
     const char *device =

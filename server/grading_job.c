@@ -73,8 +73,18 @@ void grading_default_limits(struct grading_limits *limits)
     limits->memory_bytes = SANDBOX_DEFAULT_MEMORY_BYTES;
 }
 
-/* The job's environment; `driver`, when not NULL, is the real GPU's
- * driver the job is to load ("KGRADE_CUDA_DRIVER=…"). */
+void grading_job_here(struct grading_job *job, const struct grader_request *request)
+{
+    memset(job, 0, sizeof *job);
+    job->request = request;
+#ifdef __SANITIZE_ADDRESS__
+    job->relaxed_for_sanitizers = true; /* the worker is this same sanitized binary */
+#endif
+    grading_default_limits(&job->limits);
+}
+
+/* The job's environment; `driver`, when not NULL, names the real GPU's
+ * driver the job is to load ("KGRADE_CUDA_DRIVER=PATH"). */
 static void build_env(const char *env[ENV_MAX], const char *driver)
 {
     int n = 0;
@@ -106,38 +116,37 @@ static void gpu_devices(glob_t *g, const char *devices[PATHS_MAX])
     devices[n] = NULL;
 }
 
-/* The real GPU's driver as "KGRADE_CUDA_DRIVER=PATH": the one this
- * process would load (that variable's, else the libcuda.so.1 its loader
- * finds, through LD_LIBRARY_PATH too, which the job's environment lacks);
- * "" when there is none. */
-static void driver_setting(char *setting, size_t size)
+/* The real GPU's driver this process would load: KGRADE_CUDA_DRIVER's,
+ * else the libcuda.so.1 its loader finds (through LD_LIBRARY_PATH too,
+ * which the job's environment lacks); "" when there is none. */
+static void driver_path(char *path, size_t size)
 {
     const char *named = getenv(GRADER_CUDA_DRIVER);
-    void *driver = named && named[0] ? NULL : dlopen(DRIVER_SONAME, RTLD_LAZY | RTLD_LOCAL);
+    path[0] = '\0';
+    if (named && named[0]) {
+        snprintf(path, size, "%s", named);
+        return;
+    }
+    void *driver = dlopen(DRIVER_SONAME, RTLD_LAZY | RTLD_LOCAL);
     struct link_map *map = NULL;
-    setting[0] = '\0';
-    if (named && named[0])
-        snprintf(setting, size, "%s=%s", GRADER_CUDA_DRIVER, named);
-    else if (driver && dlinfo(driver, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] == '/')
-        snprintf(setting, size, "%s=%s", GRADER_CUDA_DRIVER, map->l_name);
+    if (driver && dlinfo(driver, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] == '/')
+        snprintf(path, size, "%s", map->l_name);
     if (driver)
         dlclose(driver);
 }
 
 /* The driver's files, appended to `found`: in the distribution's folders,
- * and the driver the job loads (`setting`, from driver_setting) with the
- * files beside it. */
-static void driver_files(const char *setting, glob_t *found)
+ * and the driver at `path` ("": none found) with the files beside it. */
+static void driver_files(const char *path, glob_t *found)
 {
     glob(DRIVER_FOLDERS DRIVER_FILES, GLOB_BRACE | GLOB_APPEND, NULL, found);
-    const char *path = strchr(setting, '=');
-    if (!path || path[1] != '/')
+    if (path[0] != '/')
         return;
     char folder[PATH_MAX], pattern[PATH_MAX + sizeof DRIVER_FILES];
-    snprintf(folder, sizeof folder, "%s", path + 1);
+    snprintf(folder, sizeof folder, "%s", path);
     snprintf(pattern, sizeof pattern, "%s/%s", dirname(folder), DRIVER_FILES);
     glob(pattern, GLOB_BRACE | GLOB_APPEND, NULL, found);
-    glob(path + 1, GLOB_APPEND, NULL, found); /* whatever its name */
+    glob(path, GLOB_APPEND, NULL, found); /* whatever its name */
 }
 
 /* Seconds left of the run limit (never 0, which would keep the deadline). */
@@ -325,7 +334,8 @@ static bool resolve_paths(const struct grader_request *r, struct job_paths *p, c
 }
 
 /* The files a job sees besides the libraries (globbed into `found`); a
- * real GPU's driver when `driver` (its setting) is not NULL. */
+ * real GPU's driver when `driver` (its path, "" when none was found) is not
+ * NULL. */
 static void view_paths(const char *driver, glob_t *found, const char *paths[PATHS_MAX])
 {
     int n = 0;
@@ -387,11 +397,12 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
     /* the virtual GPU: loaded by the job, with LLVM and all it needs */
     const char *libraries[] = {p->emulator[0] ? p->emulator : NULL, NULL};
     glob_t gpu = {0}, found = {0};
-    char driver[PATH_MAX + 32] = "";
+    char driver[PATH_MAX] = "", setting[PATH_MAX + sizeof GRADER_CUDA_DRIVER + 1];
     gpu_devices(&gpu, devices);
     if (devices[0])
-        driver_setting(driver, sizeof driver);
-    build_env(env, driver[0] ? driver : NULL);
+        driver_path(driver, sizeof driver);
+    snprintf(setting, sizeof setting, "%s=%s", GRADER_CUDA_DRIVER, driver);
+    build_env(env, driver[0] ? setting : NULL);
     view_paths(devices[0] ? driver : NULL, &found, paths);
     struct job_command command = {argv, env, paths, libraries};
     struct sandbox_limits limits;

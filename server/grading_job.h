@@ -58,6 +58,11 @@ struct grading_job {
     bool *worker_died;
 };
 
+/* A job of this process's own command line (kgrade grade, sandbox-check)
+ * for `request`: the default limits, relaxed for sanitizers when this
+ * binary is built with them (its worker is the same binary), nothing else. */
+void grading_job_here(struct grading_job *job, const struct grader_request *request);
+
 /* Grades in the sandbox. Returns the grade JSON and its verdict; a job the
  * sandbox stopped gets its verdict here (compile_error for a compile over
  * its limits, timeout, runtime_error for memory, internal_error for
