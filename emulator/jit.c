@@ -10,8 +10,10 @@
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
+#include <llvm-c/ExecutionEngine.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
+#include <llvm-c/OrcEE.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -149,6 +151,21 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* KGEMU_JIT_PERF=1: the object layer tells perf where the regions' code
+ * is (a jitdump file for `perf inject --jit`; record with `perf record -k 1`). */
+static LLVMOrcObjectLayerRef perf_object_layer(void *unused, LLVMOrcExecutionSessionRef session,
+                                               const char *triple)
+{
+    (void)unused;
+    (void)triple;
+    LLVMOrcObjectLayerRef layer =
+        LLVMOrcCreateRTDyldObjectLinkingLayerWithSectionMemoryManager(session);
+    LLVMJITEventListenerRef perf = LLVMCreatePerfJITEventListener();
+    if (perf)
+        LLVMOrcRTDyldObjectLinkingLayerRegisterJITEventListener(layer, perf);
+    return layer;
+}
+
 /* The host's target at LLVM's "less" code generation level: the regions'
  * long blocks of vector operations take the default level's instruction
  * scheduler seconds, for no measurable speed. */
@@ -165,6 +182,9 @@ static LLVMOrcLLJITBuilderRef jit_builder(void)
         builder = LLVMOrcCreateLLJITBuilder();
         LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
             builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
+        const char *perf = getenv("KGEMU_JIT_PERF");
+        if (perf && strcmp(perf, "1") == 0)
+            LLVMOrcLLJITBuilderSetObjectLinkingLayerCreator(builder, perf_object_layer, NULL);
     }
     LLVMDisposeMessage(message);
     LLVMDisposeMessage(triple);

@@ -65,6 +65,16 @@ static void account_global(struct warp *w, struct frame *f, uint32_t pc, uint32_
                        insn->op == PTX_OP_ST ? TIMING_WRITE : TIMING_READ);
 }
 
+/* A global request whose sectors the compiled code found (emit_global_request). */
+static void account_sectors(struct warp *w, struct frame *f, uint32_t pc, uint64_t base0,
+                            uint64_t bits0, uint64_t base1, uint64_t bits1)
+{
+    const struct ptx_insn *insn = &f->fn->code[pc];
+    struct timing_launch *t = &w->block->launch->timing;
+    timing_global_sectors(&w->timing, t, &w->block->log, insn, base0, bits0, base1, bits1,
+                          insn->op == PTX_OP_ST ? TIMING_WRITE : TIMING_READ);
+}
+
 static void account_shared(struct warp *w, struct frame *f, uint32_t pc, uint32_t m,
                            const uint64_t *offset)
 {
@@ -978,6 +988,8 @@ void jit_emit_init(struct jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod,
     e->issue_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), issue, 3, 0);
     LLVMTypeRef account[] = {e->ptr, e->ptr, e->i32, e->i32, e->ptr};
     e->account_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), account, 5, 0);
+    LLVMTypeRef sectors[] = {e->ptr, e->ptr, e->i32, e->i64, e->i64, e->i64, e->i64};
+    e->sectors_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), sectors, 7, 0);
     make_tbaa(e);
 }
 
@@ -1064,37 +1076,6 @@ static LLVMValueRef over_lanes(struct jit_emit *e, const char *how, LLVMValueRef
     return reduce(e, how, LLVMBuildSelect(e->b, lanes, address, splat(constant64(e, none)), ""));
 }
 
-/* global_lanes_fit (interp_memory.c) on the lanes' addresses: aligned, below
- * the shared window, not wrapping, inside the warp's cached allocation. */
-static LLVMValueRef lanes_fit(struct jit_emit *e, LLVMValueRef address, unsigned bytes)
-{
-    LLVMValueRef lo = over_lanes(e, "umin", address, ~0ull);
-    LLVMValueRef hi = over_lanes(e, "umax", address, 0);
-    LLVMValueRef bits = over_lanes(e, "or", address, 0);
-    LLVMValueRef end = LLVMBuildAdd(e->b, hi, constant64(e, bytes), "");
-    LLVMValueRef cached = LLVMConstInt(e->i1, 0, 0);
-    for (unsigned i = 0; i < WARP_CACHE; i++) { /* warp_cache_holds */
-        uint64_t at = i * sizeof(uint64_t);
-        LLVMValueRef base =
-            jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, cache_base) + at);
-        LLVMValueRef limit =
-            jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, cache_end) + at);
-        LLVMValueRef inside = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntUGE, lo, base, ""),
-                                           LLVMBuildICmp(e->b, LLVMIntULE, end, limit, ""), "");
-        cached = LLVMBuildOr(e->b, cached, inside, "");
-    }
-    LLVMValueRef misaligned = LLVMBuildAnd(e->b, bits, constant64(e, bytes - 1), "");
-    LLVMValueRef ok = LLVMBuildICmp(e->b, LLVMIntEQ, misaligned, constant64(e, 0), "");
-    LLVMValueRef tests[] = {
-        LLVMBuildICmp(e->b, LLVMIntULT, hi, constant64(e, SHARED_WINDOW), ""),
-        LLVMBuildICmp(e->b, LLVMIntUGE, end, hi, ""),
-        cached,
-    };
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
-        ok = LLVMBuildAnd(e->b, ok, tests[i], "");
-    return ok;
-}
-
 /* shared_lanes_fit (interp_memory.c) on the lanes' offsets: aligned, and
  * inside the block's `limit` bytes of shared memory. */
 static LLVMValueRef shared_lanes_fit(struct jit_emit *e, LLVMValueRef offset, LLVMValueRef limit,
@@ -1140,6 +1121,58 @@ static void emit_account(struct jit_emit *e, const struct ptx_insn *insn, uint32
     void (*account)(void) = insn->space == PTX_SPACE_SHARED ? (void (*)(void))account_shared
                                                             : (void (*)(void))account_global;
     LLVMBuildCall2(e->b, e->account_ty, constant_pointer(e, account), args, 5, "");
+}
+
+/* The lanes' sectors in a window of 64 starting at the line of sector
+ * `first` (`in`: the lanes of `lanes` inside it), as emit_global_request
+ * gives them to timing_global_sectors: the window's first sector, and bit
+ * j for sector base + j. */
+static LLVMValueRef window(struct jit_emit *e, LLVMValueRef sector, LLVMValueRef lanes,
+                           LLVMValueRef first, LLVMValueRef *base, LLVMValueRef *in)
+{
+    *base = LLVMBuildAnd(e->b, first, constant64(e, ~(uint64_t)3), "");
+    LLVMValueRef at = LLVMBuildSub(e->b, sector, splat_value(e, *base), "");
+    LLVMValueRef inside = LLVMBuildICmp(e->b, LLVMIntULT, at, splat(constant64(e, 64)), "");
+    *in = LLVMBuildAnd(e->b, lanes, inside, "");
+    LLVMValueRef bit = LLVMBuildShl(e->b, splat(constant64(e, 1)),
+                                    LLVMBuildAnd(e->b, at, splat(constant64(e, 63)), ""), "");
+    return reduce(e, "or", LLVMBuildSelect(e->b, *in, bit, splat(constant64(e, 0)), ""));
+}
+
+/* The request of a global fast path for the timing model. Each lane's
+ * access (aligned, of 4 or 8 bytes) is one sector; when the lanes' sectors
+ * fall in two windows of 64 (a warp's row of elements; a 16-wide block's
+ * two rows, or the two elements its halves read), the compiled code finds
+ * them, with vector operations where timing_global_request loops over the
+ * lanes, and timing_global_sectors counts and logs them; other requests
+ * (a column's 32 lines) go to timing_global_request. */
+static void emit_global_request(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                                LLVMValueRef address)
+{
+    LLVMValueRef lanes = LLVMBuildBitCast(e->b, e->mask, e->lanes, "");
+    LLVMValueRef sector = LLVMBuildLShr(e->b, address, splat(constant64(e, 5)), "");
+    LLVMValueRef first =
+        LLVMBuildLShr(e->b, over_lanes(e, "umin", address, ~0ull), constant64(e, 5), "");
+    LLVMValueRef base0, base1, in0, in1;
+    LLVMValueRef bits0 = window(e, sector, lanes, first, &base0, &in0);
+    LLVMValueRef rest = LLVMBuildAnd(e->b, lanes, LLVMBuildNot(e->b, in0, ""), "");
+    LLVMValueRef second =
+        reduce(e, "umin", LLVMBuildSelect(e->b, rest, sector, splat(constant64(e, ~0ull)), ""));
+    LLVMValueRef bits1 = window(e, sector, rest, second, &base1, &in1);
+    LLVMValueRef covered = LLVMBuildBitCast(e->b, LLVMBuildOr(e->b, in0, in1, ""), e->i32, "");
+    LLVMBasicBlockRef windows = block(e, "windows"), lanes_apart = block(e, "apart"),
+                      done = block(e, "accounted");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, covered, e->mask, ""), windows,
+                    lanes_apart);
+    LLVMPositionBuilderAtEnd(e->b, windows);
+    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), base0, bits0, base1, bits1};
+    LLVMBuildCall2(e->b, e->sectors_ty, constant_pointer(e, (void (*)(void))account_sectors), args,
+                   7, "");
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, lanes_apart);
+    emit_account(e, insn, pc, address);
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, done);
 }
 
 /* What private_result leaves of `old` and the lane's operands b and c
@@ -1253,11 +1286,9 @@ static void emit_shared_atomic(struct jit_emit *e, const struct ptx_insn *insn, 
  * access of the kernel has a slot in the warp (its lowest address last
  * time, `access_seen`); the lines at the same distance ahead are fetched
  * into the host's cache. A hint only: nothing is read, no fault, no count. */
-static void emit_prefetch(struct jit_emit *e, LLVMValueRef address, bool load, unsigned bytes)
+static void emit_prefetch(struct jit_emit *e, LLVMValueRef lo, uint64_t slot, bool load,
+                          unsigned bytes)
 {
-    uint64_t slot = offsetof(struct warp, access_seen) +
-                    (e->access_slots++ % WARP_ACCESS_SLOTS) * sizeof(uint64_t);
-    LLVMValueRef lo = over_lanes(e, "umin", address, ~0ull);
     LLVMValueRef last = jit_load(e, JIT_WARP, e->i64, e->w, slot);
     jit_store(e, JIT_WARP, lo, e->w, slot);
     LLVMValueRef next = LLVMBuildSub(e->b, LLVMBuildAdd(e->b, lo, lo, ""), last, "");
@@ -1273,45 +1304,21 @@ static void emit_prefetch(struct jit_emit *e, LLVMValueRef address, bool load, u
     }
 }
 
-/* The fast path of a global or shared ld or st at the host's `pointers`:
- * the access (a scatter stores lanes in ascending order, as the
- * interpreter does), then its request for the timing model, of `address`
- * (global addresses, or offsets in shared memory). */
-static void emit_fast_access(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
-                             LLVMValueRef pointers, LLVMValueRef address)
-{
-    bool load = insn->op == PTX_OP_LD;
-    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
-    const struct ptx_operand *v = &insn->o[load ? 0 : 1];
-    if (load) {
-        LLVMValueRef x = gather_scatter(e, pointers, NULL, bytes);
-        if (bytes == 4 && ptx_type_is_signed((enum ptx_type)insn->type))
-            x = LLVMBuildSExt(e->b, x, e->row, "");
-        write_row(e, v->reg, widen(e, x));
-    } else {
-        gather_scatter(e, pointers, as_int(e, row_of(e, v), bytes), bytes);
-    }
-    if (insn->space != PTX_SPACE_SHARED)
-        emit_prefetch(e, address, load, bytes);
-    emit_account(e, insn, pc, address);
-}
-
-/* Before a global access: the warp's deferred adds go to memory first when
- * a lane's address is in their line (lanes outside the mask may call it for
- * nothing, which only costs the call). */
-static void emit_flush_when_deferred(struct jit_emit *e, LLVMValueRef address)
+/* Before a global access of the lanes' addresses from lo to hi: the warp's
+ * deferred adds go to memory first when their line is in that range (lanes
+ * may skip it, which only costs the call). */
+static void emit_flush_when_deferred(struct jit_emit *e, LLVMValueRef lo, LLVMValueRef hi)
 {
     LLVMValueRef line =
         jit_load(e, JIT_WARP, e->i64, e->w,
                  offsetof(struct warp, deferred) + offsetof(struct deferred_adds, line));
-    LLVMValueRef lines =
-        LLVMBuildAnd(e->b, address, splat(constant64(e, ~(uint64_t)(ADDS_LINE_BYTES - 1))), "");
-    LLVMValueRef same = LLVMBuildICmp(e->b, LLVMIntEQ, lines, splat_value(e, line), "");
-    LLVMValueRef any = LLVMBuildICmp(e->b, LLVMIntNE, LLVMBuildBitCast(e->b, same, e->i32, ""),
-                                     LLVMConstInt(e->i32, 0, 0), "");
+    LLVMValueRef first =
+        LLVMBuildAnd(e->b, lo, constant64(e, ~(uint64_t)(ADDS_LINE_BYTES - 1)), "");
+    LLVMValueRef in = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntUGE, line, first, ""),
+                                   LLVMBuildICmp(e->b, LLVMIntULE, line, hi, ""), "");
     LLVMValueRef pending = LLVMBuildICmp(e->b, LLVMIntNE, line, constant64(e, 0), "");
     LLVMBasicBlockRef flush = block(e, "flush"), go = block(e, "go");
-    LLVMBuildCondBr(e->b, LLVMBuildAnd(e->b, any, pending, ""), flush, go);
+    LLVMBuildCondBr(e->b, LLVMBuildAnd(e->b, in, pending, ""), flush, go);
     LLVMPositionBuilderAtEnd(e->b, flush);
     LLVMTypeRef params[] = {e->ptr};
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(e->ctx), params, 1, 0);
@@ -1321,45 +1328,419 @@ static void emit_flush_when_deferred(struct jit_emit *e, LLVMValueRef address)
     LLVMPositionBuilderAtEnd(e->b, go);
 }
 
+/* ------------------------------------------------ loads and stores by shape */
+
+/* The shapes of a request's addresses that load or store without a gather
+ * or a scatter (a 32-lane gather costs the host some 40 clocks; these, a
+ * few), and whose sectors are found without looking at each lane:
+ * - a row: the active lanes at consecutive elements (an elementwise
+ *   kernel, a row of a matrix);
+ * - repeated: a full warp's halves at the same 16 consecutive elements (a
+ *   16-wide block's two rows of threads reading a row of B);
+ * - a pair: a full warp's halves each at one element (the two rows of
+ *   threads each reading their row's element of A);
+ * - any other, lane by lane. */
+enum shape { SHAPE_ROW, SHAPE_REPEATED, SHAPE_PAIR, SHAPE_ANY, SHAPES };
+
+/* What the shapes are tested with, found once per access. */
+struct request {
+    LLVMValueRef address; /* the lanes' global addresses, or offsets in shared memory */
+    LLVMValueRef memory;  /* shared memory's host address; NULL for global */
+    LLVMValueRef on;      /* the mask's lanes, <32 x i1> */
+    LLVMValueRef first;   /* the address of the mask's lowest lane */
+    LLVMValueRef highest; /* the mask's highest lane (i64) */
+    LLVMValueRef start;   /* where lane 0's address is, if the lanes are a row */
+    LLVMValueRef a0, a16; /* lanes 0 and 16's addresses */
+    unsigned bytes;
+};
+
+/* The addresses a shape spans: the lowest, the highest, and a value whose
+ * low bits are set where any lane's address has them (for alignment). */
+struct span {
+    LLVMValueRef lo, hi, bits;
+};
+
+/* A row of constants: lane l's is `scale` × (l % period). */
+static LLVMValueRef lane_pattern(struct jit_emit *e, unsigned period, uint64_t scale)
+{
+    LLVMValueRef lanes[WARP_SIZE];
+    for (unsigned l = 0; l < WARP_SIZE; l++)
+        lanes[l] = constant64(e, scale * (l % period));
+    return LLVMConstVector(lanes, WARP_SIZE);
+}
+
+/* Lanes 0-15 true, 16-31 false. */
+static LLVMValueRef lower_half(struct jit_emit *e)
+{
+    LLVMValueRef lanes[WARP_SIZE];
+    for (unsigned l = 0; l < WARP_SIZE; l++)
+        lanes[l] = LLVMConstInt(e->i1, l < WARP_SIZE / 2, 0);
+    return LLVMConstVector(lanes, WARP_SIZE);
+}
+
+static LLVMValueRef lane_value(struct jit_emit *e, LLVMValueRef v, unsigned lane)
+{
+    return LLVMBuildExtractElement(e->b, v, LLVMConstInt(e->i32, lane, 0), "");
+}
+
+/* Whether every lane of `on` has address `want` (a row). */
+static LLVMValueRef lanes_at(struct jit_emit *e, LLVMValueRef address, LLVMValueRef on,
+                             LLVMValueRef want)
+{
+    LLVMValueRef off =
+        LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntNE, address, want, ""), on, "");
+    return LLVMBuildICmp(e->b, LLVMIntEQ, LLVMBuildBitCast(e->b, off, e->i32, ""),
+                         LLVMConstInt(e->i32, 0, 0), "");
+}
+
+static LLVMValueRef mask_bit_count(struct jit_emit *e, const char *which)
+{
+    char name[32];
+    snprintf(name, sizeof name, "llvm.%s.i32", which);
+    LLVMValueRef args[] = {e->mask, LLVMConstInt(e->i1, 1, 0)}; /* the mask is not empty */
+    return LLVMBuildZExt(e->b, intrinsic(e, name, e->i32, args, 2), e->i64, "");
+}
+
+static struct request request_of(struct jit_emit *e, LLVMValueRef address, LLVMValueRef memory,
+                                 unsigned bytes)
+{
+    struct request r = {.address = address, .memory = memory, .bytes = bytes};
+    r.on = LLVMBuildBitCast(e->b, e->mask, e->lanes, "");
+    LLVMValueRef lowest = mask_bit_count(e, "cttz");
+    r.highest = LLVMBuildSub(e->b, constant64(e, WARP_SIZE - 1), mask_bit_count(e, "ctlz"), "");
+    r.first = LLVMBuildExtractElement(e->b, address, lowest, "");
+    r.start = LLVMBuildSub(e->b, r.first, LLVMBuildMul(e->b, lowest, constant64(e, bytes), ""), "");
+    r.a0 = lane_value(e, address, 0);
+    r.a16 = lane_value(e, address, WARP_SIZE / 2);
+    return r;
+}
+
+/* Whether the request has the shape. */
+static LLVMValueRef has_shape(struct jit_emit *e, const struct request *r, enum shape shape)
+{
+    LLVMValueRef full = LLVMBuildICmp(e->b, LLVMIntEQ, e->mask, LLVMConstAllOnes(e->i32), "");
+    LLVMValueRef all = LLVMConstAllOnes(e->lanes), want;
+    switch (shape) {
+    case SHAPE_ROW:
+        want =
+            LLVMBuildAdd(e->b, splat_value(e, r->start), lane_pattern(e, WARP_SIZE, r->bytes), "");
+        return lanes_at(e, r->address, r->on, want);
+    case SHAPE_REPEATED:
+        want =
+            LLVMBuildAdd(e->b, splat_value(e, r->a0), lane_pattern(e, WARP_SIZE / 2, r->bytes), "");
+        return LLVMBuildAnd(e->b, full, lanes_at(e, r->address, all, want), "");
+    case SHAPE_PAIR:
+        want =
+            LLVMBuildSelect(e->b, lower_half(e), splat_value(e, r->a0), splat_value(e, r->a16), "");
+        return LLVMBuildAnd(e->b, full, lanes_at(e, r->address, all, want), "");
+    default:
+        return LLVMConstInt(e->i1, 1, 0);
+    }
+}
+
+static struct span span_of(struct jit_emit *e, const struct request *r, enum shape shape)
+{
+    LLVMValueRef elements = constant64(e, (uint64_t)(WARP_SIZE / 2 - 1) * r->bytes);
+    switch (shape) {
+    case SHAPE_ROW:
+        return (struct span){
+            r->first,
+            LLVMBuildAdd(e->b, r->start,
+                         LLVMBuildMul(e->b, r->highest, constant64(e, r->bytes), ""), ""),
+            r->start};
+    case SHAPE_REPEATED:
+        return (struct span){r->a0, LLVMBuildAdd(e->b, r->a0, elements, ""), r->a0};
+    case SHAPE_PAIR:
+        return (struct span){LLVMBuildSelect(e->b,
+                                             LLVMBuildICmp(e->b, LLVMIntULT, r->a0, r->a16, ""),
+                                             r->a0, r->a16, ""),
+                             jit_umax(e, r->a0, r->a16), LLVMBuildOr(e->b, r->a0, r->a16, "")};
+    default:
+        return (struct span){over_lanes(e, "umin", r->address, ~0ull),
+                             over_lanes(e, "umax", r->address, 0),
+                             over_lanes(e, "or", r->address, 0)};
+    }
+}
+
+/* global_lanes_fit and shared_lanes_fit (interp_memory.c) on a span:
+ * aligned, in order, and for global memory below the shared window, not
+ * wrapping, inside the warp's cached allocation (which is outside the guard
+ * zones); for shared memory, inside the block's `limit` bytes. */
+static LLVMValueRef span_fits(struct jit_emit *e, const struct request *r, struct span s,
+                              LLVMValueRef limit)
+{
+    LLVMValueRef bytes = constant64(e, r->bytes);
+    LLVMValueRef misaligned = LLVMBuildAnd(e->b, s.bits, constant64(e, r->bytes - 1), "");
+    LLVMValueRef ok =
+        LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, misaligned, constant64(e, 0), ""),
+                     LLVMBuildICmp(e->b, LLVMIntULE, s.lo, s.hi, ""), "");
+    if (r->memory) {
+        LLVMValueRef room = LLVMBuildSub(e->b, limit, bytes, "");
+        LLVMValueRef inside = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntUGE, limit, bytes, ""),
+                                           LLVMBuildICmp(e->b, LLVMIntULE, s.hi, room, ""), "");
+        return LLVMBuildAnd(e->b, ok, inside, "");
+    }
+    LLVMValueRef end = LLVMBuildAdd(e->b, s.hi, bytes, "");
+    LLVMValueRef cached = LLVMConstInt(e->i1, 0, 0);
+    for (unsigned i = 0; i < WARP_CACHE; i++) { /* warp_cache_holds */
+        uint64_t at = i * sizeof(uint64_t);
+        LLVMValueRef base =
+            jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, cache_base) + at);
+        LLVMValueRef cache_end =
+            jit_load(e, JIT_WARP, e->i64, e->w, offsetof(struct warp, cache_end) + at);
+        LLVMValueRef inside = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntUGE, s.lo, base, ""),
+                                           LLVMBuildICmp(e->b, LLVMIntULE, end, cache_end, ""), "");
+        cached = LLVMBuildOr(e->b, cached, inside, "");
+    }
+    LLVMValueRef tests[] = {
+        LLVMBuildICmp(e->b, LLVMIntULT, s.hi, constant64(e, SHARED_WINDOW), ""),
+        LLVMBuildICmp(e->b, LLVMIntUGE, end, s.hi, ""),
+        cached,
+    };
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+        ok = LLVMBuildAnd(e->b, ok, tests[i], "");
+    return ok;
+}
+
+/* The host address of a request's address. */
+static LLVMValueRef host_at(struct jit_emit *e, const struct request *r, LLVMValueRef address)
+{
+    if (!r->memory)
+        return LLVMBuildIntToPtr(e->b, address, e->ptr, "");
+    return LLVMBuildGEP2(e->b, e->i8, r->memory, &address, 1, "");
+}
+
+static LLVMValueRef host_lanes(struct jit_emit *e, const struct request *r)
+{
+    LLVMValueRef address = r->address;
+    if (!r->memory)
+        return LLVMBuildIntToPtr(e->b, address, lanes_of(e->ptr), "");
+    return LLVMBuildGEP2(e->b, e->i8, r->memory, &address, 1, "");
+}
+
+/* A vector of `n` elements of the request's width at host address `at`,
+ * read or written (value) under `on` (lanes outside it are not touched). */
+static LLVMValueRef masked_access(struct jit_emit *e, const struct request *r, LLVMValueRef at,
+                                  unsigned n, LLVMValueRef on, LLVMValueRef value)
+{
+    LLVMTypeRef vt = LLVMVectorType(LLVMIntTypeInContext(e->ctx, 8 * r->bytes), n);
+    char name[64];
+    snprintf(name, sizeof name, "llvm.masked.%s.v%ui%u.p0", value ? "store" : "load", n,
+             8 * r->bytes);
+    LLVMValueRef align = LLVMConstInt(e->i32, r->bytes, 0);
+    LLVMValueRef load_args[] = {at, align, on, LLVMGetPoison(vt)};
+    LLVMValueRef store_args[] = {value, at, align, on};
+    return intrinsic(e, name, value ? LLVMVoidTypeInContext(e->ctx) : vt,
+                     value ? store_args : load_args, 4);
+}
+
+/* The lanes' values, loaded as the shape allows. */
+static LLVMValueRef shaped_load(struct jit_emit *e, const struct request *r, enum shape shape)
+{
+    LLVMTypeRef element = LLVMIntTypeInContext(e->ctx, 8 * r->bytes);
+    switch (shape) {
+    case SHAPE_ROW:
+        return masked_access(e, r, host_at(e, r, r->start), WARP_SIZE, r->on, NULL);
+    case SHAPE_REPEATED: {
+        LLVMValueRef all = LLVMConstAllOnes(LLVMVectorType(e->i1, WARP_SIZE / 2));
+        LLVMValueRef half = masked_access(e, r, host_at(e, r, r->a0), WARP_SIZE / 2, all, NULL);
+        LLVMValueRef twice[WARP_SIZE];
+        for (unsigned l = 0; l < WARP_SIZE; l++)
+            twice[l] = LLVMConstInt(e->i32, l % (WARP_SIZE / 2), 0);
+        return LLVMBuildShuffleVector(e->b, half, LLVMGetPoison(LLVMTypeOf(half)),
+                                      LLVMConstVector(twice, WARP_SIZE), "");
+    }
+    case SHAPE_PAIR: {
+        LLVMValueRef x0 = LLVMBuildLoad2(e->b, element, host_at(e, r, r->a0), "");
+        LLVMValueRef x16 = LLVMBuildLoad2(e->b, element, host_at(e, r, r->a16), "");
+        LLVMSetAlignment(x0, r->bytes);
+        LLVMSetAlignment(x16, r->bytes);
+        return LLVMBuildSelect(e->b, lower_half(e), splat_value(e, x0), splat_value(e, x16), "");
+    }
+    default:
+        return gather_scatter(e, host_lanes(e, r), NULL, r->bytes);
+    }
+}
+
+/* Stores the lanes' values: a row at once, else a scatter (which writes
+ * lanes in ascending order, as the interpreter does). */
+static void shaped_store(struct jit_emit *e, const struct request *r, enum shape shape,
+                         LLVMValueRef value)
+{
+    if (shape == SHAPE_ROW)
+        masked_access(e, r, host_at(e, r, r->start), WARP_SIZE, r->on, value);
+    else
+        gather_scatter(e, host_lanes(e, r), value, r->bytes);
+}
+
+static void call_account_sectors(struct jit_emit *e, uint32_t pc, LLVMValueRef base0,
+                                 LLVMValueRef bits0, LLVMValueRef base1, LLVMValueRef bits1)
+{
+    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), base0, bits0, base1, bits1};
+    LLVMBuildCall2(e->b, e->sectors_ty, constant_pointer(e, (void (*)(void))account_sectors), args,
+                   7, "");
+}
+
+/* The sectors of every element from lo to hi: one window. */
+static void account_range(struct jit_emit *e, uint32_t pc, struct span s)
+{
+    LLVMValueRef lo = LLVMBuildLShr(e->b, s.lo, constant64(e, 5), "");
+    LLVMValueRef hi = LLVMBuildLShr(e->b, s.hi, constant64(e, 5), "");
+    LLVMValueRef base = LLVMBuildAnd(e->b, lo, constant64(e, ~(uint64_t)3), "");
+    LLVMValueRef ones =
+        LLVMBuildSub(e->b, LLVMBuildShl(e->b, constant64(e, 2), LLVMBuildSub(e->b, hi, lo, ""), ""),
+                     constant64(e, 1), "");
+    LLVMValueRef bits = LLVMBuildShl(e->b, ones, LLVMBuildSub(e->b, lo, base, ""), "");
+    call_account_sectors(e, pc, base, bits, constant64(e, 0), constant64(e, 0));
+}
+
+/* The sectors of two elements, lo and hi: one window, or two when they
+ * are 64 sectors apart or more. */
+static void account_pair(struct jit_emit *e, uint32_t pc, struct span s)
+{
+    LLVMValueRef lo = LLVMBuildLShr(e->b, s.lo, constant64(e, 5), "");
+    LLVMValueRef hi = LLVMBuildLShr(e->b, s.hi, constant64(e, 5), "");
+    LLVMValueRef line_start = constant64(e, ~(uint64_t)3), six_bits = constant64(e, 63);
+    LLVMValueRef base0 = LLVMBuildAnd(e->b, lo, line_start, "");
+    LLVMValueRef base1 = LLVMBuildAnd(e->b, hi, line_start, "");
+    LLVMValueRef apart = LLVMBuildSub(e->b, hi, base0, "");
+    LLVMValueRef near = LLVMBuildICmp(e->b, LLVMIntULT, apart, constant64(e, 64), "");
+    LLVMValueRef one = constant64(e, 1), zero = constant64(e, 0);
+    LLVMValueRef lo_bit = LLVMBuildShl(e->b, one, LLVMBuildSub(e->b, lo, base0, ""), "");
+    LLVMValueRef hi_near = LLVMBuildShl(e->b, one, LLVMBuildAnd(e->b, apart, six_bits, ""), "");
+    LLVMValueRef hi_far = LLVMBuildShl(e->b, one, LLVMBuildSub(e->b, hi, base1, ""), "");
+    call_account_sectors(
+        e, pc, base0, LLVMBuildOr(e->b, lo_bit, LLVMBuildSelect(e->b, near, hi_near, zero, ""), ""),
+        base1, LLVMBuildSelect(e->b, near, zero, hi_far, ""));
+}
+
+/* A global request's sectors, for the timing model, as its shape gives
+ * them; a row whose mask has gaps, and any other shape, by
+ * emit_global_request. */
+static void account_shaped(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                           const struct request *r, enum shape shape, struct span s)
+{
+    switch (shape) {
+    case SHAPE_ROW: {
+        LLVMValueRef lowest = mask_bit_count(e, "cttz");
+        LLVMValueRef run =
+            LLVMBuildLShr(e->b, e->mask, LLVMBuildTrunc(e->b, lowest, e->i32, ""), "");
+        LLVMValueRef gapless = LLVMBuildICmp(
+            e->b, LLVMIntEQ,
+            LLVMBuildAnd(e->b, run, LLVMBuildAdd(e->b, run, LLVMConstInt(e->i32, 1, 0), ""), ""),
+            LLVMConstInt(e->i32, 0, 0), "");
+        LLVMBasicBlockRef range = block(e, "range"), gaps = block(e, "gaps"),
+                          done = block(e, "counted");
+        LLVMBuildCondBr(e->b, gapless, range, gaps);
+        LLVMPositionBuilderAtEnd(e->b, range);
+        account_range(e, pc, s);
+        LLVMBuildBr(e->b, done);
+        LLVMPositionBuilderAtEnd(e->b, gaps);
+        emit_global_request(e, insn, pc, r->address);
+        LLVMBuildBr(e->b, done);
+        LLVMPositionBuilderAtEnd(e->b, done);
+        return;
+    }
+    case SHAPE_REPEATED:
+        account_range(e, pc, s);
+        return;
+    case SHAPE_PAIR:
+        account_pair(e, pc, s);
+        return;
+    default:
+        emit_global_request(e, insn, pc, r->address);
+    }
+}
+
+/* One shape's path: when the span fits, the access, then its request for
+ * the timing model; else the interpreter's checked path (`slow`). */
+static void emit_shaped_access(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                               const struct request *r, enum shape shape, LLVMValueRef limit,
+                               uint64_t prefetch_slot, LLVMBasicBlockRef slow,
+                               LLVMBasicBlockRef done)
+{
+    bool load = insn->op == PTX_OP_LD;
+    struct span s = span_of(e, r, shape);
+    LLVMBasicBlockRef fast = block(e, "fast");
+    LLVMBuildCondBr(e->b, span_fits(e, r, s, limit), fast, slow);
+    LLVMPositionBuilderAtEnd(e->b, fast);
+    if (!r->memory)
+        emit_flush_when_deferred(e, s.lo, s.hi);
+    const struct ptx_operand *v = &insn->o[load ? 0 : 1];
+    if (load) {
+        LLVMValueRef x = shaped_load(e, r, shape);
+        if (r->bytes == 4 && ptx_type_is_signed((enum ptx_type)insn->type))
+            x = LLVMBuildSExt(e->b, x, e->row, "");
+        write_row(e, v->reg, widen(e, x));
+    } else {
+        shaped_store(e, r, shape, as_int(e, row_of(e, v), r->bytes));
+    }
+    if (r->memory) {
+        emit_account(e, insn, pc, r->address);
+    } else {
+        emit_prefetch(e, s.lo, prefetch_slot, load, r->bytes);
+        account_shaped(e, insn, pc, r, shape, s);
+    }
+    LLVMBuildBr(e->b, done);
+}
+
+/* A global or shared ld or st (native_memory): each shape's path in turn
+ * (a store's: a row or any other), else the interpreter's checked path,
+ * which records any fault. */
+static void emit_load_store(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                            LLVMValueRef address, LLVMValueRef memory, LLVMValueRef limit,
+                            LLVMBasicBlockRef slow, LLVMBasicBlockRef done)
+{
+    struct request r = request_of(e, address, memory, ptx_type_bytes((enum ptx_type)insn->type));
+    uint64_t prefetch_slot = offsetof(struct warp, access_seen) +
+                             (e->access_slots++ % WARP_ACCESS_SLOTS) * sizeof(uint64_t);
+    for (enum shape shape = SHAPE_ROW; shape < SHAPES; shape++) {
+        if (insn->op == PTX_OP_ST && (shape == SHAPE_REPEATED || shape == SHAPE_PAIR))
+            continue;
+        LLVMBasicBlockRef taken = block(e, "shape"), next = block(e, "next_shape");
+        LLVMBuildCondBr(e->b, has_shape(e, &r, shape), taken, next);
+        LLVMPositionBuilderAtEnd(e->b, taken);
+        emit_shaped_access(e, insn, pc, &r, shape, limit, prefetch_slot, slow, done);
+        LLVMPositionBuilderAtEnd(e->b, next);
+    }
+    LLVMBuildUnreachable(e->b);
+}
+
 /* A global or shared ld or st (native_memory), or a shared atom or red
- * (native_shared_atomic): the fast path when the
- * lanes fit the cached allocation or the block's shared memory, else the
- * interpreter's checked path, which records any fault. Nothing for an
- * empty mask, as step() executes nothing then. */
+ * (native_shared_atomic): the fast path when the lanes fit the cached
+ * allocation or the block's shared memory, else the interpreter's checked
+ * path, which records any fault. Nothing for an empty mask, as step()
+ * executes nothing then. */
 static void emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
                         uint32_t later, uint32_t later_native)
 {
     const struct ptx_operand *a = &insn->o[insn->op == PTX_OP_LD || insn->op == PTX_OP_ATOM];
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
-    LLVMBasicBlockRef check = block(e, "check"), fast = block(e, "fast"), slow = block(e, "slow"),
-                      done = block(e, "done");
+    LLVMBasicBlockRef check = block(e, "check"), slow = block(e, "slow"), done = block(e, "done");
     LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, e->mask, LLVMConstInt(e->i32, 0, 0), ""),
                     check, done);
     LLVMPositionBuilderAtEnd(e->b, check);
     struct ptx_operand base_row = {.kind = PTX_OPD_REG, .reg = a->reg};
     LLVMValueRef base = a->reg != PTX_NO_REG ? row_of(e, &base_row) : LLVMConstNull(e->row);
     LLVMValueRef address = LLVMBuildAdd(e->b, base, splat(constant64(e, (uint64_t)a->imm)), "");
-    LLVMValueRef pointers, fits;
+    LLVMValueRef memory = NULL, limit = NULL;
     if (insn->space == PTX_SPACE_SHARED) {
         LLVMValueRef b = jit_load(e, JIT_WARP, e->ptr, e->w, offsetof(struct warp, block));
-        LLVMValueRef memory = jit_load(e, JIT_WARP, e->ptr, b, offsetof(struct block, shared));
-        LLVMValueRef limit = LLVMBuildZExt(
+        memory = jit_load(e, JIT_WARP, e->ptr, b, offsetof(struct block, shared));
+        limit = LLVMBuildZExt(
             e->b, jit_load(e, JIT_WARP, e->i32, b, offsetof(struct block, shared_bytes)), e->i64,
             "");
-        fits = shared_lanes_fit(e, address, limit, bytes);
-        pointers = LLVMBuildGEP2(e->b, e->i8, memory, &address, 1, "");
-    } else {
-        emit_flush_when_deferred(e, address);
-        fits = lanes_fit(e, address, bytes);
-        pointers = LLVMBuildIntToPtr(e->b, address, lanes_of(e->ptr), "");
     }
-    LLVMBuildCondBr(e->b, fits, fast, slow);
-    LLVMPositionBuilderAtEnd(e->b, fast);
-    if (insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED)
-        emit_shared_atomic(e, insn, pc, pointers, address);
-    else
-        emit_fast_access(e, insn, pc, pointers, address);
-    LLVMBuildBr(e->b, done);
+    if (insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED) {
+        LLVMBasicBlockRef fast = block(e, "fast");
+        LLVMBuildCondBr(e->b, shared_lanes_fit(e, address, limit, bytes), fast, slow);
+        LLVMPositionBuilderAtEnd(e->b, fast);
+        emit_shared_atomic(e, insn, pc, LLVMBuildGEP2(e->b, e->i8, memory, &address, 1, ""),
+                           address);
+        LLVMBuildBr(e->b, done);
+    } else {
+        emit_load_store(e, insn, pc, address, memory, limit, slow, done);
+    }
     LLVMPositionBuilderAtEnd(e->b, slow);
     emit_checked_call(e, execute_checked, pc, later, later_native);
     LLVMBuildBr(e->b, done);

@@ -31,7 +31,7 @@ struct jit_emit {
     LLVMBuilderRef b;
     const struct ptx_function *fn;
     LLVMTypeRef i1, i8, i32, i64, f32, f64, ptr, row, lanes, region_ty, interpret_ty, issue_ty,
-        account_ty;
+        account_ty, sectors_ty;
     /* the region being emitted: its function and parameters, and the frame's
      * rows loaded at its start */
     LLVMValueRef func, w, f, mask, latency, regs, preds, ready;

@@ -36,10 +36,11 @@
 #define LINE_BYTES          128
 #define SECTORS_PER_LINE    4
 #define L2_WAYS             16
-#define SEQUENCER_RING      4096 /* blocks that may finish ahead of the one replayed next */
-#define SEQUENCER_SPARES    64   /* replayed logs' buffers kept for later blocks */
-#define REPLAY_PREFETCH     16   /* entries ahead whose L2 sets are fetched into the cache */
-#define ATOMIC_TABLE_MIN    16   /* a block's table is merged and emptied per block: kept small */
+#define MAX_SETS            (1u << 20) /* 2 GB of L2: l2_set_index's bound */
+#define SEQUENCER_RING      4096       /* blocks that may finish ahead of the one replayed next */
+#define SEQUENCER_SPARES    64         /* replayed logs' buffers kept for later blocks */
+#define REPLAY_PREFETCH     16         /* entries ahead whose L2 sets are fetched into the cache */
+#define ATOMIC_TABLE_MIN    16 /* a block's table is merged and emptied per block: kept small */
 #define BANKS               32
 #define TIMING_FMAS_PER_MMA (16 * 16 * 16) /* a wmma.mma of .m16n16k16 */
 
@@ -73,6 +74,7 @@ struct l2_model {
     void *memory; /* calloc'ed (untouched pages stay unmapped), sets aligned in it */
     struct l2_set *sets;
     uint64_t n_sets;
+    uint64_t set_magic;                   /* for l2_set_index: 2^64 / n_sets, rounded up */
     uint64_t read_sectors, write_sectors; /* to and from DRAM */
     struct l2_recent recent[L2_RECENT];
     unsigned recent_next; /* the slot the next line replaces */
@@ -83,16 +85,23 @@ static bool l2_init(struct l2_model *l2, size_t bytes)
     l2->n_sets = bytes / LINE_BYTES / L2_WAYS;
     if (l2->n_sets == 0)
         l2->n_sets = 1;
+    if (l2->n_sets > MAX_SETS)
+        l2->n_sets = MAX_SETS;
+    l2->set_magic = UINT64_MAX / l2->n_sets + 1;
     l2->memory = calloc(l2->n_sets + 1, sizeof *l2->sets);
     uintptr_t at = (uintptr_t)l2->memory + _Alignof(struct l2_set) - 1;
     l2->sets = (struct l2_set *)(at & ~(uintptr_t)(_Alignof(struct l2_set) - 1));
     return l2->memory != NULL;
 }
 
-static struct l2_set *l2_set_of(const struct l2_model *l2, uint64_t line)
+/* The set of a line: a hash of it, modulo the sets, the modulo by a
+ * multiplication (Lemire, Kaser and Kurz, "Faster remainder by direct
+ * computation", 2019: exact for a numerator of N bits and a divisor of L
+ * bits when N + L <= 64; here 44 and at most 20). */
+static uint32_t l2_set_index(const struct l2_model *l2, uint64_t line)
 {
-    uint64_t h = line * 0x9E3779B97F4A7C15ull;
-    return &l2->sets[(h >> 20) % l2->n_sets];
+    uint64_t h = (line * 0x9E3779B97F4A7C15ull) >> 20;
+    return (uint32_t)(((unsigned __int128)(l2->set_magic * h) * l2->n_sets) >> 64);
 }
 
 /* How many of a line's 4 sectors a mask has (a table: __builtin_popcount
@@ -145,12 +154,12 @@ static void l2_touch(struct l2_set *set, unsigned way, unsigned since)
  * line accessed lately whose set saw no other line since is that already
  * (a request's lines, a loop's lines that every iteration accesses): only
  * its sectors change. */
-static struct l2_recent *l2_latest(struct l2_model *l2, uint64_t line)
+static struct l2_recent *l2_latest(struct l2_model *l2, uint64_t line, uint32_t set_index)
 {
     for (unsigned i = 0; i < L2_RECENT; i++)
         if (l2->recent[i].line == line)
             return &l2->recent[i];
-    struct l2_set *set = l2_set_of(l2, line);
+    struct l2_set *set = &l2->sets[set_index];
     unsigned way = l2_find(set, line), since;
     if (way < L2_WAYS)
         since = set->age[way];
@@ -166,12 +175,13 @@ static struct l2_recent *l2_latest(struct l2_model *l2, uint64_t line)
     return r;
 }
 
-/* One access of some sectors of a line, in the logical order; an atomic
- * (`read` and `write`) is a read then a write of the same sectors. */
-static void l2_access(struct l2_model *l2, uint64_t line_address, uint8_t sectors, bool read,
-                      bool write)
+/* One access of some sectors of a line (of set `set_index`), in the
+ * logical order; an atomic (`read` and `write`) is a read then a write of
+ * the same sectors. */
+static void l2_access(struct l2_model *l2, uint64_t line_address, uint32_t set_index,
+                      uint8_t sectors, bool read, bool write)
 {
-    const struct l2_recent *latest = l2_latest(l2, line_address / LINE_BYTES + 1);
+    const struct l2_recent *latest = l2_latest(l2, line_address / LINE_BYTES + 1, set_index);
     struct l2_set *set = latest->set;
     unsigned way = latest->way;
     if (read)
@@ -310,7 +320,7 @@ struct timing_sequencer {
 static inline __attribute__((always_inline)) void prefetch_set(const struct l2_model *l2,
                                                                const struct timing_access_entry *e)
 {
-    const char *set = (const char *)l2_set_of(l2, e->address / LINE_BYTES + 1);
+    const char *set = (const char *)&l2->sets[e->set];
     for (size_t at = 0; at < sizeof(struct l2_set); at += 64)
         __builtin_prefetch(set + at);
 }
@@ -323,11 +333,8 @@ static void replay(struct timing_sequencer *s, struct timing_log *log)
         if (i + REPLAY_PREFETCH < log->count)
             prefetch_set(&s->l2, &log->entries[i + REPLAY_PREFETCH]);
         const struct timing_access_entry *e = &log->entries[i];
-        if (e->kind == TIMING_ATOMIC)
-            l2_access(&s->l2, e->address & ~(uint64_t)(LINE_BYTES - 1), e->sectors, true, true);
-        else
-            l2_access(&s->l2, e->address, e->sectors, e->kind == TIMING_READ,
-                      e->kind == TIMING_WRITE);
+        l2_access(&s->l2, e->address, e->set, e->sectors, e->kind != TIMING_WRITE,
+                  e->kind != TIMING_READ);
     }
     if (log->atomics)
         atomics_merge(&s->atomics, log->atomics);
@@ -383,8 +390,13 @@ static void sequencer_submit(struct timing_sequencer *s, uint64_t block, struct 
         pthread_cond_wait(&s->room, &s->lock);
     size_t slot = (size_t)(block % SEQUENCER_RING);
     s->pending[slot] = *log;
+    s->pending[slot].latest = NULL; /* the builder's */
+    s->pending[slot].latest_sets = 0;
     s->ready[slot] = true;
+    struct timing_log kept = *log;
     *log = take_spare(s);
+    log->latest = kept.latest;
+    log->latest_sets = kept.latest_sets;
     if (!s->replaying) {
         s->replaying = true;
         replay_ready(s);
@@ -422,7 +434,8 @@ static void sequencer_free(struct timing_sequencer *s)
 
 /* ----------------------------------------------------------------- logs */
 
-static void log_append(struct timing_log *log, uint64_t address, uint8_t sectors, uint8_t kind)
+static void log_append(struct timing_log *log, uint64_t address, uint32_t set, uint8_t sectors,
+                       uint8_t kind)
 {
     if (log->count == log->capacity) {
         size_t capacity = log->capacity ? log->capacity * 2 : 256;
@@ -434,7 +447,58 @@ static void log_append(struct timing_log *log, uint64_t address, uint8_t sectors
         log->entries = e;
         log->capacity = capacity;
     }
-    log->entries[log->count++] = (struct timing_access_entry){address, sectors, kind};
+    log->entries[log->count++] = (struct timing_access_entry){address, set, sectors, kind};
+}
+
+/* The latest entry of each L2 set, made at the log's first access. */
+static uint32_t *log_latest(struct timing_log *log, const struct l2_model *l2)
+{
+    if (log->latest_sets != l2->n_sets) {
+        free(log->latest);
+        log->latest = calloc(l2->n_sets, sizeof *log->latest);
+        log->latest_sets = log->latest ? l2->n_sets : 0;
+    }
+    return log->latest;
+}
+
+/* Logs an access of some sectors of the line at `line_address`. When the
+ * line's entry is still the latest of its set, the access joins it: in
+ * the replay the line is then the latest used of its set, and its sectors
+ * are the only thing an access can change (an access of sectors A then of
+ * B reads from DRAM the sectors of A | B that were not there, marks
+ * dirty the written ones, and leaves the set's order as it was), whatever
+ * the other sets saw in between. Only an entry of the same kind is
+ * joined: a read after a write of a sector does not read DRAM, before it
+ * it would. A naive SGEMM's row of A, reread for 32 iterations, is one
+ * entry, not 32. */
+static void log_access(struct timing_log *log, const struct l2_model *l2, uint64_t line_address,
+                       uint8_t sectors, uint8_t kind)
+{
+    if (!l2) { /* a launch without an L2 (tests of requests alone): joins the previous entry */
+        struct timing_access_entry *e = log->count ? &log->entries[log->count - 1] : NULL;
+        if (e && e->address == line_address && e->kind == kind)
+            e->sectors |= sectors;
+        else
+            log_append(log, line_address, 0, sectors, kind);
+        return;
+    }
+    uint32_t set = l2_set_index(l2, line_address / LINE_BYTES + 1);
+    uint32_t *latest = log_latest(log, l2);
+    if (!latest) {
+        log->overflowed = true;
+        return;
+    }
+    uint32_t at = latest[set];
+    if (at < log->count) {
+        struct timing_access_entry *e = &log->entries[at];
+        if (e->set == set && e->address == line_address && e->kind == kind) {
+            e->sectors |= sectors;
+            return;
+        }
+    }
+    if (log->count < UINT32_MAX)
+        latest[set] = (uint32_t)log->count;
+    log_append(log, line_address, set, sectors, kind);
 }
 
 /* The block's atomics, made at its first. */
@@ -483,10 +547,18 @@ void timing_log_free(struct timing_log *log)
         atomics_free(log->atomics);
     free(log->atomics);
     free(log->entries);
+    free(log->latest);
     memset(log, 0, sizeof *log);
 }
 
 /* ------------------------------------------------------------- requests */
+
+/* The launch's L2, whose sets the log's entries name; NULL for a launch
+ * without one (a test of requests alone). */
+static const struct l2_model *l2_of(const struct timing_launch *t)
+{
+    return t->sequencer ? &t->sequencer->l2 : NULL;
+}
 
 static void note_hotspot(uint32_t *value, uint32_t *line, uint32_t v, uint32_t at)
 {
@@ -518,8 +590,8 @@ static void sort_small(uint64_t *v, unsigned n)
 
 /* The common case: every lane, consecutive elements. Returns the distinct
  * sectors, or 0 when the request is not of that shape. */
-static unsigned contiguous_request(struct timing_log *log, uint32_t mask, const uint64_t *address,
-                                   unsigned bytes, enum timing_access kind)
+static unsigned contiguous_request(struct timing_log *log, const struct l2_model *l2, uint32_t mask,
+                                   const uint64_t *address, unsigned bytes, enum timing_access kind)
 {
     if (mask != FULL_MASK || kind == TIMING_ATOMIC)
         return 0;
@@ -534,7 +606,7 @@ static unsigned contiguous_request(struct timing_log *log, uint32_t mask, const 
         /* the line's sectors from first to last: all 4 but at the ends */
         unsigned from = line == first / SECTORS_PER_LINE ? first % SECTORS_PER_LINE : 0;
         unsigned to = line == last / SECTORS_PER_LINE ? last % SECTORS_PER_LINE : 3;
-        log_append(log, line * LINE_BYTES, (uint8_t)((0xF << from) & (0xF >> (3 - to))),
+        log_access(log, l2, line * LINE_BYTES, (uint8_t)((0xF << from) & (0xF >> (3 - to))),
                    (uint8_t)kind);
     }
     return (unsigned)(last - first + 1);
@@ -585,9 +657,9 @@ static void count_request(struct timing_warp *tw, const struct timing_launch *t,
  * one address that `combines` is one lane (the warp's reduction, then one
  * atomic). `distinct` gets the request's sectors, `atomics` the atomics it
  * makes. False (nothing logged) when the lanes span lines. */
-static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uint64_t *address,
-                                unsigned bytes, bool combines, unsigned *distinct,
-                                unsigned *atomics)
+static bool log_atomics_in_line(struct timing_log *log, const struct l2_model *l2, uint32_t mask,
+                                const uint64_t *address, unsigned bytes, bool combines,
+                                unsigned *distinct, unsigned *atomics)
 {
     uint64_t first = address[__builtin_ctz(mask)], line = first / LINE_BYTES, other = 0;
     /* inactive lanes' addresses are not set: they count as the first's,
@@ -609,7 +681,7 @@ static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uin
         first_bytes |= on << at / SECTOR_BYTES;
         sectors |= on << at / SECTOR_BYTES | on << (at + bytes - 1) % LINE_BYTES / SECTOR_BYTES;
     }
-    log_append(log, line * LINE_BYTES, (uint8_t)first_bytes, TIMING_ATOMIC);
+    log_access(log, l2, line * LINE_BYTES, (uint8_t)first_bytes, TIMING_ATOMIC);
     unsigned addresses = 0;
     for (unsigned h = 0; h < LINE_BYTES / 64; h++)
         addresses += (unsigned)__builtin_popcountll(used[h]);
@@ -629,7 +701,8 @@ static bool log_atomics_in_line(struct timing_log *log, uint32_t mask, const uin
  * on each line. The L2 ends as it would after each lane's access in turn (a lane's repeat of an
  * earlier lane's line only makes it the latest used again), unless the request's own lines evict
  * one another: over 16 lines of one L2 set in one request. */
-static void log_atomics(struct timing_log *log, uint32_t mask, const uint64_t *address)
+static void log_atomics(struct timing_log *log, const struct l2_model *l2, uint32_t mask,
+                        const uint64_t *address)
 {
     uint64_t distinct[WARP_SIZE];
     uint8_t lanes[WARP_SIZE];
@@ -655,8 +728,8 @@ static void log_atomics(struct timing_log *log, uint32_t mask, const uint64_t *a
             log_atomic_operations(log, line * LINE_BYTES, 1);
     }
     while (n-- > 0) {
-        log_append(log, distinct[n], (uint8_t)(1u << (distinct[n] / SECTOR_BYTES % 4)),
-                   TIMING_ATOMIC);
+        log_access(log, l2, distinct[n] & ~(uint64_t)(LINE_BYTES - 1),
+                   (uint8_t)(1u << (distinct[n] / SECTOR_BYTES % 4)), TIMING_ATOMIC);
         log_atomic_lanes(log, distinct[n], lanes[n]);
     }
 }
@@ -710,14 +783,15 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
 {
     if (!t->enabled || mask == 0)
         return;
+    const struct l2_model *l2 = l2_of(t);
     unsigned in_line, atomics;
     if (kind == TIMING_ATOMIC &&
-        log_atomics_in_line(log, mask, address, bytes, combines(insn), &in_line, &atomics)) {
+        log_atomics_in_line(log, l2, mask, address, bytes, combines(insn), &in_line, &atomics)) {
         count_request(tw, t, insn, in_line);
         tw->global_atomics += atomics;
         return;
     }
-    unsigned contiguous = contiguous_request(log, mask, address, bytes, kind);
+    unsigned contiguous = contiguous_request(log, l2, mask, address, bytes, kind);
     if (contiguous > 0 && !log->overflowed) {
         count_request(tw, t, insn, contiguous);
         return;
@@ -737,21 +811,41 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
         previous = last;
     }
     if (kind == TIMING_ATOMIC)
-        log_atomics(log, mask, address);
+        log_atomics(log, l2, mask, address);
     unsigned distinct = distinct_sectors(sectors, n);
-    for (unsigned i = 0; i < distinct && kind != TIMING_ATOMIC; i++) {
-        uint64_t line = sectors[i] / SECTORS_PER_LINE;
-        uint8_t bits = (uint8_t)(1u << (sectors[i] % SECTORS_PER_LINE));
-        /* merge with the previous entry when it is the same line */
-        if (log->count > 0 && log->entries[log->count - 1].address == line * LINE_BYTES &&
-            log->entries[log->count - 1].kind == kind)
-            log->entries[log->count - 1].sectors |= bits;
-        else
-            log_append(log, line * LINE_BYTES, bits, (uint8_t)kind);
-    }
+    for (unsigned i = 0; i < distinct && kind != TIMING_ATOMIC; i++)
+        log_access(log, l2, sectors[i] / SECTORS_PER_LINE * LINE_BYTES,
+                   (uint8_t)(1u << (sectors[i] % SECTORS_PER_LINE)), (uint8_t)kind);
     count_request(tw, t, insn, distinct);
     if (kind == TIMING_ATOMIC)
         tw->global_atomics += (uint64_t)__builtin_popcount(mask);
+}
+
+/* Logs the lines of a window of sectors (timing_global_sectors); returns
+ * how many sectors it has. */
+static unsigned log_window(struct timing_log *log, const struct l2_model *l2, uint64_t base,
+                           uint64_t bits, enum timing_access kind)
+{
+    unsigned sectors = 0;
+    while (bits) {
+        unsigned line = (unsigned)__builtin_ctzll(bits) / SECTORS_PER_LINE;
+        uint8_t in_line = (uint8_t)(bits >> line * SECTORS_PER_LINE & 0xF);
+        log_access(log, l2, (base / SECTORS_PER_LINE + line) * LINE_BYTES, in_line, (uint8_t)kind);
+        sectors += sectors_in(in_line);
+        bits &= ~(0xFull << line * SECTORS_PER_LINE);
+    }
+    return sectors;
+}
+
+void timing_global_sectors(struct timing_warp *tw, struct timing_launch *t, struct timing_log *log,
+                           const struct ptx_insn *insn, uint64_t base0, uint64_t bits0,
+                           uint64_t base1, uint64_t bits1, enum timing_access kind)
+{
+    if (!t->enabled || (bits0 | bits1) == 0)
+        return;
+    const struct l2_model *l2 = l2_of(t);
+    unsigned sectors = log_window(log, l2, base0, bits0, kind);
+    count_request(tw, t, insn, sectors + log_window(log, l2, base1, bits1, kind));
 }
 
 /* The most distinct words one bank serves (`wavefronts`, at least 1) and

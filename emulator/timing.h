@@ -54,7 +54,8 @@ enum timing_access { TIMING_READ, TIMING_WRITE, TIMING_ATOMIC };
 /* One 128-byte line touched by a request: which of its 4 sectors (an
  * atomic's: the sectors of the addresses it updates). */
 struct timing_access_entry {
-    uint64_t address; /* the line's address (atomics over several lines: the element's) */
+    uint64_t address; /* the line's address */
+    uint32_t set;     /* its set in the L2 model, found when it is logged */
     uint8_t sectors;  /* bit s: sector s of the line */
     uint8_t kind;     /* enum timing_access */
 };
@@ -70,6 +71,11 @@ struct timing_log {
     size_t count, capacity;
     struct timing_atomics *atomics; /* NULL until the block's first atomic */
     bool overflowed;                /* out of memory: the rest was not logged */
+    /* By L2 set, the index of the set's latest entry, when entries[index]
+     * is of that set (else stale: from an earlier block). The log's
+     * builder keeps it from block to block; the entries go to the L2. */
+    uint32_t *latest;
+    size_t latest_sets;
 };
 
 /* The worst offenders of a launch, for messages at source lines. */
@@ -240,6 +246,16 @@ static inline void timing_generic_load(struct timing_warp *tw, const struct emu_
 void timing_global_request(struct timing_warp *tw, struct timing_launch *t, struct timing_log *log,
                            const struct ptx_insn *insn, uint32_t mask, const uint64_t *address,
                            unsigned bytes, enum timing_access kind);
+
+/* A global load's or store's request whose sectors the caller found (the
+ * compiled tier, from the lanes' addresses), in two windows of 64 sectors:
+ * bit j of `bits0` is sector `base0` + j (a sector's number is its address
+ * / 32; a window starts a line: base0 is a multiple of 4), and likewise for
+ * the second window, which lies past the first. Counts and logs what
+ * timing_global_request does for the same sectors. */
+void timing_global_sectors(struct timing_warp *tw, struct timing_launch *t, struct timing_log *log,
+                           const struct ptx_insn *insn, uint64_t base0, uint64_t bits0,
+                           uint64_t base1, uint64_t bits1, enum timing_access kind);
 
 /* A shared request: wavefronts are the most distinct 4-byte words any one of
  * the 32 banks must serve; atomics to one word serialize. */

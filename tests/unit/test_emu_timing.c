@@ -1,14 +1,18 @@
 /*
  * Unit tests of the timing model (emulator/timing.c): shared requests' bank
  * conflicts against a straightforward count, a global request's log (its
- * distinct sectors, line by line, whatever shortcut its shape takes), and
- * the L2 and its sequencer:
+ * distinct sectors, line by line, whatever shortcut its shape takes; and
+ * the same request given by its sectors, as the compiled tier gives it),
+ * and the L2 and its sequencer:
  * global requests logged by blocks handed in out of order, from several
  * threads, must give the DRAM traffic and same-address atomics of one
  * straightforward model fed in block order: a set-associative LRU cache of
  * 128-byte lines with a stamp per way (the model's first form, kept here as
  * the oracle). Addresses span twice a T4's L2, so lines are evicted, dirty
- * ones written back, and others hit; and thrice an L2 of 4 sets.
+ * ones written back, and others hit; thrice an L2 of 4 sets; and twice one
+ * of 1,536 sets. A third of the requests come back to the lines of one a
+ * few requests before, so that the log's entries take in later accesses
+ * of their lines (checked to happen where sets are many).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,6 +136,7 @@ struct fixture {
     struct timing_launch timing;
     struct request (*requests)[REQUESTS];
     uint64_t next_block;
+    uint64_t logged; /* the entries the blocks' logs kept */
     pthread_mutex_t lock;
 };
 
@@ -153,14 +158,19 @@ static void *submitter(void *arg)
             struct request *r = &fx->requests[block][i];
             timing_global_request(&warp, &fx->timing, &log, &insn, r->mask, r->address, 4, r->kind);
         }
+        pthread_mutex_lock(&fx->lock);
+        fx->logged += log.count;
+        pthread_mutex_unlock(&fx->lock);
         timing_block_done(&fx->timing, block, &warp, 1, &log, true);
         timing_log_free(&log);
     }
 }
 
 /* The launch's DRAM traffic and atomics, of requests over `span` bytes,
- * against the oracle's. */
-static void check_dram_traffic(const struct emu_device_model *device, uint64_t span)
+ * against the oracle's; `joins`: whether some accesses must have joined an
+ * earlier entry of their line (an L2 of many sets, where a line accessed
+ * again a few requests later is still its set's latest). */
+static void check_dram_traffic(const struct emu_device_model *device, uint64_t span, bool joins)
 {
     static struct fixture fx;
     memset(&fx, 0, sizeof fx);
@@ -174,8 +184,18 @@ static void check_dram_traffic(const struct emu_device_model *device, uint64_t s
     uint64_t seed = 7, base = 1ull << 32;
     assert_true(ONE_LINE_HOT >= span);
     for (int b = 0; b < BLOCKS; b++)
-        for (int i = 0; i < REQUESTS; i++)
+        for (int i = 0; i < REQUESTS; i++) {
             make_request(&fx.requests[b][i], &seed, base, span);
+            if (i > 0 && next_random(&seed) % 3 == 0) { /* a request of a few before, again */
+                struct request *again = &fx.requests[b][i - 1 - (int)(next_random(&seed) % 4) % i];
+                enum timing_access kind = fx.requests[b][i].kind;
+                fx.requests[b][i] = *again;
+                /* atomics stay atomics (on their hot words); a load may become a store */
+                fx.requests[b][i].kind = again->kind == TIMING_ATOMIC ? TIMING_ATOMIC
+                                         : kind == TIMING_ATOMIC      ? TIMING_READ
+                                                                      : kind;
+            }
+        }
     pthread_mutex_init(&fx.lock, NULL);
     pthread_t threads[SUBMITTERS];
     for (int i = 0; i < SUBMITTERS; i++)
@@ -189,20 +209,19 @@ static void check_dram_traffic(const struct emu_device_model *device, uint64_t s
     struct oracle o = {.sets = device->l2_bytes / LINE / WAYS};
     o.ways = calloc(o.sets * WAYS, sizeof *o.ways);
     assert_non_null(o.ways);
-    uint64_t hot[HOT_WORDS] = {0}, atomics = 0;
+    uint64_t hot[HOT_WORDS] = {0}, atomics = 0, accessed = 0;
     for (int b = 0; b < BLOCKS; b++)
         for (int i = 0; i < REQUESTS; i++) {
             struct request *r = &fx.requests[b][i];
-            if (r->kind == TIMING_ATOMIC) { /* each lane in turn, as a GPU might */
-                oracle_atomics(&o, r, base, hot, &atomics);
-                continue;
-            }
-            struct timing_log log = {0};
+            struct timing_log log = {0}; /* the request's entries, alone */
             struct timing_warp warp = {0};
             struct ptx_insn insn = {0};
             struct timing_launch plain = {.enabled = true, .device = device};
             timing_global_request(&warp, &plain, &log, &insn, r->mask, r->address, 4, r->kind);
-            for (size_t e = 0; e < log.count; e++) {
+            accessed += log.count;
+            if (r->kind == TIMING_ATOMIC) /* each lane in turn, as a GPU might */
+                oracle_atomics(&o, r, base, hot, &atomics);
+            for (size_t e = 0; e < log.count && r->kind != TIMING_ATOMIC; e++) {
                 const struct timing_access_entry *x = &log.entries[e];
                 oracle_access(&o, x->address, x->sectors, x->kind == TIMING_WRITE);
             }
@@ -219,6 +238,7 @@ static void check_dram_traffic(const struct emu_device_model *device, uint64_t s
     assert_int_equal(got.global_atomics, atomics);
     assert_int_equal(got.max_same_address_atomics, most);
     assert_int_equal(got.blocks_complete, BLOCKS);
+    assert_true(joins ? fx.logged < accessed : fx.logged <= accessed);
     free(o.ways);
     free(fx.requests);
     timing_launch_free(&fx.timing);
@@ -230,7 +250,7 @@ static void dram_traffic_is_the_lru_oracles(void **state)
     (void)state;
     const struct emu_device_model *t4 = emu_device_model_find("t4");
     assert_non_null(t4);
-    check_dram_traffic(t4, 2 * (uint64_t)t4->l2_bytes);
+    check_dram_traffic(t4, 2 * (uint64_t)t4->l2_bytes, true);
 }
 
 /* An L2 of 4 sets: nearly every access evicts, and lines accessed a few
@@ -243,7 +263,19 @@ static void a_small_l2_is_the_lru_oracles(void **state)
     assert_non_null(t4);
     struct emu_device_model small = *t4;
     small.l2_bytes = 4 * LINE * WAYS;
-    check_dram_traffic(&small, 3 * (uint64_t)small.l2_bytes);
+    check_dram_traffic(&small, 3 * (uint64_t)small.l2_bytes, false);
+}
+
+/* An L2 of 1,536 sets (not a power of two): the set of a line is a
+ * remainder, which timing.c finds by a multiplication. */
+static void an_l2_of_any_size_is_the_lru_oracles(void **state)
+{
+    (void)state;
+    const struct emu_device_model *t4 = emu_device_model_find("t4");
+    assert_non_null(t4);
+    struct emu_device_model odd = *t4;
+    odd.l2_bytes = 1536 * LINE * WAYS;
+    check_dram_traffic(&odd, 2 * (uint64_t)odd.l2_bytes, true);
 }
 
 /* ------------------------------------------------- a request's sectors */
@@ -276,7 +308,8 @@ static size_t oracle_log(uint32_t mask, const uint64_t *address, unsigned bytes,
         if (count > 0 && out[count - 1].address == line)
             out[count - 1].sectors |= bit;
         else
-            out[count++] = (struct timing_access_entry){line, bit, TIMING_READ};
+            out[count++] =
+                (struct timing_access_entry){.address = line, .sectors = bit, .kind = TIMING_READ};
     }
     *distinct = d;
     return count;
@@ -357,9 +390,65 @@ static void requests_log_their_distinct_sectors(void **state)
     }
 }
 
+/* A request given by its sectors (timing_global_sectors, what the compiled
+ * tier hands in) must count and log as the same request given by its lanes'
+ * addresses: every shape of make_shape whose sectors fit two windows of
+ * 64, the windows found from the oracle's sectors. */
+static void requests_by_their_sectors_are_the_same(void **state)
+{
+    (void)state;
+    const struct emu_device_model *t4 = emu_device_model_find("t4");
+    assert_non_null(t4);
+    uint64_t seed = 11, address[WARP_SIZE];
+    unsigned checked = 0;
+    for (int i = 0; i < 20000; i++) {
+        unsigned bytes = 4u << (i % 2); /* the compiled tier's widths: one sector a lane */
+        uint32_t mask;
+        make_shape(address, &mask, i / 2 % 7, bytes, &seed);
+        uint64_t sectors[WARP_SIZE], base[2] = {0}, bits[2] = {0};
+        unsigned n = 0, window = 0;
+        for (uint32_t l = 0; l < WARP_SIZE; l++)
+            if (mask >> l & 1)
+                sectors[n++] = address[l] / 32;
+        qsort(sectors, n, sizeof *sectors, compare_u64);
+        bool fits = true;
+        for (unsigned k = 0; k < n && fits; k++) {
+            if (k == 0 || sectors[k] - base[window] >= 64) {
+                window += k > 0;
+                fits = window < 2;
+                base[window < 2 ? window : 1] = sectors[k] / 4 * 4;
+            }
+            if (fits)
+                bits[window] |= 1ull << (sectors[k] - base[window]);
+        }
+        if (!fits)
+            continue;
+        struct timing_log by_lanes = {0}, by_sectors = {0};
+        struct timing_warp lanes_warp = {0}, sectors_warp = {0};
+        struct ptx_insn insn = {.ptx_line = 7};
+        struct timing_launch plain = {.enabled = true, .device = t4};
+        timing_global_request(&lanes_warp, &plain, &by_lanes, &insn, mask, address, bytes,
+                              TIMING_WRITE);
+        timing_global_sectors(&sectors_warp, &plain, &by_sectors, &insn, base[0], bits[0], base[1],
+                              bits[1], TIMING_WRITE);
+        assert_memory_equal(&lanes_warp, &sectors_warp, sizeof lanes_warp);
+        assert_int_equal(by_lanes.count, by_sectors.count);
+        for (size_t e = 0; e < by_lanes.count; e++) {
+            assert_int_equal(by_lanes.entries[e].address, by_sectors.entries[e].address);
+            assert_int_equal(by_lanes.entries[e].sectors, by_sectors.entries[e].sectors);
+            assert_int_equal(by_lanes.entries[e].kind, by_sectors.entries[e].kind);
+        }
+        timing_log_free(&by_lanes);
+        timing_log_free(&by_sectors);
+        checked++;
+    }
+    assert_true(checked > 10000);
+}
+
 /* An atomic request's log, straightforwardly: when every lane is in one
  * line, one entry for it with the sectors of its addresses; else one entry
- * per address, in the order of each address's last lane. Every address
+ * per address's line, in the order of each address's last lane (the next
+ * address in the same line joining its entry). Every address
  * with its lanes goes to `atomics`. Returns the entries; *distinct, the
  * sectors; *n_atomics, the addresses. */
 static size_t oracle_atomic_log(uint32_t mask, const uint64_t *address, unsigned bytes,
@@ -385,8 +474,13 @@ static size_t oracle_atomic_log(uint32_t mask, const uint64_t *address, unsigned
                 lanes++;
                 last = k;
             }
-        if (last == l) { /* the address's last lane: its entry, in lane order */
-            out[count++] = (struct timing_access_entry){address[l], sector, TIMING_ATOMIC};
+        if (last == l) { /* the address's last lane: its line's entry, in lane order */
+            uint64_t line = address[l] / LINE * LINE;
+            if (count > 0 && out[count - 1].address == line) /* joins its line's */
+                out[count - 1].sectors |= sector;
+            else
+                out[count++] = (struct timing_access_entry){
+                    .address = line, .sectors = sector, .kind = TIMING_ATOMIC};
             atomics[(*n_atomics)++] = (struct address_lanes){address[l], lanes};
         }
     }
@@ -395,7 +489,8 @@ static size_t oracle_atomic_log(uint32_t mask, const uint64_t *address, unsigned
         d += i == 0 || sectors[i] != sectors[i - 1];
     qsort(lines, n_lines, sizeof *lines, compare_u64);
     if (lines[0] == lines[n_lines - 1]) { /* one line: one entry */
-        out[0] = (struct timing_access_entry){lines[0] * LINE, line_sectors, TIMING_ATOMIC};
+        out[0] = (struct timing_access_entry){
+            .address = lines[0] * LINE, .sectors = line_sectors, .kind = TIMING_ATOMIC};
         count = 1;
     }
     *distinct = d;
@@ -549,7 +644,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dram_traffic_is_the_lru_oracles),
         cmocka_unit_test(a_small_l2_is_the_lru_oracles),
+        cmocka_unit_test(an_l2_of_any_size_is_the_lru_oracles),
         cmocka_unit_test(requests_log_their_distinct_sectors),
+        cmocka_unit_test(requests_by_their_sectors_are_the_same),
         cmocka_unit_test(atomic_requests_count_each_address),
         cmocka_unit_test(a_warps_atomics_to_one_address_combine),
         cmocka_unit_test(bank_conflicts_are_the_oracles),
