@@ -70,12 +70,53 @@ void jit_store(struct jit_emit *e, enum jit_memory kind, LLVMValueRef value, LLV
                uint64_t offset);
 LLVMValueRef jit_umax(struct jit_emit *e, LLVMValueRef a, LLVMValueRef b);
 
+/* IR helpers shared with jit_access.c: a vector of 32 lanes of `element`;
+ * a constant in every lane; an i64 constant; a value in every lane; a
+ * source operand's row; a row's low `bytes` as integers; a result widened
+ * to a row (zero-extended); a row written under the mask (the other lanes
+ * blended back); a call of an LLVM intrinsic; a new basic block; a
+ * function's address as a pointer constant. */
+LLVMTypeRef jit_lanes_of(LLVMTypeRef element);
+LLVMValueRef jit_splat(LLVMValueRef constant);
+LLVMValueRef jit_constant64(struct jit_emit *e, uint64_t v);
+LLVMValueRef jit_splat_value(struct jit_emit *e, LLVMValueRef v);
+LLVMValueRef jit_row_of(struct jit_emit *e, const struct ptx_operand *o);
+LLVMValueRef jit_as_int(struct jit_emit *e, LLVMValueRef row, unsigned bytes);
+LLVMValueRef jit_widen(struct jit_emit *e, LLVMValueRef v);
+void jit_write_row(struct jit_emit *e, uint32_t reg, LLVMValueRef row);
+LLVMValueRef jit_intrinsic(struct jit_emit *e, const char *name, LLVMTypeRef result,
+                           LLVMValueRef *args, unsigned n);
+LLVMBasicBlockRef jit_block(struct jit_emit *e, const char *name);
+LLVMValueRef jit_constant_pointer(struct jit_emit *e, void (*fn)(void));
+
+struct warp;
+struct frame;
+/* Calls int helper(w, f, pc, mask) for instruction pc; when it returns
+ * nonzero (a fault), the counts of the instructions after it (`later`,
+ * `later_native` of them native) are taken back and the region returns
+ * JIT_FAULTED. */
+void jit_emit_checked_call(struct jit_emit *e,
+                           int (*helper)(struct warp *, struct frame *, uint32_t, uint32_t),
+                           uint32_t pc, uint32_t later, uint32_t later_native);
+/* The interpreter's operation for instruction pc, for the lanes of m (not
+ * 0), the fault recorded: what a memory access whose fast path did not
+ * apply runs. Returns nonzero on a fault. */
+int jit_execute_checked(struct warp *w, struct frame *f, uint32_t pc, uint32_t m);
+
+/* Whether no instruction of the function reads register `reg` (an atomic's
+ * old value nothing needs). */
+bool jit_never_read(const struct ptx_function *fn, uint32_t reg);
+
+/* jit_access.c: a global or shared ld or st, or a shared atom or red
+ * (jit_native's memory accesses), instruction pc, with `later` instructions
+ * (`later_native` of them native) after it in the region. */
+void jit_emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc, uint32_t later,
+                     uint32_t later_native);
+
 /* jit_timing.c: what step() hands the timing model before instruction pc
  * (timing_issue, timing.h). */
 void jit_emit_issue(struct jit_emit *e, uint32_t pc);
 
-struct warp;
-struct frame;
 /* jit_timing.c: timing_issue itself for instruction pc of frame f (what
  * step() calls), for the instructions whose issue is not written inline. */
 void jit_issue_by_model(struct warp *w, struct frame *f, uint32_t pc);

@@ -25,15 +25,9 @@ void jit_issue_by_model(struct warp *w, struct frame *f, uint32_t pc)
 
 static void call_model(struct jit_emit *e, uint32_t pc)
 {
-    LLVMValueRef fn =
-        LLVMConstIntToPtr(LLVMConstInt(e->i64, (uint64_t)(uintptr_t)jit_issue_by_model, 0), e->ptr);
+    LLVMValueRef fn = jit_constant_pointer(e, (void (*)(void))jit_issue_by_model);
     LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0)};
     LLVMBuildCall2(e->b, e->issue_ty, fn, args, 3, "");
-}
-
-static LLVMValueRef constant(struct jit_emit *e, uint64_t v)
-{
-    return LLVMConstInt(e->i64, v, 0);
 }
 
 /* timing_next_block: the basic block issues after the current one. */
@@ -43,7 +37,7 @@ static LLVMValueRef next_block(struct jit_emit *e, LLVMValueRef floor)
     LLVMValueRef last = jit_load(e, JIT_WARP, e->i64, e->w, TW(last));
     floor = jit_umax(e, LLVMBuildAdd(e->b, floor, count, ""), last);
     jit_store(e, JIT_WARP, floor, e->w, TW(floor));
-    jit_store(e, JIT_WARP, constant(e, 0), e->w, TW(count));
+    jit_store(e, JIT_WARP, jit_constant64(e, 0), e->w, TW(count));
     return floor;
 }
 
@@ -75,16 +69,17 @@ void jit_emit_issue(struct jit_emit *e, uint32_t pc)
     LLVMValueRef floor = jit_load(e, JIT_WARP, e->i64, e->w, TW(floor));
     if (insn->flags & PTX_F_BLOCK_START)
         floor = next_block(e, floor);
-    LLVMValueRef at = schedule(e, pc, LLVMBuildAdd(e->b, floor, constant(e, 1), ""), latency);
+    LLVMValueRef at = schedule(e, pc, LLVMBuildAdd(e->b, floor, jit_constant64(e, 1), ""), latency);
     jit_store(e, JIT_WARP, at, e->w, TW(issued_at));
     LLVMValueRef path = jit_load(e, JIT_WARP, e->i64, e->w, TW(path));
     jit_store(e, JIT_WARP, path, e->w, TW(path_before));
     uint64_t issued = TW(issued) + insn->issue_class * sizeof(uint64_t);
-    jit_store(e, JIT_WARP,
-              LLVMBuildAdd(e->b, jit_load(e, JIT_WARP, e->i64, e->w, issued), constant(e, 1), ""),
-              e->w, issued);
-    LLVMValueRef count =
-        LLVMBuildAdd(e->b, jit_load(e, JIT_WARP, e->i64, e->w, TW(count)), constant(e, 1), "");
+    jit_store(
+        e, JIT_WARP,
+        LLVMBuildAdd(e->b, jit_load(e, JIT_WARP, e->i64, e->w, issued), jit_constant64(e, 1), ""),
+        e->w, issued);
+    LLVMValueRef count = LLVMBuildAdd(e->b, jit_load(e, JIT_WARP, e->i64, e->w, TW(count)),
+                                      jit_constant64(e, 1), "");
     jit_store(e, JIT_WARP, count, e->w, TW(count));
     jit_store(e, JIT_WARP, jit_umax(e, jit_load(e, JIT_WARP, e->i64, e->w, TW(last)), at), e->w,
               TW(last));
