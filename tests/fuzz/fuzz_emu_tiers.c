@@ -3,14 +3,12 @@
  * The input becomes a random but valid PTX kernel: straight-line integer,
  * f32 and f64 arithmetic, setp/selp, cvt, shifts, min/max, division,
  * predicated instructions, global loads and stores at in-bounds and
- * out-of-bounds addresses, global adds to the input (red.add, which the
- * compiled tier holds back until the warp reads the line or leaves),
- * shared loads, stores and atomics (atom and red:
- * add, min, max, and, or, xor, exch, cas of 32 and 64 bits and f32 add; in
- * bounds, past the end, misaligned), and control flow: data-dependent forward
- * branches (if and if/else, so lanes diverge and reconverge) and bounded
- * loops whose trip count differs per lane, nested two deep. It runs on a
- * small grid with inputs seeded from the input, in compare mode
+ * out-of-bounds addresses and in the shapes of rows and halves, global adds to the input (red.add,
+ * which the compiled tier holds back until the warp reads the line or leaves), shared loads, stores
+ * and atomics (atom and red: add, min, max, and, or, xor, exch, cas of 32 and 64 bits and f32 add;
+ * in bounds, past the end, misaligned), and control flow: data-dependent forward branches (if and
+ * if/else, so lanes diverge and reconverge) and bounded loops whose trip count differs per lane,
+ * nested two deep. It runs on a small grid with inputs seeded from the input, in compare mode
  * (tier_compare_run: the interpreter, then the compiled tier, from the same
  * memory), which aborts on any difference of memory, fault, counters or
  * modeled time: a crash the fuzzer reports. A kernel that does not load is
@@ -281,15 +279,45 @@ static const char *const operations[] = {
     "not.pred $p, $p;",
 };
 
+/* A load or store of the input whose lanes' addresses have one of the
+ * shapes the compiled tier loads and stores without a gather (JIT.md,
+ * "Loads and stores by shape"): a row of the block's threads (4 or 8
+ * bytes each), a 16-wide row that both halves of a warp read, an element
+ * per half; a block's last warp partial. */
+static void shaped_access(struct gen *g, unsigned wild, unsigned reg)
+{
+    static const char *const index[] = {"", "    and.b32 %r12, %r12, 15;\n",
+                                        "    shr.u32 %r12, %r12, 4;\n", ""};
+    unsigned shape = wild % 4, bytes = shape == 3 ? 8 : 4;
+    emit(&g->ptx, "    mov.u32 %%r12, %%tid.x;\n%s", index[shape]);
+    emit(&g->ptx, "    mul.wide.u32 %%rd10, %%r12, %u;\n    add.s64 %%rd10, %%rd8, %%rd10;\n",
+         bytes);
+    bool load = wild / 4 % 2;
+    if (bytes == 8)
+        emit(&g->ptx,
+             load ? "    ld.global.u64 %%rd%u, [%%rd10];\n"
+                  : "    st.global.u64 [%%rd10], %%rd%u;\n",
+             reg);
+    else
+        emit(&g->ptx,
+             load ? "    ld.global.u32 %%r%u, [%%rd10];\n" : "    st.global.u32 [%%rd10], %%r%u;\n",
+             reg);
+}
+
 /* A global load or store. Loads mostly read the input in bounds (an index
  * reduced modulo its size, or its first words, where most adds go),
  * sometimes past its end or before it; stores
  * mostly write the thread's own slots, sometimes at an address made from
- * data: another thread's slot, out of bounds, misaligned. */
+ * data: another thread's slot, out of bounds, misaligned; and some loads
+ * and stores have a shape (shaped_access). */
 static void memory_access(struct gen *g)
 {
     unsigned kind = byte(g), reg = byte(g) % 8;
     unsigned wild = byte(g);
+    if (kind % 8 == 7) {
+        shaped_access(g, wild, reg);
+        return;
+    }
     if (kind % 2 == 0) {
         const char *type = kind % 4 == 0 ? "u32" : "f32";
         const char *dest = kind % 4 == 0 ? "r" : "f";
