@@ -488,6 +488,10 @@ static void log_access(struct timing_log *log, const struct l2_model *l2, uint64
         log->overflowed = true;
         return;
     }
+    if (log->count >= UINT32_MAX) { /* past what the table can name: no more joining */
+        log_append(log, line_address, set, sectors, kind);
+        return;
+    }
     uint32_t at = latest[set];
     if (at < log->count) {
         struct timing_access_entry *e = &log->entries[at];
@@ -496,8 +500,7 @@ static void log_access(struct timing_log *log, const struct l2_model *l2, uint64
             return;
         }
     }
-    if (log->count < UINT32_MAX)
-        latest[set] = (uint32_t)log->count;
+    latest[set] = (uint32_t)log->count;
     log_append(log, line_address, set, sectors, kind);
 }
 

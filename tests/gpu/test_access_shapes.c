@@ -17,7 +17,12 @@
  * - stores of many lanes to one address: the highest lane's value lands,
  *   as the interpreter's ascending order leaves it;
  * - shared memory: a padded tile's rows, columns, one element per half
- *   and a row read by both halves.
+ *   and a row read by both halves;
+ * - at the edges: a row whose lowest active lane is 5, over buffers of
+ *   exactly its elements (the row's lane 0 would be before them); pairs
+ *   2,000 elements apart, the lower half reading the higher address;
+ *   8-byte repeated rows across a line; a shared row ending at the last
+ *   word of the block's shared memory.
  */
 #include "gpu_test.h"
 
@@ -75,6 +80,31 @@ static const char source[] =
     "    t[y][x] = in[y * 16 + x];\n"
     "    __syncthreads();\n"
     "    out[y * 16 + x] = t[x][y] * 1000000 + t[y][0] * 1000 + t[0][x];\n"
+    "}\n"
+    "extern \"C\" __global__ void row_from_lane5(const int *in, int *out)\n"
+    "{\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t >= 5)\n"
+    "        out[t - 5] = in[t - 5] + 1;\n"
+    "}\n"
+    "/* 64 threads: each half of a warp reads one element, 2000 apart, the\n"
+    " * lower half the higher one; then 8-byte rows of 16 read by both halves */\n"
+    "extern \"C\" __global__ void far_pairs(const float *a, const double *b, float *out,\n"
+    "                                      double *wide, int off)\n"
+    "{\n"
+    "    int t = threadIdx.x, h = 1 - t / 16 % 2;\n"
+    "    out[t] = a[h * 2000 + t / 32 * 3];\n"
+    "    wide[t] = b[off + t % 16];\n"
+    "}\n"
+    "/* 32 threads, (32 + n) words of dynamic shared memory */\n"
+    "extern \"C\" __global__ void shared_edge(int *out, int n)\n"
+    "{\n"
+    "    extern __shared__ int s[];\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t >= 2)\n"
+    "        s[t + n] = t * 3;\n"
+    "    __syncthreads();\n"
+    "    out[t] = t >= 2 ? s[t + n] : -1;\n"
     "}\n";
 
 static void test_rows(CUfunction f)
@@ -209,11 +239,67 @@ static void test_shared_shapes(CUfunction f)
     cuMemFree(din);
 }
 
+static void test_row_from_lane5(CUfunction f)
+{
+    enum { ELEMENTS = 27 };
+    int in[ELEMENTS], out[ELEMENTS], want[ELEMENTS];
+    for (int i = 0; i < ELEMENTS; i++) {
+        in[i] = (int)(gpu_test_rng() % 100000);
+        want[i] = in[i] + 1;
+    }
+    CUdeviceptr din = gpu_test_upload(in, sizeof in), dout = gpu_test_upload(out, sizeof out);
+    void *args[] = {&din, &dout};
+    if (gpu_test_run(f, 1, 32, args) && gpu_test_download(out, dout, sizeof out))
+        CHECK_SAME(out, want, ELEMENTS);
+    cuMemFree(din);
+}
+
+static void test_far_pairs(CUfunction f)
+{
+    enum { THREADS = 64, A = 2000 + 8, B = 64, OFF = 13 }; /* b[13..28]: across a line */
+    float a[A], out[THREADS], want[THREADS];
+    double b[B], wide[THREADS], wide_want[THREADS];
+    for (int i = 0; i < A; i++)
+        a[i] = (float)i * 0.5f;
+    for (int i = 0; i < B; i++)
+        b[i] = (double)i * 1.5;
+    for (int t = 0; t < THREADS; t++) {
+        want[t] = a[(1 - t / 16 % 2) * 2000 + t / 32 * 3];
+        wide_want[t] = b[OFF + t % 16];
+    }
+    CUdeviceptr da = gpu_test_upload(a, sizeof a), db = gpu_test_upload(b, sizeof b);
+    CUdeviceptr dout = gpu_test_upload(out, sizeof out), dwide = gpu_test_upload(wide, sizeof wide);
+    int off = OFF;
+    void *args[] = {&da, &db, &dout, &dwide, &off};
+    if (gpu_test_run(f, 1, THREADS, args)) {
+        gpu_test_download(out, dout, sizeof out);
+        gpu_test_download(wide, dwide, sizeof wide);
+        CHECK_SAME(out, want, THREADS);
+        CHECK_SAME(wide, wide_want, THREADS);
+    }
+    cuMemFree(da);
+    cuMemFree(db);
+}
+
+static void test_shared_edge(CUfunction f)
+{
+    for (int n = 0; n <= 3; n++) {
+        int out[32], want[32];
+        for (int t = 0; t < 32; t++)
+            want[t] = t >= 2 ? t * 3 : -1;
+        CUdeviceptr dout = gpu_test_upload(out, sizeof out);
+        void *args[] = {&dout, &n};
+        if (gpu_test_run3(f, 1, 1, 1, 32, 1, 1, (unsigned)(32 + n) * sizeof(int), args) &&
+            gpu_test_download(out, dout, sizeof out))
+            CHECK_SAME(out, want, 32);
+    }
+}
+
 int main(void)
 {
     CUcontext context;
     CUmodule module;
-    CUfunction rows, gaps, sgemm, uniform, last, shared;
+    CUfunction rows, gaps, sgemm, uniform, last, shared, from5, far, edge;
     if (!gpu_test_start(&context))
         return gpu_test_summary();
     if (CHECK_CU(gpu_test_load_source(&module, source, "shapes.cu")) &&
@@ -222,13 +308,19 @@ int main(void)
         CHECK_CU(cuModuleGetFunction(&sgemm, module, "sgemm")) &&
         CHECK_CU(cuModuleGetFunction(&uniform, module, "uniform_and_scattered")) &&
         CHECK_CU(cuModuleGetFunction(&last, module, "last_lane_wins")) &&
-        CHECK_CU(cuModuleGetFunction(&shared, module, "shared_shapes"))) {
+        CHECK_CU(cuModuleGetFunction(&shared, module, "shared_shapes")) &&
+        CHECK_CU(cuModuleGetFunction(&from5, module, "row_from_lane5")) &&
+        CHECK_CU(cuModuleGetFunction(&far, module, "far_pairs")) &&
+        CHECK_CU(cuModuleGetFunction(&edge, module, "shared_edge"))) {
         test_rows(rows);
         test_gaps(gaps);
         test_sgemm(sgemm);
         test_uniform_and_scattered(uniform);
         test_last_lane_wins(last);
         test_shared_shapes(shared);
+        test_row_from_lane5(from5);
+        test_far_pairs(far);
+        test_shared_edge(edge);
         CHECK_CU(cuModuleUnload(module));
     }
     CHECK_CU(cuCtxDestroy(context));

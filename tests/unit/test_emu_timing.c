@@ -141,18 +141,22 @@ struct fixture {
 };
 
 /* Each thread takes blocks in turn, logs them and hands them in, so they
- * arrive out of order and concurrently. */
+ * arrive out of order and concurrently; its log is kept from block to
+ * block, as a host thread of the launch keeps it (with its table of each
+ * set's latest entry, stale from the blocks before). */
 static void *submitter(void *arg)
 {
     struct fixture *fx = arg;
+    struct timing_log log = {0};
     for (;;) {
         pthread_mutex_lock(&fx->lock);
         uint64_t block = fx->next_block++;
         pthread_mutex_unlock(&fx->lock);
-        if (block >= BLOCKS)
+        if (block >= BLOCKS) {
+            timing_log_free(&log);
             return NULL;
+        }
         struct timing_warp warp = {0};
-        struct timing_log log = {0};
         struct ptx_insn insn = {0};
         for (int i = 0; i < REQUESTS; i++) {
             struct request *r = &fx->requests[block][i];
@@ -162,7 +166,6 @@ static void *submitter(void *arg)
         fx->logged += log.count;
         pthread_mutex_unlock(&fx->lock);
         timing_block_done(&fx->timing, block, &warp, 1, &log, true);
-        timing_log_free(&log);
     }
 }
 
