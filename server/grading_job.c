@@ -366,9 +366,6 @@ void grading_job_sandbox(const struct grading_job *job, const struct job_command
                          const struct sandbox_limits *limits, const char *input, size_t input_size,
                          sandbox_line_fn *tell, void *context, struct sandbox_outcome *outcome)
 {
-    const char *devices[PATHS_MAX];
-    glob_t gpu = {0};
-    gpu_devices(&gpu, devices);
     struct sandbox_job s = {
         .argv = command->argv,
         .env = command->env,
@@ -376,15 +373,14 @@ void grading_job_sandbox(const struct grading_job *job, const struct job_command
         .input_size = input_size,
         .read_paths = command->paths,
         .libraries = command->libraries,
-        .device_paths = devices,
-        .real_gpu = devices[0] != NULL,
+        .device_paths = command->devices,
+        .real_gpu = command->devices && command->devices[0],
         .relaxed_for_sanitizers = job->relaxed_for_sanitizers,
         .on_line = tell,
         .context = context,
         .limits = *limits,
     };
     sandbox_run(&s, outcome);
-    globfree(&gpu);
 }
 
 /* A worker in the sandbox, fed `input`, followed by `f` to its end. */
@@ -404,7 +400,7 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
     snprintf(setting, sizeof setting, "%s=%s", GRADER_CUDA_DRIVER, driver);
     build_env(env, driver[0] ? setting : NULL);
     view_paths(devices[0] ? driver : NULL, &found, paths);
-    struct job_command command = {argv, env, paths, libraries};
+    struct job_command command = {argv, env, paths, libraries, devices};
     struct sandbox_limits limits;
     grading_job_limits(job, grading ? JOB_WORK_STUDENT_GRADE : JOB_WORK_REFERENCE, &limits);
     grading_job_sandbox(job, &command, &limits, input, input_size, on_line, f, outcome);

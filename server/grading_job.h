@@ -80,10 +80,12 @@ struct job_command {
     const char *const *env;
     const char *const *paths;     /* besides the libraries this process has loaded */
     const char *const *libraries; /* loaded by the job besides those (the virtual GPU) */
+    const char *const *devices;   /* the real GPU's device nodes it runs on; NULL: none */
 };
 
-/* A command in the sandbox with the GPU's device nodes (when there is
- * one), fed `input`, its result lines told to `on_line`. */
+/* A command in the sandbox, with the GPU's device nodes when it names
+ * them (a job that runs kernels on a real GPU; the sandbox then lets the
+ * driver do what it needs), fed `input`, its result lines told to `on_line`. */
 void grading_job_sandbox(const struct grading_job *job, const struct job_command *command,
                          const struct sandbox_limits *limits, const char *input, size_t input_size,
                          sandbox_line_fn *tell, void *context, struct sandbox_outcome *outcome);

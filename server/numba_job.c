@@ -175,7 +175,7 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
     const char *paths[VIEW_PATHS_MAX];
     glob_t found = {0};
     front_end_view(script, &found, paths);
-    struct job_command command = {argv, python_env, paths, NULL};
+    struct job_command command = {argv, python_env, paths, NULL, NULL}; /* no GPU: it compiles */
     struct sandbox_limits limits;
     grading_job_limits(job, work, &limits);
     struct front_end_follow f = {0};

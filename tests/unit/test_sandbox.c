@@ -19,6 +19,7 @@
 
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_internal.h"
+#include "test_job_path.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
@@ -514,22 +515,10 @@ static void test_a_device_path_must_be_a_device_node(void **state)
 int main(int argc, char **argv)
 {
     (void)argc;
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
+    if (!test_job_path(argv[0], here, job_path))
         return 1;
-    self[n] = '\0';
-    snprintf(here, sizeof here, "%s", dirname(self));
-    /* build/tests/unit/test_sandbox or build/asan/tests/unit/test_sandbox */
-    snprintf(job_path, sizeof job_path, "%.3000s/../sandbox/job", here);
-    if (access(job_path, X_OK) != 0)
-        snprintf(job_path, sizeof job_path, "%.3000s/../../../tests/sandbox/job", here);
     char real[PATH_MAX];
-    if (!realpath(job_path, real)) {
-        fprintf(stderr, "%s: the test job is not built (%s)\n", argv[0], job_path);
-        return 1;
-    }
-    snprintf(job_path, sizeof job_path, "%s", real);
+    snprintf(real, sizeof real, "%s", job_path);
     snprintf(jobs_dir, sizeof jobs_dir, "%s", dirname(real));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_true_runs_with_protections),
