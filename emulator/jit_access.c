@@ -71,23 +71,6 @@ static LLVMValueRef over_lanes(struct jit_emit *e, const char *how, LLVMValueRef
                   LLVMBuildSelect(e->b, lanes, address, jit_splat(jit_constant64(e, none)), ""));
 }
 
-/* shared_lanes_fit (interp_memory.c) on the lanes' offsets: aligned, and
- * inside the block's `limit` bytes of shared memory. */
-static LLVMValueRef shared_lanes_fit(struct jit_emit *e, LLVMValueRef offset, LLVMValueRef limit,
-                                     unsigned bytes)
-{
-    LLVMValueRef hi = over_lanes(e, "umax", offset, 0);
-    LLVMValueRef bits = over_lanes(e, "or", offset, 0);
-    LLVMValueRef misaligned = LLVMBuildAnd(e->b, bits, jit_constant64(e, bytes - 1), "");
-    LLVMValueRef room = LLVMBuildSub(e->b, limit, jit_constant64(e, bytes), "");
-    LLVMValueRef tests[] = {
-        LLVMBuildICmp(e->b, LLVMIntEQ, misaligned, jit_constant64(e, 0), ""),
-        LLVMBuildICmp(e->b, LLVMIntUGE, limit, jit_constant64(e, bytes), ""),
-        LLVMBuildICmp(e->b, LLVMIntULE, hi, room, ""),
-    };
-    return LLVMBuildAnd(e->b, LLVMBuildAnd(e->b, tests[0], tests[1], ""), tests[2], "");
-}
-
 /* llvm.masked.gather (value NULL) or llvm.masked.scatter of `bytes`-wide
  * values at the pointers, under the mask. */
 static LLVMValueRef gather_scatter(struct jit_emit *e, LLVMValueRef pointers, LLVMValueRef value,
@@ -734,7 +717,8 @@ void jit_emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t p
     }
     if (insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED) {
         LLVMBasicBlockRef fast = jit_block(e, "fast");
-        LLVMBuildCondBr(e->b, shared_lanes_fit(e, address, limit, bytes), fast, slow);
+        struct request r = request_of(e, address, memory, bytes); /* the lanes, any shape */
+        LLVMBuildCondBr(e->b, span_fits(e, &r, span_of(e, &r, SHAPE_ANY), limit), fast, slow);
         LLVMPositionBuilderAtEnd(e->b, fast);
         emit_shared_atomic(e, insn, pc, LLVMBuildGEP2(e->b, e->i8, memory, &address, 1, ""),
                            address);
