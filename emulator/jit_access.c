@@ -674,8 +674,10 @@ static void emit_load_store(struct jit_emit *e, const struct ptx_insn *insn, uin
                             LLVMBasicBlockRef slow, LLVMBasicBlockRef done)
 {
     struct request r = request_of(e, address, memory, ptx_type_bytes((enum ptx_type)insn->type));
-    uint64_t prefetch_slot = offsetof(struct warp, access_seen) +
-                             (e->access_slots++ % WARP_ACCESS_SLOTS) * sizeof(uint64_t);
+    uint64_t prefetch_slot = 0; /* global accesses only: shared memory needs no hint */
+    if (!memory)
+        prefetch_slot = offsetof(struct warp, access_seen) +
+                        (e->access_slots++ % WARP_ACCESS_SLOTS) * sizeof(uint64_t);
     for (enum shape shape = SHAPE_ROW; shape < SHAPES; shape++) {
         if (insn->op == PTX_OP_ST && (shape == SHAPE_REPEATED || shape == SHAPE_PAIR))
             continue;
