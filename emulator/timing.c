@@ -591,8 +591,26 @@ static void sort_small(uint64_t *v, unsigned n)
     }
 }
 
+/* Logs the lines of a window of 64 sectors, bit j of `bits` sector
+ * base + j (a contiguous request's, timing_global_sectors'); returns how
+ * many sectors it has. */
+static unsigned log_window(struct timing_log *log, const struct l2_model *l2, uint64_t base,
+                           uint64_t bits, enum timing_access kind)
+{
+    unsigned sectors = 0;
+    while (bits) {
+        unsigned line = (unsigned)__builtin_ctzll(bits) / SECTORS_PER_LINE;
+        uint8_t in_line = (uint8_t)(bits >> line * SECTORS_PER_LINE & 0xF);
+        log_access(log, l2, (base / SECTORS_PER_LINE + line) * LINE_BYTES, in_line, (uint8_t)kind);
+        sectors += sectors_in(in_line);
+        bits &= ~(0xFull << line * SECTORS_PER_LINE);
+    }
+    return sectors;
+}
+
 /* The common case: every lane, consecutive elements. Returns the distinct
- * sectors, or 0 when the request is not of that shape. */
+ * sectors, or 0 when the request is not of that shape (or spans more
+ * sectors than one window of log_window holds: then the general path). */
 static unsigned contiguous_request(struct timing_log *log, const struct l2_model *l2, uint32_t mask,
                                    const uint64_t *address, unsigned bytes, enum timing_access kind)
 {
@@ -605,14 +623,11 @@ static unsigned contiguous_request(struct timing_log *log, const struct l2_model
         return 0;
     uint64_t first = address[0] / SECTOR_BYTES;
     uint64_t last = (address[0] + (uint64_t)WARP_SIZE * bytes - 1) / SECTOR_BYTES;
-    for (uint64_t line = first / SECTORS_PER_LINE; line <= last / SECTORS_PER_LINE; line++) {
-        /* the line's sectors from first to last: all 4 but at the ends */
-        unsigned from = line == first / SECTORS_PER_LINE ? first % SECTORS_PER_LINE : 0;
-        unsigned to = line == last / SECTORS_PER_LINE ? last % SECTORS_PER_LINE : 3;
-        log_access(log, l2, line * LINE_BYTES, (uint8_t)((0xF << from) & (0xF >> (3 - to))),
-                   (uint8_t)kind);
-    }
-    return (unsigned)(last - first + 1);
+    uint64_t base = first / SECTORS_PER_LINE * SECTORS_PER_LINE;
+    if (last - base >= 64)
+        return 0;
+    uint64_t sectors = (2ull << (last - first)) - 1; /* first to last, in a window at base */
+    return log_window(log, l2, base, sectors << (first - base), kind);
 }
 
 /* Sorts the n sectors and drops repeats; returns how many are left. When
@@ -822,22 +837,6 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
     count_request(tw, t, insn, distinct);
     if (kind == TIMING_ATOMIC)
         tw->global_atomics += (uint64_t)__builtin_popcount(mask);
-}
-
-/* Logs the lines of a window of sectors (timing_global_sectors); returns
- * how many sectors it has. */
-static unsigned log_window(struct timing_log *log, const struct l2_model *l2, uint64_t base,
-                           uint64_t bits, enum timing_access kind)
-{
-    unsigned sectors = 0;
-    while (bits) {
-        unsigned line = (unsigned)__builtin_ctzll(bits) / SECTORS_PER_LINE;
-        uint8_t in_line = (uint8_t)(bits >> line * SECTORS_PER_LINE & 0xF);
-        log_access(log, l2, (base / SECTORS_PER_LINE + line) * LINE_BYTES, in_line, (uint8_t)kind);
-        sectors += sectors_in(in_line);
-        bits &= ~(0xFull << line * SECTORS_PER_LINE);
-    }
-    return sectors;
 }
 
 void timing_global_sectors(struct timing_warp *tw, struct timing_launch *t, struct timing_log *log,
