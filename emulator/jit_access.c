@@ -101,6 +101,15 @@ static void emit_account(struct jit_emit *e, const struct ptx_insn *insn, uint32
     LLVMBuildCall2(e->b, e->account_ty, jit_constant_pointer(e, account), args, 5, "");
 }
 
+/* account_sectors's call: a request of two windows of sectors. */
+static void call_account_sectors(struct jit_emit *e, uint32_t pc, LLVMValueRef base0,
+                                 LLVMValueRef bits0, LLVMValueRef base1, LLVMValueRef bits1)
+{
+    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), base0, bits0, base1, bits1};
+    LLVMBuildCall2(e->b, e->sectors_ty, jit_constant_pointer(e, (void (*)(void))account_sectors),
+                   args, 7, "");
+}
+
 /* The lanes' sectors in a window of 64 starting at the line of sector
  * `first` (`in`: the lanes of `lanes` inside it), as emit_global_request
  * gives them to timing_global_sectors: the window's first sector, and bit
@@ -144,9 +153,7 @@ static void emit_global_request(struct jit_emit *e, const struct ptx_insn *insn,
     LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, covered, e->mask, ""), windows,
                     lanes_apart);
     LLVMPositionBuilderAtEnd(e->b, windows);
-    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), base0, bits0, base1, bits1};
-    LLVMBuildCall2(e->b, e->sectors_ty, jit_constant_pointer(e, (void (*)(void))account_sectors),
-                   args, 7, "");
+    call_account_sectors(e, pc, base0, bits0, base1, bits1);
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, lanes_apart);
     emit_account(e, insn, pc, address);
@@ -553,14 +560,6 @@ static void shaped_store(struct jit_emit *e, const struct request *r, enum shape
         masked_access(e, r, host_at(e, r, r->start), WARP_SIZE, r->on, value);
     else
         gather_scatter(e, host_lanes(e, r), value, r->bytes);
-}
-
-static void call_account_sectors(struct jit_emit *e, uint32_t pc, LLVMValueRef base0,
-                                 LLVMValueRef bits0, LLVMValueRef base1, LLVMValueRef bits1)
-{
-    LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), base0, bits0, base1, bits1};
-    LLVMBuildCall2(e->b, e->sectors_ty, jit_constant_pointer(e, (void (*)(void))account_sectors),
-                   args, 7, "");
 }
 
 /* The sectors of every element from lo to hi: one window. */
