@@ -102,8 +102,21 @@ static CUresult launch_pack_params(const struct emu_function_info *info, void **
     return CUDA_SUCCESS;
 }
 
+/* The parameter space rounded up to its largest parameter's alignment: the
+ * sizeof of a C struct laid out as the parameters are (its tail padding). */
+static uint32_t launch_padded_param_bytes(const struct emu_function_info *info)
+{
+    uint32_t align = 1;
+    for (int i = 0; i < info->n_params; i++)
+        align = info->params[i].align > align ? info->params[i].align : align;
+    return (info->param_bytes + align - 1) / align * align;
+}
+
 /* The `extra` form: CU_LAUNCH_PARAM_BUFFER_POINTER and _SIZE pairs, ended
- * by CU_LAUNCH_PARAM_END; the buffer is already packed. */
+ * by CU_LAUNCH_PARAM_END; the buffer is already packed. Its size must be
+ * the kernel's parameter space (or that as a struct's sizeof): a buffer of
+ * another size was packed for another kernel, and copying the kernel's
+ * size from it would read past what the caller meant to hand over. */
 static CUresult launch_copy_extra(const struct emu_function_info *info, void **extra,
                                   unsigned char *buffer)
 {
@@ -119,7 +132,8 @@ static CUresult launch_copy_extra(const struct emu_function_info *info, void **e
     }
     if (info->param_bytes == 0)
         return CUDA_SUCCESS;
-    if (pointer == NULL || size == NULL || *size < info->param_bytes)
+    if (pointer == NULL || size == NULL ||
+        (*size != info->param_bytes && *size != launch_padded_param_bytes(info)))
         return CUDA_ERROR_INVALID_VALUE;
     memcpy(buffer, pointer, info->param_bytes);
     return CUDA_SUCCESS;
@@ -140,8 +154,9 @@ static CUresult launch_params(struct CUctx_st *ctx, const struct emu_function_in
     if (rc != CUDA_SUCCESS)
         return launch_refuse(ctx, info->name, rc,
                              "the parameters of %s (%d, %u bytes) were not given as one pointer "
-                             "per parameter in kernelParams, nor as one buffer in extra",
-                             info->name, info->n_params, info->param_bytes);
+                             "per parameter in kernelParams, nor as one buffer of %u bytes in "
+                             "extra",
+                             info->name, info->n_params, info->param_bytes, info->param_bytes);
     return CUDA_SUCCESS;
 }
 

@@ -1,7 +1,7 @@
 /*
  * Modules and functions: cuModuleLoad, cuModuleLoadData(Ex),
  * cuModuleLoadFatBinary, cuModuleUnload, cuModuleGetFunction,
- * cuModuleGetGlobal, cuFuncGetAttribute, cuFuncSetAttribute.
+ * cuModuleGetGlobal, cuFuncGetAttribute, cuFuncGetParamInfo, cuFuncSetAttribute.
  *
  * The virtual GPU runs PTX: an image is the NUL-terminated PTX text NVRTC
  * or nvcc -ptx produced, or a fatbinary holding PTX (nvcc -fatbin
@@ -335,6 +335,28 @@ EMU_EXPORT CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUf
         rc = CUDA_ERROR_INVALID_HANDLE;
     if (rc == CUDA_SUCCESS && !function_attribute(hfunc, attrib, pi))
         rc = CUDA_ERROR_INVALID_VALUE;
+    return driver_leave(rc);
+}
+
+/* Where parameter `index` of a kernel lies in its parameter space, as the
+ * PTX declares it (paramSize may be NULL); CUDA_ERROR_INVALID_VALUE past
+ * the last one. */
+EMU_EXPORT CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                                       size_t *paramSize)
+{
+    CUresult rc = driver_begin();
+    if (rc == CUDA_SUCCESS && paramOffset == NULL)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS && !driver_handle_live(DRIVER_FUNCTION, func))
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    const struct emu_function_info *info =
+        rc == CUDA_SUCCESS ? emu_function_info(func->function) : NULL;
+    if (rc == CUDA_SUCCESS && paramIndex >= (size_t)info->n_params)
+        rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS)
+        *paramOffset = info->params[paramIndex].offset;
+    if (rc == CUDA_SUCCESS && paramSize)
+        *paramSize = info->params[paramIndex].size;
     return driver_leave(rc);
 }
 

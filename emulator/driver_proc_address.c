@@ -73,6 +73,7 @@ static const struct proc_entry procs[] = {
     PROC(cuModuleGetFunction, CUDA_BASE),
     PROC(cuModuleGetGlobal, 3020),
     PROC(cuFuncGetAttribute, CUDA_BASE),
+    PROC(cuFuncGetParamInfo, 12040),
     PROC(cuFuncSetAttribute, CUDA_BASE),
     PROC(cuLinkCreate, 6050),
     PROC(cuLinkAddData, 6050),

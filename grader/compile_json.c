@@ -27,9 +27,12 @@ static const char *status_name(enum grader_compile_status status)
     return "internal_error";
 }
 
-/* A JSON string of `text`, repaired to UTF-8 where it is not. */
+/* A JSON string of `text`, repaired to UTF-8 where it is not; "" for
+ * none (a kernel a hostile result left unnamed). */
 static json_t *json_text(const char *text)
 {
+    if (!text)
+        return json_string("");
     json_t *j = json_string(text);
     if (j)
         return j;
@@ -89,7 +92,8 @@ json_t *grader_compile_result_to_json(const struct grader_compile_result *result
     for (size_t i = 0; diagnostics && i < shown; i++)
         json_array_append_new(diagnostics, diagnostic_to_json(&result->diagnostics[i]));
     for (size_t i = 0; kernels && i < result->n_kernels; i++)
-        json_array_append_new(kernels, kernel_to_json(&result->kernels[i]));
+        if (result->kernels[i].name)
+            json_array_append_new(kernels, kernel_to_json(&result->kernels[i]));
     /* "o" steals the references, including on failure. */
     return json_pack("{s:b, s:s, s:o, s:o, s:o, s:o}", "ok", result->status == GRADER_COMPILE_OK,
                      "status", status_name(result->status), "message", json_text(result->message),

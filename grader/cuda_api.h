@@ -37,6 +37,7 @@
     X(cuModuleUnload)                                                                              \
     X(cuModuleGetFunction)                                                                         \
     X(cuFuncSetAttribute)                                                                          \
+    X(cuFuncGetParamInfo)                                                                          \
     X(cuLaunchKernel)                                                                              \
     X(cuMemAlloc)                                                                                  \
     X(cuMemFree)                                                                                   \

@@ -10,6 +10,7 @@
  * (the reference failing, memory running out) is internal_error.
  */
 #include "grade.h"
+#include "kernel_params.h"
 #include "numba_front.h"
 #include "signature.h"
 
@@ -103,7 +104,7 @@ enum grader_compile_status grade_compile_side(struct grading *g, int side, const
 }
 
 /* What loading a side's module gave. */
-enum load_outcome { LOADED, REFUSED, LOAD_FAILED };
+enum load_outcome { LOADED, REFUSED, MISMATCHED, LOAD_FAILED };
 
 /* The driver refused the PTX itself: on the virtual GPU, a construct it
  * does not support (its log names it and the line). */
@@ -139,8 +140,33 @@ static enum load_outcome load_module(struct grading *g, int side, const char *pt
     return LOADED;
 }
 
+/* Whether kernel k of a side takes the parameters its form passes (its
+ * PTX is the student's to shape, a Numba side's from a process that ran
+ * the student's module); else why, with the form. */
+static enum load_outcome check_params(struct grading *g, int side, int k, char *error, size_t size)
+{
+    struct kernel_params want;
+    char why[256];
+    bool numba = g->numba[side].is_numba;
+    kernel_params_layout(&g->exercise, k, numba, &want);
+    if (kernel_params_match(&g->api, g->functions[side][k], &want, why, sizeof why))
+        return LOADED;
+    if (numba) {
+        char form[EXERCISE_TEXT_MAX * 2];
+        exercise_numba_form(&g->exercise, k, form, sizeof form);
+        snprintf(error, size,
+                 "the kernel '%.60s' does not take what numba passes for %.200s: %.150s",
+                 g->exercise.kernels[k].numba.name, form, why);
+    } else {
+        snprintf(error, size, "the kernel '%.60s' must be %.200s: %.150s",
+                 g->exercise.kernels[k].name, g->exercise.kernels[k].signature, why);
+    }
+    return side == 1 ? MISMATCHED : LOAD_FAILED;
+}
+
 /* Loads a side's PTX (one module, or a Numba side's one per kernel) and
- * finds its kernels; hands ptxas's registers to the virtual GPU, and has it
+ * finds its kernels, which must take the parameters their form passes;
+ * hands ptxas's registers to the virtual GPU, and has it
  * compile them now: every kernel runs at the exercise's assessed size
  * (100M elements for most), so its correctness cases and the start of its
  * big launch run compiled rather than in the interpreter until the virtual
@@ -162,6 +188,8 @@ static enum load_outcome load_side(struct grading *g, int side, char *error, siz
             snprintf(error, size, "the kernel %.200s is not in the loaded module", entry);
             return numba->is_numba ? REFUSED : LOAD_FAILED; /* the module's result lied */
         }
+        if (loaded == LOADED)
+            loaded = check_params(g, side, k, error, size);
         for (size_t i = 0; loaded == LOADED && api->kgemu_set_registers && i < r->n_kernels; i++)
             if (strcmp(r->kernels[i].name, entry) == 0 && r->kernels[i].registers > 0)
                 api->kgemu_set_registers(g->functions[side][k], r->kernels[i].registers);
@@ -227,6 +255,8 @@ static enum grader_verdict prepare_reference(struct grading *g,
         return GRADER_VERDICT_PASSED;
     case REFUSED: /* the student's own code: said as a compile error, never ours */
         return GRADER_VERDICT_COMPILE_ERROR;
+    case MISMATCHED:
+        return GRADER_VERDICT_REJECTED;
     default:
         return GRADER_VERDICT_INTERNAL_ERROR;
     }

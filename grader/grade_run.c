@@ -14,7 +14,7 @@
 
 #include "compare.h"
 #include "gpu_wait.h"
-#include "numba_front.h"
+#include "kernel_params.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -164,6 +164,24 @@ static void kernel_args(struct run *r, const struct exercise_kernel *k, void *ar
                 args[p] = r->scalars[i];
 }
 
+/* Kernel k's parameters for a side, packed as its form lays them out
+ * (kernel_params.h); their size. */
+static size_t pack_params(struct run *r, int side, int k, unsigned char *packed)
+{
+    const struct exercise *e = &r->g->exercise;
+    bool numba = r->g->numba[side].is_numba;
+    void *args[KERNEL_PARAMS_MAX];
+    uint64_t numba_values[NUMBA_ARGS_MAX];
+    if (numba)
+        numba_kernel_args(e, k, &r->env, r->current, r->scalars, numba_values, args);
+    else
+        kernel_args(r, &e->kernels[k], args);
+    struct kernel_params layout;
+    kernel_params_layout(e, k, numba, &layout);
+    kernel_params_pack(&layout, args, packed);
+    return layout.bytes;
+}
+
 /* A launch's shape: the exercise's, or for a @vectorize ufunc's kernel
  * kgrade's, one thread per element of its output. */
 static void launch_shape(struct run *r, int side, const struct exercise_launch *l, unsigned grid[3],
@@ -195,16 +213,13 @@ static CUresult launch_all(struct run *r, int side)
         launch_shape(r, side, l, grid, block);
         int64_t repeat = eval(r, l->repeat);
         for (int64_t k = 0; k < repeat; k++) {
-            void *args[NUMBA_ARGS_MAX];
-            uint64_t numba_values[NUMBA_ARGS_MAX];
-            if (r->g->numba[side].is_numba)
-                numba_kernel_args(e, l->kernel, &r->env, r->current, r->scalars, numba_values,
-                                  args);
-            else
-                kernel_args(r, &e->kernels[l->kernel], args);
+            unsigned char packed[KERNEL_PARAMS_BYTES_MAX];
+            size_t bytes = pack_params(r, side, l->kernel, packed);
+            void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
+                             &bytes, CU_LAUNCH_PARAM_END};
             CUresult rc =
                 api->cuLaunchKernel(r->g->functions[side][l->kernel], grid[0], grid[1], grid[2],
-                                    block[0], block[1], block[2], 0, NULL, args, NULL);
+                                    block[0], block[1], block[2], 0, NULL, NULL, extra);
             if (rc != CUDA_SUCCESS)
                 return rc;
             if (l->swap[0] >= 0) {

@@ -310,6 +310,19 @@ json_t *grader_reference_build(const char *definition, size_t definition_size,
 json_t *grader_numba_request(const struct grader_request *request, const json_t *reference,
                              const char *cuda_home, char *error, size_t error_size);
 
+/* The Numba front end's result line (`said`, may be NULL) for the request
+ * it was `asked` (grader_numba_request), as the grade job is handed it.
+ * With `started` false (the front end had not yet said it was about to
+ * run the module), only kgrade's code ran: NULL with kgrade's failure in
+ * `error`. Once started, the module may have written the line itself:
+ * the answer is rebuilt from what kgrade reads ({"status": "ok", "ptx",
+ * "entries", "vectorized" for the asked kernels only, "numba"}, or
+ * "rejected" / "compile_error" with "message", "log", "line", "column"),
+ * and anything else is a compile_error saying the module wrote on
+ * kgrade's channel (numba_result.c). */
+json_t *grader_numba_answer(const json_t *asked, const json_t *said, bool started, char *error,
+                            size_t error_size);
+
 /* A Numba reference as a grade job is handed it, from the front end's
  * result for reference.py (`numba`, which must be "ok") and the C
  * reference built for the same device (`reference`, for its

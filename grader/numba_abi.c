@@ -7,13 +7,38 @@
  */
 #include "numba_front.h"
 
+#define ARRAY_FIXED_FIELDS 5 /* meminfo, parent, nitems, itemsize, data */
+#define FIELD_BYTES        8
+
+static int array_dims(const struct exercise_numba_param *p)
+{
+    return p->n_dims > 1 ? p->n_dims : 1;
+}
+
+int numba_kernel_param_sizes(const struct exercise *e, int k, uint32_t sizes[NUMBA_ARGS_MAX])
+{
+    const struct exercise_numba *form = &e->kernels[k].numba;
+    int used = 0;
+    for (int i = 0; i < form->n_params; i++) {
+        const struct exercise_numba_param *p = &form->params[i];
+        int scalar = exercise_scalar_index(e, p->name);
+        if (exercise_buffer_index(e, p->name) < 0 && scalar >= 0) {
+            sizes[used++] = (uint32_t)value_type_bytes(e->scalars[scalar].type);
+            continue;
+        }
+        for (int f = 0; f < ARRAY_FIXED_FIELDS + 2 * array_dims(p); f++)
+            sizes[used++] = FIELD_BYTES;
+    }
+    return used;
+}
+
 /* The 5 + 2d values of buffer b as the array `p`; returns how many. */
 static int pack_array(const struct exercise *e, int b, const struct exercise_numba_param *p,
                       const struct expr_env *env, CUdeviceptr data, uint64_t *out)
 {
     uint64_t item = (uint64_t)value_type_bytes(e->buffers[b].type);
     uint64_t items = (uint64_t)expr_value(e->buffers[b].length, env);
-    int d = p->n_dims > 1 ? p->n_dims : 1, n = 0;
+    int d = array_dims(p), n = 0;
     out[n++] = 0; /* meminfo */
     out[n++] = 0; /* parent */
     out[n++] = items;

@@ -6,7 +6,9 @@ llvmlite, numpy and the toolkit's libNVVM; never the exercise folder), reads
 one JSON request on standard input and writes on fd 3 (the sandbox's result
 descriptor; standard output, which the student's module may print to, goes
 nowhere) a line {"phase": "started"} once numba is ready, before the
-student's module runs, then one JSON result. With --no-exec (as the sandbox
+student's module runs, a line {"phase": "call", "call": "os.mkdir"} before
+each call of the module's that the sandbox may forbid (watch_calls), then
+one JSON result. With --no-exec (as the sandbox
 runs it) it first forbids itself execve, as the C worker does:
 
 request: {"source": "...", "file_name": "kernel.py", "cc": [9, 0],
@@ -355,14 +357,38 @@ def write_line(out, value):
     out.flush()
 
 
+# Python's audit events (PEP 578) of calls that end in a system call the
+# sandbox forbids: writing files, new processes, sockets, signals, loading
+# libraries. Those that only read are left out.
+WATCHED_CALLS = ("os.", "subprocess.", "socket.", "shutil.", "pty.", "ctypes.dlopen",
+                 "fcntl.", "resource.", "signal.", "mmap.", "sys.addaudithook")
+QUIET_CALLS = ("os.listdir", "os.scandir", "os.walk", "os.chdir", "os.getxattr",
+               "os.listxattr")
+
+
+def watch_calls(out):
+    """From now on each watched call is named on `out` before it is made
+    ({"phase": "call", "call": "os.mkdir"}), so that a module the sandbox
+    stops is told which of its calls it was. An audit hook cannot be
+    removed; what the module writes itself only names its own calls."""
+    def hook(event, args):
+        if event.startswith(WATCHED_CALLS) and not event.startswith(QUIET_CALLS):
+            write_line(out, {"phase": "call", "call": event})
+    sys.addaudithook(hook)
+
+
+def on_ready(out, version):
+    """"started": what follows is the student's module's doing, not kgrade's."""
+    write_line(out, {"phase": "started", "numba": version})
+    watch_calls(out)
+
+
 def main():
     request = json.loads(sys.stdin.read())
     if "--no-exec" in sys.argv[1:]:  # in the sandbox, before any student code runs
         forbid_exec()
     out = result_file()
-    # "started": what follows is the student's module's doing, not kgrade's
-    result = compile_request(request, lambda version: write_line(out, {"phase": "started",
-                                                                        "numba": version}))
+    result = compile_request(request, lambda version: on_ready(out, version))
     write_line(out, result)
 
 

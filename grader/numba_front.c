@@ -6,8 +6,9 @@
  *
  * The result comes from a process that ran the student's module-level
  * code, so it is read as hostile: every field checked for type and size,
- * anything else refused. A result that lies can only hand the grader some
- * PTX, which is then graded like any other.
+ * anything else the student's compile_error. A result that lies can only
+ * hand the grader some PTX, which is then graded like any other, its
+ * kernels' parameters checked against numba's ABI first (kernel_params.h).
  */
 #include "numba_front.h"
 
@@ -178,23 +179,20 @@ enum grader_verdict numba_student_side(struct grading *g, char *message, size_t 
     const char *status = json_string_value(json_object_get(result, "status"));
     int n = g->exercise.n_kernels;
     g->numba[1].is_numba = true;
-    if (!status) {
-        snprintf(message, size, "the Numba front end gave no result");
-        snprintf(r->message, sizeof r->message, "%s", message);
-        r->status = GRADER_COMPILE_INTERNAL;
-        return GRADER_VERDICT_INTERNAL_ERROR;
-    }
-    if (strcmp(status, "rejected") == 0 || strcmp(status, "compile_error") == 0)
+    if (status && (strcmp(status, "rejected") == 0 || strcmp(status, "compile_error") == 0))
         return failed_compile(r, result, status[0] == 'r', message, size);
     r->log = strdup("");
-    bool ok = strcmp(status, "ok") == 0 && r->log && compile_result_allocate_kernels(r, (size_t)n);
+    bool ok = status && strcmp(status, "ok") == 0 && r->log &&
+              compile_result_allocate_kernels(r, (size_t)n);
     for (int k = 0; ok && k < n; k++)
         ok = g->exercise.kernels[k].has_numba && kernel_from_result(g, k, result);
-    if (!ok) {
-        r->status = GRADER_COMPILE_INTERNAL;
-        snprintf(message, size, "the Numba front end's result is not valid");
+    if (!ok) { /* written after the module ran: the student's, never kgrade's */
+        r->status = GRADER_COMPILE_ERROR;
+        snprintf(message, size,
+                 "the Numba front end's result is not valid: the module wrote on kgrade's "
+                 "channel, or ended the compile");
         snprintf(r->message, sizeof r->message, "%s", message);
-        return GRADER_VERDICT_INTERNAL_ERROR;
+        return GRADER_VERDICT_COMPILE_ERROR;
     }
     r->status = GRADER_COMPILE_OK;
     snprintf(r->message, sizeof r->message, "compiled with numba %.40s",

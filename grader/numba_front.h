@@ -18,15 +18,20 @@ bool numba_kernel_elementwise(const struct exercise *exercise, int k);
 
 /* The student's side from the front end's result (request->numba):
  * compiled[1] (status, message, diagnostics, entries) and numba[1] (PTX
- * per kernel). Returns PASSED to go on, else the verdict (rejected,
- * compile_error, internal_error for a result that is not valid) with its
- * sentence in `message`. */
+ * per kernel). Returns PASSED to go on, else the verdict (rejected, or
+ * compile_error, also for a result that is not valid: the module may have
+ * written it) with its sentence in `message`. */
 enum grader_verdict numba_student_side(struct grading *g, char *message, size_t size);
 
 void numba_side_free(struct numba_side *side);
 
 /* Maximum kernelParams values of a Numba launch: each 2-D array takes 9. */
 #define NUMBA_ARGS_MAX (EXERCISE_PARAMS_MAX * 9)
+
+/* The size of each value numba's ABI passes for kernel k (8 for each of
+ * an array's fields, a scalar's own size); returns how many. */
+int numba_kernel_param_sizes(const struct exercise *exercise, int k,
+                             uint32_t sizes[NUMBA_ARGS_MAX]);
 
 /* kernelParams of a Numba kernel k: each array as numba passes it
  * (meminfo 0, parent 0, nitems, itemsize, data, shape[d], strides[d] in

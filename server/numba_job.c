@@ -10,8 +10,10 @@
  * from its own path; -I ignores the environment and the user's site.
  *
  * Whatever the module does ends as the student's compile_error once the
- * front end has said it is ready ("started"); before that, a failure is
- * kgrade's (Python or numba missing or broken).
+ * front end has said it is ready ("started"), including whatever it writes
+ * on the result descriptor itself (grader_numba_answer: the result is
+ * rebuilt, never passed on as it came); before that, a failure is kgrade's
+ * (Python or numba missing or broken).
  */
 #include "grading_job.h"
 
@@ -46,10 +48,21 @@ static const char *const python_env[] = {
     "OMP_NUM_THREADS=1",      "NUMBA_NUM_THREADS=1", NULL,
 };
 
+#define CALL_NAME_MAX 64
+
 struct front_end_follow {
-    bool started;   /* numba is ready: what follows is the module's doing */
-    json_t *result; /* the last result line */
+    bool started;             /* numba is ready: what follows is the module's doing */
+    char call[CALL_NAME_MAX]; /* the module's last watched call ("os.mkdir"), or "" */
+    json_t *result;           /* the last result line */
 };
+
+/* A call's name as the front end writes it: a dotted Python name. */
+static bool is_call_name(const char *name)
+{
+    size_t n =
+        name ? strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") : 0;
+    return n > 0 && n < CALL_NAME_MAX && name[n] == '\0';
+}
 
 static double on_front_end_line(void *context, const char *text, size_t length, double elapsed)
 {
@@ -57,8 +70,11 @@ static double on_front_end_line(void *context, const char *text, size_t length, 
     struct front_end_follow *f = context;
     json_t *line = json_loadb(text, length, 0, NULL);
     const char *phase = json_string_value(json_object_get(line, "phase"));
+    const char *call = json_string_value(json_object_get(line, "call"));
     if (phase && strcmp(phase, "started") == 0) {
         f->started = true;
+    } else if (phase && strcmp(phase, "call") == 0 && is_call_name(call)) {
+        snprintf(f->call, sizeof f->call, "%s", call);
     } else if (json_is_string(json_object_get(line, "status"))) {
         json_decref(f->result);
         f->result = json_incref(line);
@@ -118,7 +134,21 @@ static json_t *compile_error(const char *format, ...)
     return json_pack("{s:s, s:s}", "status", "compile_error", "message", message);
 }
 
-/* The job's end when it gave no result of its own. */
+/* The sandbox stopped the module at a system call: which of its calls it
+ * was, when the front end saw it, and what to do. */
+static json_t *forbidden_call(const struct front_end_follow *f)
+{
+    if (!f->call[0])
+        return compile_error("the module was stopped while it was imported: it made a system "
+                             "call the sandbox does not allow (a submission may compute, not "
+                             "write files, start programs or reach the network): remove calls "
+                             "to os, subprocess, socket and ctypes");
+    return compile_error("the module was stopped while it was imported: it made a system call "
+                         "the sandbox does not allow, in %s (a submission may compute, not "
+                         "write files, start programs or reach the network): remove that call",
+                         f->call);
+}
+
 /* The end of a log: a Python traceback says what went wrong last. */
 static const char *log_tail(const struct sandbox_outcome *o, size_t keep)
 {
@@ -127,6 +157,7 @@ static const char *log_tail(const struct sandbox_outcome *o, size_t keep)
     return n > keep ? log + n - keep : log;
 }
 
+/* The job's end when it gave no result of its own. */
 static json_t *ended_without_result(const struct grading_job *job, const struct front_end_follow *f,
                                     const struct sandbox_outcome *o, char *error, size_t size)
 {
@@ -147,9 +178,7 @@ static json_t *ended_without_result(const struct grading_job *job, const struct 
         if (!f->started)
             break;
         if (o->end == SANDBOX_SIGNALED && o->signal == SIGSYS)
-            return compile_error("the module was stopped while it was imported: it made a "
-                                 "system call the sandbox does not allow (a submission may "
-                                 "compute, not start programs or reach the network)");
+            return forbidden_call(f);
         return compile_error("the module ended the compile before numba had compiled it (%s)%s"
                              "%.300s",
                              o->reason, log[0] ? ": " : "", log);
@@ -168,9 +197,10 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
         return NULL;
     json_t *asked = grader_numba_request(request, reference, KGRADE_CUDA_HOME, error, error_size);
     char *input = asked ? json_dumps(asked, JSON_COMPACT) : NULL;
-    json_decref(asked);
-    if (!input)
+    if (!input) {
+        json_decref(asked);
         return NULL;
+    }
     const char *argv[] = {python, "-I", "-B", script, "--no-exec", NULL};
     const char *paths[VIEW_PATHS_MAX];
     glob_t found = {0};
@@ -182,17 +212,11 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
     struct sandbox_outcome outcome = {0};
     grading_job_sandbox(job, &command, &limits, input, strlen(input), on_front_end_line, &f,
                         &outcome);
-    json_t *result = f.result;
-    const char *status = json_string_value(json_object_get(result, "status"));
-    if (!result || outcome.end != SANDBOX_EXITED) {
-        json_decref(result);
-        result = ended_without_result(job, &f, &outcome, error, error_size);
-    } else if (strcmp(status, "internal_error") == 0) { /* said before the module ran */
-        snprintf(error, error_size, "the Numba front end failed: %.300s",
-                 json_string_value(json_object_get(result, "message")));
-        json_decref(result);
-        result = NULL;
-    }
+    json_t *result = f.result && outcome.end == SANDBOX_EXITED
+                         ? grader_numba_answer(asked, f.result, f.started, error, error_size)
+                         : ended_without_result(job, &f, &outcome, error, error_size);
+    json_decref(f.result);
+    json_decref(asked);
     sandbox_outcome_free(&outcome);
     globfree(&found);
     free(input);

@@ -1,7 +1,8 @@
 /*
  * The driver's side of modules and launches: functions and globals of a
  * loaded module, function attributes, launch configurations the device
- * refuses (returned at once, not sticky), both ways of passing parameters,
+ * refuses (returned at once, not sticky), both ways of passing parameters
+ * (a packed buffer only of the kernel's own size), each parameter's place,
  * events around launches, and execution faults that are sticky until the
  * context is destroyed or the primary context reset.
  *
@@ -160,6 +161,45 @@ static void test_refused_launches(struct kernels *k, CUdeviceptr buffer)
     CHECK_CU(cuCtxSynchronize());
 }
 
+/* Each parameter's place in the parameter space, as the PTX lays it out;
+ * nothing past the last one. */
+static void test_param_info(struct kernels *k)
+{
+    static const size_t offsets[] = {0, 8, 16}, sizes[] = {8, 8, 4};
+    for (size_t i = 0; i < 3; i++) {
+        size_t offset = 99, size = 99;
+        CHECK_CU(cuFuncGetParamInfo(k->write_at, i, &offset, &size));
+        CHECK_EQ(offset, offsets[i]);
+        CHECK_EQ(size, sizes[i]);
+    }
+    size_t offset = 0, size = 0;
+    CHECK_CU(cuFuncGetParamInfo(k->write_at, 2, &offset, NULL));
+    CHECK_CU_IS(cuFuncGetParamInfo(k->write_at, 3, &offset, &size), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuFuncGetParamInfo(k->bump, 0, &offset, &size), CUDA_ERROR_INVALID_VALUE);
+    CHECK_CU_IS(cuFuncGetParamInfo(k->write_at, 0, NULL, &size), CUDA_ERROR_INVALID_VALUE);
+}
+
+/* A packed buffer of another size than the kernel's parameters (20 bytes,
+ * 24 as a struct's sizeof) is refused, not read past or short. */
+static void test_extra_of_another_size(struct kernels *k, CUdeviceptr buffer)
+{
+    unsigned char packed[8192] = {0};
+    memcpy(packed, &buffer, sizeof buffer);
+    static const size_t refused_sizes[] = {16, 19, 21, 32, sizeof packed};
+    for (size_t i = 0; i < sizeof refused_sizes / sizeof refused_sizes[0]; i++) {
+        size_t size = refused_sizes[i];
+        void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                         CU_LAUNCH_PARAM_END};
+        CHECK_CU_IS(cuLaunchKernel(k->write_at, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, extra),
+                    CUDA_ERROR_INVALID_VALUE);
+    }
+    size_t exact = 20;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &exact,
+                     CU_LAUNCH_PARAM_END};
+    CHECK_CU(cuLaunchKernel(k->write_at, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, extra));
+    CHECK_CU(cuCtxSynchronize()); /* not sticky */
+}
+
 /* ------------------------------------------------------------ launches */
 
 static void test_launches(struct kernels *k, CUdeviceptr buffer)
@@ -267,6 +307,8 @@ int main(void)
         test_function_attributes(&k);
         test_set_attributes(&k);
         test_refused_launches(&k, buffer);
+        test_param_info(&k);
+        test_extra_of_another_size(&k, buffer);
         test_launches(&k, buffer);
         CHECK_CU(cuModuleUnload(k.module));
         CHECK_CU_IS(cuModuleUnload(k.module), CUDA_ERROR_INVALID_HANDLE);

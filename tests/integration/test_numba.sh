@@ -4,7 +4,8 @@
 # kernels graded, refusals and compile errors at their Python line, memory
 # errors at the Python line, and a module that is hostile at import: it
 # finds nothing of the exercises, kgrade or the host, cannot exec, fork or
-# open a socket, and its time and memory are the compile's. The bundled
+# open a socket, its time and memory are the compile's, and whatever it
+# writes on kgrade's result channel is its own (tests/hostile/numba/). The bundled
 # Numba solutions are graded with the C ones by test_grade.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -176,11 +177,12 @@ expect "a module that reads the reference, the exercises, kgrade's sources or th
     bash -c '! grep -q FOUND <<<"$1" && grep -q "open: FileNotFoundError" <<<"$1" && grep -q "import: ModuleNotFoundError" <<<"$1" && grep -q "listdir: FileNotFoundError" <<<"$1"' _ "$snooped"
 expect "... and says so as its compile_error" 1 "^hidden-layer: compile_error: RuntimeError: open: " -- \
     grade --exercise hidden-layer --n 5000 "$TMP/snoop.py"
-for attempt in "os.execv('/usr/bin/python3', ['python3'])" "os.fork()" \
-    "socket.socket(socket.AF_INET, socket.SOCK_STREAM)"; do
-    printf 'import os, socket\n%s\n' "$attempt" >"$TMP/escape.py"
-    expect "a module that tries $attempt is stopped: a compile_error" 1 \
-        "^hidden-layer: compile_error: the module was stopped while it was imported: it made a system call the sandbox does not allow" -- \
+for attempt in "os.execv('/usr/bin/python3', ['python3']):os.exec" "os.fork():os.fork" \
+    "socket.socket(socket.AF_INET, socket.SOCK_STREAM):socket.__new__" \
+    "os.makedirs('/tmp/a/b'):os.mkdir"; do
+    printf 'import os, socket\n%s\n' "${attempt%:*}" >"$TMP/escape.py"
+    expect "a module that tries ${attempt%:*} is stopped: a compile_error naming ${attempt##*:}" 1 \
+        "^hidden-layer: compile_error: the module was stopped while it was imported: it made a system call the sandbox does not allow, in ${attempt##*:} \(.*\): remove that call" -- \
         grade --exercise hidden-layer --n 5000 "$TMP/escape.py"
 done
 cat >"$TMP/forged.py" <<'PY'
@@ -191,6 +193,24 @@ PY
 expect "a module that forges the front end's result hands over PTX that is graded as any: a compile_error" 1 \
     "^vector-add: compile_error: the virtual GPU does not support this kernel" -- \
     grade --exercise vector-add --n 5000 "$TMP/forged.py"
+# The hostile corpus of Numba modules (tests/hostile/numba/): each writes
+# on kgrade's result channel itself, and gets the verdict its name says:
+# never kgrade's internal_error, never its own words shown as kgrade's, and
+# a kernel whose parameters are not numba's never runs.
+for f in tests/hostile/numba/*.py; do
+    name=$(basename "$f")
+    verdict=${name%%__*}
+    grade --exercise vector-add --n 5000 --json "$f" >"$TMP/forged.json" 2>"$TMP/forged.err"
+    expect "$name is $verdict" 0 "^$verdict$" -- jq -r .verdict "$TMP/forged.json"
+    expect "... and none of its words are shown as kgrade's" 1 "" -- \
+        grep -E "evil.example|pwned|well done" "$TMP/forged.json" "$TMP/forged.err"
+done
+expect "a forged kernel's 8 KB parameter is refused, naming numba's form" 1 \
+    "^vector-add: rejected: the kernel 'add_kernel' does not take what numba passes for add_kernel\(.*\): its parameter value 1 is 8192 bytes at offset 0 where the exercise passes 8 bytes at offset 0" -- \
+    grade --exercise vector-add --n 5000 tests/hostile/numba/rejected__forged_param_overread.py
+expect "a forged result in kgrade's name is the module's, said in kgrade's words" 1 \
+    "^vector-add: compile_error: the module wrote on kgrade's channel \(file descriptor 3\) a result saying that kgrade failed" -- \
+    grade --exercise vector-add --n 5000 tests/hostile/numba/compile_error__forged_internal_error.py
 printf 'import sys\nsys.exit(0)\n' >"$TMP/quits.py"
 expect "a module that exits at import is a compile_error, not kgrade's failure" 1 \
     "^vector-add: compile_error: the module ended the compile before numba had compiled it" -- \

@@ -1,7 +1,8 @@
 /*
  * Unit tests of the grader's side of the Numba front end: the request it
  * is given for an exercise's Numba form (grader_numba_request), its result
- * read back as hostile into the student's side (numba_student_side), and
+ * read back as hostile by the service (grader_numba_answer) and into the
+ * student's side (numba_student_side), and
  * numba's kernel ABI packed from the exercise's buffers
  * (numba_kernel_args).
  */
@@ -160,7 +161,8 @@ static void a_refusal_is_rejected_with_its_sentence(void **state)
     release(g, &request);
 }
 
-/* A result that lies is no result: kgrade's internal_error, never a pass. */
+/* A result that lies is the module's doing: the student's compile_error,
+ * never kgrade's internal_error, never a pass. */
 static void a_result_that_is_not_valid_is_refused(void **state)
 {
     (void)state;
@@ -178,7 +180,11 @@ static void a_result_that_is_not_valid_is_refused(void **state)
         struct grading *g = grading_of("vector-add", &request, lies[i]);
         char message[GRADER_MESSAGE_MAX];
         assert_int_equal(numba_student_side(g, message, sizeof message),
-                         GRADER_VERDICT_INTERNAL_ERROR);
+                         GRADER_VERDICT_COMPILE_ERROR);
+        assert_int_equal(g->compiled[1].status, GRADER_COMPILE_ERROR);
+        json_t *compile = grader_compile_result_to_json(&g->compiled[1]); /* it crashed once */
+        assert_non_null(compile);
+        json_decref(compile);
         release(g, &request);
     }
     /* a @vectorize kernel claimed for an exercise that is not elementwise */
@@ -188,8 +194,112 @@ static void a_result_that_is_not_valid_is_refused(void **state)
                    "{\"status\": \"ok\", \"ptx\": {\"cuda_histogram\": \"p\"}, \"entries\": "
                    "{\"cuda_histogram\": \"x\"}, \"vectorized\": {\"cuda_histogram\": true}}");
     char message[GRADER_MESSAGE_MAX];
-    assert_int_equal(numba_student_side(g, message, sizeof message), GRADER_VERDICT_INTERNAL_ERROR);
+    assert_int_equal(numba_student_side(g, message, sizeof message), GRADER_VERDICT_COMPILE_ERROR);
     release(g, &request);
+}
+
+/* ------------------------------------------- the service's reading of it */
+
+/* grader_numba_answer of `said` for vector-add's request. */
+static json_t *answer_to(const char *said, bool started, char error[512])
+{
+    json_t *asked = request_for("vector-add", "sm_90", error);
+    json_t *line = json_loads(said, 0, NULL);
+    json_t *answer = grader_numba_answer(asked, line, started, error, 512);
+    json_decref(line);
+    json_decref(asked);
+    return answer;
+}
+
+static const char *status_of(const json_t *answer)
+{
+    return json_string_value(json_object_get(answer, "status"));
+}
+
+/* Before "started" only kgrade's code ran: its failure, in its words. */
+static void a_failure_before_the_module_ran_is_kgrades(void **state)
+{
+    (void)state;
+    char error[512] = "";
+    assert_null(answer_to("{\"status\": \"internal_error\", \"message\": \"numba 0.99 is not "
+                          "supported\"}",
+                          false, error));
+    assert_string_equal(error, "the Numba front end failed: numba 0.99 is not supported");
+}
+
+/* After it, "internal_error" or any status kgrade never writes is the
+ * module's: a compile_error in kgrade's words, never the module's. */
+static void a_forged_failure_is_the_students_compile_error(void **state)
+{
+    (void)state;
+    static const char *const forged[] = {
+        "{\"status\": \"internal_error\", \"message\": \"kgrade is down: see evil.example\"}",
+        "{\"status\": \"passed\", \"message\": \"evil.example\"}",
+        "{\"message\": \"evil.example\"}",
+        "{\"status\": \"rejected\", \"message\": 7}",
+        "{\"status\": \"ok\"}",
+        "{\"status\": \"ok\", \"ptx\": {\"add_kernel\": \"p\"}, \"entries\": {\"add_kernel\": "
+        "\"e\"}, \"vectorized\": {\"add_kernel\": \"yes\"}}",
+    };
+    for (size_t i = 0; i < sizeof forged / sizeof *forged; i++) {
+        char error[512] = "";
+        json_t *answer = answer_to(forged[i], true, error);
+        assert_string_equal(status_of(answer), "compile_error");
+        const char *message = json_string_value(json_object_get(answer, "message"));
+        assert_non_null(strstr(message, "the module wrote on kgrade's channel"));
+        assert_null(strstr(message, "evil.example"));
+        json_decref(answer);
+    }
+}
+
+/* An ok answer holds the asked kernels only, each text within its limit. */
+static void an_ok_answer_keeps_only_the_asked_kernels(void **state)
+{
+    (void)state;
+    char error[512] = "";
+    json_t *answer = answer_to("{\"status\": \"ok\", \"ptx\": {\"add_kernel\": \"p\", \"other\": "
+                               "\"q\"}, \"entries\": {\"add_kernel\": \"e\", \"other\": \"f\"}, "
+                               "\"numba\": \"0.56.4\", \"extra\": [1, 2]}",
+                               true, error);
+    assert_string_equal(status_of(answer), "ok");
+    assert_int_equal(json_object_size(json_object_get(answer, "ptx")), 1);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(answer, "ptx"), "add_kernel")), "p");
+    assert_true(
+        json_is_false(json_object_get(json_object_get(answer, "vectorized"), "add_kernel")));
+    assert_null(json_object_get(answer, "extra"));
+    json_decref(answer);
+    /* a PTX over 4 MB is no PTX */
+    size_t huge = (4u << 20) + 1;
+    char *ptx = malloc(huge + 1);
+    assert_non_null(ptx);
+    memset(ptx, '/', huge);
+    ptx[huge] = '\0';
+    json_t *asked = request_for("vector-add", "sm_90", error);
+    json_t *said = json_pack("{s:s, s:{s:s}, s:{s:s}}", "status", "ok", "ptx", "add_kernel", ptx,
+                             "entries", "add_kernel", "e");
+    answer = grader_numba_answer(asked, said, true, error, 512);
+    assert_string_equal(status_of(answer), "compile_error");
+    json_decref(answer);
+    json_decref(said);
+    json_decref(asked);
+    free(ptx);
+}
+
+/* A compile error keeps the module's sentence, log and position. */
+static void a_compile_error_answer_keeps_its_sentence(void **state)
+{
+    (void)state;
+    char error[512] = "";
+    json_t *answer = answer_to("{\"status\": \"compile_error\", \"message\": \"NameError: x\", "
+                               "\"log\": \"all of it\", \"line\": 3, \"column\": -2}",
+                               true, error);
+    assert_string_equal(status_of(answer), "compile_error");
+    assert_string_equal(json_string_value(json_object_get(answer, "message")), "NameError: x");
+    assert_string_equal(json_string_value(json_object_get(answer, "log")), "all of it");
+    assert_int_equal(json_integer_value(json_object_get(answer, "line")), 3);
+    assert_null(json_object_get(answer, "column"));
+    json_decref(answer);
 }
 
 /* ----------------------------------------------------------- numba's ABI */
@@ -254,6 +364,10 @@ int main(void)
         cmocka_unit_test(a_compile_error_keeps_its_line_column_and_log),
         cmocka_unit_test(a_refusal_is_rejected_with_its_sentence),
         cmocka_unit_test(a_result_that_is_not_valid_is_refused),
+        cmocka_unit_test(a_failure_before_the_module_ran_is_kgrades),
+        cmocka_unit_test(a_forged_failure_is_the_students_compile_error),
+        cmocka_unit_test(an_ok_answer_keeps_only_the_asked_kernels),
+        cmocka_unit_test(a_compile_error_answer_keeps_its_sentence),
         cmocka_unit_test(arrays_are_packed_as_numba_passes_them),
         cmocka_unit_test(scalars_are_passed_as_themselves),
     };

@@ -1,0 +1,134 @@
+/*
+ * The Numba front end's last word, as the service takes it
+ * (grader_numba_answer in grader.h).
+ *
+ * grader/numba_compile.py writes {"phase": "started"} on its result
+ * descriptor before it imports the student's module; from then on the
+ * module's code shares the process and may write on that descriptor
+ * itself. So a result after "started" is the student's: it is rebuilt
+ * from the fields kgrade reads (the exercise's kernels only, each text
+ * within its limit), and anything kgrade's front end would never write
+ * (an "internal_error", an unknown status, a malformed field) is the
+ * student's compile_error, in kgrade's words, never in theirs. Only a
+ * result before "started" can be kgrade's own failure.
+ */
+#include "grader.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define ANSWER_MESSAGE_MAX 400  /* numba_compile.py's MESSAGE_MAX */
+#define ANSWER_LOG_MAX     8000 /* numba_compile.py's LOG_MAX */
+#define ANSWER_PTX_MAX     (4u << 20)
+#define ANSWER_ENTRY_MAX   4096
+#define ANSWER_VERSION_MAX 40
+#define ANSWER_LINE_MAX    1000000
+
+/* A copy of the string `key` of `said` if it has 1 to `max` bytes and no
+ * NUL, into `answer`; false if it is absent or anything else. */
+static bool copy_text(json_t *answer, const json_t *said, const char *key, size_t max)
+{
+    const json_t *value = json_object_get(said, key);
+    const char *text = json_string_value(value);
+    size_t n = json_string_length(value);
+    if (!text || n == 0 || n > max || strlen(text) != n)
+        return false;
+    json_object_set_new(answer, key, json_stringn(text, n));
+    return true;
+}
+
+static void copy_position(json_t *answer, const json_t *said, const char *key)
+{
+    json_int_t value = json_integer_value(json_object_get(said, key));
+    if (value > 0 && value < ANSWER_LINE_MAX)
+        json_object_set_new(answer, key, json_integer(value));
+}
+
+/* The channel's misuse, as the student's compile error. */
+static json_t *wrote_on_channel(const char *what)
+{
+    char message[GRADER_MESSAGE_MAX];
+    snprintf(message, sizeof message,
+             "the module wrote on kgrade's channel (file descriptor 3) %.300s: a submission must "
+             "leave it to kgrade's front end",
+             what);
+    return json_pack("{s:s, s:s}", "status", "compile_error", "message", message);
+}
+
+/* "rejected" or "compile_error": the front end's (or the module's) own
+ * sentence about the student's code. */
+static json_t *failure_answer(const char *status, const json_t *said)
+{
+    json_t *answer = json_pack("{s:s}", "status", status);
+    if (!copy_text(answer, said, "message", ANSWER_MESSAGE_MAX)) {
+        json_decref(answer);
+        return wrote_on_channel("a failure without a valid message");
+    }
+    copy_text(answer, said, "log", ANSWER_LOG_MAX);
+    copy_position(answer, said, "line");
+    copy_position(answer, said, "column");
+    return answer;
+}
+
+/* Kernel `name`'s PTX, entry and form, from `said` into `answer`. */
+static bool copy_kernel(json_t *answer, const json_t *said, const char *name)
+{
+    static const char *const texts[] = {"ptx", "entries"};
+    static const size_t maxima[] = {ANSWER_PTX_MAX, ANSWER_ENTRY_MAX};
+    for (int i = 0; i < 2; i++)
+        if (!copy_text(json_object_get(answer, texts[i]), json_object_get(said, texts[i]), name,
+                       maxima[i]))
+            return false;
+    const json_t *vectorized = json_object_get(json_object_get(said, "vectorized"), name);
+    if (vectorized && !json_is_boolean(vectorized))
+        return false;
+    json_object_set_new(json_object_get(answer, "vectorized"), name,
+                        json_boolean(json_is_true(vectorized)));
+    return true;
+}
+
+/* "ok": every kernel `asked` names, nothing else. */
+static json_t *ok_answer(const json_t *asked, const json_t *said)
+{
+    json_t *answer =
+        json_pack("{s:s, s:{}, s:{}, s:{}}", "status", "ok", "ptx", "entries", "vectorized");
+    size_t i;
+    const json_t *kernel;
+    json_array_foreach(json_object_get(asked, "kernels"), i, kernel)
+    {
+        const char *name = json_string_value(json_object_get(kernel, "name"));
+        if (!name || !copy_kernel(answer, said, name)) {
+            char what[200];
+            snprintf(what, sizeof what, "a result without a valid PTX and entry for '%.100s'",
+                     name ? name : "");
+            json_decref(answer);
+            return wrote_on_channel(what);
+        }
+    }
+    if (!copy_text(answer, said, "numba", ANSWER_VERSION_MAX))
+        json_object_set_new(answer, "numba", json_string(""));
+    return answer;
+}
+
+json_t *grader_numba_answer(const json_t *asked, const json_t *said, bool started, char *error,
+                            size_t error_size)
+{
+    const char *status = json_string_value(json_object_get(said, "status"));
+    if (!started) { /* only kgrade's code has run: its failure, or nothing said */
+        snprintf(error, error_size, "the Numba front end failed: %.300s",
+                 status && strcmp(status, "internal_error") == 0
+                     ? json_string_value(json_object_get(said, "message"))
+                     : "it answered before numba was ready");
+        return NULL;
+    }
+    if (!status)
+        return wrote_on_channel("a result without a status");
+    if (strcmp(status, "ok") == 0)
+        return ok_answer(asked, said);
+    if (strcmp(status, "rejected") == 0 || strcmp(status, "compile_error") == 0)
+        return failure_answer(status, said);
+    if (strcmp(status, "internal_error") == 0)
+        return wrote_on_channel("a result saying that kgrade failed, which kgrade's front end "
+                                "never says once the module runs");
+    return wrote_on_channel("a result of an unknown status");
+}
