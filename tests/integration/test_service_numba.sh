@@ -171,6 +171,18 @@ expect "a bad KGRADE_TOKEN is refused like a bad --token: exit 4" 4 "refused the
 expect "a KGRADE_URL that is not http(s) is a usage error" 2 "not an http:// or https:// URL" -- \
     env KGRADE_URL=ftp://example KGRADE_TOKEN="$ANN" "$KGRADE" submit --exercise tiny-add "$KERNELS/good.cu"
 
+# Modules that write kgrade's result themselves (tests/hostile/numba/),
+# through the service: the student's verdicts, never kgrade's failure.
+BOB=$(student_token bob)
+forged=$(post "$BOB" "$(body tiny-add tests/hostile/numba/compile_error__forged_internal_error.py numba)" | jq -r .id)
+expect "a module forging kgrade's internal_error is the student's compile_error" 0 \
+    "$(graded compile_error)" -- wait_done "$BOB" "$forged"
+expect "... said in kgrade's words, not the module's" 0 "$(graded true)" -- \
+    field "$BOB" "$forged" '.result.message | test("wrote on kgrade.s channel") and (test("evil") | not)'
+overread=$(post "$BOB" "$(body tiny-add tests/hostile/numba/rejected__forged_param_overread.py numba)" | jq -r .id)
+expect "a module forging a kernel with an 8 KB parameter is rejected" 0 "$(graded rejected)" -- \
+    wait_done "$BOB" "$overread"
+
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"
 finish
