@@ -1,13 +1,14 @@
 /*
  * kgrade serve: the grading service. Takes the data folder and the
- * database for itself (serve_lock.c: a second server on either refuses to
- * start), opens the database (migrating it, putting back in the queue what
- * a crash left running, finishing as internal_error what crashes
- * interrupted twice), creates the first admin account of a new database
- * (its temporary password printed once), checks the sandbox (refusing to
- * grade without seccomp, limits and the timeout), starts the workers and
- * the HTTP daemon, and on SIGINT or SIGTERM drains: stops accepting, lets
- * the workers finish their jobs, exits.
+ * database file for itself (serve_lock.c: a second server on either, by
+ * any path or link, refuses to start), opens the database (migrating it,
+ * putting back in the queue what a crash left running, finishing as
+ * internal_error what crashes interrupted twice), creates the first admin
+ * account of a new database (its temporary password printed once), checks
+ * the sandbox (refusing to grade without seccomp, limits and the
+ * timeout), starts the workers and the HTTP daemon, and on SIGINT or
+ * SIGTERM drains: stops accepting, lets the workers finish their jobs,
+ * closes the database, lets go of the locks, exits.
  */
 #include "cli.h"
 #include "credentials.h"
@@ -140,10 +141,9 @@ static int wait_for_stop(const sigset_t *stop)
     return signal_number;
 }
 
-static int serve(struct service *s, const sigset_t *stop)
+static int serve(struct service *s, const sigset_t *stop, int locks[SERVE_LOCKS])
 {
     char error[1024];
-    int locks[SERVE_LOCKS] = {-1, -1};
     struct http_daemon *daemon = NULL;
     if (!service_config_load(&s->config, error, sizeof error) ||
         !make_data_folder(s, error, sizeof error) ||
@@ -153,7 +153,6 @@ static int serve(struct service *s, const sigset_t *stop)
         !(daemon = http_daemon_start(s, error, sizeof error))) {
         fprintf(stderr, "kgrade serve: %s\n", error);
         workers_stop(s);
-        serve_locks_release(locks);
         return CLI_EXIT_USAGE;
     }
     printf("kgrade serving on http://%s:%d/ with %d workers (database %s, exercises %s)\n",
@@ -165,7 +164,6 @@ static int serve(struct service *s, const sigset_t *stop)
     http_daemon_quiesce(daemon);
     workers_stop(s);
     http_daemon_stop(daemon);
-    serve_locks_release(locks);
     return CLI_EXIT_OK;
 }
 
@@ -173,6 +171,7 @@ int cmd_serve(const struct cli_args *args)
 {
     static struct service s;
     static char data[2048], db[2048], exercises[2048], web[2048], bundle[2048];
+    int locks[SERVE_LOCKS] = {-1, -1};
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
@@ -202,8 +201,10 @@ int cmd_serve(const struct cli_args *args)
         fprintf(stderr, "kgrade serve: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
-    int code = serve(&s, &stop);
-    events_free(s.events);
+    int code = serve(&s, &stop, locks);
+    events_free(s.events); /* the last thread with a connection of its own ends */
+    service_db_close();    /* then the main thread's: the database is closed */
+    serve_locks_release(locks);
     response_cache_free(s.answers);
     reference_cache_free(s.references);
     rate_limiter_free(s.limiters.anonymous);

@@ -85,6 +85,9 @@ struct service {
 /* The calling thread's own connection to the database (opened on first
  * use, closed when the thread ends); NULL when it cannot be opened. */
 struct db *service_db(struct service *service);
+/* Closes the calling thread's connection now: the main thread's, which no
+ * thread's end closes. */
+void service_db_close(void);
 
 /* Wakes a worker: a submission was queued. */
 void service_wake_workers(struct service *service);
