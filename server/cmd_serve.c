@@ -1,7 +1,8 @@
 /*
- * kgrade serve: the grading service. Takes the data folder and the
- * database file for itself (serve_lock.c: a second server on either, by
- * any path or link, refuses to start), opens the database (migrating it,
+ * kgrade serve: the grading service. Makes the data folder private
+ * (0700, an existing one too, saying so), takes it and the database file
+ * for itself (serve_lock.c: a second server on either, by any path or
+ * link, refuses to start), opens the database (migrating it,
  * putting back in the queue what a crash left running, finishing as
  * internal_error what crashes interrupted twice), creates the first admin
  * account of a new database (its temporary password printed once), checks
@@ -30,10 +31,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_PORT 8080
-#define DEFAULT_BIND "127.0.0.1"
-#define HTTP_THREADS 4
-#define ADMIN_NAME   "admin"
+#define DEFAULT_PORT     8080
+#define DEFAULT_BIND     "127.0.0.1"
+#define HTTP_THREADS     4
+#define ADMIN_NAME       "admin"
+#define DATA_FOLDER_MODE 0700u /* whatever it was, and whatever the umask */
 
 /* One per GPU; on the virtual GPU, one per 2 cores. */
 static int default_workers(void)
@@ -64,13 +66,42 @@ static bool first_admin(struct db *db)
     return true;
 }
 
+/* An existing folder made private: it holds the accounts, the sources and
+ * the signing key, and a folder made by hand (mkdir's 0755) would show
+ * them to every user of the machine. */
+static bool make_private(const char *folder, const struct stat *st, char *error, size_t size)
+{
+    unsigned mode = (unsigned)(st->st_mode & 07777);
+    if ((mode & 0777) == DATA_FOLDER_MODE)
+        return true;
+    if (chmod(folder, DATA_FOLDER_MODE) != 0) {
+        snprintf(error, size,
+                 "the data folder %s is %04o and cannot be made %04o: %s (chmod %o %s)", folder,
+                 mode, DATA_FOLDER_MODE, strerror(errno), DATA_FOLDER_MODE, folder);
+        return false;
+    }
+    fprintf(stderr,
+            "kgrade serve: the data folder %s was %04o: made it %04o (only its owner may "
+            "read the accounts and the signing key)\n",
+            folder, mode, DATA_FOLDER_MODE);
+    return true;
+}
+
 static bool make_data_folder(struct service *s, char *error, size_t size)
 {
     struct stat st;
-    if (stat(s->config.data, &st) == 0 || mkdir(s->config.data, 0700) == 0)
-        return true;
-    snprintf(error, size, "the data folder %s cannot be made: %s", s->config.data, strerror(errno));
-    return false;
+    const char *folder = s->config.data;
+    if (stat(folder, &st) != 0) {
+        if (mkdir(folder, DATA_FOLDER_MODE) == 0)
+            return true;
+        snprintf(error, size, "the data folder %s cannot be made: %s", folder, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(error, size, "the data folder %s is not a folder", folder);
+        return false;
+    }
+    return make_private(folder, &st, error, size);
 }
 
 static bool open_store(struct service *s, char *error, size_t size)

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Integration tests of `kgrade serve`'s accounts and HTTP hardening, on a
-# server of their own: the data folder, database and key private; a
-# password someone else made up (the first admin's, a generated one, a
-# reset) to be changed before anything else; POST /api/v1/me/password
-# ending the other sessions; a reset ending the user's sessions and tokens;
-# who may reset whose password; login limits (a class of 30 behind one
-# address logs in, one account cannot be guessed, a known browser's budget
-# is its account's, an unknown name costs the time of a wrong password,
-# logins that work are limited per account, an address runs out and then
-# adds no key to the limiter while known browsers and submissions go on);
-# sessions and API tokens capped per user; event streams capped per user;
-# Content-Type checked exactly; NUL bytes in paths; a slowloris client cut
-# off while others are served.
+# server of their own: the data folder (made 0755 by hand before), database
+# and key private; a password someone else made up (the first admin's, a
+# generated one, a reset) to be changed before anything else; POST
+# /api/v1/me/password ending the other sessions; a reset ending the user's
+# sessions and tokens; who may reset whose password; login limits (a class
+# of 30 behind one address logs in, one account cannot be guessed, a known
+# browser's budget is its account's, an unknown name costs the time of a
+# wrong password, logins that work are limited per account, an address runs
+# out and then adds no key to the limiter while known browsers and
+# submissions go on); sessions and API tokens capped per user; event streams
+# capped per user; Content-Type checked exactly; NUL bytes in paths; a
+# slowloris client cut off while others are served.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -37,11 +37,15 @@ change_password() { # JAR CSRF CURRENT NEW
     as "$1" "$2" POST /api/v1/me/password "{\"current_password\": \"$3\", \"new_password\": \"$4\"}"
 }
 
+mkdir -m 755 "$DATA" # made by hand, as mkdir does
 start_server "$EXERCISES" || exit 1
 ADMIN_PASSWORD=$(grep -A2 'temporary password' "$TMP/server.out" | tail -1 | tr -d ' ')
 
 # ---- 7. private files
-expect "the data folder is 0700" 0 "^700$" -- stat -c %a "$DATA"
+expect "the data folder is 0700, though it was 0755 before the server started" 0 "^700$" -- \
+    stat -c %a "$DATA"
+expect "... and the server said so, with the old mode" 0 \
+    "^kgrade serve: the data folder $DATA was 0755: made it 0700" -- cat "$TMP/server.log"
 expect "the database is 0600" 0 "^600$" -- stat -c %a "$DATA/kgrade.db"
 expect "its -wal and -shm are 0600" 0 "^600 600$" -- \
     bash -c "echo \$(stat -c %a '$DATA/kgrade.db-wal') \$(stat -c %a '$DATA/kgrade.db-shm')"
