@@ -55,7 +55,8 @@ struct metrics;
 struct rate_limiter;
 
 /* The rate limiters (rate_limit.h), apart so that keys anyone can make up
- * never crowd out the keys of accounts: a full limiter refuses new keys. */
+ * never crowd out the keys of accounts: a full limiter pushes out its
+ * oldest key with events left. */
 struct service_limiters {
     struct rate_limiter *anonymous;   /* login names and client addresses: anyone adds keys */
     struct rate_limiter *accounts;    /* per account, added only by its holder: logins, known

@@ -196,6 +196,22 @@ expect "an unknown account takes at least half the time of a wrong password" 0 "
     awk '{ t[$1] += $2 } END { printf "%s (unknown %.3f s, wrong %.3f s)\n", \
         (t["unknown"] >= 0.5 * t["wrong"] ? "yes" : "no"), t["unknown"], t["wrong"] }' <<<"$times"
 
+# A password over 1,024 characters (no account's) would cost no Argon2
+# check: it is refused before it counts, so it cannot spend the address's
+# or the account's failures, nor fill the limiter.
+keys=$(metric 'kgrade_rate_limit_keys{limiter="anonymous"}')
+long=$(printf 'x%.0s' $(seq 1025))
+refused=0
+for i in $(seq 120); do # more than the address's 100 failures
+    login "uma$((i % 2))" "$long" "$TMP/x.jar" >/dev/null
+    [[ $(status) == 422 ]] && refused=$((refused + 1))
+done
+expect "120 passwords over 1,024 characters are each 422, unchecked" 0 "^120$" -- echo "$refused"
+expect "... saying why" 0 "^422 .*a password has at most 1024 characters" -- answered
+expect "... and add no key to the limiter" 0 "^$keys$" -- metric 'kgrade_rate_limit_keys{limiter="anonymous"}'
+login uma uma-password "$TMP/uma-new.jar" >/dev/null
+expect "... nor spend the address's failures: a right password from a new browser logs in" 0 "^200$" -- status
+
 # ---- logins that work: 30 an account a quarter of an hour; 20 sessions a user
 # (val is made by the operator's kgrade user add, with a password of their
 # own: no login is spent on a first password)
@@ -336,7 +352,9 @@ until [[ $n -ge 110 ]]; do
     login "nobody$n" wrong-password "$TMP/x.jar" >/dev/null
     [[ $(status) == 429 ]] && break
 done
-expect "an address trying name after name waits (429) after 100 failures in all" 0 "^429 .*from this address" -- answered
+expect "an address trying name after name waits (429) after 100 failures in all" 0 \
+    "^429 .*too many wrong passwords from this address \\(127.0.0.1\\): 100 in 15 minutes, whatever the names; wait [0-9]+ s" -- \
+    answered
 keys=$(metric 'kgrade_rate_limit_keys{limiter="anonymous"}')
 for i in $(seq 50); do login "more$i" wrong-password "$TMP/x.jar" >/dev/null; done
 expect "... and the names it tries past its budget add no key: one address cannot fill the limiter" 0 \
@@ -345,6 +363,8 @@ api POST /api/v1/login -H 'Content-Type: application/json' --data-binary '{"name
 expect "... for every account" 0 "^429$" -- status
 login_from "$TMP/tim.jar" tim tim-password >/dev/null
 expect "... but from a browser an account logged in from before, the account logs in" 0 "^200$" -- status
+login uma uma-password "$TMP/uma-elsewhere.jar" --interface 127.0.0.2 >/dev/null
+expect "... and from another address too" 0 "^200$" -- status
 submit_kernel "$TIM" tiny-add "$KERNELS/good.cu" >/dev/null
 expect "... and submissions are still taken" 0 "^202$" -- status
 kill -TERM "$SERVER_PID"
