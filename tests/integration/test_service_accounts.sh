@@ -10,8 +10,9 @@
 # wrong password, logins that work are limited per account, an address runs
 # out and then adds no key to the limiter while known browsers and
 # submissions go on); sessions and API tokens capped per user; event streams
-# capped per user; Content-Type checked exactly; NUL bytes in paths; a
-# slowloris client cut off while others are served.
+# capped per user; Content-Type checked exactly; NUL bytes in paths;
+# slowloris clients (slow headers, a slow body) cut off while others are
+# served.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -317,31 +318,43 @@ expect "a raw NUL byte in its path is 404" 0 "^HTTP/1.1 404" -- raw_status 'GET 
 expect "... before a query too" 0 "^HTTP/1.1 404" -- raw_status 'GET /static/app.js<NUL>?x=1 HTTP/1.1'
 expect "a NUL-free request line is still served" 0 "^HTTP/1.1 200" -- raw_status 'GET /static/app.js HTTP/1.1'
 
-# ---- 8a. slowloris: headers trickled a byte a second are cut off
-python3 - "$PORT" >"$TMP/slow.out" <<'EOF' &
+# ---- 8a. slowloris: headers, or a body, trickled a byte a second are cut off
+# trickle REQUEST: sends REQUEST ("|" for CRLF), then a byte a second for up
+# to 60 s; says when the server closed the connection (or that it did not)
+trickle() {
+    python3 - "$PORT" "$1" <<'EOF'
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+s.sendall(sys.argv[2].encode().replace(b"|", b"\r\n"))
 start = time.monotonic()
 s.settimeout(1)
-while time.monotonic() - start < 40:
+while time.monotonic() - start < 60:
     try:
-        s.send(b"a")  # one header byte a second: never idle
+        s.send(b"a")  # one byte a second: never idle
         if s.recv(1) == b"":
             break
     except socket.timeout:
         continue
     except OSError:
         break
-print("closed after %d s" % (time.monotonic() - start) if time.monotonic() - start < 40 else "still open")
+print("closed after %d s" % (time.monotonic() - start) if time.monotonic() - start < 60 else "still open")
 EOF
+}
+trickle "GET /api/v1/health HTTP/1.1|Host: x|X-Slow: " >"$TMP/slow.out" &
 slow=$!
+trickle "POST /api/v1/login HTTP/1.1|Host: x|Content-Type: application/json|Content-Length: 100000||" \
+    >"$TMP/slow-body.out" &
+slow_body=$!
 sleep 3
-expect "others are served while a client trickles its headers" 0 '"status":"ok"' -- \
+expect "others are served while clients trickle their headers and a body" 0 '"status":"ok"' -- \
     curl -s --max-time 5 "$BASE/api/v1/health"
-wait "$slow"
-expect "the trickling client is closed after about 10 s" 0 "^closed after (9|1[0-9]) s$" -- cat "$TMP/slow.out"
+wait "$slow" "$slow_body"
+expect "the client trickling its headers is closed after about 10 s" 0 "^closed after (9|1[0-9]) s$" -- \
+    cat "$TMP/slow.out"
 expect "... and the server says why" 0 "headers took over 10 s" -- cat "$TMP/server.log"
+expect "the client trickling its body is closed after about 20 s" 0 \
+    "^closed after (19|2[0-9]|3[0-5]) s$" -- cat "$TMP/slow-body.out"
+expect "... and the server says why" 0 "body took over 20 s" -- cat "$TMP/server.log"
 expect "the server still answers" 0 '"status":"ok"' -- curl -s --max-time 5 "$BASE/api/v1/health"
 
 # ---- 2, last (it spends the address's budget): an address runs out too
