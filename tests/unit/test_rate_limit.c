@@ -171,6 +171,18 @@ static void test_expiry_frees_memory(void **state)
     rate_limiter_free(r);
 }
 
+/* Counts one event of each key "login-address:FROM" to "login-address:TO-1"
+ * under `limit`, in windows of 60 s. */
+static void fill(struct rate_limiter *r, int from, int to, int limit)
+{
+    char key[32];
+    int wait = 0;
+    for (int i = from; i < to; i++) {
+        snprintf(key, sizeof key, "login-address:%d", i);
+        assert_true(rate_allow(r, key, limit, 60, &wait));
+    }
+}
+
 /* 100 keys, the first spent: a new key pushes out the oldest key with
  * events left (the second), not the spent one, and keys are never more
  * than the cap. */
@@ -178,12 +190,9 @@ static void test_a_full_table_pushes_out_the_oldest_unspent_key(void **state)
 {
     (void)state;
     struct rate_limiter *r = rate_limiter_new(100, fake_clock);
-    char key[32];
     int wait = 0;
-    for (int i = 0; i < 100; i++) {
-        snprintf(key, sizeof key, "login-address:%d", i);
-        assert_true(rate_allow(r, key, i == 0 ? 1 : 5, 60, &wait));
-    }
+    fill(r, 0, 1, 1);
+    fill(r, 1, 100, 5);
     assert_true(rate_allow(r, "login-address:new", 5, 60, &wait)); /* full: no one refused */
     assert_int_equal(rate_limiter_keys(r), 100);
     assert_false(rate_allow(r, "login-address:0", 1, 60, &wait)); /* the spent key stayed */
@@ -204,13 +213,10 @@ static void test_a_table_of_spent_keys_fails_closed(void **state)
 {
     (void)state;
     struct rate_limiter *r = rate_limiter_new(100, fake_clock);
-    char key[32];
     int wait = 0;
-    for (int i = 0; i < 100; i++) {
-        snprintf(key, sizeof key, "login-address:%d", i);
-        assert_true(rate_allow(r, key, 1, 60, &wait));
-        fake_now += i == 0 ? 10 : 0; /* the first window ends 10 s before the others */
-    }
+    fill(r, 0, 1, 1);
+    fake_now += 10; /* the first window ends 10 s before the others */
+    fill(r, 1, 100, 1);
     assert_false(rate_allow(r, "login-address:new", 5, 60, &wait));
     assert_int_equal(wait, 50);                  /* until the first window ends */
     assert_int_equal(rate_limiter_keys(r), 100); /* nothing overwritten */
