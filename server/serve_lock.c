@@ -119,8 +119,8 @@ static int take(const struct lock_target *t, char *error, size_t size)
     int flags = (t->pid_file ? O_RDWR : O_RDONLY) | O_CREAT | O_CLOEXEC | O_NOCTTY;
     int fd = open(t->path, flags, 0600);
     if (fd < 0) {
-        snprintf(error, size, "%s cannot be opened to lock it (%s): %s", t->what, t->path,
-                 strerror(errno));
+        snprintf(error, size, "%s%s cannot be opened: %s", t->pid_file ? "the lock file " : "",
+                 t->pid_file ? t->path : t->what, strerror(errno));
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
