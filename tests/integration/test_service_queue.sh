@@ -6,8 +6,8 @@
 # with Retry-After), a grading whose worker process dies graded again once
 # and internal_error the second time, a grading the server's death
 # interrupts twice finished as internal_error, and one server per data
-# folder and database (by any path: a hard link or a symlink of the database
-# is the same database).
+# folder and database (by any path: a hard link, a symlink or a bind mount
+# of the database is the same database).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -82,6 +82,15 @@ for db in "$TMP/hard-link.db" "$TMP/symlink.db"; do
         timeout 20 "$KGRADE" serve --port $((PORT + 1)) --data "$TMP/elsewhere" --db "$db" \
         --exercises "$EXERCISES"
 done
+if unshare -rm true 2>/dev/null; then # a bind mount, in mount (and user) namespaces of its own
+    touch "$TMP/bound.db"
+    expect "... and on the database file bind-mounted elsewhere" 2 \
+        "the database $TMP/bound.db is in use by kgrade serve, process $first \\(the same file" -- \
+        timeout 20 unshare -rm bash -c "mount --bind '$DATA/kgrade.db' '$TMP/bound.db' && exec '$KGRADE' \
+            serve --port $((PORT + 1)) --data '$TMP/elsewhere' --db '$TMP/bound.db' --exercises '$EXERCISES'"
+else
+    echo "skip a bind mount of the database: this machine gives no user and mount namespaces"
+fi
 expect "the first server still answers" 0 '"status":"ok"' -- curl -s "$BASE/api/v1/health"
 kill_server
 start_server "$EXERCISES"
