@@ -1,8 +1,9 @@
 /*
  * Logging in and out (a session cookie and its CSRF token), and API
  * tokens (created shown once, listed, revoked). Logins are limited
- * (login_limit.h); a user holds at most SERVICE_SESSIONS_PER_USER sessions
- * and SERVICE_TOKENS_PER_USER live tokens.
+ * (login_limit.h), and a password longer than any account's is refused
+ * before it is counted: it would cost no Argon2 check; a user holds at most
+ * SERVICE_SESSIONS_PER_USER sessions and SERVICE_TOKENS_PER_USER live tokens.
  */
 #include "api.h"
 #include "credentials.h"
@@ -66,6 +67,10 @@ void api_login(struct http_request *req, struct http_response *res)
         return;
     if (json_unpack(body, "{s:s, s:s}", "name", &name, "password", &password) != 0)
         http_error(res, 422, "invalid", "send {\"name\": \"...\", \"password\": \"...\"}");
+    else if (strlen(password) > PASSWORD_MAX_LENGTH) /* no account's: refused, not counted */
+        http_error(res, 422, "invalid",
+                   "a password has at most %d characters: this one was not checked",
+                   PASSWORD_MAX_LENGTH);
     else if (login_attempt_begin(req, res, name))
         log_in(req, res, name, password);
     json_decref(body);

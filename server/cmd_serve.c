@@ -1,13 +1,15 @@
 /*
- * kgrade serve: the grading service. Takes the data folder and the
- * database for itself (serve_lock.c: a second server on either refuses to
- * start), opens the database (migrating it, putting back in the queue what
- * a crash left running, finishing as internal_error what crashes
- * interrupted twice), creates the first admin account of a new database
- * (its temporary password printed once), checks the sandbox (refusing to
- * grade without seccomp, limits and the timeout), starts the workers and
- * the HTTP daemon, and on SIGINT or SIGTERM drains: stops accepting, lets
- * the workers finish their jobs, exits.
+ * kgrade serve: the grading service. Makes the data folder private
+ * (0700, an existing one too, saying so), takes it and the database file
+ * for itself (serve_lock.c: a second server on either, by any path or
+ * link, refuses to start), opens the database (migrating it,
+ * putting back in the queue what a crash left running, finishing as
+ * internal_error what crashes interrupted twice), creates the first admin
+ * account of a new database (its temporary password printed once), checks
+ * the sandbox (refusing to grade without seccomp, limits and the
+ * timeout), starts the workers and the HTTP daemon, and on SIGINT or
+ * SIGTERM drains: stops accepting, lets the workers finish their jobs,
+ * closes the database, lets go of the locks, exits.
  */
 #include "cli.h"
 #include "credentials.h"
@@ -29,10 +31,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_PORT 8080
-#define DEFAULT_BIND "127.0.0.1"
-#define HTTP_THREADS 4
-#define ADMIN_NAME   "admin"
+#define DEFAULT_PORT     8080
+#define DEFAULT_BIND     "127.0.0.1"
+#define HTTP_THREADS     4
+#define ADMIN_NAME       "admin"
+#define DATA_FOLDER_MODE 0700u /* whatever it was, and whatever the umask */
 
 /* One per GPU; on the virtual GPU, one per 2 cores. */
 static int default_workers(void)
@@ -63,13 +66,42 @@ static bool first_admin(struct db *db)
     return true;
 }
 
+/* An existing folder made private: it holds the accounts, the sources and
+ * the signing key, and a folder made by hand (mkdir's 0755) would show
+ * them to every user of the machine. */
+static bool make_private(const char *folder, const struct stat *st, char *error, size_t size)
+{
+    unsigned mode = (unsigned)(st->st_mode & 07777);
+    if ((mode & 0777) == DATA_FOLDER_MODE)
+        return true;
+    if (chmod(folder, DATA_FOLDER_MODE) != 0) {
+        snprintf(error, size,
+                 "the data folder %s is %04o and cannot be made %04o: %s (chmod %o %s)", folder,
+                 mode, DATA_FOLDER_MODE, strerror(errno), DATA_FOLDER_MODE, folder);
+        return false;
+    }
+    fprintf(stderr,
+            "kgrade serve: the data folder %s was %04o: made it %04o (only its owner may "
+            "read the accounts and the signing key)\n",
+            folder, mode, DATA_FOLDER_MODE);
+    return true;
+}
+
 static bool make_data_folder(struct service *s, char *error, size_t size)
 {
     struct stat st;
-    if (stat(s->config.data, &st) == 0 || mkdir(s->config.data, 0700) == 0)
-        return true;
-    snprintf(error, size, "the data folder %s cannot be made: %s", s->config.data, strerror(errno));
-    return false;
+    const char *folder = s->config.data;
+    if (stat(folder, &st) != 0) {
+        if (mkdir(folder, DATA_FOLDER_MODE) == 0)
+            return true;
+        snprintf(error, size, "the data folder %s cannot be made: %s", folder, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(error, size, "the data folder %s is not a folder", folder);
+        return false;
+    }
+    return make_private(folder, &st, error, size);
 }
 
 static bool open_store(struct service *s, char *error, size_t size)
@@ -140,10 +172,9 @@ static int wait_for_stop(const sigset_t *stop)
     return signal_number;
 }
 
-static int serve(struct service *s, const sigset_t *stop)
+static int serve(struct service *s, const sigset_t *stop, int locks[SERVE_LOCKS])
 {
     char error[1024];
-    int locks[SERVE_LOCKS] = {-1, -1};
     struct http_daemon *daemon = NULL;
     if (!service_config_load(&s->config, error, sizeof error) ||
         !make_data_folder(s, error, sizeof error) ||
@@ -153,7 +184,6 @@ static int serve(struct service *s, const sigset_t *stop)
         !(daemon = http_daemon_start(s, error, sizeof error))) {
         fprintf(stderr, "kgrade serve: %s\n", error);
         workers_stop(s);
-        serve_locks_release(locks);
         return CLI_EXIT_USAGE;
     }
     printf("kgrade serving on http://%s:%d/ with %d workers (database %s, exercises %s)\n",
@@ -165,7 +195,6 @@ static int serve(struct service *s, const sigset_t *stop)
     http_daemon_quiesce(daemon);
     workers_stop(s);
     http_daemon_stop(daemon);
-    serve_locks_release(locks);
     return CLI_EXIT_OK;
 }
 
@@ -173,6 +202,7 @@ int cmd_serve(const struct cli_args *args)
 {
     static struct service s;
     static char data[2048], db[2048], exercises[2048], web[2048], bundle[2048];
+    int locks[SERVE_LOCKS] = {-1, -1};
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
@@ -202,8 +232,10 @@ int cmd_serve(const struct cli_args *args)
         fprintf(stderr, "kgrade serve: out of memory\n");
         return CLI_EXIT_INTERNAL;
     }
-    int code = serve(&s, &stop);
-    events_free(s.events);
+    int code = serve(&s, &stop, locks);
+    events_free(s.events); /* the last thread with a connection of its own ends */
+    service_db_close();    /* then the main thread's: the database is closed */
+    serve_locks_release(locks);
     response_cache_free(s.answers);
     reference_cache_free(s.references);
     rate_limiter_free(s.limiters.anonymous);

@@ -1,9 +1,10 @@
 /*
  * The HTTP daemon: libmicrohttpd with a thread pool on epoll, suspend and
  * resume for the event streams. Each request's headers must all arrive
- * within HTTP_HEADERS_SECONDS (header_deadline.h); its body is gathered (at
- * most SERVICE_BODY_MAX bytes: 413 beyond, refused from Content-Length
- * before it is read), then routed: 404 for an unknown path or one holding
+ * within HTTP_HEADERS_SECONDS, and its body within HTTP_BODY_SECONDS of
+ * them (request_deadline.h); its body is gathered (at most
+ * SERVICE_BODY_MAX bytes: 413 beyond, refused from Content-Length before
+ * it is read), then routed: 404 for an unknown path or one holding
  * a NUL byte (raw or %00), 405 for a known path with another method, 401
  * for a bad or missing credential, 403 for a role too low, for an account
  * that must change its password first, or for a session's state change
@@ -13,8 +14,8 @@
 #include "http_daemon.h"
 
 #include "api.h"
-#include "header_deadline.h"
 #include "metrics.h"
+#include "request_deadline.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -28,6 +29,7 @@
 #define CONNECTIONS_PER_CLIENT  64
 #define CONNECTION_MEMORY_BYTES (64 * 1024) /* headers and URL */
 #define HTTP_HEADERS_SECONDS    10          /* all of a request's headers, however slow */
+#define HTTP_BODY_SECONDS       20          /* all of its body after them: 256 KB at 13 KB/s */
 
 /* Scripts from the server's own files only: no inline script can run,
  * whatever a page shows. Styles may also be inline, because the editor
@@ -41,7 +43,7 @@
 
 struct http_daemon {
     struct MHD_Daemon *mhd;
-    struct header_deadlines *deadlines;
+    struct request_deadlines *deadlines;
 };
 
 /* One request's state, made when its URI arrives (on_uri). */
@@ -163,6 +165,7 @@ static enum MHD_Result answer(struct service *service, struct MHD_Connection *c,
                                .body = g->body ? g->body : "",
                                .body_size = g->size};
     struct http_response res = {.status = 500};
+    request_deadlines_answered(c);
     client_of(c, req.client, sizeof req.client);
     int route = dispatch(&req, &res, g);
     double ms = (now_seconds() - g->started) * 1e3;
@@ -245,7 +248,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!g)
         return MHD_NO;
     if (!g->headers_done) {
-        header_deadlines_met(c);
+        request_deadlines_headers_done(c);
         g->headers_done = true;
         g->nul_in_path = g->nul_in_path || raw_nul_in_path(g, url, version);
         g->too_large = announced_too_large(c);
@@ -268,10 +271,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
         free(g->body);
     free(g);
     *state = NULL;
-    header_deadlines_next(c);
+    request_deadlines_next(c);
 }
 
-static struct MHD_Daemon *start_mhd(struct service *service, struct header_deadlines *deadlines,
+static struct MHD_Daemon *start_mhd(struct service *service, struct request_deadlines *deadlines,
                                     const struct sockaddr_in *address)
 {
     unsigned flags =
@@ -285,7 +288,7 @@ static struct MHD_Daemon *start_mhd(struct service *service, struct header_deadl
         (unsigned)CONNECTIONS_PER_CLIENT, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         (size_t)CONNECTION_MEMORY_BYTES, MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION,
-        header_deadlines_notify, deadlines, MHD_OPTION_END);
+        request_deadlines_notify, deadlines, MHD_OPTION_END);
 }
 
 struct http_daemon *http_daemon_start(struct service *service, char *error, size_t error_size)
@@ -298,7 +301,7 @@ struct http_daemon *http_daemon_start(struct service *service, char *error, size
     }
     struct http_daemon *d = calloc(1, sizeof *d);
     if (d)
-        d->deadlines = header_deadlines_start(HTTP_HEADERS_SECONDS);
+        d->deadlines = request_deadlines_start(HTTP_HEADERS_SECONDS, HTTP_BODY_SECONDS);
     if (d && d->deadlines)
         d->mhd = start_mhd(service, d->deadlines, &address);
     if (d && d->mhd)
@@ -306,7 +309,7 @@ struct http_daemon *http_daemon_start(struct service *service, char *error, size
     snprintf(error, error_size, "cannot listen on %s:%d (in use, or not allowed)",
              service->config.bind, service->config.port);
     if (d)
-        header_deadlines_stop(d->deadlines);
+        request_deadlines_stop(d->deadlines);
     free(d);
     return NULL;
 }
@@ -319,6 +322,6 @@ void http_daemon_quiesce(struct http_daemon *daemon)
 void http_daemon_stop(struct http_daemon *daemon)
 {
     MHD_stop_daemon(daemon->mhd); /* closes every connection first */
-    header_deadlines_stop(daemon->deadlines);
+    request_deadlines_stop(daemon->deadlines);
     free(daemon);
 }

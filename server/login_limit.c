@@ -21,21 +21,20 @@ static const char *key_of(char key[KEY_MAX], const char *kind, const char *text)
     return key;
 }
 
-/* Counts a failure of an attempt from a browser not known for the name:
- * the address first, so that an address with no failures left adds no
- * key of a name. */
+/* Counts a failure of an attempt from a browser not known for the name,
+ * under the address and the name at once, or under neither: an address
+ * with no failures left adds no key of a name, nor a name spent a key of
+ * an address. */
 static enum login_limit count_anonymous(struct rate_limiter *r, const struct login_attempt *a,
                                         int *retry_after)
 {
     char address[KEY_MAX], account[KEY_MAX];
-    key_of(address, "login-address", a->address);
-    if (!rate_allow(r, address, LOGIN_FAILURES_PER_ADDRESS, LOGIN_WINDOW_S, retry_after))
-        return LOGIN_ADDRESS_SPENT;
-    if (rate_allow(r, key_of(account, "login-account", a->name), LOGIN_FAILURES_PER_ACCOUNT,
-                   LOGIN_WINDOW_S, retry_after))
-        return LOGIN_ALLOWED;
-    rate_refund(r, address);
-    return LOGIN_ACCOUNT_SPENT;
+    const struct rate_event failures[] = {
+        {key_of(address, "login-address", a->address), LOGIN_FAILURES_PER_ADDRESS},
+        {key_of(account, "login-account", a->name), LOGIN_FAILURES_PER_ACCOUNT},
+    };
+    int spent = rate_allow_all(r, failures, 2, LOGIN_WINDOW_S, retry_after);
+    return spent < 0 ? LOGIN_ALLOWED : spent == 0 ? LOGIN_ADDRESS_SPENT : LOGIN_ACCOUNT_SPENT;
 }
 
 enum login_limit login_limit_begin(const struct service_limiters *l, const struct login_attempt *a,
@@ -71,8 +70,11 @@ enum login_limit login_limit_succeeded(const struct service_limiters *l,
 
 /* ------------------------------------------------------ for a request */
 
-/* 429 with Retry-After, saying which budget is spent. */
-static bool refuse(struct http_response *res, enum login_limit why, int wait)
+/* 429 with Retry-After, saying which budget is spent, how large it is
+ * and (for an address) which address it is: behind a proxy that does not
+ * pass the client's address on, it is the proxy's, shared by everyone. */
+static bool refuse(struct http_response *res, enum login_limit why, int wait,
+                   const struct login_attempt *a)
 {
     char retry[16];
     snprintf(retry, sizeof retry, "%d", wait);
@@ -82,11 +84,18 @@ static bool refuse(struct http_response *res, enum login_limit why, int wait)
                    "this account logged in (or had its password checked) %d times in %d minutes: "
                    "wait %s s; the sessions it has go on",
                    LOGIN_SUCCESSES_PER_ACCOUNT, LOGIN_WINDOW_S / 60, retry);
-    else
+    else if (why == LOGIN_ADDRESS_SPENT)
         http_error(
             res, 429, "too_many_logins",
-            "too many wrong passwords %s: wait %s s, or ask an instructor for a new password",
-            why == LOGIN_ADDRESS_SPENT ? "from this address" : "for this account", retry);
+            "too many wrong passwords from this address (%s): %d in %d minutes, whatever "
+            "the names; wait %s s, or log in from a browser where this account logged in before",
+            a->address, LOGIN_FAILURES_PER_ADDRESS, LOGIN_WINDOW_S / 60, retry);
+    else
+        http_error(res, 429, "too_many_logins",
+                   "too many wrong passwords for this account%s: %d in %d minutes; wait %s s, or "
+                   "ask an instructor for a new password",
+                   a->known_browser ? " from the browsers where it logged in before" : "",
+                   LOGIN_FAILURES_PER_ACCOUNT, LOGIN_WINDOW_S / 60, retry);
     return false;
 }
 
@@ -102,7 +111,7 @@ static bool step(struct http_request *req, struct http_response *res, const char
     client_address_group(req->client, group);
     struct login_attempt a = {name, group, known_browser_of(req, name)};
     enum login_limit why = counted(&req->service->limiters, &a, &wait);
-    return why == LOGIN_ALLOWED || refuse(res, why, wait);
+    return why == LOGIN_ALLOWED || refuse(res, why, wait, &a);
 }
 
 bool login_attempt_begin(struct http_request *req, struct http_response *res, const char *name)

@@ -9,9 +9,18 @@
  * included, still logs in, while one machine cannot try passwords on
  * account after account. A name with no account is counted like any
  * other, so the limit tells nothing of which accounts exist. The address
- * is counted first and the account only while the address has failures
- * left, so one address adds at most LOGIN_FAILURES_PER_ADDRESS names to
- * the anonymous limiter a window: it cannot fill it for everyone.
+ * and the account are counted at once or not at all (rate_allow_all): an
+ * attempt refused adds no key, so one address adds at most
+ * LOGIN_FAILURES_PER_ADDRESS names to the anonymous limiter a window, and
+ * every key added costs its adder an Argon2 check (a password over
+ * PASSWORD_MAX_LENGTH is refused before it is counted: it would cost
+ * none). Many addresses can still fill the limiter; a full one pushes
+ * out its oldest key with failures left, never a spent one (rate_limit.h):
+ * a right password from a new address always gets its keys and logs in,
+ * an account or address whose failures are spent stays limited, and one
+ * with failures left is pushed out only after RATE_KEYS_MAX newer keys,
+ * at least half as many Argon2 checks (PASSWORD_HASHINGS_MAX at once, 78
+ * ms each on 2 cores: some 20 minutes, longer than the window it buys).
  *
  * A browser where the account logged in before (known_browser.h) has a
  * budget of its own, LOGIN_FAILURES_PER_ACCOUNT for all of the account's

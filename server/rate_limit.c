@@ -1,9 +1,14 @@
 /*
  * Rate limits in a fixed window per key, counted exactly (rate_limit.h): a
  * hash table of chained entries, each holding its whole key, under one
- * lock. Expired entries go when their bucket is walked, in a sweep of the
- * whole table every RATE_SWEEP_SECONDS, and in a sweep when the table is
- * full and some window may have ended; an entry refunded to 0 goes at once.
+ * lock, and a list by age of the entries with events left (a spent one
+ * leaves the list, and comes back, as the newest, when a refund gives it
+ * an event again). Expired entries go when their bucket is walked, in a
+ * sweep of the whole table every RATE_SWEEP_SECONDS, and in a sweep when
+ * the table is full and some window may have ended; an entry refunded to
+ * 0 goes at once; the list's oldest goes when the table is still full and
+ * a new key comes (O(1) from the list's head, and its bucket's few
+ * entries).
  */
 #include "rate_limit.h"
 
@@ -16,9 +21,10 @@
 #define BUCKETS 16384 /* a power of two: 4 keys a bucket at RATE_KEYS_MAX */
 
 struct entry {
-    struct entry *next;
-    int64_t window_end; /* the key is forgotten from then on */
-    int count;
+    struct entry *next;          /* in its bucket */
+    struct entry *older, *newer; /* in the list by age, while not spent */
+    int64_t window_end;          /* the key is forgotten from then on */
+    int count, limit;            /* spent: count >= limit, the last limit it was counted under */
     char key[];
 };
 
@@ -27,7 +33,8 @@ struct rate_limiter {
     rate_clock *clock;
     int max_keys, n_keys;
     int64_t next_sweep;
-    int64_t first_end; /* no live window ends before this */
+    int64_t first_end;             /* no live window ends before this */
+    struct entry *oldest, *newest; /* the entries with events left, by age */
     unsigned char hash_key[crypto_shorthash_KEYBYTES];
     struct entry *buckets[BUCKETS];
 };
@@ -53,11 +60,34 @@ struct rate_limiter *rate_limiter_new(int max_keys, rate_clock *clock)
     return r;
 }
 
+static bool spent(const struct entry *e)
+{
+    return e->count >= e->limit;
+}
+
+/* Puts `e` at the young end of the list by age. */
+static void age_link(struct rate_limiter *r, struct entry *e)
+{
+    e->older = r->newest;
+    e->newer = NULL;
+    *(r->newest ? &r->newest->newer : &r->oldest) = e;
+    r->newest = e;
+}
+
+static void age_unlink(struct rate_limiter *r, struct entry *e)
+{
+    *(e->older ? &e->older->newer : &r->oldest) = e->newer;
+    *(e->newer ? &e->newer->older : &r->newest) = e->older;
+    e->older = e->newer = NULL;
+}
+
 /* Unlinks and frees the entry `*link` points to. */
 static void drop(struct rate_limiter *r, struct entry **link)
 {
     struct entry *e = *link;
     *link = e->next;
+    if (!spent(e))
+        age_unlink(r, e);
     free(e);
     r->n_keys--;
 }
@@ -99,11 +129,24 @@ static void sweep(struct rate_limiter *r, int64_t now)
     r->next_sweep = now + RATE_SWEEP_SECONDS;
 }
 
-/* Whether a new key may be added, sweeping first when full. */
-static bool room(struct rate_limiter *r, int64_t now)
+/* Drops the oldest entry with events left. */
+static void push_out_oldest(struct rate_limiter *r)
+{
+    struct entry **link = bucket_of(r, r->oldest->key);
+    while (*link != r->oldest)
+        link = &(*link)->next;
+    drop(r, link);
+}
+
+/* Whether a new key may be added: a sweep when full and a window may
+ * have ended, then the oldest key with events left out while still full.
+ * False only when every key is spent. */
+static bool make_room(struct rate_limiter *r, int64_t now)
 {
     if (r->n_keys >= r->max_keys && now >= r->first_end)
         sweep(r, now);
+    while (r->n_keys >= r->max_keys && r->oldest)
+        push_out_oldest(r);
     return r->n_keys < r->max_keys;
 }
 
@@ -124,20 +167,24 @@ static struct entry **find(struct rate_limiter *r, struct entry **bucket, const 
     return NULL;
 }
 
-/* A new entry for `key`; NULL when the table is full (the caller fails
- * closed) or memory is short. */
-static struct entry *add(struct rate_limiter *r, struct entry **bucket, const char *key, int window,
+/* A new entry for `key`, the newest, with `limit` events; NULL when
+ * every key is spent or memory is short (the caller fails closed). */
+static struct entry *add(struct rate_limiter *r, const char *key, int limit, int window,
                          int64_t now)
 {
     size_t size = strlen(key) + 1;
-    struct entry *e = room(r, now) ? malloc(sizeof *e + size) : NULL;
+    struct entry *e = make_room(r, now) ? malloc(sizeof *e + size) : NULL;
     if (!e)
         return NULL;
     memcpy(e->key, key, size);
     e->window_end = now + window;
     e->count = 0;
+    e->limit = limit;
+    struct entry **bucket = bucket_of(r, key);
     e->next = *bucket;
     *bucket = e;
+    if (!spent(e))
+        age_link(r, e);
     r->n_keys++;
     if (e->window_end < r->first_end)
         r->first_end = e->window_end;
@@ -161,18 +208,58 @@ static int64_t lock_now(struct rate_limiter *r)
     return now;
 }
 
-bool rate_allow(struct rate_limiter *r, const char *key, int limit, int window, int *retry_after)
+/* One more event of `e`, counted under `limit`: spent, it leaves the
+ * list by age (a spent count is never pushed out). */
+static void count(struct rate_limiter *r, struct entry *e, int limit)
+{
+    bool was_spent = spent(e);
+    e->count++;
+    e->limit = limit;
+    if (spent(e) && !was_spent)
+        age_unlink(r, e);
+    else if (!spent(e) && was_spent)
+        age_link(r, e);
+}
+
+/* The live entry of `key`, or NULL. */
+static struct entry *live(struct rate_limiter *r, const char *key, int64_t now)
+{
+    struct entry **link = find(r, bucket_of(r, key), key, now);
+    return link ? *link : NULL;
+}
+
+int rate_allow_all(struct rate_limiter *r, const struct rate_event *events, int n, int window,
+                   int *retry_after)
 {
     int64_t now = lock_now(r);
-    struct entry **bucket = bucket_of(r, key);
-    struct entry **link = find(r, bucket, key, now);
-    struct entry *e = link ? *link : add(r, bucket, key, window, now); /* NULL when full: closed */
-    bool allowed = e && e->count < limit;
-    if (allowed)
-        e->count++;
-    *retry_after = allowed ? 0 : seconds_until(e ? e->window_end : r->first_end, now, window);
+    int refused = -1;
+    *retry_after = 0;
+    for (int i = 0; i < n && refused < 0; i++) { /* first every limit, adding nothing */
+        struct entry *e = live(r, events[i].key, now);
+        if ((e ? e->count : 0) >= events[i].limit) {
+            refused = i;
+            *retry_after = seconds_until(e ? e->window_end : now + window, now, window);
+        }
+    }
+    for (int i = 0; i < n && refused < 0; i++) { /* then every count */
+        struct entry *e = live(r, events[i].key, now);
+        if (!e)
+            e = add(r, events[i].key, events[i].limit, window, now);
+        if (!e) { /* closed */
+            refused = i;
+            *retry_after = seconds_until(r->first_end, now, window);
+            break;
+        }
+        count(r, e, events[i].limit);
+    }
     pthread_mutex_unlock(&r->lock);
-    return allowed;
+    return refused;
+}
+
+bool rate_allow(struct rate_limiter *r, const char *key, int limit, int window, int *retry_after)
+{
+    const struct rate_event event = {key, limit};
+    return rate_allow_all(r, &event, 1, window, retry_after) < 0;
 }
 
 bool rate_check(struct rate_limiter *r, const char *key, int limit, int *retry_after)
@@ -189,8 +276,14 @@ void rate_refund(struct rate_limiter *r, const char *key)
 {
     int64_t now = lock_now(r);
     struct entry **link = find(r, bucket_of(r, key), key, now);
-    if (link && --(*link)->count <= 0)
+    struct entry *e = link ? *link : NULL;
+    if (e && e->count <= 1) {
         drop(r, link);
+    } else if (e) {
+        if (spent(e) && e->count - 1 < e->limit)
+            age_link(r, e); /* an event left again: the newest that may be pushed out */
+        e->count--;
+    }
     pthread_mutex_unlock(&r->lock);
 }
 

@@ -5,16 +5,20 @@
  *
  * Every key is counted exactly: keys are kept whole and compared as
  * strings, so no key can reset or spend another's count. Memory is bounded
- * by expiry, never by overwriting a live count: a key whose window is over
- * is forgotten (in a sweep every RATE_SWEEP_SECONDS, and whenever the table
- * is full). At most `max_keys` keys are live at once; while that many are,
- * a NEW key fails closed: it is limited, with the seconds until the first
- * live window ends as its Retry-After, and keys already counted go on as
- * before. Keys that anyone can make up (a login name, an address) must
- * therefore live in a limiter of their own, apart from keys only an
- * account holder can add, or filling one would refuse the other. Buckets
- * are chosen by SipHash under a random key, so clients cannot pile their
- * keys into one bucket.
+ * by expiry and by `max_keys`: a key whose window is over is forgotten (in
+ * a sweep every RATE_SWEEP_SECONDS, and whenever the table is full), and
+ * while `max_keys` keys are live a new key pushes out the oldest key that
+ * still has events left. So a full table refuses no one; a spent key (the
+ * one that limits someone) is never pushed out; and a key with events left
+ * is pushed out only once `max_keys` keys were added after it, each at the
+ * price its caller sets for adding one (a login attempt costs an Argon2
+ * check), with no key added by an event refused (rate_allow_all). Only a
+ * table whose every key is spent refuses a new key (closed, until the
+ * first window ends): filling one costs `limit` events a key. Keys that
+ * anyone can make up (a login name, an address) still live in a limiter of
+ * their own, apart from keys only an account holder adds, which they could
+ * otherwise push out. Buckets are chosen by SipHash under a random key, so
+ * clients cannot pile their keys into one bucket.
  */
 #ifndef KGRADE_SERVER_RATE_LIMIT_H
 #define KGRADE_SERVER_RATE_LIMIT_H
@@ -39,6 +43,18 @@ void rate_limiter_free(struct rate_limiter *r);
  * `limit` events in its `window` seconds (this one is not counted), with
  * the seconds to wait in `*retry_after`. */
 bool rate_allow(struct rate_limiter *r, const char *key, int limit, int window, int *retry_after);
+
+/* One of the events rate_allow_all counts. */
+struct rate_event {
+    const char *key;
+    int limit;
+};
+/* Counts one event of each of the `n` keys, in windows of `window`
+ * seconds, or of none: -1 when all were counted, else the index of the
+ * first key with no event left (or of the key memory was short for), with
+ * the seconds to wait in `*retry_after`. A refused call adds no key. */
+int rate_allow_all(struct rate_limiter *r, const struct rate_event *events, int n, int window,
+                   int *retry_after);
 /* Whether `key` has an event left (false with the seconds to wait in
  * `*retry_after`), counting nothing and adding no key: a check before
  * costly work whose event is counted only once it has happened. */

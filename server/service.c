@@ -34,6 +34,13 @@ struct db *service_db(struct service *service)
     return db;
 }
 
+void service_db_close(void)
+{
+    pthread_once(&db_key_once, make_db_key);
+    db_close(pthread_getspecific(db_key));
+    pthread_setspecific(db_key, NULL);
+}
+
 void service_wake_workers(struct service *service)
 {
     pthread_mutex_lock(&service->queue_lock);

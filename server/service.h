@@ -55,7 +55,8 @@ struct metrics;
 struct rate_limiter;
 
 /* The rate limiters (rate_limit.h), apart so that keys anyone can make up
- * never crowd out the keys of accounts: a full limiter refuses new keys. */
+ * never crowd out the keys of accounts: a full limiter pushes out its
+ * oldest key with events left. */
 struct service_limiters {
     struct rate_limiter *anonymous;   /* login names and client addresses: anyone adds keys */
     struct rate_limiter *accounts;    /* per account, added only by its holder: logins, known
@@ -85,6 +86,9 @@ struct service {
 /* The calling thread's own connection to the database (opened on first
  * use, closed when the thread ends); NULL when it cannot be opened. */
 struct db *service_db(struct service *service);
+/* Closes the calling thread's connection now: the main thread's, which no
+ * thread's end closes. */
+void service_db_close(void);
 
 /* Wakes a worker: a submission was queued. */
 void service_wake_workers(struct service *service);

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Integration tests of `kgrade serve`'s accounts and HTTP hardening, on a
-# server of their own: the data folder, database and key private; a
-# password someone else made up (the first admin's, a generated one, a
-# reset) to be changed before anything else; POST /api/v1/me/password
-# ending the other sessions; a reset ending the user's sessions and tokens;
-# who may reset whose password; login limits (a class of 30 behind one
-# address logs in, one account cannot be guessed, a known browser's budget
-# is its account's, an unknown name costs the time of a wrong password,
-# logins that work are limited per account, an address runs out and then
-# adds no key to the limiter while known browsers and submissions go on);
-# sessions and API tokens capped per user; event streams capped per user;
-# Content-Type checked exactly; NUL bytes in paths; a slowloris client cut
-# off while others are served.
+# server of their own: the data folder (made 0755 by hand before), database
+# and key private; a password someone else made up (the first admin's, a
+# generated one, a reset) to be changed before anything else; POST
+# /api/v1/me/password ending the other sessions; a reset ending the user's
+# sessions and tokens; who may reset whose password; login limits (a class
+# of 30 behind one address logs in, one account cannot be guessed, a known
+# browser's budget is its account's, an unknown name costs the time of a
+# wrong password, logins that work are limited per account, an address runs
+# out and then adds no key to the limiter while known browsers and
+# submissions go on); sessions and API tokens capped per user; event streams
+# capped per user; Content-Type checked exactly; NUL bytes in paths;
+# slowloris clients (slow headers, a slow body) cut off while others are
+# served.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -37,11 +38,15 @@ change_password() { # JAR CSRF CURRENT NEW
     as "$1" "$2" POST /api/v1/me/password "{\"current_password\": \"$3\", \"new_password\": \"$4\"}"
 }
 
+mkdir -m 755 "$DATA" # made by hand, as mkdir does
 start_server "$EXERCISES" || exit 1
 ADMIN_PASSWORD=$(grep -A2 'temporary password' "$TMP/server.out" | tail -1 | tr -d ' ')
 
 # ---- 7. private files
-expect "the data folder is 0700" 0 "^700$" -- stat -c %a "$DATA"
+expect "the data folder is 0700, though it was 0755 before the server started" 0 "^700$" -- \
+    stat -c %a "$DATA"
+expect "... and the server said so, with the old mode" 0 \
+    "^kgrade serve: the data folder $DATA was 0755: made it 0700" -- cat "$TMP/server.log"
 expect "the database is 0600" 0 "^600$" -- stat -c %a "$DATA/kgrade.db"
 expect "its -wal and -shm are 0600" 0 "^600 600$" -- \
     bash -c "echo \$(stat -c %a '$DATA/kgrade.db-wal') \$(stat -c %a '$DATA/kgrade.db-shm')"
@@ -192,6 +197,22 @@ expect "an unknown account takes at least half the time of a wrong password" 0 "
     awk '{ t[$1] += $2 } END { printf "%s (unknown %.3f s, wrong %.3f s)\n", \
         (t["unknown"] >= 0.5 * t["wrong"] ? "yes" : "no"), t["unknown"], t["wrong"] }' <<<"$times"
 
+# A password over 1,024 characters (no account's) would cost no Argon2
+# check: it is refused before it counts, so it cannot spend the address's
+# or the account's failures, nor fill the limiter.
+keys=$(metric 'kgrade_rate_limit_keys{limiter="anonymous"}')
+long=$(printf 'x%.0s' $(seq 1025))
+refused=0
+for i in $(seq 120); do # more than the address's 100 failures
+    login "uma$((i % 2))" "$long" "$TMP/x.jar" >/dev/null
+    [[ $(status) == 422 ]] && refused=$((refused + 1))
+done
+expect "120 passwords over 1,024 characters are each 422, unchecked" 0 "^120$" -- echo "$refused"
+expect "... saying why" 0 "^422 .*a password has at most 1024 characters" -- answered
+expect "... and add no key to the limiter" 0 "^$keys$" -- metric 'kgrade_rate_limit_keys{limiter="anonymous"}'
+login uma uma-password "$TMP/uma-new.jar" >/dev/null
+expect "... nor spend the address's failures: a right password from a new browser logs in" 0 "^200$" -- status
+
 # ---- logins that work: 30 an account a quarter of an hour; 20 sessions a user
 # (val is made by the operator's kgrade user add, with a password of their
 # own: no login is spent on a first password)
@@ -297,31 +318,43 @@ expect "a raw NUL byte in its path is 404" 0 "^HTTP/1.1 404" -- raw_status 'GET 
 expect "... before a query too" 0 "^HTTP/1.1 404" -- raw_status 'GET /static/app.js<NUL>?x=1 HTTP/1.1'
 expect "a NUL-free request line is still served" 0 "^HTTP/1.1 200" -- raw_status 'GET /static/app.js HTTP/1.1'
 
-# ---- 8a. slowloris: headers trickled a byte a second are cut off
-python3 - "$PORT" >"$TMP/slow.out" <<'EOF' &
+# ---- 8a. slowloris: headers, or a body, trickled a byte a second are cut off
+# trickle REQUEST: sends REQUEST ("|" for CRLF), then a byte a second for up
+# to 60 s; says when the server closed the connection (or that it did not)
+trickle() {
+    python3 - "$PORT" "$1" <<'EOF'
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+s.sendall(sys.argv[2].encode().replace(b"|", b"\r\n"))
 start = time.monotonic()
 s.settimeout(1)
-while time.monotonic() - start < 40:
+while time.monotonic() - start < 60:
     try:
-        s.send(b"a")  # one header byte a second: never idle
+        s.send(b"a")  # one byte a second: never idle
         if s.recv(1) == b"":
             break
     except socket.timeout:
         continue
     except OSError:
         break
-print("closed after %d s" % (time.monotonic() - start) if time.monotonic() - start < 40 else "still open")
+print("closed after %d s" % (time.monotonic() - start) if time.monotonic() - start < 60 else "still open")
 EOF
+}
+trickle "GET /api/v1/health HTTP/1.1|Host: x|X-Slow: " >"$TMP/slow.out" &
 slow=$!
+trickle "POST /api/v1/login HTTP/1.1|Host: x|Content-Type: application/json|Content-Length: 100000||" \
+    >"$TMP/slow-body.out" &
+slow_body=$!
 sleep 3
-expect "others are served while a client trickles its headers" 0 '"status":"ok"' -- \
+expect "others are served while clients trickle their headers and a body" 0 '"status":"ok"' -- \
     curl -s --max-time 5 "$BASE/api/v1/health"
-wait "$slow"
-expect "the trickling client is closed after about 10 s" 0 "^closed after (9|1[0-9]) s$" -- cat "$TMP/slow.out"
+wait "$slow" "$slow_body"
+expect "the client trickling its headers is closed after about 10 s" 0 "^closed after (9|1[0-9]) s$" -- \
+    cat "$TMP/slow.out"
 expect "... and the server says why" 0 "headers took over 10 s" -- cat "$TMP/server.log"
+expect "the client trickling its body is closed after about 20 s" 0 \
+    "^closed after (19|2[0-9]|3[0-5]) s$" -- cat "$TMP/slow-body.out"
+expect "... and the server says why" 0 "body took over 20 s" -- cat "$TMP/server.log"
 expect "the server still answers" 0 '"status":"ok"' -- curl -s --max-time 5 "$BASE/api/v1/health"
 
 # ---- 2, last (it spends the address's budget): an address runs out too
@@ -332,7 +365,9 @@ until [[ $n -ge 110 ]]; do
     login "nobody$n" wrong-password "$TMP/x.jar" >/dev/null
     [[ $(status) == 429 ]] && break
 done
-expect "an address trying name after name waits (429) after 100 failures in all" 0 "^429 .*from this address" -- answered
+expect "an address trying name after name waits (429) after 100 failures in all" 0 \
+    "^429 .*too many wrong passwords from this address \\(127.0.0.1\\): 100 in 15 minutes, whatever the names; wait [0-9]+ s" -- \
+    answered
 keys=$(metric 'kgrade_rate_limit_keys{limiter="anonymous"}')
 for i in $(seq 50); do login "more$i" wrong-password "$TMP/x.jar" >/dev/null; done
 expect "... and the names it tries past its budget add no key: one address cannot fill the limiter" 0 \
@@ -341,6 +376,8 @@ api POST /api/v1/login -H 'Content-Type: application/json' --data-binary '{"name
 expect "... for every account" 0 "^429$" -- status
 login_from "$TMP/tim.jar" tim tim-password >/dev/null
 expect "... but from a browser an account logged in from before, the account logs in" 0 "^200$" -- status
+login uma uma-password "$TMP/uma-elsewhere.jar" --interface 127.0.0.2 >/dev/null
+expect "... and from another address too" 0 "^200$" -- status
 submit_kernel "$TIM" tiny-add "$KERNELS/good.cu" >/dev/null
 expect "... and submissions are still taken" 0 "^202$" -- status
 kill -TERM "$SERVER_PID"

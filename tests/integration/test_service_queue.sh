@@ -6,7 +6,8 @@
 # with Retry-After), a grading whose worker process dies graded again once
 # and internal_error the second time, a grading the server's death
 # interrupts twice finished as internal_error, and one server per data
-# folder and database.
+# folder and database (by any path: a hard link, a symlink or a bind mount
+# of the database is the same database).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -70,9 +71,26 @@ expect "a second server on the same data folder refuses to start, naming the fir
     "the data folder $DATA/ is in use by kgrade serve, process $first; stop it first" -- \
     timeout 20 "$KGRADE" serve --port $((PORT + 1)) --data "$DATA" --exercises "$EXERCISES"
 expect "... and on the same database from another data folder" 2 \
-    "the database $DATA/kgrade.db is in use by kgrade serve, process $first; stop it first" -- \
+    "the database $DATA/kgrade.db is in use by kgrade serve, process $first \\(the same file, whatever path or link leads to it\\); stop it first" -- \
     timeout 20 "$KGRADE" serve --port $((PORT + 1)) --data "$TMP/elsewhere" --db "$DATA/kgrade.db" \
     --exercises "$EXERCISES"
+ln "$DATA/kgrade.db" "$TMP/hard-link.db"
+ln -s "$DATA/kgrade.db" "$TMP/symlink.db"
+for db in "$TMP/hard-link.db" "$TMP/symlink.db"; do
+    expect "... and on a $(basename "$db" .db) of the database: the lock is the file's" 2 \
+        "the database $db is in use by kgrade serve, process $first \\(the same file" -- \
+        timeout 20 "$KGRADE" serve --port $((PORT + 1)) --data "$TMP/elsewhere" --db "$db" \
+        --exercises "$EXERCISES"
+done
+if unshare -rm true 2>/dev/null; then # a bind mount, in mount (and user) namespaces of its own
+    touch "$TMP/bound.db"
+    expect "... and on the database file bind-mounted elsewhere" 2 \
+        "the database $TMP/bound.db is in use by kgrade serve, process $first \\(the same file" -- \
+        timeout 20 unshare -rm bash -c "mount --bind '$DATA/kgrade.db' '$TMP/bound.db' && exec '$KGRADE' \
+            serve --port $((PORT + 1)) --data '$TMP/elsewhere' --db '$TMP/bound.db' --exercises '$EXERCISES'"
+else
+    echo "skip a bind mount of the database: this machine gives no user and mount namespaces"
+fi
 expect "the first server still answers" 0 '"status":"ok"' -- curl -s "$BASE/api/v1/health"
 kill_server
 start_server "$EXERCISES"

@@ -2,9 +2,11 @@
  * Unit tests of the login limits (server/login_limit.c) on limiters of a
  * fake clock: one address sending 66,000 made-up names (more than the
  * 65,536 keys a limiter holds) adds only its own budget of keys, so a
- * classmate still logs in and submissions are still counted; addresses
- * enough to fill the anonymous limiter leave known browsers and
- * submissions alone; a refunded attempt holds no key; logins that work
+ * classmate still logs in and submissions are still counted; the
+ * filling script of issue 32 (650 addresses x 101 names, more keys than
+ * the limiter holds) locks no one out: a teacher's right password from a
+ * new address logs in, while the accounts and addresses it spent stay
+ * limited; a refunded attempt holds no key; logins that work
  * are limited per account; a known browser's budget is the account's,
  * whatever cookie it comes with. And the address a client is counted
  * under (server/client_address.c): IPv6 by its /64, IPv4-mapped IPv6 as
@@ -77,30 +79,45 @@ static void test_one_address_cannot_fill_the_limiter(void **state)
     limiters_free(&l);
 }
 
-/* Many addresses can fill the anonymous limiter (it then fails closed
- * for new keys), but nothing else. */
-static void test_a_full_anonymous_limiter_spares_accounts(void **state)
+/* The filling script's shape (issue 32): 650 addresses, each trying 101
+ * names of its own with wrong passwords: 650 x (100 names + the address)
+ * = 65,650 keys, more than the anonymous limiter holds. Before it, an
+ * attacker spent alice's failures and an address spent its own. Once full,
+ * the table never refuses a right password from a new address, and what
+ * was spent stays spent. */
+static void test_the_filling_script_locks_no_one_out(void **state)
 {
     (void)state;
-    struct service_limiters l = limiters(1000);
+    struct service_limiters l = limiters(RATE_KEYS_MAX);
     char name[32], address[32];
     int wait = 0;
-    for (int i = 0; i < 2000; i++) {
-        snprintf(name, sizeof name, "x%d", i);
-        snprintf(address, sizeof address, "10.0.%d.1", i / LOGIN_FAILURES_PER_ADDRESS);
-        log_in(&l, name, address, false, false);
+    for (int i = 0; i < LOGIN_FAILURES_PER_ACCOUNT; i++)
+        assert_int_equal(log_in(&l, "alice", "198.51.100.1", false, false), LOGIN_ALLOWED);
+    for (int i = 0; i < LOGIN_FAILURES_PER_ADDRESS; i++) {
+        snprintf(name, sizeof name, "guess%d", i);
+        assert_int_equal(log_in(&l, name, "198.51.100.2", false, false), LOGIN_ALLOWED);
     }
-    assert_int_equal(rate_limiter_keys(l.anonymous), 1000);
-    assert_int_not_equal(log_in(&l, "alice", "203.0.113.9", false, true), LOGIN_ALLOWED);
+    for (int a = 0; a < 650; a++)
+        for (int n = 0; n < 101; n++) {
+            snprintf(name, sizeof name, "x%d-%d", a, n);
+            snprintf(address, sizeof address, "127.0.%d.%d", a / 250, 1 + a % 250);
+            assert_int_equal(log_in(&l, name, address, false, false),
+                             n < LOGIN_FAILURES_PER_ADDRESS ? LOGIN_ALLOWED : LOGIN_ADDRESS_SPENT);
+        }
+    assert_int_equal(rate_limiter_keys(l.anonymous), RATE_KEYS_MAX);
+    assert_int_equal(log_in(&l, "teacher", "203.0.113.9", false, true), LOGIN_ALLOWED);
+    assert_int_equal(log_in(&l, "alice", "203.0.113.10", false, true), LOGIN_ACCOUNT_SPENT);
+    assert_int_equal(log_in(&l, "bob", "198.51.100.2", false, true), LOGIN_ADDRESS_SPENT);
+    assert_int_equal(log_in(&l, "bob", "127.0.0.1", false, true), LOGIN_ADDRESS_SPENT);
     assert_int_equal(log_in(&l, "alice", "203.0.113.9", true, true), LOGIN_ALLOWED);
     assert_true(rate_allow(l.submissions, "submit:42", 30, 60, &wait));
-    fake_now += LOGIN_WINDOW_S; /* the windows end: everyone logs in again */
-    assert_int_equal(log_in(&l, "alice", "203.0.113.9", false, true), LOGIN_ALLOWED);
+    fake_now += LOGIN_WINDOW_S; /* the windows end: alice logs in from anywhere again */
+    assert_int_equal(log_in(&l, "alice", "203.0.113.10", false, true), LOGIN_ALLOWED);
     limiters_free(&l);
 }
 
-/* The address is counted first: an account whose budget is spent costs
- * the address nothing more, nor does a login that works. */
+/* An account whose budget is spent costs the address nothing more, nor
+ * does a login that works. */
 static void test_account_and_address_budgets(void **state)
 {
     (void)state;
@@ -184,7 +201,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_address_cannot_fill_the_limiter),
-        cmocka_unit_test(test_a_full_anonymous_limiter_spares_accounts),
+        cmocka_unit_test(test_the_filling_script_locks_no_one_out),
         cmocka_unit_test(test_account_and_address_budgets),
         cmocka_unit_test(test_known_browsers_share_the_account_budget),
         cmocka_unit_test(test_successful_logins_limited),

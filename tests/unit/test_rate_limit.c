@@ -3,8 +3,11 @@
  * own exact count, even keys that shared a slot in the old table of 4096
  * slots indexed by a 64-bit hash (where one key's event reset the other's
  * count); a key whose window is over is forgotten, and its memory freed, as
- * is a key refunded to 0; at the cap of live keys a new key fails closed
- * while known keys go on; a check counts nothing.
+ * is a key refunded to 0; at the cap of live keys a new key pushes out the
+ * oldest key with events left, never a spent one, and fails closed only
+ * when every key is spent; a refund gives a spent key events again, and
+ * with them its place among the keys that may be pushed out; several keys
+ * are counted all or none; a check counts nothing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -168,25 +171,104 @@ static void test_expiry_frees_memory(void **state)
     rate_limiter_free(r);
 }
 
-static void test_cap_fails_closed_for_new_keys(void **state)
+/* Counts one event of each key "login-address:FROM" to "login-address:TO-1"
+ * under `limit`, in windows of 60 s. */
+static void fill(struct rate_limiter *r, int from, int to, int limit)
+{
+    char key[32];
+    int wait = 0;
+    for (int i = from; i < to; i++) {
+        snprintf(key, sizeof key, "login-address:%d", i);
+        assert_true(rate_allow(r, key, limit, 60, &wait));
+    }
+}
+
+/* 100 keys, the first spent: a new key pushes out the oldest key with
+ * events left (the second), not the spent one, and keys are never more
+ * than the cap. */
+static void test_a_full_table_pushes_out_the_oldest_unspent_key(void **state)
 {
     (void)state;
     struct rate_limiter *r = rate_limiter_new(100, fake_clock);
-    char key[32];
     int wait = 0;
-    for (int i = 0; i < 100; i++) {
-        snprintf(key, sizeof key, "login-address:%d", i);
-        assert_true(rate_allow(r, key, 5, 60, &wait));
-        fake_now += i == 0 ? 10 : 0; /* the first window ends 10 s before the others */
-    }
+    fill(r, 0, 1, 1);
+    fill(r, 1, 100, 5);
+    assert_true(rate_allow(r, "login-address:new", 5, 60, &wait)); /* full: no one refused */
+    assert_int_equal(rate_limiter_keys(r), 100);
+    assert_false(rate_allow(r, "login-address:0", 1, 60, &wait)); /* the spent key stayed */
+    for (int i = 0; i < 4; i++) /* key 2 kept its count: 1 + 4 events */
+        assert_true(rate_allow(r, "login-address:2", 5, 60, &wait));
+    assert_false(rate_allow(r, "login-address:2", 5, 60, &wait));
+    /* key 1 was pushed out: its count starts again (pushing out key 3) */
+    for (int i = 0; i < 5; i++)
+        assert_true(rate_allow(r, "login-address:1", 5, 60, &wait));
+    assert_false(rate_allow(r, "login-address:1", 5, 60, &wait));
+    assert_int_equal(rate_limiter_keys(r), 100);
+    rate_limiter_free(r);
+}
+
+/* A table whose every key is spent refuses a new key until the first
+ * window ends; known keys go on. */
+static void test_a_table_of_spent_keys_fails_closed(void **state)
+{
+    (void)state;
+    struct rate_limiter *r = rate_limiter_new(100, fake_clock);
+    int wait = 0;
+    fill(r, 0, 1, 1);
+    fake_now += 10; /* the first window ends 10 s before the others */
+    fill(r, 1, 100, 1);
     assert_false(rate_allow(r, "login-address:new", 5, 60, &wait));
-    assert_int_equal(wait, 50); /* until the first window ends */
-    assert_false(rate_allow(r, "login-address:newer", 5, 60, &wait));
-    assert_int_equal(rate_limiter_keys(r), 100);                  /* nothing overwritten */
-    assert_true(rate_allow(r, "login-address:42", 5, 60, &wait)); /* known keys go on */
+    assert_int_equal(wait, 50);                  /* until the first window ends */
+    assert_int_equal(rate_limiter_keys(r), 100); /* nothing overwritten */
+    assert_false(rate_allow(r, "login-address:42", 1, 60, &wait));
+    assert_true(rate_allow(r, "login-address:42", 2, 60, &wait)); /* a known key goes on */
     fake_now += 50;
     assert_true(rate_allow(r, "login-address:new", 5, 60, &wait)); /* the first one expired */
     assert_int_equal(rate_limiter_keys(r), 100);
+    rate_limiter_free(r);
+}
+
+/* A spent key refunded has an event again: it is then the newest key that
+ * may be pushed out. */
+static void test_a_refund_makes_a_spent_key_pushable_again(void **state)
+{
+    (void)state;
+    struct rate_limiter *r = rate_limiter_new(3, fake_clock);
+    int wait = 0;
+    assert_true(rate_allow(r, "a", 2, 60, &wait));
+    assert_true(rate_allow(r, "a", 2, 60, &wait)); /* a spent */
+    assert_true(rate_allow(r, "b", 2, 60, &wait));
+    rate_refund(r, "a"); /* a has one event left: younger than b */
+    assert_true(rate_allow(r, "c", 2, 60, &wait));
+    assert_true(rate_allow(r, "d", 2, 60, &wait)); /* pushes out b, the oldest with events left */
+    assert_true(rate_allow(r, "a", 2, 60, &wait)); /* a kept its count: 1 + 1 */
+    assert_false(rate_allow(r, "a", 2, 60, &wait));
+    assert_true(rate_allow(r, "e", 2, 60, &wait)); /* pushes out c: a is spent again */
+    assert_false(rate_allow(r, "a", 2, 60, &wait));
+    assert_int_equal(rate_limiter_keys(r), 3);
+    rate_limiter_free(r);
+}
+
+/* rate_allow_all counts every key or none: the first key with no event
+ * left is named, and nothing is counted or added. */
+static void test_all_or_none(void **state)
+{
+    (void)state;
+    struct rate_limiter *r = rate_limiter_new(RATE_KEYS_MAX, fake_clock);
+    const struct rate_event both[] = {{"address", 3}, {"account", 1}};
+    int wait = -1;
+    assert_int_equal(rate_allow_all(r, both, 2, 60, &wait), -1);
+    assert_int_equal(wait, 0);
+    fake_now += 10;
+    assert_int_equal(rate_allow_all(r, both, 2, 60, &wait), 1); /* the account is spent */
+    assert_int_equal(wait, 50);
+    const struct rate_event other[] = {{"address", 3}, {"another", 1}};
+    assert_int_equal(rate_allow_all(r, other, 2, 60, &wait), -1); /* the address had 2 left */
+    assert_int_equal(rate_allow_all(r, other + 1, 1, 60, &wait), 0);
+    const struct rate_event third[] = {{"address", 3}, {"a third", 1}};
+    assert_int_equal(rate_allow_all(r, third, 2, 60, &wait), -1);
+    assert_int_equal(rate_allow_all(r, third, 2, 60, &wait), 0); /* the address is spent */
+    assert_int_equal(rate_limiter_keys(r), 4);                   /* no key added by a refusal */
     rate_limiter_free(r);
 }
 
@@ -199,7 +281,10 @@ int main(void)
         cmocka_unit_test(test_refunded_keys_hold_no_room),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_expiry_frees_memory),
-        cmocka_unit_test(test_cap_fails_closed_for_new_keys),
+        cmocka_unit_test(test_a_full_table_pushes_out_the_oldest_unspent_key),
+        cmocka_unit_test(test_a_table_of_spent_keys_fails_closed),
+        cmocka_unit_test(test_a_refund_makes_a_spent_key_pushable_again),
+        cmocka_unit_test(test_all_or_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
 /*
- * Deadlines on request headers (header_deadline.h): a list of the open
- * connections under one lock, and a watchdog thread that looks at it every
- * WATCH_TICK_MS. O(connections) a tick, at most CONNECTIONS_MAX.
+ * Deadlines on request headers and bodies (request_deadline.h): a list of
+ * the open connections under one lock, each with the part of its request
+ * it is waiting for and since when, and a watchdog thread that looks at it
+ * every WATCH_TICK_MS. O(connections) a tick, at most CONNECTIONS_MAX.
  */
-#include "header_deadline.h"
+#include "request_deadline.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -14,19 +15,24 @@
 
 #define WATCH_TICK_MS 500
 
+/* What a connection's request is waiting for. */
+enum part { HEADERS, BODY, NOTHING, PARTS_TIMED = NOTHING };
+
+static const char *const part_names[PARTS_TIMED] = {"headers", "body"};
+
 struct watched {
     struct watched *prev, *next;
-    struct header_deadlines *owner;
+    struct request_deadlines *owner;
     int fd;
-    int64_t started_ms; /* when the current request began */
-    bool met;           /* its headers are complete */
+    enum part waiting;  /* for this part of its request */
+    int64_t started_ms; /* since then */
 };
 
-struct header_deadlines {
+struct request_deadlines {
     pthread_mutex_t lock;
     pthread_cond_t wake; /* stopping */
     bool stopping;
-    int64_t limit_ms;
+    int64_t limit_ms[PARTS_TIMED];
     struct watched *first;
     pthread_t thread;
 };
@@ -39,21 +45,22 @@ static int64_t now_ms(void)
 }
 
 /* Shuts down the sockets past their deadline; called with the lock held. */
-static void cut_late(struct header_deadlines *d)
+static void cut_late(struct request_deadlines *d)
 {
     int64_t now = now_ms();
-    for (struct watched *w = d->first; w; w = w->next)
-        if (!w->met && now - w->started_ms > d->limit_ms) {
-            shutdown(w->fd, SHUT_RDWR);
-            w->met = true; /* once is enough */
-            fprintf(stderr, "http: closed a connection whose headers took over %lld s\n",
-                    (long long)(d->limit_ms / 1000));
-        }
+    for (struct watched *w = d->first; w; w = w->next) {
+        if (w->waiting == NOTHING || now - w->started_ms <= d->limit_ms[w->waiting])
+            continue;
+        shutdown(w->fd, SHUT_RDWR);
+        fprintf(stderr, "http: closed a connection whose %s took over %lld s\n",
+                part_names[w->waiting], (long long)(d->limit_ms[w->waiting] / 1000));
+        w->waiting = NOTHING; /* once is enough */
+    }
 }
 
 static void *watch(void *arg)
 {
-    struct header_deadlines *d = arg;
+    struct request_deadlines *d = arg;
     pthread_mutex_lock(&d->lock);
     while (!d->stopping) {
         cut_late(d);
@@ -68,14 +75,15 @@ static void *watch(void *arg)
     return NULL;
 }
 
-struct header_deadlines *header_deadlines_start(int seconds)
+struct request_deadlines *request_deadlines_start(int headers_s, int body_s)
 {
-    struct header_deadlines *d = calloc(1, sizeof *d);
+    struct request_deadlines *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
     pthread_mutex_init(&d->lock, NULL);
     pthread_cond_init(&d->wake, NULL);
-    d->limit_ms = (int64_t)seconds * 1000;
+    d->limit_ms[HEADERS] = (int64_t)headers_s * 1000;
+    d->limit_ms[BODY] = (int64_t)body_s * 1000;
     if (pthread_create(&d->thread, NULL, watch, d) != 0) {
         free(d);
         return NULL;
@@ -83,7 +91,7 @@ struct header_deadlines *header_deadlines_start(int seconds)
     return d;
 }
 
-void header_deadlines_stop(struct header_deadlines *d)
+void request_deadlines_stop(struct request_deadlines *d)
 {
     if (!d)
         return;
@@ -97,7 +105,7 @@ void header_deadlines_stop(struct header_deadlines *d)
     free(d);
 }
 
-static void opened(struct header_deadlines *d, struct MHD_Connection *c, void **socket_context)
+static void opened(struct request_deadlines *d, struct MHD_Connection *c, void **socket_context)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -107,6 +115,7 @@ static void opened(struct header_deadlines *d, struct MHD_Connection *c, void **
         return; /* not watched: the idle timeout still applies */
     w->owner = d;
     w->fd = info->connect_fd;
+    w->waiting = HEADERS;
     w->started_ms = now_ms();
     pthread_mutex_lock(&d->lock);
     w->next = d->first;
@@ -116,7 +125,7 @@ static void opened(struct header_deadlines *d, struct MHD_Connection *c, void **
     pthread_mutex_unlock(&d->lock);
 }
 
-static void closed(struct header_deadlines *d, struct watched *w)
+static void closed(struct request_deadlines *d, struct watched *w)
 {
     pthread_mutex_lock(&d->lock);
     if (w->prev)
@@ -129,8 +138,8 @@ static void closed(struct header_deadlines *d, struct watched *w)
     free(w);
 }
 
-void header_deadlines_notify(void *cls, struct MHD_Connection *c, void **socket_context,
-                             enum MHD_ConnectionNotificationCode code)
+void request_deadlines_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                              enum MHD_ConnectionNotificationCode code)
 {
     if (code == MHD_CONNECTION_NOTIFY_STARTED)
         opened(cls, c, socket_context);
@@ -140,8 +149,8 @@ void header_deadlines_notify(void *cls, struct MHD_Connection *c, void **socket_
     }
 }
 
-/* Sets the connection's entry: its headers met, or a new request begun. */
-static void mark(struct MHD_Connection *c, bool met)
+/* Sets what the connection's request waits for, from now. */
+static void mark(struct MHD_Connection *c, enum part waiting)
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
@@ -149,18 +158,22 @@ static void mark(struct MHD_Connection *c, bool met)
     if (!w)
         return;
     pthread_mutex_lock(&w->owner->lock);
-    w->met = met;
-    if (!met)
-        w->started_ms = now_ms();
+    w->waiting = waiting;
+    w->started_ms = now_ms();
     pthread_mutex_unlock(&w->owner->lock);
 }
 
-void header_deadlines_met(struct MHD_Connection *c)
+void request_deadlines_headers_done(struct MHD_Connection *c)
 {
-    mark(c, true);
+    mark(c, BODY);
 }
 
-void header_deadlines_next(struct MHD_Connection *c)
+void request_deadlines_answered(struct MHD_Connection *c)
 {
-    mark(c, false);
+    mark(c, NOTHING);
+}
+
+void request_deadlines_next(struct MHD_Connection *c)
+{
+    mark(c, HEADERS);
 }
