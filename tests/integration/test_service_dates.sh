@@ -7,7 +7,8 @@
 # graded and marked late and not counted (no certificate, the gradebook's
 # late mark), an extension that makes it count (the certificate issued at
 # once), the gradebook JSON with a student who never submitted, the long
-# and wide CSV with their dates, and the audit log.
+# and wide CSV with their dates (a display name that is a spreadsheet
+# formula written inert), and the audit log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -24,7 +25,9 @@ jq '.id = "broken" | .deadline = "2026-12-15T23:59"' tests/service/exercises/cou
     >"$EXERCISES/courses/broken.json"
 start_server "$EXERCISES" || exit 1
 SAM=$(student_token sam)
-student_token nora >/dev/null # never submits
+# nora never submits; her display name is a spreadsheet formula, which the CSV makes inert
+printf 'name,display_name,role\nnora,"=HYPERLINK(""http://evil.example/"",""nora"")",student\n' |
+    "$KGRADE" --db "$DATA/kgrade.db" user import - >/dev/null
 echo "teach-password" | "$KGRADE" --db "$DATA/kgrade.db" user add teach --role instructor --password-stdin >/dev/null
 TEACH=$("$KGRADE" --db "$DATA/kgrade.db" token create teach)
 as_teacher() { api "$1" "$2" -H "Authorization: Bearer $TEACH" -H 'Content-Type: application/json' "${@:3}"; }
@@ -112,7 +115,8 @@ curl -s -H "Authorization: Bearer $TEACH" "$BASE/api/v1/export/grades.csv?format
 expect "the wide CSV: a header with each exercise's columns in course order" 0 \
     '^name,display_name,tiny-add.status,tiny-add.best_ratio,tiny-add.best_submitted_at,tiny-add.late,tiny-add-twice.status,tiny-add-twice.best_ratio,tiny-add-twice.best_submitted_at,tiny-add-twice.late,assessments_passed,certificate_id,certificate_issued_at,certificate_revoked$' -- \
     head -1 "$TMP/wide.csv"
-expect "... one row per student, nora's untried" 0 '^nora,nora,untried,,,,untried,,,,0,,,$' -- cat "$TMP/wide.csv"
+expect "... one row per student, nora's untried, her formula of a name quoted with a ' (inert)" 0 \
+    "^nora,\"'=HYPERLINK\(\"\"http://evil.example/\"\",\"\"nora\"\"\)\",untried,,,,untried,,,,0,,,\$" -- cat "$TMP/wide.csv"
 expect "... sam's with ratios, dates and the certificate" 0 \
     '^sam,sam,passed,1\.00,20[0-9-]{8}T[0-9:.]{12}Z,,passed,[0-9.]+,20[0-9-]{8}T[0-9:.]{12}Z,,2,[a-z2-7]{26},20[0-9-]{8}T[0-9:.]{12}Z,$' -- cat "$TMP/wide.csv"
 as_teacher GET /api/v1/extensions >/dev/null
