@@ -8,8 +8,9 @@
  * state and result, list one's own (an instructor: anyone's, by ?user=),
  * and follow one's grading as events. Students see only their own
  * submissions; instructors all. Before an exercise opens only instructors
- * may submit to it (403 not_open); after its deadline a submission is
- * taken and marked late (the store decides when read).
+ * may submit to it (403 not_open, the rule trials keep too:
+ * api_exercise_open_to); after its deadline a submission is taken and
+ * marked late (the store decides when read).
  */
 #include "api.h"
 #include "course_dates.h"
@@ -80,11 +81,8 @@ static void answer_enqueue(struct http_request *req, struct http_response *res, 
     }
 }
 
-/* Whether the exercise takes the caller's submissions now: an instructor's
- * or an admin's always, a student's from its opening time on; false after
- * answering 403 not_open with that time. */
-static bool open_to(struct http_request *req, struct http_response *res, struct db *db,
-                    const char *exercise)
+bool api_exercise_open_to(struct http_request *req, struct http_response *res, struct db *db,
+                          const char *exercise)
 {
     int64_t opens, deadline;
     char when[ISO8601_TEXT_MAX];
@@ -96,7 +94,8 @@ static bool open_to(struct http_request *req, struct http_response *res, struct 
         return true;
     iso8601_format(opens, when);
     http_error(res, 403, "not_open",
-               "the exercise '%.64s' opens at %s (UTC): submissions are taken from then on",
+               "the exercise '%.64s' opens at %s (UTC): submissions and trials are taken from "
+               "then on",
                exercise, when);
     return false;
 }
@@ -120,7 +119,7 @@ void api_submit(struct http_request *req, struct http_response *res)
     struct db_queue_limits limits = {.total = c->queue_max, .per_user = c->queue_max_per_user};
     if (!db)
         http_error(res, 503, "unavailable", "the database cannot be reached");
-    else if (open_to(req, res, db, b.exercise) && under_rate(req, res)) {
+    else if (api_exercise_open_to(req, res, db, b.exercise) && under_rate(req, res)) {
         struct db_new_submission n = {.user_id = req->user.id,
                                       .exercise = b.exercise,
                                       .language = b.language,

@@ -2,7 +2,8 @@
 # Integration tests of opening times, deadlines, extensions and the
 # gradebook through `kgrade serve`: dates from the files (a bad one refused
 # naming the file and the key), an exercise not yet open refused to a
-# student (403 not_open) but not to an instructor, an instructor's override
+# student (403 not_open, for a submission and a trial alike) but not to an
+# instructor, an instructor's override
 # that wins over the file until cleared, a submission after the deadline
 # graded and marked late and not counted (no certificate, the gradebook's
 # late mark), an extension that makes it count (the certificate issued at
@@ -53,6 +54,16 @@ submit_kernel "$SAM" tiny-add-twice tests/service/kernels/good.cu >/dev/null
 expect "a student's submission before the opening is 403 not_open" 0 "^403$" -- status
 expect "... saying when it opens" 0 "opens at 2098-12-31T23:00:00.000Z" -- cat "$TMP/body"
 expect "... with the API's error shape" 0 "^not_open$" -- jq -r .error.code "$TMP/body"
+jq -c .error "$TMP/body" >"$TMP/submit-error"
+try_twice() {
+    api POST /api/v1/trials -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
+        --data-binary "{\"exercise\": \"tiny-add-twice\", \"source\": $(jq -Rs . <tests/service/kernels/good.cu)}"
+}
+try_twice "$SAM" >/dev/null
+expect "a student's trial before the opening is refused as the submission was: 403 not_open" 0 \
+    "^403 same$" -- bash -c "echo \$(cat $TMP/status) \$([[ \$(jq -c .error $TMP/body) == \$(cat $TMP/submit-error) ]] && echo same || cat $TMP/body)"
+try_twice "$TEACH" >/dev/null
+expect "an instructor may try before the opening" 0 "^202$" -- status
 early=$(submit_kernel "$TEACH" tiny-add-twice tests/service/kernels/good.cu)
 expect "an instructor may submit before the opening" 0 "^passed$" -- wait_done "$TEACH" "$early"
 
