@@ -307,13 +307,35 @@ static void test_tokens_per_user_capped(void **state)
     assert_int_equal(db_token_add(f->db, f->alice, "cli", hash, 0, &id), DB_OK); /* no cap */
 }
 
+/* How many of three requests that reuse submission `first`'s key
+ * ("key-1", alice's: vector-add, "src", CUDA C) with another source,
+ * exercise or language are refused as DB_KEY_MISMATCH naming `first`,
+ * queueing nothing. */
+static int idempotency_misuses(struct fixture *f, int64_t first)
+{
+    struct db_new_submission other[3] = {new_submission(f->alice, "vector-add", "src2", "key-1"),
+                                         new_submission(f->alice, "histogram", "src", "key-1"),
+                                         new_submission(f->alice, "vector-add", "src", "key-1")};
+    other[2].language = "numba";
+    int refused = 0;
+    int64_t queued = db_queue_length(f->db);
+    for (int i = 0; i < 3; i++) {
+        int64_t id = 0;
+        refused +=
+            db_submission_add(f->db, &other[i], &no_limits, &id) == DB_KEY_MISMATCH && id == first;
+    }
+    assert_int_equal(db_queue_length(f->db), queued);
+    return refused;
+}
+
 static void test_queue(void **state)
 {
     struct fixture *f = *state;
     int64_t first = submit(f, f->alice, "vector-add", "key-1"), again = 0;
-    assert_int_equal(add(f, f->alice, "vector-add", "x", "key-1", &no_limits, &again),
+    assert_int_equal(add(f, f->alice, "vector-add", "src", "key-1", &no_limits, &again),
                      DB_DUPLICATE);
     assert_int_equal(again, first);
+    assert_int_equal(idempotency_misuses(f, first), 3);
     int64_t second = submit(f, f->bob, "vector-add", "key-1"); /* another user's key */
     int64_t third = 0;
     struct db_queue_limits two = {.total = 2};
