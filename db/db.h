@@ -153,14 +153,22 @@ enum db_enqueue {
                          * source: the earlier one's id; nothing queued */
     DB_QUEUE_FULL,      /* `limits->total` submissions already wait */
     DB_USER_QUEUE_FULL, /* `limits->per_user` submissions of this user already wait */
+    DB_STORAGE_FULL,    /* the source would take its user past `limits->storage_per_user` */
     DB_ENQUEUE_FAILED,
 };
 
-/* How many queued submissions the queue takes; 0: no limit. */
+/* How many queued submissions the queue takes, and how many bytes of
+ * sources and results (db_user_storage) one user may have stored; 0: no
+ * limit. */
 struct db_queue_limits {
     int64_t total;
     int64_t per_user;
+    int64_t storage_per_user;
 };
+
+/* The bytes a user's submissions hold: their sources and all their
+ * results (migration 0010 keeps the count); 0 for a user with none. */
+int64_t db_user_storage(struct db *db, int64_t user_id);
 
 /* The longest language name stored ("cuda", "numba"). */
 #define DB_LANGUAGE_MAX 16

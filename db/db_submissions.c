@@ -74,8 +74,18 @@ bool db_job_insert(struct db *db, bool trial, const struct db_new_submission *n,
     return true;
 }
 
-/* Whether the queue has room for one more of n's user's submissions:
- * DB_ENQUEUED, else DB_QUEUE_FULL or DB_USER_QUEUE_FULL. */
+int64_t db_user_storage(struct db *db, int64_t user_id)
+{
+    sqlite3_stmt *s = db_statement(db, "SELECT bytes FROM user_storage WHERE user_id = ?");
+    if (!s)
+        return 0;
+    sqlite3_bind_int64(s, 1, user_id);
+    return db_scalar(s, 0);
+}
+
+/* Whether the queue has room for one more of n's user's submissions, and
+ * the user's storage for its source: DB_ENQUEUED, else DB_QUEUE_FULL,
+ * DB_USER_QUEUE_FULL or DB_STORAGE_FULL. */
 static enum db_enqueue room_for(struct db *db, const struct db_new_submission *n,
                                 const struct db_queue_limits *limits)
 {
@@ -83,6 +93,9 @@ static enum db_enqueue room_for(struct db *db, const struct db_new_submission *n
         return DB_QUEUE_FULL;
     if (limits->per_user > 0 && waiting_of(db, n->user_id) >= limits->per_user)
         return DB_USER_QUEUE_FULL;
+    if (limits->storage_per_user > 0 &&
+        db_user_storage(db, n->user_id) + (int64_t)n->size > limits->storage_per_user)
+        return DB_STORAGE_FULL;
     return DB_ENQUEUED;
 }
 

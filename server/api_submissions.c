@@ -1,18 +1,18 @@
 /*
  * Submissions: POST one (in CUDA C or, with "language": "numba", in Numba
- * CUDA Python, when its exercise takes that language; committed to the
- * queue before 202 is answered;
- * the same Idempotency-Key with the same request gives the same submission
- * back, not counted by the rate limit again, and with another exercise,
- * language or source is 422 idempotency_mismatch; a full queue
- * 503, a user over the rate limit or with too many submissions waiting
- * 429, each with Retry-After), read one's
- * state and result, list one's own (an instructor: anyone's, by ?user=),
- * and follow one's grading as events. Students see only their own
- * submissions; instructors all. Before an exercise opens only instructors
- * may submit to it (403 not_open, the rule trials keep too:
- * api_exercise_open_to); after its deadline a submission is taken and
- * marked late (the store decides when read).
+ * CUDA Python, when its exercise takes that language), committed to the
+ * queue before 202 is answered. The same Idempotency-Key with the same
+ * request gives the same submission back, not counted by the rate limit
+ * again; with another exercise, language or source it is 422
+ * idempotency_mismatch. A full queue is 503, a user over the rate limit or
+ * with too many submissions waiting 429, each with Retry-After; a user
+ * whose sources and results would pass their storage budget 413
+ * storage_full. Also: read one's state and result, list one's own (an
+ * instructor: anyone's, by ?user=), and follow one's grading as events.
+ * Students see only their own submissions; instructors all. Before an
+ * exercise opens only instructors may submit to it (403 not_open, the
+ * rule trials keep too: api_exercise_open_to); after its deadline a
+ * submission is taken and marked late (the store decides when read).
  */
 #include "api.h"
 #include "course_dates.h"
@@ -69,6 +69,19 @@ void api_queue_full(struct http_response *res)
                API_RETRY_FULL_QUEUE_S);
 }
 
+/* 413 storage_full: what the caller's submissions hold, the budget, and
+ * what to do. */
+static void storage_full(struct http_request *req, struct http_response *res, struct db *db)
+{
+    double mb = SERVICE_MB;
+    http_error(res, 413, "storage_full",
+               "your submissions hold %.3g MB of sources and results, and this one would take "
+               "them past the %.3g MB kept per user: nothing more of yours can be stored; ask "
+               "an instructor to raise storage_mb_per_user in the server's config.json",
+               (double)db_user_storage(db, req->user.id) / mb,
+               (double)req->service->config.storage_per_user / mb);
+}
+
 /* The answer to an enqueue: 202, or why the queue did not take it (after
  * a refusal already answered, nothing). */
 static void answer_enqueue(struct http_request *req, struct http_response *res, struct db *db,
@@ -84,6 +97,8 @@ static void answer_enqueue(struct http_request *req, struct http_response *res, 
                    "exercise, language or source: a retry sends the same request again; a new "
                    "submission needs a new key",
                    http_header_of(req, "Idempotency-Key"), (long long)id);
+    } else if (e == DB_STORAGE_FULL) {
+        storage_full(req, res, db);
     } else if (e == DB_QUEUE_FULL) {
         api_queue_full(res);
     } else if (e == DB_USER_QUEUE_FULL) {
@@ -124,7 +139,9 @@ static enum db_enqueue enqueue_counted(struct http_request *req, struct http_res
                                        int64_t *id)
 {
     const struct service_config *c = &req->service->config;
-    struct db_queue_limits limits = {.total = c->queue_max, .per_user = c->queue_max_per_user};
+    struct db_queue_limits limits = {.total = c->queue_max,
+                                     .per_user = c->queue_max_per_user,
+                                     .storage_per_user = c->storage_per_user};
     char key[USER_KEY_SIZE];
     if (!api_exercise_open_to(req, res, db, n->exercise) || !under_rate(req, res))
         return DB_ENQUEUE_FAILED;
