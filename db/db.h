@@ -148,17 +148,27 @@ enum db_outcome db_session_delete(struct db *db, const unsigned char hash[DB_HAS
 
 enum db_enqueue {
     DB_ENQUEUED,        /* a new submission, committed */
-    DB_DUPLICATE,       /* the same Idempotency-Key again: the earlier one's id */
+    DB_DUPLICATE,       /* the same Idempotency-Key and body again: the earlier one's id */
+    DB_KEY_MISMATCH,    /* the same Idempotency-Key with another exercise, language or
+                         * source: the earlier one's id; nothing queued */
     DB_QUEUE_FULL,      /* `limits->total` submissions already wait */
     DB_USER_QUEUE_FULL, /* `limits->per_user` submissions of this user already wait */
+    DB_STORAGE_FULL,    /* the source would take its user past `limits->storage_per_user` */
     DB_ENQUEUE_FAILED,
 };
 
-/* How many queued submissions the queue takes; 0: no limit. */
+/* How many queued submissions the queue takes, and how many bytes of
+ * sources and results (db_user_storage) one user may have stored; 0: no
+ * limit. */
 struct db_queue_limits {
     int64_t total;
     int64_t per_user;
+    int64_t storage_per_user;
 };
+
+/* The bytes a user's submissions hold: their sources and all their
+ * results (migration 0010 keeps the count); 0 for a user with none. */
+int64_t db_user_storage(struct db *db, int64_t user_id);
 
 /* The longest language name stored ("cuda", "numba"). */
 #define DB_LANGUAGE_MAX 16
@@ -173,8 +183,17 @@ struct db_new_submission {
     const char *idempotency_key; /* NULL: none */
 };
 
+/* Queues a submission in one transaction: DB_DUPLICATE or DB_KEY_MISMATCH
+ * (db_submission_replay) before any limit, then the limits. */
 enum db_enqueue db_submission_add(struct db *db, const struct db_new_submission *submission,
                                   const struct db_queue_limits *limits, int64_t *id);
+/* The earlier submission of the user with the submission's
+ * Idempotency-Key (not NULL), read only: DB_DUPLICATE with its id when it
+ * had the same exercise, language and source (a retry: answer it again),
+ * DB_KEY_MISMATCH with its id when not; DB_ENQUEUED when there is none
+ * (the submission is new), DB_ENQUEUE_FAILED when it cannot be read. */
+enum db_enqueue db_submission_replay(struct db *db, const struct db_new_submission *submission,
+                                     int64_t *id);
 
 /* A submission a worker took. */
 struct db_job {

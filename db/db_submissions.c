@@ -12,16 +12,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The earlier submission with this user's Idempotency-Key, or 0. */
-static int64_t earlier_with_key(struct db *db, int64_t user_id, const char *key)
+enum db_enqueue db_submission_replay(struct db *db, const struct db_new_submission *n, int64_t *id)
 {
-    sqlite3_stmt *s =
-        db_statement(db, "SELECT id FROM submissions WHERE user_id = ? AND idempotency_key = ?");
+    sqlite3_stmt *s = db_statement(
+        db, "SELECT id, exercise = ?3 AND language = ?4 AND CAST(source AS BLOB) = ?5 FROM "
+            "submissions WHERE user_id = ?1 AND idempotency_key = ?2");
     if (!s)
-        return 0;
-    sqlite3_bind_int64(s, 1, user_id);
-    sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC);
-    return db_scalar(s, 0);
+        return DB_ENQUEUE_FAILED;
+    sqlite3_bind_int64(s, 1, n->user_id);
+    sqlite3_bind_text(s, 2, n->idempotency_key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, n->exercise, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 4, n->language ? n->language : "cuda", -1, SQLITE_STATIC);
+    sqlite3_bind_blob64(s, 5, n->source, n->size, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    enum db_enqueue outcome = rc == SQLITE_DONE ? DB_ENQUEUED : DB_ENQUEUE_FAILED;
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(s, 0);
+        outcome = sqlite3_column_int(s, 1) ? DB_DUPLICATE : DB_KEY_MISMATCH;
+    }
+    sqlite3_reset(s);
+    return outcome;
 }
 
 int64_t db_queue_length(struct db *db)
@@ -64,19 +74,40 @@ bool db_job_insert(struct db *db, bool trial, const struct db_new_submission *n,
     return true;
 }
 
+int64_t db_user_storage(struct db *db, int64_t user_id)
+{
+    sqlite3_stmt *s = db_statement(db, "SELECT bytes FROM user_storage WHERE user_id = ?");
+    if (!s)
+        return 0;
+    sqlite3_bind_int64(s, 1, user_id);
+    return db_scalar(s, 0);
+}
+
+/* Whether the queue has room for one more of n's user's submissions, and
+ * the user's storage for its source: DB_ENQUEUED, else DB_QUEUE_FULL,
+ * DB_USER_QUEUE_FULL or DB_STORAGE_FULL. */
+static enum db_enqueue room_for(struct db *db, const struct db_new_submission *n,
+                                const struct db_queue_limits *limits)
+{
+    if (limits->total > 0 && db_queue_length(db) >= limits->total)
+        return DB_QUEUE_FULL;
+    if (limits->per_user > 0 && waiting_of(db, n->user_id) >= limits->per_user)
+        return DB_USER_QUEUE_FULL;
+    if (limits->storage_per_user > 0 &&
+        db_user_storage(db, n->user_id) + (int64_t)n->size > limits->storage_per_user)
+        return DB_STORAGE_FULL;
+    return DB_ENQUEUED;
+}
+
 enum db_enqueue db_submission_add(struct db *db, const struct db_new_submission *n,
                                   const struct db_queue_limits *limits, int64_t *id)
 {
     if (!db_begin(db))
         return DB_ENQUEUE_FAILED;
-    enum db_enqueue outcome = DB_ENQUEUED;
-    if (n->idempotency_key && (*id = earlier_with_key(db, n->user_id, n->idempotency_key)) > 0)
-        outcome = DB_DUPLICATE;
-    else if (limits->total > 0 && db_queue_length(db) >= limits->total)
-        outcome = DB_QUEUE_FULL;
-    else if (limits->per_user > 0 && waiting_of(db, n->user_id) >= limits->per_user)
-        outcome = DB_USER_QUEUE_FULL;
-    else if (!db_job_insert(db, false, n, id))
+    enum db_enqueue outcome = n->idempotency_key ? db_submission_replay(db, n, id) : DB_ENQUEUED;
+    if (outcome == DB_ENQUEUED)
+        outcome = room_for(db, n, limits);
+    if (outcome == DB_ENQUEUED && !db_job_insert(db, false, n, id))
         outcome = DB_ENQUEUE_FAILED;
     if (outcome == DB_ENQUEUE_FAILED || !db_commit(db)) {
         db_rollback(db);

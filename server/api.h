@@ -25,6 +25,11 @@ http_handler api_metrics, api_me, api_courses, api_certificate_key;
  * trials) holds all it may (api_submissions.c). */
 #define API_RETRY_FULL_QUEUE_S 30
 void api_queue_full(struct http_response *res);
+/* Whether the exercise takes the caller's submissions and trials now: an
+ * instructor's or an admin's always, a student's from its opening time on;
+ * false after answering 403 not_open with that time (api_submissions.c). */
+bool api_exercise_open_to(struct http_request *req, struct http_response *res, struct db *db,
+                          const char *exercise);
 /* Trials: graded at the correctness sizes, never recorded (api_trials.c). */
 http_handler api_trial_create, api_trial, api_trial_events;
 http_handler api_certificates_list, api_certificate, api_certificate_revoke;

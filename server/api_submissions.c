@@ -1,15 +1,18 @@
 /*
  * Submissions: POST one (in CUDA C or, with "language": "numba", in Numba
- * CUDA Python, when its exercise takes that language; committed to the
- * queue before 202 is answered;
- * the same Idempotency-Key gives the same submission back; a full queue
- * 503, a user over the rate limit or with too many submissions waiting
- * 429, each with Retry-After), read one's
- * state and result, list one's own (an instructor: anyone's, by ?user=),
- * and follow one's grading as events. Students see only their own
- * submissions; instructors all. Before an exercise opens only instructors
- * may submit to it (403 not_open); after its deadline a submission is
- * taken and marked late (the store decides when read).
+ * CUDA Python, when its exercise takes that language), committed to the
+ * queue before 202 is answered. The same Idempotency-Key with the same
+ * request gives the same submission back, not counted by the rate limit
+ * again; with another exercise, language or source it is 422
+ * idempotency_mismatch. A full queue is 503, a user over the rate limit or
+ * with too many submissions waiting 429, each with Retry-After; a user
+ * whose sources and results would pass their storage budget 413
+ * storage_full. Also: read one's state and result, list one's own (an
+ * instructor: anyone's, by ?user=), and follow one's grading as events.
+ * Students see only their own submissions; instructors all. Before an
+ * exercise opens only instructors may submit to it (403 not_open, the
+ * rule trials keep too: api_exercise_open_to); after its deadline a
+ * submission is taken and marked late (the store decides when read).
  */
 #include "api.h"
 #include "course_dates.h"
@@ -23,13 +26,20 @@
 
 #define IDEMPOTENCY_KEY_MAX 128
 #define LIST_LIMIT          200
+#define USER_KEY_SIZE       32 /* "submit:" and a user id, the rate limiter's key */
 #define RETRY_USER_QUEUE_S  30 /* a user's own waiting submissions: about one job's time */
+
+/* The rate limiter's key of the caller's submissions. */
+static void rate_key(const struct http_request *req, char key[USER_KEY_SIZE])
+{
+    snprintf(key, USER_KEY_SIZE, "submit:%lld", (long long)req->user.id);
+}
 
 static bool under_rate(struct http_request *req, struct http_response *res)
 {
-    char key[64];
+    char key[USER_KEY_SIZE];
     int wait = 0;
-    snprintf(key, sizeof key, "submit:%lld", (long long)req->user.id);
+    rate_key(req, key);
     if (rate_allow(req->service->limiters.submissions, key, req->service->config.rate_per_minute,
                    60, &wait))
         return true;
@@ -59,6 +69,19 @@ void api_queue_full(struct http_response *res)
                API_RETRY_FULL_QUEUE_S);
 }
 
+/* 413 storage_full: what the caller's submissions hold, the budget, and
+ * what to do. */
+static void storage_full(struct http_request *req, struct http_response *res, struct db *db)
+{
+    double mb = SERVICE_MB;
+    http_error(res, 413, "storage_full",
+               "your submissions hold %.3g MB of sources and results, and this one would take "
+               "them past the %.3g MB kept per user: nothing more of yours can be stored; ask "
+               "an instructor to raise storage_mb_per_user in the server's config.json",
+               (double)db_user_storage(db, req->user.id) / mb,
+               (double)req->service->config.storage_per_user / mb);
+}
+
 /* The answer to an enqueue: 202, or why the queue did not take it (after
  * a refusal already answered, nothing). */
 static void answer_enqueue(struct http_request *req, struct http_response *res, struct db *db,
@@ -68,6 +91,14 @@ static void answer_enqueue(struct http_request *req, struct http_response *res, 
         accepted(res, db, id);
         if (e == DB_ENQUEUED)
             service_wake_workers(req->service);
+    } else if (e == DB_KEY_MISMATCH) {
+        http_error(res, 422, "idempotency_mismatch",
+                   "the Idempotency-Key '%.64s' was used for your submission %lld, of another "
+                   "exercise, language or source: a retry sends the same request again; a new "
+                   "submission needs a new key",
+                   http_header_of(req, "Idempotency-Key"), (long long)id);
+    } else if (e == DB_STORAGE_FULL) {
+        storage_full(req, res, db);
     } else if (e == DB_QUEUE_FULL) {
         api_queue_full(res);
     } else if (e == DB_USER_QUEUE_FULL) {
@@ -80,11 +111,8 @@ static void answer_enqueue(struct http_request *req, struct http_response *res, 
     }
 }
 
-/* Whether the exercise takes the caller's submissions now: an instructor's
- * or an admin's always, a student's from its opening time on; false after
- * answering 403 not_open with that time. */
-static bool open_to(struct http_request *req, struct http_response *res, struct db *db,
-                    const char *exercise)
+bool api_exercise_open_to(struct http_request *req, struct http_response *res, struct db *db,
+                          const char *exercise)
 {
     int64_t opens, deadline;
     char when[ISO8601_TEXT_MAX];
@@ -96,9 +124,33 @@ static bool open_to(struct http_request *req, struct http_response *res, struct 
         return true;
     iso8601_format(opens, when);
     http_error(res, 403, "not_open",
-               "the exercise '%.64s' opens at %s (UTC): submissions are taken from then on",
+               "the exercise '%.64s' opens at %s (UTC): submissions and trials are taken from "
+               "then on",
                exercise, when);
     return false;
+}
+
+/* A submission that is no retry: queued when the exercise is open to the
+ * caller and the caller under the rate limit, which counts it. A retry
+ * that raced its first request (the same key, at once) is given its
+ * count back. */
+static enum db_enqueue enqueue_counted(struct http_request *req, struct http_response *res,
+                                       struct db *db, const struct db_new_submission *n,
+                                       int64_t *id)
+{
+    const struct service_config *c = &req->service->config;
+    struct db_queue_limits limits = {.total = c->queue_max,
+                                     .per_user = c->queue_max_per_user,
+                                     .storage_per_user = c->storage_per_user};
+    char key[USER_KEY_SIZE];
+    if (!api_exercise_open_to(req, res, db, n->exercise) || !under_rate(req, res))
+        return DB_ENQUEUE_FAILED;
+    enum db_enqueue e = db_submission_add(db, n, &limits, id);
+    if (e == DB_DUPLICATE || e == DB_KEY_MISMATCH) {
+        rate_key(req, key);
+        rate_refund(req->service->limiters.submissions, key);
+    }
+    return e;
 }
 
 void api_submit(struct http_request *req, struct http_response *res)
@@ -114,21 +166,18 @@ void api_submit(struct http_request *req, struct http_response *res)
     struct db *db = service_db(req->service);
     if (!body)
         return;
-    int64_t id = 0;
+    struct db_new_submission n = {.user_id = req->user.id,
+                                  .exercise = b.exercise,
+                                  .language = b.language,
+                                  .source = b.source,
+                                  .size = b.size,
+                                  .idempotency_key = key};
     enum db_enqueue e = DB_ENQUEUE_FAILED;
-    const struct service_config *c = &req->service->config;
-    struct db_queue_limits limits = {.total = c->queue_max, .per_user = c->queue_max_per_user};
+    int64_t id = 0;
     if (!db)
         http_error(res, 503, "unavailable", "the database cannot be reached");
-    else if (open_to(req, res, db, b.exercise) && under_rate(req, res)) {
-        struct db_new_submission n = {.user_id = req->user.id,
-                                      .exercise = b.exercise,
-                                      .language = b.language,
-                                      .source = b.source,
-                                      .size = b.size,
-                                      .idempotency_key = key};
-        e = db_submission_add(db, &n, &limits, &id);
-    }
+    else if ((e = key ? db_submission_replay(db, &n, &id) : DB_ENQUEUED) == DB_ENQUEUED)
+        e = enqueue_counted(req, res, db, &n, &id); /* a retry is answered again, not counted */
     answer_enqueue(req, res, db, e, id);
     json_decref(body);
 }

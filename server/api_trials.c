@@ -9,7 +9,9 @@
  * POST /api/v1/trials {exercise, source, language?} -> 202 {id, status,
  * queue_position, url, events_url}; GET /api/v1/trials/{id} and its
  * /events (SSE, the submissions' events), for its owner only (anyone
- * else: 404). Limits: one trial waiting or running per user, and
+ * else: 404). A student's trial waits for the exercise's opening as a
+ * submission does (403 not_open; instructors and admins may try before).
+ * Limits: one trial waiting or running per user, and
  * SERVICE_TRIALS_PER_MINUTE a minute, beyond each 429 with Retry-After; a
  * full queue 503. A trial is deleted an hour after it finished
  * (DB_TRIAL_KEEP_MS), not when first read: a reload or a second tab still
@@ -67,7 +69,7 @@ static void answer(struct http_request *req, struct http_response *res, struct d
         http_error(res, 429, "trial_waiting",
                    "you have a trial waiting or running: one at a time; its result comes in "
                    "seconds");
-    } else if (res->status != 429) {
+    } else if (!res->body) { /* not answered already (429, not_open) */
         http_error(res, 500, "internal", "the trial could not be stored: %s", db_error(db));
     }
 }
@@ -85,7 +87,7 @@ void api_trial_create(struct http_request *req, struct http_response *res)
     enum db_enqueue e = DB_ENQUEUE_FAILED;
     const struct service_config *c = &req->service->config;
     struct db_queue_limits limits = {.total = c->queue_max};
-    if (under_rate(req, res)) {
+    if (api_exercise_open_to(req, res, db, b.exercise) && under_rate(req, res)) {
         struct db_new_submission n = {.user_id = req->user.id,
                                       .exercise = b.exercise,
                                       .language = b.language,

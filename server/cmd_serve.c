@@ -156,6 +156,7 @@ static void configure(const struct cli_args *args, struct service *s, char *data
         .queue_max = SERVICE_QUEUE_MAX,
         .queue_max_per_user = SERVICE_QUEUE_MAX_PER_USER,
         .rate_per_minute = SERVICE_RATE_PER_MINUTE,
+        .storage_per_user = (int64_t)SERVICE_STORAGE_MB_PER_USER * SERVICE_MB,
         .http_threads = HTTP_THREADS,
         .client_timeout_seconds = SERVICE_CLIENT_TIMEOUT,
     };

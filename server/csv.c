@@ -1,7 +1,7 @@
 /*
  * CSV read and written (csv.h): a reader of whole texts, record by record,
  * that knows which line each record starts on, and the writer of one
- * field.
+ * field, which makes a cell a spreadsheet would run as a formula inert.
  */
 #include "csv.h"
 
@@ -142,10 +142,18 @@ enum csv_read csv_read(struct csv_reader *r, struct csv_record *record,
     return CSV_RECORD;
 }
 
+/* Whether a spreadsheet would read a cell starting so as a formula (or
+ * as the start of one: OWASP's list, tab and carriage return included). */
+static bool starts_formula(const char *text)
+{
+    return text[0] && strchr(CSV_FORMULA_STARTS, text[0]);
+}
+
 void csv_field(FILE *out, const char *text, bool last)
 {
-    if (text && strpbrk(text, ",\"\r\n")) {
-        fputc('"', out);
+    bool formula = text && starts_formula(text);
+    if (formula || (text && strpbrk(text, ",\"\r\n"))) {
+        fputs(formula ? "\"'" : "\"", out);
         for (const char *p = text; *p; p++) {
             if (*p == '"')
                 fputc('"', out);

@@ -8,6 +8,16 @@
  * lines, which it skips. It refuses, naming the line: a quote inside an
  * unquoted field, text after a closing quote, a quoted field never
  * closed, and a NUL byte. The writer quotes a field only when it must.
+ *
+ * What kgrade writes as CSV (the grades, the imported accounts'
+ * passwords) holds text that users chose, such as display names, and is
+ * opened in spreadsheets, which run a cell that starts with = + - @ (or a
+ * tab or carriage return) as a formula: "=HYPERLINK(...)" in a name would
+ * run on the instructor's machine. So the writer follows OWASP's rule
+ * ("CSV Injection"): such a cell is written with a single quote before it,
+ * inside double quotes ("'=HYPERLINK(...)"), which spreadsheets show as
+ * text. The cost: a value that starts so (a name "-eve", a negative
+ * number) reads back with the quote; kgrade writes no negative numbers.
  */
 #ifndef KGRADE_SERVER_CSV_H
 #define KGRADE_SERVER_CSV_H
@@ -43,8 +53,13 @@ void csv_reader_free(struct csv_reader *r);
 enum csv_read csv_read(struct csv_reader *r, struct csv_record *record,
                        char problem[CSV_PROBLEM_MAX]);
 
+/* The first characters that make a spreadsheet read a cell as a formula. */
+#define CSV_FORMULA_STARTS "=+-@\t\r"
+
 /* Writes one field (NULL as empty), quoted when it holds a comma, a quote
- * or a line break, then a comma, or a line end when it is the `last`. */
+ * or a line break, then a comma, or a line end when it is the `last`; a
+ * field that starts with one of CSV_FORMULA_STARTS is written '-prefixed
+ * and quoted, so that no spreadsheet runs it. */
 void csv_field(FILE *out, const char *text, bool last);
 
 #endif

@@ -33,6 +33,17 @@
 #define SERVICE_QUEUE_MAX_PER_USER 10 /* queued submissions of one user; beyond: 429 */
 #define SERVICE_GRADING_ATTEMPTS   2  /* the second interruption: internal_error */
 
+/* The disk is shared too. Each stored result (a submission's or a trial's
+ * grade JSON) is compacted to SERVICE_RESULT_STORED_MAX bytes
+ * (result_compact.h says what it keeps); a user's sources and results
+ * together may take SERVICE_STORAGE_MB_PER_USER (config.json
+ * "storage_mb_per_user"), beyond which a submission is 413 storage_full.
+ * At 64 KB of source and a full result each, that is some 3,000
+ * submissions; at a student's usual few KB, tens of thousands. */
+#define SERVICE_RESULT_STORED_MAX   (16 * 1024)
+#define SERVICE_STORAGE_MB_PER_USER 256
+#define SERVICE_MB                  (1024 * 1024) /* bytes, as config.json's *_mb keys count */
+
 struct service_config {
     const char *bind;
     int port;
@@ -45,6 +56,7 @@ struct service_config {
     int64_t queue_max;
     int64_t queue_max_per_user;
     int rate_per_minute;
+    int64_t storage_per_user; /* bytes of sources and results; 0: no limit */
     struct grading_limits limits;
     int http_threads;
     int client_timeout_seconds; /* an idle or slow connection is closed after this */

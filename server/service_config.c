@@ -1,8 +1,8 @@
 /*
  * The service's configuration file, <data>/config.json, all keys optional:
  * {"queue_max", "queue_max_per_user", "rate_per_minute", "compile_seconds", "run_seconds",
- *  "memory_mb", "client_timeout_seconds"}. A key it does not know, or a value out of range, is an
- * error that names them.
+ *  "memory_mb", "client_timeout_seconds", "storage_mb_per_user"}. A key it does not know, or a
+ * value out of range, is an error that names them.
  */
 #include "service_config.h"
 
@@ -26,6 +26,7 @@ static const struct key keys[] = {
     {"run_seconds", 0.01, 3600},
     {"memory_mb", 64, 1 << 20},
     {"client_timeout_seconds", 1, 3600},
+    {"storage_mb_per_user", 0.01, 1 << 24},
 };
 #define N_KEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -43,8 +44,10 @@ static void apply(struct service_config *c, const char *name, double v)
         c->limits.run_seconds = v;
     else if (strcmp(name, "client_timeout_seconds") == 0)
         c->client_timeout_seconds = (int)v;
+    else if (strcmp(name, "storage_mb_per_user") == 0)
+        c->storage_per_user = (int64_t)(v * SERVICE_MB);
     else
-        c->limits.memory_bytes = (uint64_t)(v * 1024 * 1024);
+        c->limits.memory_bytes = (uint64_t)(v * SERVICE_MB);
 }
 
 static bool check_key(const char *path, const char *name, json_t *value, char *error, size_t size,

@@ -17,6 +17,7 @@
 #include "certificate_issue.h"
 #include "events.h"
 #include "metrics.h"
+#include "result_compact.h"
 #include "service.h"
 
 #include <stdio.h>
@@ -55,11 +56,11 @@ static void on_progress(void *context, const char *phase, const json_t *line)
     json_decref(data);
 }
 
-/* A trial's result, in the trials table. */
+/* A trial's result, in the trials table, compacted as a submission's. */
 static bool store_trial(const char *who, struct db *db, const struct db_job *job, json_t *result,
                         const char *verdict)
 {
-    char *text = json_dumps(result, JSON_COMPACT);
+    char *text = result_compact_text(result, SERVICE_RESULT_STORED_MAX);
     bool stored = text && db_trial_finish(db, job->id, verdict, text) == DB_OK;
     if (!stored)
         fprintf(stderr, "%s: the result of trial %lld could not be stored: %s\n", who,
@@ -68,8 +69,9 @@ static bool store_trial(const char *who, struct db *db, const struct db_job *job
     return stored;
 }
 
-/* The result to store: the grade JSON's verdict, times and version.
- * `who` names the worker in a log line. */
+/* The result to store: the grade JSON (compacted to
+ * SERVICE_RESULT_STORED_MAX bytes: result_compact.h), its verdict, times
+ * and version. `who` names the worker in a log line. */
 static bool store(const char *who, struct db *db, const struct db_job *job, json_t *result,
                   const char *verdict)
 {
@@ -77,7 +79,7 @@ static bool store(const char *who, struct db *db, const struct db_job *job, json
         return store_trial(who, db, job, result, verdict);
     json_t *perf = json_object_get(result, "performance");
     json_t *ms = json_object_get(perf, "student_ms"), *ratio = json_object_get(perf, "ratio");
-    char *text = json_dumps(result, JSON_COMPACT);
+    char *text = result_compact_text(result, SERVICE_RESULT_STORED_MAX);
     struct db_result r = {
         .verdict = verdict,
         .result_json = text ? text : "{}",

@@ -3,7 +3,8 @@
 # with a temporary data folder and a small exercise set
 # (tests/service/exercises), driven with curl: the whole journey (accounts,
 # login, a token, a good and a bad kernel, the event stream, results,
-# scoreboards, CSV), every error status, an idempotent retry, the rate
+# scoreboards, CSV), every error status, an idempotent retry (not counted
+# by the rate limit; a key reused for another request refused), the rate
 # limit and a full queue, a kill -9 with queued and running submissions and
 # a restart (each graded exactly once), 50 concurrent submissions, and a
 # SIGTERM that drains.
@@ -409,11 +410,35 @@ for fd in "${held[@]}"; do exec {fd}>&-; done
 sleep 0.3
 expect "the server still answers after all that" 0 '"status":"ok"' -- curl -s "$BASE/api/v1/health"
 
-# ---- an idempotent retry
+# ---- an idempotent retry: the same submission, not counted again; a key
+# reused for another request is 422
 first=$(submit "$UNA" "$KERNELS/good.cu" -H 'Idempotency-Key: retry-1')
 again=$(submit "$UNA" "$KERNELS/good.cu" -H 'Idempotency-Key: retry-1')
 expect "a retry with the same Idempotency-Key gets the same submission" 0 "^$first$" -- echo "$again"
 wait_done "$UNA" "$first" >/dev/null
+VAL=$(student_token val)
+once=$(submit "$VAL" "$KERNELS/good.cu" -H 'Idempotency-Key: val-1')
+for i in $(seq 40); do # beyond the 30 a minute
+    echo "$(submit "$VAL" "$KERNELS/good.cu" -H 'Idempotency-Key: val-1') $(status)"
+done | sort | uniq -c | tr -s ' ' >"$TMP/replays"
+expect "40 retries, beyond the rate limit, each get the same submission (202)" 0 "^ ?40 $once 202$" -- \
+    cat "$TMP/replays"
+submit "$VAL" "$KERNELS/good.cu" >/dev/null
+expect "... and were not counted: a new submission is taken" 0 "^202$" -- status
+submit "$VAL" "$KERNELS/wrong.cu" -H 'Idempotency-Key: val-1' >/dev/null
+expect "the key with another source: 422 idempotency_mismatch, naming the submission" 0 \
+    "^422 idempotency_mismatch .*submission $once, of another exercise, language or source" -- \
+    echo "$(status) $(jq -r '.error.code + " " + .error.message' "$TMP/body")"
+reuse() { # BODY: val-1 with another request; prints the error code
+    api POST /api/v1/submissions -H "Authorization: Bearer $VAL" -H 'Idempotency-Key: val-1' \
+        -H 'Content-Type: application/json' --data-binary "$1" | jq -r .error.code
+}
+expect "... with another exercise too" 0 "^idempotency_mismatch 422$" -- echo "$(reuse \
+    "{\"exercise\": \"tiny-add-twice\", \"source\": $(source_of "$KERNELS/good.cu")}") $(status)"
+expect "... and with another language" 0 "^idempotency_mismatch 422$" -- echo "$(reuse \
+    "{\"exercise\": \"tiny-add\", \"language\": \"numba\", \"source\": $(source_of "$KERNELS/good.cu")}") $(status)"
+expect "val has the two submissions taken, no more" 0 "^2$" -- bash -c \
+    "curl -s -H 'Authorization: Bearer $VAL' $BASE/api/v1/submissions | jq '.submissions | length'"
 
 # ---- kill -9 with running and queued submissions, then a restart
 running=$(submit "$UNA" "$KERNELS/slow.cu")

@@ -2,12 +2,14 @@
 # Integration tests of opening times, deadlines, extensions and the
 # gradebook through `kgrade serve`: dates from the files (a bad one refused
 # naming the file and the key), an exercise not yet open refused to a
-# student (403 not_open) but not to an instructor, an instructor's override
+# student (403 not_open, for a submission and a trial alike) but not to an
+# instructor, an instructor's override
 # that wins over the file until cleared, a submission after the deadline
 # graded and marked late and not counted (no certificate, the gradebook's
 # late mark), an extension that makes it count (the certificate issued at
 # once), the gradebook JSON with a student who never submitted, the long
-# and wide CSV with their dates, and the audit log.
+# and wide CSV with their dates (a display name that is a spreadsheet
+# formula written inert), and the audit log.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -24,7 +26,9 @@ jq '.id = "broken" | .deadline = "2026-12-15T23:59"' tests/service/exercises/cou
     >"$EXERCISES/courses/broken.json"
 start_server "$EXERCISES" || exit 1
 SAM=$(student_token sam)
-student_token nora >/dev/null # never submits
+# nora never submits; her display name is a spreadsheet formula, which the CSV makes inert
+printf 'name,display_name,role\nnora,"=HYPERLINK(""http://evil.example/"",""nora"")",student\n' |
+    "$KGRADE" --db "$DATA/kgrade.db" user import - >/dev/null
 echo "teach-password" | "$KGRADE" --db "$DATA/kgrade.db" user add teach --role instructor --password-stdin >/dev/null
 TEACH=$("$KGRADE" --db "$DATA/kgrade.db" token create teach)
 as_teacher() { api "$1" "$2" -H "Authorization: Bearer $TEACH" -H 'Content-Type: application/json' "${@:3}"; }
@@ -50,6 +54,16 @@ submit_kernel "$SAM" tiny-add-twice tests/service/kernels/good.cu >/dev/null
 expect "a student's submission before the opening is 403 not_open" 0 "^403$" -- status
 expect "... saying when it opens" 0 "opens at 2098-12-31T23:00:00.000Z" -- cat "$TMP/body"
 expect "... with the API's error shape" 0 "^not_open$" -- jq -r .error.code "$TMP/body"
+jq -c .error "$TMP/body" >"$TMP/submit-error"
+try_twice() {
+    api POST /api/v1/trials -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
+        --data-binary "{\"exercise\": \"tiny-add-twice\", \"source\": $(jq -Rs . <tests/service/kernels/good.cu)}"
+}
+try_twice "$SAM" >/dev/null
+expect "a student's trial before the opening is refused as the submission was: 403 not_open" 0 \
+    "^403 same$" -- bash -c "echo \$(cat $TMP/status) \$([[ \$(jq -c .error $TMP/body) == \$(cat $TMP/submit-error) ]] && echo same || cat $TMP/body)"
+try_twice "$TEACH" >/dev/null
+expect "an instructor may try before the opening" 0 "^202$" -- status
 early=$(submit_kernel "$TEACH" tiny-add-twice tests/service/kernels/good.cu)
 expect "an instructor may submit before the opening" 0 "^passed$" -- wait_done "$TEACH" "$early"
 
@@ -112,7 +126,8 @@ curl -s -H "Authorization: Bearer $TEACH" "$BASE/api/v1/export/grades.csv?format
 expect "the wide CSV: a header with each exercise's columns in course order" 0 \
     '^name,display_name,tiny-add.status,tiny-add.best_ratio,tiny-add.best_submitted_at,tiny-add.late,tiny-add-twice.status,tiny-add-twice.best_ratio,tiny-add-twice.best_submitted_at,tiny-add-twice.late,assessments_passed,certificate_id,certificate_issued_at,certificate_revoked$' -- \
     head -1 "$TMP/wide.csv"
-expect "... one row per student, nora's untried" 0 '^nora,nora,untried,,,,untried,,,,0,,,$' -- cat "$TMP/wide.csv"
+expect "... one row per student, nora's untried, her formula of a name quoted with a ' (inert)" 0 \
+    "^nora,\"'=HYPERLINK\(\"\"http://evil.example/\"\",\"\"nora\"\"\)\",untried,,,,untried,,,,0,,,\$" -- cat "$TMP/wide.csv"
 expect "... sam's with ratios, dates and the certificate" 0 \
     '^sam,sam,passed,1\.00,20[0-9-]{8}T[0-9:.]{12}Z,,passed,[0-9.]+,20[0-9-]{8}T[0-9:.]{12}Z,,2,[a-z2-7]{26},20[0-9-]{8}T[0-9:.]{12}Z,$' -- cat "$TMP/wide.csv"
 as_teacher GET /api/v1/extensions >/dev/null

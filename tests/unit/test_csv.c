@@ -4,8 +4,9 @@
  * quotes and line breaks; CRLF, LF and CR line ends; a byte-order mark;
  * blank lines skipped; what is refused (a stray quote, text after a
  * closing quote, an unclosed quote, a NUL byte) with its line, after
- * which the reader stops; more fields than it keeps, counted; and the
- * writer's quoting, read back.
+ * which the reader stops; more fields than it keeps, counted; the
+ * writer's quoting, read back; and cells a spreadsheet would run as
+ * formulas (OWASP's first characters) written inert, quoted with a '.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -147,6 +148,34 @@ static void test_writer_reads_back(void **state)
     free(text);
 }
 
+/* One field as the writer writes it, without its line end. */
+static char *written(const char *field)
+{
+    static char text[256];
+    FILE *out = fmemopen(text, sizeof text, "w");
+    csv_field(out, field, true);
+    fclose(out);
+    text[strcspn(text, "\n")] = '\0';
+    return text;
+}
+
+static void test_formulas_made_inert(void **state)
+{
+    (void)state;
+    assert_string_equal(written("=HYPERLINK(\"http://x\",\"y\")"),
+                        "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+    assert_string_equal(written("+1+1"), "\"'+1+1\"");
+    assert_string_equal(written("-2+3"), "\"'-2+3\"");
+    assert_string_equal(written("@SUM(A1)"), "\"'@SUM(A1)\"");
+    assert_string_equal(written("\t=1"), "\"'\t=1\"");
+    assert_string_equal(written("\r=1"), "\"'\r=1\"");
+    assert_string_equal(written("=1,2"), "\"'=1,2\"");
+    /* a formula character later in the cell is only text */
+    assert_string_equal(written("a=1+2"), "a=1+2");
+    assert_string_equal(written("sam-2"), "sam-2");
+    assert_string_equal(read_all("\"'=1+1\",x\n"), "1:'=1+1|x;"); /* reads back with its quote */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_many_fields_counted),
         cmocka_unit_test(test_long_field),
         cmocka_unit_test(test_writer_reads_back),
+        cmocka_unit_test(test_formulas_made_inert),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

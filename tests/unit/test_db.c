@@ -2,7 +2,8 @@
  * Unit tests of the store (db/): migrations applied once, accounts,
  * tokens and sessions by hash (capped per user), the queue (committed, idempotent, capped in
  * all and per user, fair between users, requeued after a crash with its
- * attempts counted), results kept across regrades, queue positions that
+ * attempts counted; a key reused for another request refused), each
+ * user's stored bytes and their budget, results kept across regrades, queue positions that
  * match the claim order, a submission's language (stored, kept by a
  * regrade, "cuda" for those from before Numba), scoreboards (best passing assessment result per
  * user, hidden ones left out), class progress and the audit log; dates
@@ -34,7 +35,7 @@ struct fixture {
     int64_t alice, bob;
 };
 
-static const struct db_queue_limits no_limits = {0, 0};
+static const struct db_queue_limits no_limits = {0, 0, 0};
 
 static int setup(void **state)
 {
@@ -307,13 +308,35 @@ static void test_tokens_per_user_capped(void **state)
     assert_int_equal(db_token_add(f->db, f->alice, "cli", hash, 0, &id), DB_OK); /* no cap */
 }
 
+/* How many of three requests that reuse submission `first`'s key
+ * ("key-1", alice's: vector-add, "src", CUDA C) with another source,
+ * exercise or language are refused as DB_KEY_MISMATCH naming `first`,
+ * queueing nothing. */
+static int idempotency_misuses(struct fixture *f, int64_t first)
+{
+    struct db_new_submission other[3] = {new_submission(f->alice, "vector-add", "src2", "key-1"),
+                                         new_submission(f->alice, "histogram", "src", "key-1"),
+                                         new_submission(f->alice, "vector-add", "src", "key-1")};
+    other[2].language = "numba";
+    int refused = 0;
+    int64_t queued = db_queue_length(f->db);
+    for (int i = 0; i < 3; i++) {
+        int64_t id = 0;
+        refused +=
+            db_submission_add(f->db, &other[i], &no_limits, &id) == DB_KEY_MISMATCH && id == first;
+    }
+    assert_int_equal(db_queue_length(f->db), queued);
+    return refused;
+}
+
 static void test_queue(void **state)
 {
     struct fixture *f = *state;
     int64_t first = submit(f, f->alice, "vector-add", "key-1"), again = 0;
-    assert_int_equal(add(f, f->alice, "vector-add", "x", "key-1", &no_limits, &again),
+    assert_int_equal(add(f, f->alice, "vector-add", "src", "key-1", &no_limits, &again),
                      DB_DUPLICATE);
     assert_int_equal(again, first);
+    assert_int_equal(idempotency_misuses(f, first), 3);
     int64_t second = submit(f, f->bob, "vector-add", "key-1"); /* another user's key */
     int64_t third = 0;
     struct db_queue_limits two = {.total = 2};
@@ -521,8 +544,30 @@ static void test_old_submissions_are_cuda(void **state)
     json_t *j = db_submission_json(db, 1, false);
     assert_string_equal(json_string_value(json_object_get(j, "language")), "cuda");
     json_decref(j);
+    assert_int_equal(db_user_storage(db, 1), 3); /* counted by the migration: 'src' */
     db_close(db);
     temp_db_remove(path);
+}
+
+static void test_storage_per_user(void **state)
+{
+    struct fixture *f = *state;
+    const int64_t result = (int64_t)strlen("{\"verdict\": \"x\"}"); /* grade()'s */
+    int64_t id = submit(f, f->alice, "vector-add", "k1"), other = 0;
+    assert_int_equal(db_user_storage(f->db, f->alice), 3); /* "src" */
+    grade(f, "passed", 1.0, true);
+    assert_int_equal(db_submission_requeue(f->db, id), DB_OK);
+    grade(f, "passed", 1.0, true); /* a regrade keeps both results */
+    int64_t held = 3 + 2 * result;
+    assert_int_equal(db_user_storage(f->db, f->alice), held);
+    struct db_queue_limits budget = {.storage_per_user = held + 5};
+    assert_int_equal(add(f, f->alice, "x", "abcdef", NULL, &budget, &other), DB_STORAGE_FULL);
+    assert_int_equal(add(f, f->alice, "vector-add", "src", "k1", &budget, &other), DB_DUPLICATE);
+    assert_int_equal(add(f, f->bob, "x", "abcdef", NULL, &budget, &other), DB_ENQUEUED);
+    assert_int_equal(db_user_storage(f->db, f->bob), 6); /* others are not held back */
+    assert_int_equal(add(f, f->alice, "x", "abcde", NULL, &budget, &other), DB_ENQUEUED);
+    assert_int_equal(db_user_storage(f->db, f->alice), held + 5); /* up to the budget exactly */
+    assert_int_equal(db_queue_length(f->db), 2);
 }
 
 static void test_results_survive_a_regrade(void **state)
@@ -1022,6 +1067,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_attempts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_language_stored_and_kept, setup, teardown),
         cmocka_unit_test(test_old_submissions_are_cuda),
+        cmocka_unit_test_setup_teardown(test_storage_per_user, setup, teardown),
         cmocka_unit_test_setup_teardown(test_results_survive_a_regrade, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scoreboard_version, setup, teardown),
