@@ -184,14 +184,14 @@ static void describe(const struct tier_image_allocation *a, size_t index, size_t
     uint32_t live_word = 0;
     if (word + 4 <= r->size)
         memcpy(&live_word, live + word, 4);
-    snprintf(what, size,
-             "device memory: allocation %zu of %zu (%s, %" PRIu64 " bytes at 0x%" PRIx64
-             "), byte offset %" PRIu64 ": 0x%02x in the interpreter, 0x%02x in the compiled tier "
-             "(the 32-bit word at offset %" PRIu64 ": 0x%08x and 0x%08x); %" PRIu64
-             " bytes of it differ",
-             index + 1, count, kind_name(r->kind), r->size, r->base, first, image_byte(a, first),
-             live[first], word, word + 4 <= r->size ? image_word(a, word) : 0, live_word,
-             differing);
+    snprintf(
+        what, size,
+        "device memory: allocation %zu of %zu (#%" PRIu64 ", %s, %" PRIu64
+        " bytes), byte offset %" PRIu64 ": 0x%02x in the interpreter, 0x%02x in the compiled tier "
+        "(the 32-bit word at offset %" PRIu64 ": 0x%08x and 0x%08x); %" PRIu64
+        " bytes of it differ",
+        index + 1, count, r->serial, kind_name(r->kind), r->size, first, image_byte(a, first),
+        live[first], word, word + 4 <= r->size ? image_word(a, word) : 0, live_word, differing);
 }
 
 static bool same_range(const struct emu_range *a, const struct emu_range *b)
