@@ -148,6 +148,9 @@ enum emu_allocation_kind {
     EMU_ALLOC_ARRAY,  /* a CUDA array (driver_array.c): no kernel reaches it through a pointer */
 };
 #define EMU_ALLOC_KINDS (EMU_ALLOC_ARRAY + 1)
+/* What messages call an allocation of `kind`, before its number: "buffer"
+ * (cuMemAlloc), "module variable", "device malloc heap", "CUDA array". */
+const char *emu_allocation_noun(enum emu_allocation_kind kind);
 
 struct emu_range {
     uint64_t base;

@@ -40,21 +40,6 @@ static const char *space_name(enum ptx_space space)
     }
 }
 
-/* The noun of an allocation of `kind` in messages. */
-static const char *allocation_noun(enum emu_allocation_kind kind)
-{
-    switch (kind) {
-    case EMU_ALLOC_GLOBAL:
-        return "module variable";
-    case EMU_ALLOC_HEAP:
-        return "device malloc heap";
-    case EMU_ALLOC_ARRAY:
-        return "CUDA array";
-    default:
-        return "buffer";
-    }
-}
-
 /* The window of the allocation a bad address belongs to: a live one it
  * lies in (in a guard zone), else one of the latest freed that it lay in
  * (`*freed`: a use after free), else the nearer of the live one it is past
@@ -104,7 +89,7 @@ static uint64_t where_global(struct warp *w, uint64_t address, unsigned bytes, c
     }
     char buffer[96];
     snprintf(buffer, sizeof buffer, "the %" PRIu64 "-element %s #%" PRIu64, r.size / bytes,
-             allocation_noun(r.kind), r.number);
+             emu_allocation_noun(r.kind), r.number);
     uint64_t end = r.base + r.size;
     if (freed)
         snprintf(out, size, "element [%" PRIu64 "] of %s, which was freed before the launch",
@@ -120,7 +105,7 @@ static uint64_t where_global(struct warp *w, uint64_t address, unsigned bytes, c
                  (address - r.base) / bytes, buffer, (address - end) / bytes + 1);
     else
         snprintf(out, size, "byte %" PRIu64 " of the %" PRIu64 "-byte %s #%" PRIu64 "%s",
-                 address - r.base, r.size, allocation_noun(r.kind), r.number,
+                 address - r.base, r.size, emu_allocation_noun(r.kind), r.number,
                  bytes > end - address ? ", running past its end" : "");
     return r.base;
 }

@@ -263,6 +263,20 @@ bool emu_memory_nearest(struct emu_memory *memory, uint64_t address, struct emu_
     return at > 0;
 }
 
+const char *emu_allocation_noun(enum emu_allocation_kind kind)
+{
+    switch (kind) {
+    case EMU_ALLOC_GLOBAL:
+        return "module variable";
+    case EMU_ALLOC_HEAP:
+        return "device malloc heap";
+    case EMU_ALLOC_ARRAY:
+        return "CUDA array";
+    default:
+        return "buffer";
+    }
+}
+
 bool emu_memory_next(struct emu_memory *memory, uint64_t address, struct emu_range *range)
 {
     if (memory == NULL)

@@ -325,6 +325,19 @@ static void check_access(const char *needle, unsigned bytes, int write, CUdevice
     CHECK_EQ(f.buffer, buffer);
 }
 
+/* Launches `name` on one block of 32 threads, which must stop with an
+ * illegal address: a 4-byte access of thread `lane` at CUDA line `line`,
+ * whose message has `needle` (check_access). */
+static void expect_memory_fault(const char *name, void **args, unsigned lane, int line,
+                                const char *needle, int write, CUdeviceptr buffer)
+{
+    if (!launch_expect(kernel(name), 1, 32, 0, args, CUDA_ERROR_ILLEGAL_ADDRESS))
+        return;
+    unsigned block[3] = {0, 0, 0}, thread[3] = {lane, 0, 0};
+    check_record(CUDA_ERROR_ILLEGAL_ADDRESS, name, block, thread, line);
+    check_access(needle, 4, write, buffer);
+}
+
 static void case_one_past(void)
 {
     CUcontext context;
@@ -407,14 +420,11 @@ static void case_read_null(void)
         return;
     CUdeviceptr null = 0;
     void *args[] = {&null, &out};
-    if (launch_expect(kernel("read_null"), 1, 32, 0, args, CUDA_ERROR_ILLEGAL_ADDRESS)) {
-        unsigned block[3] = {0, 0, 0}, thread[3] = {3, 0, 0};
-        check_record(CUDA_ERROR_ILLEGAL_ADDRESS, "read_null", block, thread, 10);
-        check_access("read 4 bytes at address 0, a null pointer", 4, 0, 0);
-        struct kgemu_fault f;
-        if (last_fault != NULL && last_fault(&f) == 1)
-            CHECK_EQ(f.address, 0);
-    }
+    expect_memory_fault("read_null", args, 3, 10, "read 4 bytes at address 0, a null pointer", 0,
+                        0);
+    struct kgemu_fault f;
+    if (last_fault != NULL && last_fault(&f) == 1)
+        CHECK_EQ(f.address, 0);
     check_recovery(context);
 }
 
@@ -427,13 +437,10 @@ static void case_read_before_start(void)
         return;
     CUdeviceptr p = b - sizeof(int);
     void *args[] = {&p, &out};
-    if (launch_expect(kernel("read_null"), 1, 32, 0, args, CUDA_ERROR_ILLEGAL_ADDRESS)) {
-        unsigned block[3] = {0, 0, 0}, thread[3] = {3, 0, 0};
-        check_record(CUDA_ERROR_ILLEGAL_ADDRESS, "read_null", block, thread, 10);
-        check_access("read 4 bytes at element [-1] of the 1000-element buffer #2 (before its "
-                     "start)",
-                     4, 0, b);
-    }
+    expect_memory_fault("read_null", args, 3, 10,
+                        "read 4 bytes at element [-1] of the 1000-element buffer #2 (before its "
+                        "start)",
+                        0, b);
     check_recovery(context);
 }
 
@@ -447,11 +454,8 @@ static void case_wild_pointer(void)
     CUdeviceptr wild = p + ((CUdeviceptr)1 << 40);
     int n = 0;
     void *args[] = {&wild, &n};
-    if (launch_expect(kernel("one_past"), 1, 32, 0, args, CUDA_ERROR_ILLEGAL_ADDRESS)) {
-        unsigned block[3] = {0, 0, 0}, thread[3] = {0, 0, 0};
-        check_record(CUDA_ERROR_ILLEGAL_ADDRESS, "one_past", block, thread, 5);
-        check_access("wrote 4 bytes at an address outside every buffer", 4, 1, 0);
-    }
+    expect_memory_fault("one_past", args, 0, 5, "wrote 4 bytes at an address outside every buffer",
+                        1, 0);
     check_recovery(context);
 }
 
