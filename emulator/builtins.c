@@ -321,8 +321,10 @@ bool builtin_call(struct warp *w, struct frame *f, const struct ptx_insn *insn,
                 continue;
             uint64_t p = call_arg(f, insn, 0, l);
             if (p && (!heap || !emu_heap_free(heap, p))) {
+                char where[MEM_WHERE_MAX];
+                mem_where(w, PTX_SPACE_GENERIC, p, 1, where, sizeof where);
                 launch_fault(w, (int)l, insn, CUDA_ERROR_ILLEGAL_ADDRESS, p,
-                             "called free(0x%" PRIx64 ") on a pointer malloc did not return", p);
+                             "called free() on a pointer malloc did not return (%s)", where);
                 return false;
             }
         }

@@ -147,6 +147,10 @@ enum emu_allocation_kind {
     EMU_ALLOC_HEAP,   /* the device-side malloc heap */
     EMU_ALLOC_ARRAY,  /* a CUDA array (driver_array.c): no kernel reaches it through a pointer */
 };
+#define EMU_ALLOC_KINDS (EMU_ALLOC_ARRAY + 1)
+/* What messages call an allocation of `kind`, before its number: "buffer"
+ * (cuMemAlloc), "module variable", "device malloc heap", "CUDA array". */
+const char *emu_allocation_noun(enum emu_allocation_kind kind);
 
 struct emu_range {
     uint64_t base;
@@ -154,6 +158,8 @@ struct emu_range {
     enum emu_allocation_kind kind;
     uint64_t serial; /* unique to the allocation in its table: an address may be reused, this
                         never is (a texture tells its own memory from what was put there later) */
+    uint64_t number; /* among the table's allocations of its kind, from 1: what messages call
+                        it ("buffer #2": the second cuMemAlloc), never by its address */
 };
 
 struct emu_memory *emu_memory_create(size_t capacity);
@@ -178,6 +184,13 @@ CUresult emu_memory_set_window(struct emu_memory *memory, uint64_t base, uint64_
 /* The window of the allocation nearest below `address` (for messages: "one
  * past the end of ..."). */
 bool emu_memory_nearest(struct emu_memory *memory, uint64_t address, struct emu_range *range);
+/* The window of the allocation nearest above `address` (for messages:
+ * "before the start of ..."). */
+bool emu_memory_next(struct emu_memory *memory, uint64_t address, struct emu_range *range);
+/* The window of the latest of the last EMU_FREED_REMEMBERED allocations
+ * freed that held `address` (for messages: a use after free). */
+#define EMU_FREED_REMEMBERED 64
+bool emu_memory_freed(struct emu_memory *memory, uint64_t address, struct emu_range *range);
 void emu_memory_usage(struct emu_memory *memory, size_t *used, size_t *capacity);
 /* The live allocations, by base address, in `*ranges` (malloc'ed: the
  * caller frees it; NULL when there are none). false when out of memory. */

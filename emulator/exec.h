@@ -230,9 +230,11 @@ enum warp_state launch_fault(struct warp *w, int lane, const struct ptx_insn *in
                              uint64_t address, const char *format, ...)
     __attribute__((format(printf, 6, 7)));
 
-/* launch.c: adds the size and direction of the access to the recorded fault
- * when that fault is the one at `address` (a memory fault of this launch). */
-void launch_note_access(struct warp *w, uint64_t address, unsigned bytes, bool write);
+/* launch.c: adds the size and direction of the access, and the start of the
+ * buffer its message names (mem_where; 0: none), to the recorded fault when
+ * that fault is the one at `address` (a memory fault of this launch). */
+void launch_note_access(struct warp *w, uint64_t address, unsigned bytes, bool write,
+                        uint64_t buffer);
 
 /* Checks the budgets every BUDGET_CHECK_INTERVAL instructions; false when
  * the launch must stop (a fault is recorded when a budget ran out). */
@@ -262,6 +264,17 @@ bool mem_atomic(struct warp *w, struct frame *f, const struct ptx_insn *insn, ui
 bool mem_add_deferred(struct warp *w, struct frame *f, const struct ptx_insn *insn, uint32_t mask);
 /* Writes the warp's deferred adds to memory, one locked add a word. */
 void mem_flush_deferred(struct warp *w);
+/* Where an access of `bytes` at `address` of `space` lies, for a fault's
+ * message (MEM_WHERE_MAX bytes are enough): an element of a buffer ("element
+ * [1000] of the 1000-element buffer #3 (one past its end)", buffers named by
+ * the order the context allocated them, from 1), a byte of one, an offset of
+ * shared or local memory, a null pointer, or "an address outside every
+ * buffer": never a host address, which a device pointer is. Returns the
+ * start of the buffer named (its window, past a grader's guard zone), 0
+ * when none is. */
+#define MEM_WHERE_MAX 192
+uint64_t mem_where(struct warp *w, enum ptx_space space, uint64_t address, unsigned bytes,
+                   char *out, size_t size);
 /* The host pointer of `bytes` bytes at `address` of `space` for `lane`, or
  * NULL after recording a fault. */
 void *mem_resolve(struct warp *w, struct frame *f, const struct ptx_insn *insn, int lane,

@@ -1295,8 +1295,7 @@ static const struct ptx_function *pointed_function(struct warp *w, const struct 
     const struct ptx_function *f = is_function ? &pm->functions[index] : NULL;
     if (!f || f->is_entry || (f->n_code == 0 && f->builtin == PTX_BUILTIN_NONE)) {
         launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_ADDRESS, address,
-                     "called through a pointer that holds no device function (0x%llx)",
-                     (unsigned long long)address);
+                     "called through a pointer that holds no device function");
         return NULL;
     }
     if (f->builtin != PTX_BUILTIN_NONE ||

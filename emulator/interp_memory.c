@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#define NULL_PAGE_BYTES   4096       /* an address below it is a null pointer's */
+#define NEAR_BUFFER_BYTES (1u << 20) /* a bad address this far past a buffer is its element */
+
 static const char *space_name(enum ptx_space space)
 {
     switch (space) {
@@ -37,49 +40,92 @@ static const char *space_name(enum ptx_space space)
     }
 }
 
-/* Says where a bad global address lies relative to the nearest allocation
- * below it, in elements of the access's size: "element [1000] of the
- * 1000-element buffer at 0x… (one past its end)". */
-static void describe_global(struct warp *w, uint64_t address, unsigned bytes, char *out,
-                            size_t size)
+/* The window of the allocation a bad address belongs to: a live one it
+ * lies in (in a guard zone), else one of the latest freed that it lay in
+ * (`*freed`: a use after free), else the nearer of the live one it is past
+ * the end of and the one it is before the start of, within
+ * NEAR_BUFFER_BYTES. False when it belongs to none. */
+static bool owner_of(struct emu_memory *memory, uint64_t address, struct emu_range *r, bool *freed)
+{
+    *freed = false;
+    if (emu_memory_find(memory, address, 1, NULL))
+        return emu_memory_nearest(memory, address, r);
+    if (emu_memory_freed(memory, address, r))
+        return *freed = true;
+    struct emu_range below = {0}, above = {0};
+    uint64_t past = UINT64_MAX, before = UINT64_MAX;
+    if (emu_memory_nearest(memory, address, &below))
+        past = address < below.base + below.size ? 0 : address - (below.base + below.size);
+    if (emu_memory_next(memory, address, &above))
+        before = above.base - address;
+    *r = past <= before ? below : above;
+    return (past <= before ? past : before) < NEAR_BUFFER_BYTES;
+}
+
+/* Where a global address lies, by the allocation it belongs to (owner_of;
+ * its window: a grader's guard zones are outside), in elements of `bytes`:
+ * "element [1000] of the 1000-element buffer #3 (one past its end)".
+ * Returns the window's start, 0 when no buffer is named. */
+static uint64_t where_global(struct warp *w, uint64_t address, unsigned bytes, char *out,
+                             size_t size)
 {
     struct emu_range r;
     struct emu_memory *memory = w->block->launch->cfg->memory;
-    if (address >= 4096 && emu_memory_find(memory, address, 1, &r) && r.kind == EMU_ALLOC_ARRAY) {
-        snprintf(out, size,
-                 "0x%" PRIx64 ", inside a CUDA array, which kernels reach only through texture "
-                 "and surface objects",
-                 address);
-        return;
+    bool freed;
+    if (address < NULL_PAGE_BYTES) {
+        snprintf(out, size, "address %" PRIu64 ", a null pointer", address);
+        return 0;
     }
-    bool near = emu_memory_nearest(memory, address, &r);
-    uint64_t end = near ? r.base + r.size : 0;
-    if (address < 4096) {
-        snprintf(out, size, "0x%" PRIx64 ", a null pointer", address);
-    } else if (near && address >= end && address - end < (1u << 20)) {
-        uint64_t past = address - end;
-        char how[64];
-        if (past < bytes)
-            snprintf(how, sizeof how, "one past its end");
-        else
-            snprintf(how, sizeof how, "%" PRIu64 " elements past its end", past / bytes + 1);
+    if (emu_memory_find(memory, address, 1, &r) && r.kind == EMU_ALLOC_ARRAY) {
         snprintf(out, size,
-                 "0x%" PRIx64 ": element [%" PRIu64 "] of the %" PRIu64
-                 "-element buffer at 0x%" PRIx64 " (%s)",
-                 address, (address - r.base) / bytes, r.size / bytes, r.base, how);
-    } else if (near && address < r.base) { /* in a guard zone before the window */
-        uint64_t before = r.base - address;
-        snprintf(out, size,
-                 "0x%" PRIx64 ": element [-%" PRIu64 "] of the %" PRIu64
-                 "-element buffer at 0x%" PRIx64 " (before its start)",
-                 address, (before + bytes - 1) / bytes, r.size / bytes, r.base);
-    } else if (near && address < end) {
-        snprintf(out, size,
-                 "0x%" PRIx64 ", which runs past the end of the %" PRIu64
-                 "-byte buffer at 0x%" PRIx64,
-                 address, r.size, r.base);
-    } else {
-        snprintf(out, size, "0x%" PRIx64 ", which is in no device allocation", address);
+                 "byte %" PRIu64 " of CUDA array #%" PRIu64
+                 ", which kernels reach only through texture and surface objects",
+                 address - r.base, r.number);
+        return 0;
+    }
+    if (!owner_of(memory, address, &r, &freed)) {
+        snprintf(out, size, "an address outside every buffer");
+        return 0;
+    }
+    char buffer[96];
+    snprintf(buffer, sizeof buffer, "the %" PRIu64 "-element %s #%" PRIu64, r.size / bytes,
+             emu_allocation_noun(r.kind), r.number);
+    uint64_t end = r.base + r.size;
+    if (freed)
+        snprintf(out, size, "element [%" PRIu64 "] of %s, which was freed before the launch",
+                 (address - r.base) / bytes, buffer);
+    else if (address < r.base) /* in a guard zone before the window */
+        snprintf(out, size, "element [-%" PRIu64 "] of %s (before its start)",
+                 (r.base - address + bytes - 1) / bytes, buffer);
+    else if (address >= end && address - end < bytes)
+        snprintf(out, size, "element [%" PRIu64 "] of %s (one past its end)",
+                 (address - r.base) / bytes, buffer);
+    else if (address >= end)
+        snprintf(out, size, "element [%" PRIu64 "] of %s (%" PRIu64 " elements past its end)",
+                 (address - r.base) / bytes, buffer, (address - end) / bytes + 1);
+    else
+        snprintf(out, size, "byte %" PRIu64 " of the %" PRIu64 "-byte %s #%" PRIu64 "%s",
+                 address - r.base, r.size, emu_allocation_noun(r.kind), r.number,
+                 bytes > end - address ? ", running past its end" : "");
+    return r.base;
+}
+
+uint64_t mem_where(struct warp *w, enum ptx_space space, uint64_t address, unsigned bytes,
+                   char *out, size_t size)
+{
+    if (space == PTX_SPACE_GENERIC && address - SHARED_WINDOW < WINDOW_SIZE)
+        space = PTX_SPACE_SHARED, address -= SHARED_WINDOW;
+    else if (space == PTX_SPACE_GENERIC && address - LOCAL_WINDOW < WINDOW_SIZE)
+        space = PTX_SPACE_LOCAL, address -= LOCAL_WINDOW;
+    switch (space) {
+    case PTX_SPACE_SHARED:
+    case PTX_SPACE_LOCAL:
+    case PTX_SPACE_PARAM:
+    case PTX_SPACE_CALL_PARAM:
+        snprintf(out, size, "offset %" PRIu64 " of %s memory", address, space_name(space));
+        return 0;
+    default:
+        return where_global(w, address, bytes, out, size);
     }
 }
 
@@ -100,11 +146,11 @@ static void *global_pointer(struct warp *w, const struct ptx_insn *insn, int lan
         remember(w, &r);
         return (void *)(uintptr_t)address;
     }
-    char where[256];
-    describe_global(w, address, bytes, where, sizeof where);
+    char where[MEM_WHERE_MAX];
+    uint64_t buffer = where_global(w, address, bytes, where, sizeof where);
     launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_ADDRESS, address, "%s %u bytes at %s",
                  write ? "wrote" : "read", bytes, where);
-    launch_note_access(w, address, bytes, write);
+    launch_note_access(w, address, bytes, write, buffer);
     return NULL;
 }
 
@@ -132,10 +178,14 @@ void *mem_resolve(struct warp *w, struct frame *f, const struct ptx_insn *insn, 
         else
             space = PTX_SPACE_GLOBAL;
     }
-    if (bytes > 1 && address % (bytes > 16 ? 16 : bytes) != 0) {
+    unsigned alignment = bytes > 16 ? 16 : bytes;
+    if (bytes > 1 && address % alignment != 0) {
+        char where[MEM_WHERE_MAX];
+        uint64_t buffer = mem_where(w, space, address, bytes, where, sizeof where);
         launch_fault(w, lane, insn, CUDA_ERROR_MISALIGNED_ADDRESS, address,
-                     "%s %u bytes at 0x%" PRIx64 " of %s memory, which is not a multiple of %u",
-                     write ? "wrote" : "read", bytes, address, space_name(space), bytes);
+                     "%s %u bytes at %s, an address that is not a multiple of %u",
+                     write ? "wrote" : "read", bytes, where, alignment);
+        launch_note_access(w, address, bytes, write, buffer);
         return NULL;
     }
     switch (space) {

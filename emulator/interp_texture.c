@@ -50,9 +50,9 @@ static bool object_fault(struct warp *w, const struct ptx_insn *insn, int lane, 
                      kind_name(t->is_surface), handle, ptx_op_name((enum ptx_op)insn->op), kind);
     else
         launch_fault(w, lane, insn, CUDA_ERROR_ILLEGAL_ADDRESS, t->image.base,
-                     "used %s object %" PRIu64 ", whose memory (%" PRIu64 " bytes at 0x%" PRIx64
-                     ") was freed while the object still named it",
-                     kind, handle, t->image.span, t->image.base);
+                     "used %s object %" PRIu64 ", whose memory (%" PRIu64
+                     " bytes of allocation #%" PRIu64 ") was freed while the object still named it",
+                     kind, handle, t->image.span, t->image.allocation);
     return false;
 }
 

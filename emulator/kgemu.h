@@ -37,7 +37,8 @@ struct kgemu_fault {
     unsigned block[3];               /* the faulting thread, when one is to blame */
     unsigned thread[3];
     int has_thread;
-    uint64_t address;        /* the faulting address, for memory faults; 0 otherwise */
+    uint64_t address;        /* the faulting address, for memory faults; 0 otherwise (a host
+                                address on the virtual GPU: no message shows it) */
     int ptx_line;            /* line of the PTX text; 0 when unknown */
     int over_time_budget;    /* 1: stopped by kgemu_set_time_budget's budget (slow, not stuck) */
     int source_line;         /* line of the CUDA source (.loc, from -lineinfo); 0 when unknown */
@@ -45,6 +46,8 @@ struct kgemu_fault {
     int access_write;        /* memory faults: 1 a write or an atomic, 0 a read */
     double bound_at_stop_ms; /* over_time_budget: the lower bound of the modeled time that
                                 passed the budget (the launch needs at least this long) */
+    uint64_t buffer;         /* memory faults: the start of the buffer the message names (past
+                                a guard zone: kgemu_guard's head), 0 when it names none */
 };
 
 /* What the timing model counted for the last launch of the current context

@@ -106,13 +106,15 @@ static __attribute__((format(printf, 4, 5))) void over_budget_fault(struct warp 
     va_end(ap);
 }
 
-void launch_note_access(struct warp *w, uint64_t address, unsigned bytes, bool write)
+void launch_note_access(struct warp *w, uint64_t address, unsigned bytes, bool write,
+                        uint64_t buffer)
 {
     struct launch_state *ls = w->block->launch;
     pthread_mutex_lock(&ls->fault_lock);
     if (ls->fault.address == address && ls->fault.access_bytes == 0) {
         ls->fault.access_bytes = bytes;
         ls->fault.access_write = write;
+        ls->fault.buffer = buffer;
     }
     pthread_mutex_unlock(&ls->fault_lock);
 }

@@ -37,8 +37,11 @@ struct emu_memory {
     struct emu_allocation *table; /* sorted by range.base */
     size_t count;
     size_t slots;
-    size_t used;      /* sum of the mapped lengths */
-    uint64_t serials; /* allocations made so far: the last one's serial */
+    size_t used;                       /* sum of the mapped lengths */
+    uint64_t serials;                  /* allocations made so far: the last one's serial */
+    uint64_t numbers[EMU_ALLOC_KINDS]; /* of them, of each kind */
+    struct emu_range freed[EMU_FREED_REMEMBERED]; /* windows of the latest freed, in turn */
+    unsigned freed_next;
     size_t capacity;
     size_t page;
 };
@@ -142,7 +145,7 @@ static void *map_zeroed(size_t bytes)
 CUresult emu_memory_alloc(struct emu_memory *memory, size_t size, enum emu_allocation_kind kind,
                           uint64_t *address)
 {
-    if (memory == NULL || address == NULL || size == 0)
+    if (memory == NULL || address == NULL || size == 0 || (unsigned)kind >= EMU_ALLOC_KINDS)
         return CUDA_ERROR_INVALID_VALUE;
     if (size > SIZE_MAX - memory->page)
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -159,6 +162,7 @@ CUresult emu_memory_alloc(struct emu_memory *memory, size_t size, enum emu_alloc
         goto out; /* the host's address space or an RLIMIT_AS is exhausted */
     allocation.range.base = (uint64_t)(uintptr_t)p;
     allocation.range.serial = ++memory->serials;
+    allocation.range.number = ++memory->numbers[kind];
     allocation.window = allocation.range;
     memory_insert(memory, &allocation);
     *address = allocation.range.base;
@@ -183,6 +187,8 @@ CUresult emu_memory_free(struct emu_memory *memory, uint64_t address)
             (memory->count - at) * sizeof memory->table[0]);
     memory->count--;
     memory->used -= gone.mapped;
+    memory->freed[memory->freed_next] = gone.window;
+    memory->freed_next = (memory->freed_next + 1) % EMU_FREED_REMEMBERED;
     pthread_rwlock_unlock(&memory->lock);
     munmap((void *)(uintptr_t)gone.range.base, gone.mapped);
     return CUDA_SUCCESS;
@@ -255,6 +261,50 @@ bool emu_memory_nearest(struct emu_memory *memory, uint64_t address, struct emu_
         *range = memory->table[at - 1].window;
     pthread_rwlock_unlock(&memory->lock);
     return at > 0;
+}
+
+const char *emu_allocation_noun(enum emu_allocation_kind kind)
+{
+    switch (kind) {
+    case EMU_ALLOC_GLOBAL:
+        return "module variable";
+    case EMU_ALLOC_HEAP:
+        return "device malloc heap";
+    case EMU_ALLOC_ARRAY:
+        return "CUDA array";
+    default:
+        return "buffer";
+    }
+}
+
+bool emu_memory_next(struct emu_memory *memory, uint64_t address, struct emu_range *range)
+{
+    if (memory == NULL)
+        return false;
+    pthread_rwlock_rdlock(&memory->lock);
+    size_t at = memory_upper_bound(memory, address);
+    bool found = at < memory->count;
+    if (found && range != NULL)
+        *range = memory->table[at].window;
+    pthread_rwlock_unlock(&memory->lock);
+    return found;
+}
+
+bool emu_memory_freed(struct emu_memory *memory, uint64_t address, struct emu_range *range)
+{
+    if (memory == NULL)
+        return false;
+    bool found = false;
+    pthread_rwlock_rdlock(&memory->lock);
+    for (unsigned k = 1; k <= EMU_FREED_REMEMBERED && !found; k++) {
+        const struct emu_range *r =
+            &memory->freed[(memory->freed_next + EMU_FREED_REMEMBERED - k) % EMU_FREED_REMEMBERED];
+        found = r->size && address - r->base < r->size;
+        if (found && range != NULL)
+            *range = *r;
+    }
+    pthread_rwlock_unlock(&memory->lock);
+    return found;
 }
 
 void emu_memory_usage(struct emu_memory *memory, size_t *used, size_t *capacity)

@@ -75,6 +75,7 @@ static const struct field fault_fields[] = {
     FAULT(access_bytes, FIELD_UINT),
     FAULT(access_write, FIELD_INT),
     FAULT(bound_at_stop_ms, FIELD_DOUBLE),
+    FAULT(buffer, FIELD_U64),
 };
 
 /* The warp_instructions classes are fp32, fp64, int, sfu, memory, control, tensor. */
@@ -121,7 +122,7 @@ static const struct field counter_fields[] = {
 /* A field added to either struct must be added to its table (or said why
  * not, as the instruction counts above): these sizes are their sizes with
  * the fields the tables know. */
-_Static_assert(sizeof(struct kgemu_fault) == 712, "a new field of kgemu_fault: compare it");
+_Static_assert(sizeof(struct kgemu_fault) == 720, "a new field of kgemu_fault: compare it");
 _Static_assert(sizeof(struct kgemu_counters) == 272, "a new field of kgemu_counters: compare it");
 
 /* A runaway kernel's fault says how long it ran ("(N warp instructions,

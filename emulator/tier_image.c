@@ -124,21 +124,6 @@ bool tier_image_put(const struct tier_image *image, struct emu_memory *memory,
     return !image->heap || (heap && emu_heap_restore(heap, image->heap));
 }
 
-static const char *kind_name(enum emu_allocation_kind kind)
-{
-    switch (kind) {
-    case EMU_ALLOC_USER:
-        return "cuMemAlloc'ed";
-    case EMU_ALLOC_GLOBAL:
-        return "a module's .global or .const variable";
-    case EMU_ALLOC_HEAP:
-        return "the device-side malloc heap";
-    case EMU_ALLOC_ARRAY:
-        return "a CUDA array";
-    }
-    return "unknown";
-}
-
 static bool chunk_agrees(const struct tier_image_allocation *a, size_t c)
 {
     size_t n;
@@ -185,13 +170,14 @@ static void describe(const struct tier_image_allocation *a, size_t index, size_t
     if (word + 4 <= r->size)
         memcpy(&live_word, live + word, 4);
     snprintf(what, size,
-             "device memory: allocation %zu of %zu (%s, %" PRIu64 " bytes at 0x%" PRIx64
-             "), byte offset %" PRIu64 ": 0x%02x in the interpreter, 0x%02x in the compiled tier "
+             "device memory: allocation %zu of %zu (%s #%" PRIu64 ", %" PRIu64
+             " bytes), byte offset %" PRIu64
+             ": 0x%02x in the interpreter, 0x%02x in the compiled tier "
              "(the 32-bit word at offset %" PRIu64 ": 0x%08x and 0x%08x); %" PRIu64
              " bytes of it differ",
-             index + 1, count, kind_name(r->kind), r->size, r->base, first, image_byte(a, first),
-             live[first], word, word + 4 <= r->size ? image_word(a, word) : 0, live_word,
-             differing);
+             index + 1, count, emu_allocation_noun(r->kind), r->number, r->size, first,
+             image_byte(a, first), live[first], word, word + 4 <= r->size ? image_word(a, word) : 0,
+             live_word, differing);
 }
 
 static bool same_range(const struct emu_range *a, const struct emu_range *b)

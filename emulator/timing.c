@@ -40,7 +40,12 @@
 #define SEQUENCER_RING      4096       /* blocks that may finish ahead of the one replayed next */
 #define SEQUENCER_SPARES    64         /* replayed logs' buffers kept for later blocks */
 #define REPLAY_PREFETCH     16         /* entries ahead whose L2 sets are fetched into the cache */
-#define ATOMIC_TABLE_MIN    16 /* a block's table is merged and emptied per block: kept small */
+#define ATOMIC_TABLE_MIN    16  /* a block's table is merged and emptied per block: kept small */
+#define ATOMIC_TABLE_KEPT   256 /* slots of a block's table kept for a later block (4 KB) */
+#define ATOMIC_EXACT_KEYS   (1u << 16) /* keys a table counts one by one (2 MB of slots) */
+#define ATOMIC_SKETCH_ROWS  2          /* past them, a count-min sketch: rows ... */
+#define ATOMIC_SKETCH_BITS  16
+#define ATOMIC_SKETCH_WIDTH (1u << ATOMIC_SKETCH_BITS) /* ... of this many sums (1 MB) */
 #define BANKS               32
 #define TIMING_FMAS_PER_MMA (16 * 16 * 16) /* a wmma.mma of .m16n16k16 */
 
@@ -207,10 +212,22 @@ struct atomic_count {
     uint64_t count;
 };
 
+/* Counts by key (an address, or a line's), one by one up to
+ * ATOMIC_EXACT_KEYS keys; past them, in a count-min sketch of
+ * ATOMIC_SKETCH_ROWS rows of ATOMIC_SKETCH_WIDTH sums, whatever the number
+ * of keys (a red.add to each of 10M elements would otherwise hold 10M
+ * counts: more than a grading job's memory). A key's count in the sketch is
+ * the least of its rows' sums, never less than the true one; the most
+ * atomics to one key, the least of the rows' largest sums. Both forms are
+ * sums, so the counts do not depend on the order the keys came in, and
+ * which form a table ends in depends only on how many keys it saw: the
+ * model stays deterministic. */
 struct timing_atomic_table {
-    struct atomic_count *slots;
+    struct atomic_count *slots; /* exact: open addressing, at most half full */
     size_t capacity, used;
     uint64_t max_count, total;
+    uint64_t *sketch; /* past ATOMIC_EXACT_KEYS keys (slots then freed): row-major */
+    uint64_t row_max[ATOMIC_SKETCH_ROWS];
 };
 
 /* A block's or a launch's atomics: lanes by address (one address's
@@ -231,6 +248,40 @@ static size_t atomic_slot(const struct atomic_count *slots, size_t capacity, uin
     return j;
 }
 
+/* The sketch's sum of `key` in row `row`: multiplicative hashing, an odd
+ * constant of its own per row, the product's top bits. */
+static uint64_t *sketch_sum(uint64_t *sketch, unsigned row, uint64_t key)
+{
+    static const uint64_t mix[ATOMIC_SKETCH_ROWS] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full};
+    size_t bucket = (size_t)(key * mix[row] >> (64 - ATOMIC_SKETCH_BITS));
+    return &sketch[(size_t)row * ATOMIC_SKETCH_WIDTH + bucket];
+}
+
+static void sketch_add(struct timing_atomic_table *t, uint64_t key, uint64_t count)
+{
+    for (unsigned row = 0; row < ATOMIC_SKETCH_ROWS; row++) {
+        uint64_t *sum = sketch_sum(t->sketch, row, key);
+        *sum += count;
+        t->row_max[row] = *sum > t->row_max[row] ? *sum : t->row_max[row];
+    }
+}
+
+/* The table's counts into a sketch; false (the table as it was) when out of
+ * memory. */
+static bool atomic_to_sketch(struct timing_atomic_table *t)
+{
+    t->sketch = calloc((size_t)ATOMIC_SKETCH_ROWS * ATOMIC_SKETCH_WIDTH, sizeof *t->sketch);
+    if (!t->sketch)
+        return false;
+    for (size_t i = 0; i < t->capacity; i++)
+        if (t->slots[i].address)
+            sketch_add(t, t->slots[i].address, t->slots[i].count);
+    free(t->slots);
+    t->slots = NULL;
+    t->capacity = t->used = 0;
+    return true;
+}
+
 static bool atomic_grow(struct timing_atomic_table *t)
 {
     size_t capacity = t->capacity ? t->capacity * 2 : ATOMIC_TABLE_MIN;
@@ -248,37 +299,79 @@ static bool atomic_grow(struct timing_atomic_table *t)
 
 static void atomic_count(struct timing_atomic_table *t, uint64_t address, uint64_t lanes)
 {
+    uint64_t key = address + 1;
     t->total += lanes;
+    if (t->sketch) {
+        sketch_add(t, key, lanes);
+        return;
+    }
     if ((t->used + 1) * 2 > t->capacity && !atomic_grow(t))
         return;
-    uint64_t key = address + 1;
     size_t j = atomic_slot(t->slots, t->capacity, key);
     if (!t->slots[j].address) {
         t->slots[j].address = key;
-        t->used++;
+        if (++t->used > ATOMIC_EXACT_KEYS && atomic_to_sketch(t)) {
+            sketch_add(t, key, lanes);
+            return;
+        }
     }
     if ((t->slots[j].count += lanes) > t->max_count)
         t->max_count = t->slots[j].count;
 }
 
+/* The most atomics to one key (at least that many, past ATOMIC_EXACT_KEYS keys). */
+static uint64_t atomic_most(const struct timing_atomic_table *t)
+{
+    if (!t->sketch)
+        return t->max_count;
+    uint64_t most = UINT64_MAX;
+    for (unsigned row = 0; row < ATOMIC_SKETCH_ROWS; row++)
+        most = t->row_max[row] < most ? t->row_max[row] : most;
+    return most;
+}
+
+/* Adds a sketch to a table, which becomes one; false when out of memory. */
+static bool sketch_merge(struct timing_atomic_table *into, const struct timing_atomic_table *from)
+{
+    if (!into->sketch && !atomic_to_sketch(into))
+        return false;
+    into->total += from->total;
+    for (unsigned row = 0; row < ATOMIC_SKETCH_ROWS; row++) {
+        uint64_t *sum = &into->sketch[(size_t)row * ATOMIC_SKETCH_WIDTH];
+        const uint64_t *add = &from->sketch[(size_t)row * ATOMIC_SKETCH_WIDTH];
+        for (size_t b = 0; b < ATOMIC_SKETCH_WIDTH; b++) {
+            sum[b] += add[b];
+            into->row_max[row] = sum[b] > into->row_max[row] ? sum[b] : into->row_max[row];
+        }
+    }
+    return true;
+}
+
 /* Adds a block's atomics to the launch's and empties the block's table; a
- * table left mostly empty is freed (the next block grows its own), so that
- * one block's scattered atomics do not make every later merge long. */
+ * table left mostly empty, or large, is freed (the next block grows its
+ * own), so that one block's scattered atomics do not make every later
+ * merge long, nor the logs kept for later blocks hold megabytes. */
 static void atomic_merge(struct timing_atomic_table *into, struct timing_atomic_table *from)
 {
+    if (from->sketch)
+        sketch_merge(into, from);
     for (size_t i = 0; i < from->capacity; i++)
         if (from->slots[i].address)
             atomic_count(into, from->slots[i].address - 1, from->slots[i].count);
-    if (from->capacity > ATOMIC_TABLE_MIN && from->used * 8 < from->capacity) {
+    free(from->sketch);
+    if (from->capacity > ATOMIC_TABLE_KEPT ||
+        (from->capacity > ATOMIC_TABLE_MIN && from->used * 8 < from->capacity)) {
         free(from->slots);
         from->slots = NULL;
         from->capacity = 0;
     } else if (from->slots) {
         memset(from->slots, 0, from->capacity * sizeof *from->slots);
     }
-    from->used = 0;
-    from->total = 0;
-    from->max_count = 0;
+    struct atomic_count *slots = from->slots;
+    size_t capacity = from->capacity;
+    memset(from, 0, sizeof *from);
+    from->slots = slots;
+    from->capacity = capacity;
 }
 
 static void atomics_merge(struct timing_atomics *into, struct timing_atomics *from)
@@ -287,10 +380,24 @@ static void atomics_merge(struct timing_atomics *into, struct timing_atomics *fr
     atomic_merge(&into->lines, &from->lines);
 }
 
+/* The host memory a table holds. */
+static size_t atomic_table_bytes(const struct timing_atomic_table *t)
+{
+    return t->capacity * sizeof *t->slots +
+           (t->sketch ? (size_t)ATOMIC_SKETCH_ROWS * ATOMIC_SKETCH_WIDTH * sizeof *t->sketch : 0);
+}
+
+static size_t atomics_bytes(const struct timing_atomics *a)
+{
+    return a ? atomic_table_bytes(&a->addresses) + atomic_table_bytes(&a->lines) : 0;
+}
+
 static void atomics_free(struct timing_atomics *a)
 {
     free(a->addresses.slots);
+    free(a->addresses.sketch);
     free(a->lines.slots);
+    free(a->lines.sketch);
 }
 
 /* ------------------------------------------------------------ the sequencer */
@@ -310,6 +417,9 @@ struct timing_sequencer {
     struct timing_log spare[SEQUENCER_SPARES]; /* replayed logs, emptied, to hand back */
     unsigned n_spare;
     struct l2_model l2;
+    /* the launch's atomics, sums: a block's are added when it hands in its
+     * log, in any order, so that the logs waiting for their turn hold none */
+    pthread_mutex_t atomics_lock;
     struct timing_atomics atomics;
 };
 
@@ -336,8 +446,6 @@ static void replay(struct timing_sequencer *s, struct timing_log *log)
         l2_access(&s->l2, e->address, e->set, e->sectors, e->kind != TIMING_WRITE,
                   e->kind != TIMING_READ);
     }
-    if (log->atomics)
-        atomics_merge(&s->atomics, log->atomics);
 }
 
 /* A replayed log's buffer is kept for a later block (no allocation per
@@ -380,11 +488,16 @@ static void replay_ready(struct timing_sequencer *s)
     }
 }
 
-/* Takes the log's entries (the caller's log is left empty, maybe with a
- * spare buffer) and, unless another thread is replaying, replays every log
- * that is next in block order. */
+/* Adds the log's atomics to the launch's, takes its entries (the caller's
+ * log is left empty, maybe with a spare buffer) and, unless another thread
+ * is replaying, replays every log that is next in block order. */
 static void sequencer_submit(struct timing_sequencer *s, uint64_t block, struct timing_log *log)
 {
+    if (log->atomics) {
+        pthread_mutex_lock(&s->atomics_lock);
+        atomics_merge(&s->atomics, log->atomics);
+        pthread_mutex_unlock(&s->atomics_lock);
+    }
     pthread_mutex_lock(&s->lock);
     while (block >= s->next + SEQUENCER_RING)
         pthread_cond_wait(&s->room, &s->lock);
@@ -413,6 +526,7 @@ static struct timing_sequencer *sequencer_create(size_t l2_bytes)
         return NULL;
     }
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->atomics_lock, NULL);
     pthread_cond_init(&s->room, NULL);
     return s;
 }
@@ -428,6 +542,7 @@ static void sequencer_free(struct timing_sequencer *s)
     free(s->l2.memory);
     atomics_free(&s->atomics);
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->atomics_lock);
     pthread_cond_destroy(&s->room);
     free(s);
 }
@@ -529,9 +644,17 @@ static void log_atomic_operations(struct timing_log *log, uint64_t line_address,
         atomic_count(&a->lines, line_address, operations);
 }
 
+/* The count of `key` (at least it, past ATOMIC_EXACT_KEYS keys). */
 static uint64_t table_count(const struct timing_atomic_table *t, uint64_t key)
 {
-    return t->capacity ? t->slots[atomic_slot(t->slots, t->capacity, key + 1)].count : 0;
+    if (!t->sketch)
+        return t->capacity ? t->slots[atomic_slot(t->slots, t->capacity, key + 1)].count : 0;
+    uint64_t least = UINT64_MAX;
+    for (unsigned row = 0; row < ATOMIC_SKETCH_ROWS; row++) {
+        uint64_t sum = *sketch_sum(t->sketch, row, key + 1);
+        least = sum < least ? sum : least;
+    }
+    return least;
 }
 
 uint64_t timing_log_atomic_lanes(const struct timing_log *log, uint64_t address)
@@ -542,6 +665,22 @@ uint64_t timing_log_atomic_lanes(const struct timing_log *log, uint64_t address)
 uint64_t timing_log_atomic_operations(const struct timing_log *log, uint64_t line_address)
 {
     return log->atomics ? table_count(&log->atomics->lines, line_address) : 0;
+}
+
+size_t timing_log_atomic_bytes(const struct timing_log *log)
+{
+    return atomics_bytes(log->atomics);
+}
+
+size_t timing_atomic_bytes(struct timing_launch *t)
+{
+    if (!t->enabled)
+        return 0;
+    struct timing_sequencer *s = t->sequencer;
+    pthread_mutex_lock(&s->atomics_lock);
+    size_t bytes = atomics_bytes(&s->atomics);
+    pthread_mutex_unlock(&s->atomics_lock);
+    return bytes;
 }
 
 void timing_log_free(struct timing_log *log)
@@ -1144,8 +1283,8 @@ static struct bounds compute_bounds(const struct timing_launch *t, uint64_t dram
     b.dram = (double)dram_sectors * SECTOR_BYTES /
              (t->device->dram_bytes_per_second * c->dram_efficiency);
     if (atomics) {
-        double same = (double)atomics->addresses.max_count / c->same_address_atomics_per_second;
-        double line = (double)atomics->lines.max_count / c->same_line_atomics_per_second;
+        double same = (double)atomic_most(&atomics->addresses) / c->same_address_atomics_per_second;
+        double line = (double)atomic_most(&atomics->lines) / c->same_line_atomics_per_second;
         double all = (double)atomics->addresses.total / c->atomics_per_second;
         b.atomic = same > all ? same : all;
         b.atomic = line > b.atomic ? line : b.atomic;
@@ -1185,7 +1324,7 @@ double timing_finish(struct timing_launch *t, struct kgemu_counters *out)
     struct bounds b = compute_bounds(t, dram, &s->atomics);
     out->dram_read_bytes = s->l2.read_sectors * SECTOR_BYTES;
     out->dram_write_bytes = s->l2.write_sectors * SECTOR_BYTES;
-    out->max_same_address_atomics = s->atomics.addresses.max_count;
+    out->max_same_address_atomics = atomic_most(&s->atomics.addresses);
     out->worst_bank_conflict_ways = t->bank_conflict.value;
     out->worst_bank_conflict_line = (int)t->bank_conflict.line;
     out->worst_sectors_per_request = t->scattered_access.value;

@@ -64,8 +64,11 @@ struct timing_atomics;
 
 /* A block's ordered log of global accesses, and its atomics' lanes by
  * address: the launch's counts are sums, whose order does not matter, so
- * they are added up within the block and merged when the log is replayed
- * (a histogram's request to ten bins is one entry, not ten). */
+ * they are added up within the block and merged when the block hands its
+ * log in (a histogram's request to ten bins is one entry, not ten). Past
+ * ATOMIC_EXACT_KEYS addresses (timing.c), a table of counts becomes a
+ * sketch of fixed size that never counts an address short: memory stays
+ * bounded however many addresses a launch's atomics update. */
 struct timing_log {
     struct timing_access_entry *entries;
     size_t count, capacity;
@@ -289,6 +292,10 @@ double timing_finish(struct timing_launch *t, struct kgemu_counters *out);
  * requests to the line at `line_address` (for tests). */
 uint64_t timing_log_atomic_lanes(const struct timing_log *log, uint64_t address);
 uint64_t timing_log_atomic_operations(const struct timing_log *log, uint64_t line_address);
+/* The host memory the atomics' tables of a block's log, and of the launch,
+ * hold (for tests: it is bounded). */
+size_t timing_log_atomic_bytes(const struct timing_log *log);
+size_t timing_atomic_bytes(struct timing_launch *t);
 void timing_log_free(struct timing_log *log);
 
 #endif

@@ -231,13 +231,15 @@ static bool aligned(struct warp *w, const struct ptx_insn *insn, unsigned lane,
     if (t->fragment->bits < ALIGNED_FROM_BITS ||
         (t->base % ACCESS_BYTES == 0 && stride_bits % (8 * ACCESS_BYTES) == 0))
         return true;
+    char where[MEM_WHERE_MAX];
+    mem_where(w, (enum ptx_space)insn->space, t->base, ACCESS_BYTES, where, sizeof where);
     launch_fault(w, (int)lane, insn, CUDA_ERROR_MISALIGNED_ADDRESS, t->base,
-                 "wmma.%s of a %ux%u fragment at 0x%" PRIx64 " with a stride of %" PRIu64
+                 "wmma.%s of a %ux%u fragment at %s with a stride of %" PRIu64
                  " elements: the address and the stride in bytes must be multiples of %u (the "
                  "CUDA Programming Guide asks a 256-bit aligned pointer and ldm a multiple of "
                  "16 bytes)",
                  insn->cmp == PTX_WMMA_STORE_D ? "store" : "load", t->fragment->rows,
-                 t->fragment->cols, t->base, t->stride, ACCESS_BYTES);
+                 t->fragment->cols, where, t->stride, ACCESS_BYTES);
     return false;
 }
 

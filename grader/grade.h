@@ -124,6 +124,12 @@ void grade_phase(struct grading *g, enum grader_phase phase);
 enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
                                         struct kgemu_fault *fault, char *message, size_t size);
 
+/* The grade JSON's diagnostic of a fault that gave `verdict` (none for
+ * too_slow): `message`, the sentence shown as the verdict's (with the
+ * buffer named), and the fault's line, block and thread. */
+void grade_fault_diagnostic(struct grading *g, enum grader_verdict verdict,
+                            const struct kgemu_fault *f, const char *message);
+
 /* The grade JSON of DESIGN.md. */
 json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *message,
                    json_t *cases, bool compiled);

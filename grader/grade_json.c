@@ -23,9 +23,15 @@ static json_t *triple(const unsigned v[3])
     return json_pack("[I, I, I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]);
 }
 
-static void add_diagnostic(struct grading *g, const char *kind, const struct kgemu_fault *f)
+void grade_fault_diagnostic(struct grading *g, enum grader_verdict verdict,
+                            const struct kgemu_fault *f, const char *message)
 {
-    json_t *d = json_pack("{s:s, s:s}", "kind", kind, "message", f->message);
+    const char *kind = verdict == GRADER_VERDICT_TIMEOUT        ? "timeout"
+                       : verdict == GRADER_VERDICT_MEMORY_ERROR ? "memory"
+                                                                : "runtime";
+    if (verdict == GRADER_VERDICT_TOO_SLOW)
+        return;
+    json_t *d = json_pack("{s:s, s:s}", "kind", kind, "message", message);
     json_object_set_new(d, "line", f->source_line > 0 ? json_integer(f->source_line) : json_null());
     json_object_set_new(d, "block", f->has_thread ? triple(f->block) : json_null());
     json_object_set_new(d, "thread", f->has_thread ? triple(f->thread) : json_null());
@@ -70,11 +76,9 @@ enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
         f.bound_at_stop_ms = g->api.stuck_after_ms;
     }
     enum grader_verdict v;
-    const char *kind;
     switch (result) {
     case CUDA_ERROR_LAUNCH_TIMEOUT: /* past the speed bar only at the timed case */
         v = f.over_time_budget && g->timed_case ? GRADER_VERDICT_TOO_SLOW : GRADER_VERDICT_TIMEOUT;
-        kind = "timeout";
         if (f.over_time_budget && !g->timed_case && g->api.stuck)
             snprintf(f.message, sizeof f.message,
                      "the kernel was still running after %.1f s, more than %.0f× the reference's "
@@ -89,11 +93,9 @@ enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
     case CUDA_ERROR_ILLEGAL_ADDRESS:
     case CUDA_ERROR_MISALIGNED_ADDRESS:
         v = GRADER_VERDICT_MEMORY_ERROR;
-        kind = "memory";
         break;
     default: /* trap, assert, deadlock, stack, a launch the device refuses */
         v = GRADER_VERDICT_RUNTIME_ERROR;
-        kind = "runtime";
         break;
     }
     if (v == GRADER_VERDICT_TOO_SLOW) {
@@ -101,7 +103,6 @@ enum grader_verdict grade_fault_verdict(struct grading *g, CUresult result,
         return v;
     }
     snprintf(message, size, "%s", f.message);
-    add_diagnostic(g, kind, &f);
     return v;
 }
 

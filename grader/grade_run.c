@@ -29,6 +29,9 @@
  * tell the emulation's speed. */
 #define SPEED_SAMPLE_BYTES_MIN (1u << 20)
 
+/* An access of more bytes must be aligned to this many (a GPU's widest). */
+#define ALIGNMENT_MAX 16u
+
 bool run_fail(struct run *r, const char *format, ...)
 {
     va_list ap;
@@ -357,30 +360,68 @@ static bool guards_intact(struct run *r, struct case_outcome *out)
     return true;
 }
 
-/* A fault in a buffer's guard zone, named by the buffer: "thread (0,0,0)
- * of block (0,0,0) wrote c[-1], before the start of the 1000-element buffer
- * 'c' (line 5)". Other faults keep the device's own sentence. */
+/* "c[10] + 2 bytes": the element of `b` that `offset` bytes from its first
+ * falls in (before it: negative), and the bytes past that element's start. */
+static void element_text(const struct run *r, const struct run_buffer *b, int64_t offset, char *out,
+                         size_t size)
+{
+    int64_t element = (int64_t)value_type_bytes(b->spec->type);
+    int64_t index = offset >= 0 ? offset / element : -((-offset + element - 1) / element);
+    int64_t rest = offset - index * element;
+    const char *name = run_buffer_name(r, b);
+    if (rest)
+        snprintf(out, size, "%s[%" PRId64 "] + %" PRId64 " bytes", name, index, rest);
+    else
+        snprintf(out, size, "%s[%" PRId64 "]", name, index);
+}
+
+/* A memory fault's sentence with the buffer the virtual GPU's message named
+ * (f->buffer, a buffer's first element: b->data) called by its name: "thread
+ * (0,0,0) of block (0,0,0) wrote c[-1], before the start of the
+ * 1000-element buffer 'c' (line 5)". */
+static void buffer_fault_message(struct run *r, const struct run_buffer *b,
+                                 const struct kgemu_fault *f, struct case_outcome *out)
+{
+    int64_t offset = (int64_t)(f->address - b->data);
+    char who[128] = "the kernel", line[32] = "", at[EXERCISE_NAME_MAX + 64];
+    const char *verb = f->access_write ? "wrote" : "read";
+    if (f->has_thread)
+        snprintf(who, sizeof who, "thread (%u,%u,%u) of block (%u,%u,%u)", f->thread[0],
+                 f->thread[1], f->thread[2], f->block[0], f->block[1], f->block[2]);
+    if (f->source_line > 0)
+        snprintf(line, sizeof line, " (line %d)", f->source_line);
+    element_text(r, b, offset, at, sizeof at);
+    const char *name = run_buffer_name(r, b);
+    out->verdict = GRADER_VERDICT_MEMORY_ERROR;
+    if (f->code == CUDA_ERROR_MISALIGNED_ADDRESS)
+        snprintf(out->message, sizeof out->message,
+                 "%s %s %u bytes at %s of the %zu-element buffer '%s', an address that is not a "
+                 "multiple of %u%s",
+                 who, verb, f->access_bytes, at, b->count, name,
+                 f->access_bytes > ALIGNMENT_MAX ? ALIGNMENT_MAX : f->access_bytes, line);
+    else if (offset >= 0 && (uint64_t)offset < b->bytes)
+        snprintf(out->message, sizeof out->message,
+                 "%s %s %u bytes at %s, which run past the end of the %zu-element buffer '%s'%s",
+                 who, verb, f->access_bytes, at, b->count, name, line);
+    else {
+        size_t n = strlen(who);
+        snprintf(who + n, sizeof who - n, " %s", verb);
+        outside_message(r, b, offset, who, line, out);
+    }
+}
+
+/* A memory fault named by its buffer; a fault whose message names none (an
+ * address outside every buffer, shared memory: the device's sentence, which
+ * never holds a host address) keeps the device's. */
 static void name_fault_buffer(struct run *r, const struct kgemu_fault *f, struct case_outcome *out)
 {
-    if (f->address == 0 || f->access_bytes == 0)
+    if (f->buffer == 0 || f->access_bytes == 0)
         return;
-    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
-        const struct run_buffer *b = &r->buffers[i];
-        if (f->address < b->base || f->address >= b->base + b->bytes + 2 * GUARD_BYTES)
-            continue;
-        int64_t offset = (int64_t)(f->address - b->base) - GUARD_BYTES;
-        if (offset >= 0 && (uint64_t)offset + f->access_bytes <= b->bytes)
-            return; /* inside the buffer: not a guard fault */
-        char who[128] = "the kernel", line[32] = "";
-        if (f->has_thread)
-            snprintf(who, sizeof who, "thread (%u,%u,%u) of block (%u,%u,%u)", f->thread[0],
-                     f->thread[1], f->thread[2], f->block[0], f->block[1], f->block[2]);
-        strcat(who, f->access_write ? " wrote" : " read");
-        if (f->source_line > 0)
-            snprintf(line, sizeof line, " (line %d)", f->source_line);
-        outside_message(r, b, offset, who, line, out);
-        return;
-    }
+    for (int i = 0; i < r->g->exercise.n_buffers; i++)
+        if (f->buffer == r->buffers[i].data) {
+            buffer_fault_message(r, &r->buffers[i], f, out);
+            return;
+        }
 }
 
 void run_fault(struct run *r, CUresult rc, struct case_outcome *out)
@@ -389,6 +430,7 @@ void run_fault(struct run *r, CUresult rc, struct case_outcome *out)
     out->verdict = grade_fault_verdict(r->g, rc, &fault, out->message, sizeof out->message);
     if (out->verdict == GRADER_VERDICT_MEMORY_ERROR)
         name_fault_buffer(r, &fault, out);
+    grade_fault_diagnostic(r->g, out->verdict, &fault, out->message);
 }
 
 /* The first mismatch: its buffer, index, row and column (null for 1-D

@@ -104,19 +104,6 @@ static inline unsigned long long gpu_test_handle_of(enum gpu_test_handle h, int 
     return o;
 }
 
-/* The virtual GPU's account of the last fault, or an empty message on
- * another driver. */
-static inline struct kgemu_fault gpu_test_last_fault(void)
-{
-    int (*fault_of)(struct kgemu_fault *);
-    *(void **)&fault_of = dlsym(RTLD_DEFAULT, "kgemu_last_fault");
-    struct kgemu_fault fault;
-    memset(&fault, 0, sizeof fault);
-    if (fault_of != NULL)
-        fault_of(&fault);
-    return fault;
-}
-
 /* A fault case, in a context of its own (a fault is sticky): loads `ptx`,
  * launches `kernel` on one thread with a handle of `h` (of a surface object
  * when `surface`) and the ints x and y, and expects `code` and, on the
@@ -140,6 +127,7 @@ static inline void gpu_test_handle_fault(const char *ptx, const char *kernel,
         struct kgemu_fault fault = gpu_test_last_fault();
         if (gpu_test_is_virtual() && !CHECK(strstr(fault.message, words) != NULL))
             fprintf(stderr, "  the message was: %s\n", fault.message);
+        CHECK(gpu_test_no_host_address(fault.message));
     }
     CHECK_CU(cuCtxDestroy(ctx));
 }

@@ -35,6 +35,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <nvrtc.h>
+#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,9 @@
 #define GPU_TEST_LOG_BYTES     8192
 #define GPU_TEST_MAX_OPTIONS   16 /* NVRTC options: ours and the caller's */
 #define GPU_TEST_SHOW_MISMATCH 8  /* mismatching elements printed per array */
+/* A host address, which a device pointer is on the virtual GPU: a hexadecimal
+ * number, or a decimal one of 10 digits or more (above 4 GB). */
+#define GPU_TEST_HOST_ADDRESS "0[xX][0-9a-fA-F]+|[0-9]{10,}"
 
 static struct {
     int passed;
@@ -317,15 +321,40 @@ static inline int gpu_test_download(void *host, CUdeviceptr d, size_t bytes)
     return ok;
 }
 
-/* Prints what the virtual GPU says about the last fault (kgemu_last_fault,
- * looked up as a grader would); nothing on another driver. */
-static inline void gpu_test_print_fault(void)
+/* Whether a message of the virtual GPU shows no host address (DESIGN.md:
+ * diagnostics name buffers and elements, never host addresses); prints the
+ * message when it does. */
+static inline int gpu_test_no_host_address(const char *message)
+{
+    regex_t address;
+    if (regcomp(&address, GPU_TEST_HOST_ADDRESS, REG_EXTENDED | REG_NOSUB) != 0)
+        return 0;
+    int found = regexec(&address, message, 0, NULL, 0) == 0;
+    regfree(&address);
+    if (found)
+        fprintf(stderr, "  a host address in: %s\n", message);
+    return !found;
+}
+
+/* The virtual GPU's account of the last fault, or an empty message on
+ * another driver. */
+static inline struct kgemu_fault gpu_test_last_fault(void)
 {
     int (*fault_of)(struct kgemu_fault *);
     *(void **)&fault_of = dlsym(RTLD_DEFAULT, "kgemu_last_fault");
     struct kgemu_fault fault;
     memset(&fault, 0, sizeof fault);
-    if (fault_of != NULL && fault_of(&fault) == 1)
+    if (fault_of != NULL)
+        fault_of(&fault);
+    return fault;
+}
+
+/* Prints what the virtual GPU says about the last fault (kgemu_last_fault,
+ * looked up as a grader would); nothing on another driver. */
+static inline void gpu_test_print_fault(void)
+{
+    struct kgemu_fault fault = gpu_test_last_fault();
+    if (fault.code != 0)
         fprintf(stderr, "  the virtual GPU says: %s\n", fault.message);
 }
 

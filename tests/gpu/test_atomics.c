@@ -22,7 +22,9 @@
  * - adds whose results nothing reads, which the compiled tier holds back
  *   (JIT.md, "Deferred adds"): the warp's own load of the line sees them,
  *   its store to an added word lands after them, another warp sees them
- *   after a barrier, and memory has them all when the kernel ends.
+ *   after a barrier, and memory has them all when the kernel ends;
+ * - adds to 1M distinct elements, each once: right, and in bounded host
+ *   memory (the timing model counts atomics by address only up to a bound).
  */
 #include <math.h>
 #include <stddef.h>
@@ -520,6 +522,87 @@ static void test_deferred_adds(void)
     CHECK_CU(cuModuleUnload(module));
 }
 
+/* Adds to 1M distinct elements, each once (a scatter-add: red.global.add.f32,
+ * and an integer add whose result nothing reads, which the compiled tier
+ * holds back): right results, and the host memory the launch takes stays
+ * far below what counting its atomics address by address would take (the
+ * timing model's tables are bounded). */
+static const char scatter_source[] =
+    "extern \"C\" __global__ void scatter(float *f, unsigned *u, int n)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) "
+    "{\n"
+    "        int j = (int)((long long)i * 97 % n);\n"
+    "        atomicAdd(&f[j], (float)(j % 7));\n"
+    "        atomicAdd(&u[j], 3u);\n"
+    "    }\n"
+    "}\n";
+
+#define SCATTER_N          (1 << 20)
+#define SCATTER_GROWTH_MAX (64 << 20) /* bytes the launch may add to the process's peak */
+
+/* A field of /proc/self/status in bytes (its kB), or -1. */
+static long long status_bytes(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long long kb = -1;
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, field, n) == 0 && line[n] == ':')
+            kb = atoll(line + n + 1);
+    if (f)
+        fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}
+
+/* Starts a new peak of the process's resident memory: its current size. */
+static long long peak_reset(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    int ok = f && fputs("5", f) >= 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    return CHECK(ok) ? status_bytes("VmRSS") : -1;
+}
+
+static void test_scattered_adds(void)
+{
+    CUmodule module;
+    CUfunction f;
+    if (!CHECK_CU(gpu_test_load_source(&module, scatter_source, "scatter.cu")) ||
+        !CHECK_CU(cuModuleGetFunction(&f, module, "scatter")))
+        return;
+    float *fs = malloc(SCATTER_N * sizeof *fs);
+    unsigned *us = malloc(SCATTER_N * sizeof *us);
+    CUdeviceptr df = gpu_test_upload(NULL, SCATTER_N * sizeof *fs);
+    CUdeviceptr du = gpu_test_upload(NULL, SCATTER_N * sizeof *us);
+    int n = WARP; /* first a small launch: a compile's memory is not the launch's */
+    void *args[] = {&df, &du, &n};
+    if (CHECK(fs && us) && gpu_test_run(f, 1, WARP, args)) {
+        CHECK_CU(cuMemsetD8(df, 0, SCATTER_N * sizeof *fs));
+        CHECK_CU(cuMemsetD8(du, 0, SCATTER_N * sizeof *us));
+        n = SCATTER_N;
+        long long before = peak_reset();
+        int ran = gpu_test_run(f, BINS * 4, BINS, args);
+        long long peak = status_bytes("VmHWM");
+        printf("  scattered adds: the peak grew by %lld MB\n", (peak - before) >> 20);
+        CHECK(before > 0 && peak - before < SCATTER_GROWTH_MAX);
+        if (ran && CHECK_CU(cuMemcpyDtoH(fs, df, SCATTER_N * sizeof *fs)) &&
+            CHECK_CU(cuMemcpyDtoH(us, du, SCATTER_N * sizeof *us))) {
+            int wrong = 0;
+            for (int j = 0; j < SCATTER_N; j++)
+                wrong += fs[j] != (float)(j % 7) || us[j] != 3u;
+            CHECK_EQ(wrong, 0);
+        }
+    }
+    free(fs);
+    free(us);
+    cuMemFree(df);
+    cuMemFree(du);
+    CHECK_CU(cuModuleUnload(module));
+}
+
 /* atomicCAS on unsigned short (atom.cas.b16, sm_70): a CAS loop per
  * thread increments one of 8 counters; every increment lands (regression:
  * the loader refused 16-bit atomics). */
@@ -573,6 +656,7 @@ int main(void)
     test_cas16();
     test_warp_order();
     test_deferred_adds();
+    test_scattered_adds();
     CHECK_CU(cuCtxDestroy(context));
     return gpu_test_summary();
 }

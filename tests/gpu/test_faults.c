@@ -8,9 +8,14 @@
  * - guard zones (kgemu_guard): a write into the tail zone and a read from
  *   the head zone fault, name the element and record the access's size and
  *   direction, while copies still reach the whole allocation;
- * - a write one past the end of a buffer, a read through a null pointer, a
- *   write to freed memory, out-of-range shared and local accesses;
+ * - a write one past the end of a buffer, a read just before the start of
+ *   one, a read through a null pointer, a write to freed memory, a write
+ *   through a wild pointer, out-of-range shared and local accesses;
  * - misaligned 4- and 8-byte accesses (CUDA_ERROR_MISALIGNED_ADDRESS);
+ * - in every fault's message, never a host address (a device pointer is
+ *   one): a buffer and its element ("element [1000] of the 1000-element
+ *   buffer #1"), whose start the record gives (`buffer`), or "an address
+ *   outside every buffer";
  * - threads of a block waiting at different barriers (a deadlock), and a
  *   warp spinning on a flag that a warp waiting at a barrier would set;
  * - a runaway loop under a small KGEMU_INSTRUCTION_BUDGET (set in the
@@ -189,6 +194,7 @@ static void check_record(CUresult code, const char *kernel_name, const unsigned 
     CHECK_EQ(f.code, code);
     CHECK(strcmp(f.kernel, kernel_name) == 0);
     CHECK(f.message[0] != '\0');
+    CHECK(gpu_test_no_host_address(f.message));
     if (thread != NULL) {
         CHECK_EQ(f.has_thread, 1);
         CHECK(memcmp(f.block, block, 3 * sizeof *block) == 0);
@@ -303,6 +309,35 @@ static void run_case(const char *name, void (*body)(void), const char *env)
 
 /* ----------------------------------------------------------- the cases */
 
+/* The memory fault's message has `needle`, and its record the access's
+ * size and direction and the start of the buffer it names (0: none). */
+static void check_access(const char *needle, unsigned bytes, int write, CUdeviceptr buffer)
+{
+    struct kgemu_fault f;
+    memset(&f, 0, sizeof f);
+    if (last_fault == NULL || !CHECK_EQ(last_fault(&f), 1))
+        return;
+    if (!CHECK(strstr(f.message, needle) != NULL))
+        fprintf(stderr, "  the message was: %s\n", f.message);
+    CHECK(gpu_test_no_host_address(f.message));
+    CHECK_EQ(f.access_bytes, bytes);
+    CHECK_EQ(f.access_write, write);
+    CHECK_EQ(f.buffer, buffer);
+}
+
+/* Launches `name` on one block of 32 threads, which must stop with an
+ * illegal address: a 4-byte access of thread `lane` at CUDA line `line`,
+ * whose message has `needle` (check_access). */
+static void expect_memory_fault(const char *name, void **args, unsigned lane, int line,
+                                const char *needle, int write, CUdeviceptr buffer)
+{
+    if (!launch_expect(kernel(name), 1, 32, 0, args, CUDA_ERROR_ILLEGAL_ADDRESS))
+        return;
+    unsigned block[3] = {0, 0, 0}, thread[3] = {lane, 0, 0};
+    check_record(CUDA_ERROR_ILLEGAL_ADDRESS, name, block, thread, line);
+    check_access(needle, 4, write, buffer);
+}
+
 static void case_one_past(void)
 {
     CUcontext context;
@@ -316,6 +351,9 @@ static void case_one_past(void)
                       CUDA_ERROR_ILLEGAL_ADDRESS)) {
         unsigned block[3] = {N / THREADS, 0, 0}, thread[3] = {N % THREADS, 0, 0};
         check_record(CUDA_ERROR_ILLEGAL_ADDRESS, "one_past", block, thread, 5);
+        check_access("wrote 4 bytes at element [1000] of the 1000-element buffer #1 (one past "
+                     "its end)",
+                     4, 1, p);
         struct kgemu_fault f;
         if (last_fault != NULL && last_fault(&f) == 1)
             CHECK_EQ(f.address, p + N * sizeof(int));
@@ -336,17 +374,6 @@ static int guarded_buffer(CUcontext *context, CUdeviceptr *base)
            CHECK_CU(cuMemsetD8(*base, 0, N * sizeof(int) + 2 * GUARD)); /* copies reach all */
 }
 
-static void check_access(const char *needle, unsigned bytes, int write)
-{
-    struct kgemu_fault f;
-    memset(&f, 0, sizeof f);
-    if (!CHECK_EQ(last_fault(&f), 1))
-        return;
-    CHECK(strstr(f.message, needle) != NULL);
-    CHECK_EQ(f.access_bytes, bytes);
-    CHECK_EQ(f.access_write, write);
-}
-
 static void case_guard_write(void)
 {
     CUcontext context;
@@ -363,7 +390,7 @@ static void case_guard_write(void)
                       CUDA_ERROR_ILLEGAL_ADDRESS)) {
         unsigned block[3] = {N / THREADS, 0, 0}, thread[3] = {N % THREADS, 0, 0};
         check_record(CUDA_ERROR_ILLEGAL_ADDRESS, "one_past", block, thread, 5);
-        check_access("element [1000] of the 1000-element buffer", 4, 1);
+        check_access("element [1000] of the 1000-element buffer #", 4, 1, p);
     }
     check_recovery(context);
 }
@@ -379,8 +406,8 @@ static void case_guard_read(void)
     if (launch_expect(kernel("read_null"), 1, 32, 0, args, CUDA_ERROR_ILLEGAL_ADDRESS)) {
         unsigned block[3] = {0, 0, 0}, thread[3] = {3, 0, 0};
         check_record(CUDA_ERROR_ILLEGAL_ADDRESS, "read_null", block, thread, 10);
-        check_access("element [-1] of the 1000-element buffer", 4, 0);
-        check_access("(before its start)", 4, 0);
+        check_access("element [-1] of the 1000-element buffer #", 4, 0, base + GUARD);
+        check_access("(before its start)", 4, 0, base + GUARD);
     }
     check_recovery(context);
 }
@@ -393,13 +420,42 @@ static void case_read_null(void)
         return;
     CUdeviceptr null = 0;
     void *args[] = {&null, &out};
-    if (launch_expect(kernel("read_null"), 1, 32, 0, args, CUDA_ERROR_ILLEGAL_ADDRESS)) {
-        unsigned block[3] = {0, 0, 0}, thread[3] = {3, 0, 0};
-        check_record(CUDA_ERROR_ILLEGAL_ADDRESS, "read_null", block, thread, 10);
-        struct kgemu_fault f;
-        if (last_fault != NULL && last_fault(&f) == 1)
-            CHECK_EQ(f.address, 0);
-    }
+    expect_memory_fault("read_null", args, 3, 10, "read 4 bytes at address 0, a null pointer", 0,
+                        0);
+    struct kgemu_fault f;
+    if (last_fault != NULL && last_fault(&f) == 1)
+        CHECK_EQ(f.address, 0);
+    check_recovery(context);
+}
+
+/* read_null's thread 3 reads just before a buffer that has no guard zone. */
+static void case_read_before_start(void)
+{
+    CUcontext context;
+    CUdeviceptr out, b;
+    if (!start_with(&context, &out, 16) || !CHECK_CU(cuMemAlloc(&b, N * sizeof(int))))
+        return;
+    CUdeviceptr p = b - sizeof(int);
+    void *args[] = {&p, &out};
+    expect_memory_fault("read_null", args, 3, 10,
+                        "read 4 bytes at element [-1] of the 1000-element buffer #2 (before its "
+                        "start)",
+                        0, b);
+    check_recovery(context);
+}
+
+/* one_past's thread 0 writes through a pointer a terabyte past a buffer. */
+static void case_wild_pointer(void)
+{
+    CUcontext context;
+    CUdeviceptr p;
+    if (!start_with(&context, &p, N * sizeof(int)))
+        return;
+    CUdeviceptr wild = p + ((CUdeviceptr)1 << 40);
+    int n = 0;
+    void *args[] = {&wild, &n};
+    expect_memory_fault("one_past", args, 0, 5, "wrote 4 bytes at an address outside every buffer",
+                        1, 0);
     check_recovery(context);
 }
 
@@ -412,8 +468,11 @@ static void case_use_after_free(void)
     CHECK_CU(cuMemFree(p));
     int n = 10;
     void *args[] = {&p, &n};
-    if (launch_expect(kernel("one_past"), 1, 32, 0, args, CUDA_ERROR_ILLEGAL_ADDRESS))
+    if (launch_expect(kernel("one_past"), 1, 32, 0, args, CUDA_ERROR_ILLEGAL_ADDRESS)) {
         check_record(CUDA_ERROR_ILLEGAL_ADDRESS, "one_past", NULL, NULL, 5);
+        check_access("element [0] of the 1000-element buffer #1, which was freed before the launch",
+                     4, 1, p);
+    }
     check_recovery(context);
 }
 
@@ -431,13 +490,20 @@ static void case_misaligned(void)
     if (launch_expect(kernel("misaligned"), 1, 32, 0, args, CUDA_ERROR_MISALIGNED_ADDRESS)) {
         unsigned block[3] = {0, 0, 0}, thread[3] = {0, 0, 0};
         check_record(CUDA_ERROR_MISALIGNED_ADDRESS, "misaligned", block, thread, 14);
+        check_access("read 4 bytes at byte 2 of the 4096-byte buffer #1, an address that is not "
+                     "a multiple of 4",
+                     4, 0, p);
     }
     check_recovery(context);
     if (!start_with(&context, &p, 4096) || !CHECK_CU(cuMemAlloc(&out, 4096)))
         return;
     void *args64[] = {&p, &out};
-    if (launch_expect(kernel("misaligned64"), 1, 1, 0, args64, CUDA_ERROR_MISALIGNED_ADDRESS))
+    if (launch_expect(kernel("misaligned64"), 1, 1, 0, args64, CUDA_ERROR_MISALIGNED_ADDRESS)) {
         check_record(CUDA_ERROR_MISALIGNED_ADDRESS, "misaligned64", NULL, NULL, 18);
+        check_access("read 8 bytes at byte 4 of the 4096-byte buffer #1, an address that is not "
+                     "a multiple of 8",
+                     8, 0, p);
+    }
     check_recovery(context);
 }
 
@@ -729,6 +795,8 @@ int main(void)
     run_case("a write into a guard zone", case_guard_write, NULL);
     run_case("a read from a guard zone", case_guard_read, NULL);
     run_case("a read through a null pointer", case_read_null, NULL);
+    run_case("a read just before a buffer", case_read_before_start, NULL);
+    run_case("a write through a wild pointer", case_wild_pointer, NULL);
     run_case("a write to freed memory", case_use_after_free, NULL);
     run_case("misaligned accesses", case_misaligned, NULL);
     run_case("shared memory out of range", case_shared_oob, NULL);

@@ -399,8 +399,10 @@ static void test_bad_pointer(void)
         void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
         if (driver)
             *(void **)&last_fault = dlsym(driver, "kgemu_last_fault");
-        if (last_fault && last_fault(&fault) == 1)
+        if (last_fault && last_fault(&fault) == 1) {
             CHECK(strstr(fault.message, "holds no device function") != NULL);
+            CHECK(gpu_test_no_host_address(fault.message));
+        }
     }
     cuCtxDestroy(context);
 }

@@ -535,6 +535,8 @@ static CUresult faulting_tile(int a_offset, int lda, int a_elements)
         void *args[] = {&a_at, &lda, &b, &ldb, &c, &ld, &row, &d, &ld, &row};
         if (CHECK_CU(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL)))
             result = cuCtxSynchronize();
+        if (result != CUDA_SUCCESS)
+            CHECK(gpu_test_no_host_address(gpu_test_last_fault().message));
     }
     cuCtxDestroy(context);
     return result;

@@ -57,7 +57,20 @@ grade_solutions() {
         [[ $verdict == passed ]] && code=0
         expect "$exercise: $(basename "$f") is $verdict" "$code" "^$exercise: $verdict: " -- replay "$f"
         faulting_line "$f"
+        no_host_address "$f"
     done
+}
+
+# A host address, which a device pointer is on the virtual GPU: a
+# hexadecimal number, or a decimal one of 10 digits or more (above 4 GB).
+HOST_ADDRESS='0[xX][0-9a-fA-F]+|[0-9]{10,}'
+
+# A memory_error's sentence names buffers and elements, never a host
+# address (DESIGN.md). Passes when grep finds none in the verdict's line.
+no_host_address() {
+    [[ $(basename "$1") == memory_error__* ]] || return 0
+    expect "... and names no host address" 1 "" -- \
+        bash -c "grep -E ': memory_error: ' '$TMP/grades/${1//\//_}.out' | grep -Eq '$HOST_ADDRESS'"
 }
 
 # A Numba memory_error solution names its faulting line in its first

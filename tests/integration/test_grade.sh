@@ -112,6 +112,35 @@ expect "a write before the start names the buffer and element" 1 \
     "memory_error: with n = 5000: thread \(0,0,0\) of block \(0,0,0\) wrote c\[-2\], before the start of the 5000-element buffer 'c' \(line 5\)" -- \
     grade --exercise vector-add --n 5000 "$TMP/before.cu"
 
+# Faults outside the guard zones name the buffer too, or say that the
+# address is outside every buffer; never a host address (a device pointer
+# is one on the virtual GPU), in the message or in the JSON's diagnostics.
+fault_kernel() { # NAME STATEMENT: a vector_add whose thread 0 runs STATEMENT
+    printf 'extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i == 0)\n        %s\n}\n' \
+        "$2" >"$TMP/$1.cu"
+}
+fault_kernel wild 'c[0] = a[1000000000000ll];'
+fault_kernel misaligned '*(float *)((char *)c + 6) = 1.0f;'
+fault_kernel straddle '*(double *)(c + n - 1) = 1.0;'
+expect "a wild read is outside every buffer" 1 \
+    "memory_error: with n = 5000: thread \(0,0,0\) of block \(0,0,0\) read 4 bytes at an address outside every buffer \(line 5\)$" -- \
+    grade --exercise vector-add --n 5000 "$TMP/wild.cu"
+expect "a misaligned write names the buffer, the element and the bytes past it" 1 \
+    "memory_error: with n = 5000: thread \(0,0,0\) of block \(0,0,0\) wrote 4 bytes at c\[1\] \+ 2 bytes of the 5000-element buffer 'c', an address that is not a multiple of 4 \(line 5\)$" -- \
+    grade --exercise vector-add --n 5000 "$TMP/misaligned.cu"
+expect "a write that starts in the buffer and runs past its end says so" 1 \
+    "memory_error: with n = 5001: thread \(0,0,0\) of block \(0,0,0\) wrote 8 bytes at c\[5000\], which run past the end of the 5001-element buffer 'c' \(line 5\)$" -- \
+    grade --exercise vector-add --n 5001 "$TMP/straddle.cu"
+for kernel in wild misaligned "$PWD/exercises/vector-add/solutions/memory_error__no_guard"; do
+    [[ $kernel == /* ]] || kernel="$TMP/$kernel"
+    fault_json=$(grade --exercise vector-add --n 5000 --json "$kernel.cu")
+    expect "$(basename "$kernel"): the diagnostic is the verdict's sentence" 0 "^true$" -- \
+        jq -e '.verdict == "memory_error" and (.message | endswith($d[0].message))' \
+        --argjson d "$(jq .diagnostics <<<"$fault_json")" <<<"$fault_json"
+    messages=$(jq -r '.message, .diagnostics[].message' <<<"$fault_json")
+    expect "... and neither shows a host address" 1 "" -- grep -Eq "$HOST_ADDRESS" <<<"$messages"
+done
+
 # The student's line is shown under a diagnostic, with a caret at the column.
 printf '__global__ void vector_add(const float *a, const float *b, float *c, int n)\n{\n    c[0] = a[0] + bb[0];\n}\n' >"$TMP/undeclared.cu"
 expect "a compile error shows the student's line" 1 "^      3 \|     c\[0\] = a\[0\] \+ bb\[0\];$" -- \

@@ -1,7 +1,9 @@
 /*
  * Unit tests of the virtual GPU's device memory table (emulator/memory.c):
- * allocation, lookup, the nearest allocation for messages, capacity, and
- * lookups on many threads while another thread allocates and frees.
+ * allocation, lookup, the nearest allocations for messages (below, above,
+ * and the latest freed, each numbered among its kind, never named by its
+ * address), capacity, and lookups on many threads while another thread
+ * allocates and frees.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -109,6 +111,77 @@ static void nearest_names_the_allocation_below(void **state)
     assert_true(emu_memory_nearest(m, a + 10, &r));
     assert_int_equal(r.base, a);
     assert_false(emu_memory_nearest(m, 4096, &r)); /* below every allocation */
+    emu_memory_destroy(m);
+}
+
+static void allocations_are_numbered_by_kind(void **state)
+{
+    (void)state;
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    uint64_t a, g, b;
+    assert_int_equal(emu_memory_alloc(m, 400, EMU_ALLOC_USER, &a), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_alloc(m, 8, EMU_ALLOC_GLOBAL, &g), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_alloc(m, 400, EMU_ALLOC_USER, &b), CUDA_SUCCESS);
+    struct emu_range r;
+    uint64_t want[][2] = {{a, 1}, {g, 1}, {b, 2}};
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(emu_memory_find(m, want[i][0], 1, &r));
+        assert_int_equal(r.number, want[i][1]);
+    }
+    assert_int_equal(emu_memory_free(m, a), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_alloc(m, 400, EMU_ALLOC_USER, &a), CUDA_SUCCESS);
+    assert_true(emu_memory_find(m, a, 1, &r));
+    assert_int_equal(r.number, 3); /* numbers are never reused */
+    assert_int_equal(emu_memory_alloc(m, 8, (enum emu_allocation_kind)EMU_ALLOC_KINDS, &a),
+                     CUDA_ERROR_INVALID_VALUE);
+    emu_memory_destroy(m);
+}
+
+static void next_names_the_allocation_above(void **state)
+{
+    (void)state;
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    uint64_t a, b;
+    assert_int_equal(emu_memory_alloc(m, 400, EMU_ALLOC_USER, &a), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_alloc(m, 400, EMU_ALLOC_USER, &b), CUDA_SUCCESS);
+    uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+    struct emu_range r;
+    assert_true(emu_memory_next(m, lo - 4, &r)); /* just before the start */
+    assert_int_equal(r.base, lo);
+    assert_true(emu_memory_next(m, lo, &r)); /* the one above, not itself */
+    assert_int_equal(r.base, hi);
+    assert_false(emu_memory_next(m, hi, &r)); /* above every allocation */
+    assert_int_equal(emu_memory_set_window(m, hi, 16, 16), CUDA_SUCCESS);
+    assert_true(emu_memory_next(m, hi - 1, &r)); /* its window: past the guard zone */
+    assert_int_equal(r.base, hi + 16);
+    assert_int_equal(r.size, 400 - 32);
+    emu_memory_destroy(m);
+}
+
+static void freed_allocations_are_remembered_for_a_while(void **state)
+{
+    (void)state;
+    struct emu_memory *m = emu_memory_create(CAPACITY_LARGE);
+    uint64_t a, b;
+    struct emu_range r;
+    assert_int_equal(emu_memory_alloc(m, 400, EMU_ALLOC_USER, &a), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_alloc(m, 400, EMU_ALLOC_USER, &b), CUDA_SUCCESS);
+    assert_false(emu_memory_freed(m, a, &r)); /* live */
+    assert_int_equal(emu_memory_set_window(m, a, 16, 16), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_free(m, a), CUDA_SUCCESS);
+    assert_true(emu_memory_freed(m, a + 20, &r));
+    assert_int_equal(r.base, a + 16); /* its window */
+    assert_int_equal(r.size, 400 - 32);
+    assert_int_equal(r.number, 1);
+    assert_false(emu_memory_freed(m, a + 4, &r)); /* in its guard zone */
+    assert_false(emu_memory_freed(m, a + 400 - 16, &r));
+    for (int i = 0; i < EMU_FREED_REMEMBERED; i++) {
+        uint64_t c;
+        assert_int_equal(emu_memory_alloc(m, 16, EMU_ALLOC_USER, &c), CUDA_SUCCESS);
+        assert_int_equal(emu_memory_free(m, c), CUDA_SUCCESS);
+    }
+    assert_false(emu_memory_freed(m, a + 20, &r)); /* forgotten */
+    assert_false(emu_memory_freed(NULL, a, &r));
     emu_memory_destroy(m);
 }
 
@@ -273,6 +346,9 @@ int main(void)
         cmocka_unit_test(find_accepts_ranges_inside_one_allocation),
         cmocka_unit_test(free_takes_only_live_bases),
         cmocka_unit_test(nearest_names_the_allocation_below),
+        cmocka_unit_test(allocations_are_numbered_by_kind),
+        cmocka_unit_test(next_names_the_allocation_above),
+        cmocka_unit_test(freed_allocations_are_remembered_for_a_while),
         cmocka_unit_test(many_allocations_stay_sorted),
         cmocka_unit_test(capacity_is_enforced_and_given_back),
         cmocka_unit_test(large_allocations_are_lazy),

@@ -13,6 +13,8 @@
  * of 1,536 sets. A third of the requests come back to the lines of one a
  * few requests before, so that the log's entries take in later accesses
  * of their lines (checked to happen where sets are many).
+ * Atomics to millions of addresses are counted in a few megabytes, the
+ * most to one address never short, the same from one thread or several.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -140,6 +142,16 @@ struct fixture {
     pthread_mutex_t lock;
 };
 
+/* The next of `blocks` blocks for a submitting thread; false when none is
+ * left. */
+static bool take_block(pthread_mutex_t *lock, uint64_t *next, uint64_t blocks, uint64_t *block)
+{
+    pthread_mutex_lock(lock);
+    *block = (*next)++;
+    pthread_mutex_unlock(lock);
+    return *block < blocks;
+}
+
 /* Each thread takes blocks in turn, logs them and hands them in, so they
  * arrive out of order and concurrently; its log is kept from block to
  * block, as a host thread of the launch keeps it (with its table of each
@@ -148,14 +160,8 @@ static void *submitter(void *arg)
 {
     struct fixture *fx = arg;
     struct timing_log log = {0};
-    for (;;) {
-        pthread_mutex_lock(&fx->lock);
-        uint64_t block = fx->next_block++;
-        pthread_mutex_unlock(&fx->lock);
-        if (block >= BLOCKS) {
-            timing_log_free(&log);
-            return NULL;
-        }
+    uint64_t block;
+    while (take_block(&fx->lock, &fx->next_block, BLOCKS, &block)) {
         struct timing_warp warp = {0};
         struct ptx_insn insn = {0};
         for (int i = 0; i < REQUESTS; i++) {
@@ -167,6 +173,8 @@ static void *submitter(void *arg)
         pthread_mutex_unlock(&fx->lock);
         timing_block_done(&fx->timing, block, &warp, 1, &log, true);
     }
+    timing_log_free(&log);
+    return NULL;
 }
 
 /* The launch's DRAM traffic and atomics, of requests over `span` bytes,
@@ -246,6 +254,140 @@ static void check_dram_traffic(const struct emu_device_model *device, uint64_t s
     free(fx.requests);
     timing_launch_free(&fx.timing);
     pthread_mutex_destroy(&fx.lock);
+}
+
+/* ------------------------------------------ atomics to many addresses */
+
+/* A launch whose warps each update 32 addresses once (a red.add to every
+ * element: the lanes of a request `SCATTER` words apart, every address of
+ * the launch updated once), but for each block's first request, whose 32
+ * lanes all go to one hot word. */
+#define MANY_BASE         (1ull << 32)
+#define MANY_HOT          (1ull << 31)
+#define SCATTER           97                /* words between a request's lanes: odd */
+#define ATOMIC_BYTES_CEIL ((size_t)4 << 20) /* what a launch's atomics may hold */
+#define MANY_ADDRESSES    ((size_t)1 << 21) /* distinct addresses of the large launches */
+#define FEW_ADDRESSES     ((size_t)1 << 14) /* few enough to be counted one by one */
+
+struct many {
+    struct ptx_function ptx;
+    struct emu_function function;
+    struct emu_launch cfg;
+    struct timing_launch timing;
+    unsigned blocks, requests;
+    uint64_t next_block;
+    size_t log_bytes; /* the most a block's log held for its atomics */
+    pthread_mutex_t lock;
+};
+
+static void many_addresses(const struct many *m, unsigned block, unsigned i, uint64_t *address)
+{
+    uint64_t total = (uint64_t)m->blocks * m->requests * WARP_SIZE;
+    uint64_t first = ((uint64_t)block * m->requests + i) * WARP_SIZE;
+    for (unsigned l = 0; l < WARP_SIZE; l++)
+        address[l] = i == 0 ? MANY_HOT : MANY_BASE + (first + l) * SCATTER % total * 4;
+}
+
+static void *many_submitter(void *arg)
+{
+    struct many *m = arg;
+    struct timing_log log = {0};
+    uint64_t block;
+    while (take_block(&m->lock, &m->next_block, m->blocks, &block)) {
+        struct timing_warp warp = {0};
+        struct ptx_insn insn = {0}; /* no integer add: every lane counts */
+        uint64_t address[WARP_SIZE];
+        for (unsigned i = 0; i < m->requests; i++) {
+            many_addresses(m, (unsigned)block, i, address);
+            timing_global_request(&warp, &m->timing, &log, &insn, FULL_MASK, address, 4,
+                                  TIMING_ATOMIC);
+        }
+        pthread_mutex_lock(&m->lock);
+        size_t bytes = timing_log_atomic_bytes(&log);
+        m->log_bytes = bytes > m->log_bytes ? bytes : m->log_bytes;
+        pthread_mutex_unlock(&m->lock);
+        timing_block_done(&m->timing, block, &warp, 1, &log, true);
+    }
+    timing_log_free(&log);
+    return NULL;
+}
+
+/* Runs `blocks` blocks of `requests` requests, handed in by `threads`
+ * threads; `launch_bytes` gets what the launch's atomics held at the end. */
+static struct kgemu_counters run_many(unsigned blocks, unsigned requests, int threads,
+                                      size_t *log_bytes, size_t *launch_bytes)
+{
+    static struct many m;
+    memset(&m, 0, sizeof m);
+    m.function.ptx = &m.ptx;
+    m.function.info.registers = 16;
+    m.cfg = (struct emu_launch){.function = &m.function,
+                                .grid = {blocks, 1, 1},
+                                .block = {32, 1, 1},
+                                .device = emu_device_model_find("h100")};
+    m.blocks = blocks;
+    m.requests = requests;
+    assert_true(timing_launch_init(&m.timing, &m.cfg, 32, 0));
+    pthread_mutex_init(&m.lock, NULL);
+    pthread_t id[SUBMITTERS];
+    assert_true(threads <= SUBMITTERS);
+    for (int i = 0; i < threads; i++)
+        assert_int_equal(pthread_create(&id[i], NULL, many_submitter, &m), 0);
+    for (int i = 0; i < threads; i++)
+        pthread_join(id[i], NULL);
+    *log_bytes = m.log_bytes;
+    *launch_bytes = timing_atomic_bytes(&m.timing);
+    struct kgemu_counters got;
+    timing_finish(&m.timing, &got);
+    timing_launch_free(&m.timing);
+    pthread_mutex_destroy(&m.lock);
+    return got;
+}
+
+/* Every lane counted; the hot word's lanes the most to one address, never
+ * fewer (past what the model counts one by one, a little more). */
+static void check_many(const struct kgemu_counters *got, unsigned blocks, unsigned requests,
+                       bool exact)
+{
+    uint64_t hot = (uint64_t)blocks * WARP_SIZE;
+    assert_int_equal(got->global_atomics, (uint64_t)blocks * requests * WARP_SIZE);
+    assert_true(got->max_same_address_atomics >= hot);
+    assert_true(got->max_same_address_atomics <= (exact ? hot : hot + hot / 4));
+    assert_true(got->atomic_ms > 0);
+}
+
+static void atomics_to_many_addresses_stay_in_bounded_memory(void **state)
+{
+    (void)state;
+    size_t log_bytes, launch_bytes;
+    /* one block of 262,144 addresses: its own table is bounded */
+    unsigned requests = MANY_ADDRESSES / 8 / WARP_SIZE;
+    struct kgemu_counters got = run_many(1, requests, 1, &log_bytes, &launch_bytes);
+    check_many(&got, 1, requests, false);
+    assert_true(log_bytes > 0 && log_bytes <= ATOMIC_BYTES_CEIL);
+    assert_true(launch_bytes > 0 && launch_bytes <= ATOMIC_BYTES_CEIL);
+    /* 64 blocks, 2M addresses, from several threads: the launch's too */
+    unsigned blocks = 64;
+    requests = MANY_ADDRESSES / blocks / WARP_SIZE;
+    got = run_many(blocks, requests, SUBMITTERS, &log_bytes, &launch_bytes);
+    check_many(&got, blocks, requests, false);
+    assert_true(log_bytes <= ATOMIC_BYTES_CEIL);
+    assert_true(launch_bytes > 0 && launch_bytes <= ATOMIC_BYTES_CEIL);
+}
+
+static void atomics_counts_do_not_depend_on_the_threads(void **state)
+{
+    (void)state;
+    size_t log_bytes, launch_bytes;
+    unsigned blocks = 64, sizes[] = {FEW_ADDRESSES, MANY_ADDRESSES};
+    for (size_t k = 0; k < 2; k++) {
+        unsigned requests = sizes[k] / blocks / WARP_SIZE;
+        struct kgemu_counters one = run_many(blocks, requests, 1, &log_bytes, &launch_bytes);
+        struct kgemu_counters several =
+            run_many(blocks, requests, SUBMITTERS, &log_bytes, &launch_bytes);
+        check_many(&one, blocks, requests, sizes[k] == FEW_ADDRESSES);
+        assert_memory_equal(&one, &several, sizeof one);
+    }
 }
 
 static void dram_traffic_is_the_lru_oracles(void **state)
@@ -652,6 +794,8 @@ int main(void)
         cmocka_unit_test(requests_by_their_sectors_are_the_same),
         cmocka_unit_test(atomic_requests_count_each_address),
         cmocka_unit_test(a_warps_atomics_to_one_address_combine),
+        cmocka_unit_test(atomics_to_many_addresses_stay_in_bounded_memory),
+        cmocka_unit_test(atomics_counts_do_not_depend_on_the_threads),
         cmocka_unit_test(bank_conflicts_are_the_oracles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
