@@ -58,7 +58,7 @@ struct db_user {
 };
 
 /* What a login name may hold, as a sentence for error messages. */
-#define DB_NAME_RULE "1 to 63 characters among a-z, 0-9, '.', '_' and '-'"
+#define DB_NAME_RULE "1 to 63 characters among a-z, 0-9, '.', '_' and '-', not starting with '-'"
 /* Whether `name` may be a login name (DB_NAME_RULE). */
 bool db_user_name_valid(const char *name);
 

@@ -37,7 +37,7 @@ bool db_role_parse(const char *name, enum db_role *role)
 bool db_user_name_valid(const char *name)
 {
     size_t n = strlen(name);
-    if (n == 0 || n >= DB_NAME_MAX)
+    if (n == 0 || n >= DB_NAME_MAX || name[0] == '-') /* an option's, a formula's start */
         return false;
     for (const char *p = name; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||

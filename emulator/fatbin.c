@@ -65,6 +65,10 @@ static const uint8_t *fatbin_data(const void *image)
 
 bool emu_fatbin_is(const void *image)
 {
+    const uint8_t *bytes = image;
+    for (int i = 0; i < 4; i++)
+        if (bytes[i] == 0) /* no magic holds a zero: a shorter text ends here */
+            return false;
     uint64_t magic = read_le(image, 4);
     return magic == FATBIN_MAGIC || magic == FATBIN_WRAPPER_MAGIC;
 }

@@ -27,21 +27,6 @@ static const char *status_name(enum grader_compile_status status)
     return "internal_error";
 }
 
-/* A JSON string of `text`, repaired to UTF-8 where it is not; "" for
- * none (a kernel a hostile result left unnamed). */
-static json_t *json_text(const char *text)
-{
-    if (!text)
-        return json_string("");
-    json_t *j = json_string(text);
-    if (j)
-        return j;
-    char *clean = utf8_sanitize(text, strlen(text));
-    j = clean ? json_string(clean) : NULL;
-    free(clean);
-    return j;
-}
-
 /* A positive number, or null. */
 static json_t *known_or_null(int value)
 {
@@ -52,13 +37,13 @@ static json_t *diagnostic_to_json(const struct grader_diagnostic *d)
 {
     return json_pack("{s:o, s:o, s:s, s:o}", "line", known_or_null(d->line), "column",
                      known_or_null(d->column), "severity", grader_severity_name(d->severity),
-                     "message", json_text(d->message));
+                     "message", utf8_json(d->message));
 }
 
 static json_t *kernel_to_json(const struct grader_kernel *k)
 {
-    return json_pack("{s:o, s:o, s:o}", "name", json_text(k->name), "signature",
-                     json_text(k->signature), "registers",
+    return json_pack("{s:o, s:o, s:o}", "name", utf8_json(k->name), "signature",
+                     utf8_json(k->signature), "registers",
                      k->registers >= 0 ? json_integer(k->registers) : json_null());
 }
 
@@ -69,7 +54,7 @@ static json_t *log_json(const char *log)
     static const char note[] = "\n[kgrade: compile log truncated]\n";
     size_t n = strlen(log);
     if (n <= GRADER_COMPILE_LOG_MAX)
-        return json_text(log);
+        return utf8_json(log);
     size_t keep = GRADER_COMPILE_LOG_MAX - (sizeof note - 1);
     while (keep > 0 && ((unsigned char)log[keep] & 0xC0) == 0x80)
         keep--; /* not inside a UTF-8 character */
@@ -78,7 +63,7 @@ static json_t *log_json(const char *log)
         return json_string(note);
     memcpy(cut, log, keep);
     memcpy(cut + keep, note, sizeof note);
-    json_t *j = json_text(cut);
+    json_t *j = utf8_json(cut);
     free(cut);
     return j;
 }
@@ -96,7 +81,7 @@ json_t *grader_compile_result_to_json(const struct grader_compile_result *result
             json_array_append_new(kernels, kernel_to_json(&result->kernels[i]));
     /* "o" steals the references, including on failure. */
     return json_pack("{s:b, s:s, s:o, s:o, s:o, s:o}", "ok", result->status == GRADER_COMPILE_OK,
-                     "status", status_name(result->status), "message", json_text(result->message),
+                     "status", status_name(result->status), "message", utf8_json(result->message),
                      "log", log_json(result->log ? result->log : ""), "diagnostics", diagnostics,
                      "kernels", kernels);
 }

@@ -123,11 +123,19 @@ static enum load_outcome load_module(struct grading *g, int side, const char *pt
     CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {log, (void *)(uintptr_t)sizeof log};
     CUresult rc = api->cuModuleLoadDataEx(module, ptx, 2, keys, values);
-    /* numba's PTX comes from a process that ran the student's module: its
-     * failure to load is the student's on any device */
-    bool students = side == 1 && (api->emulated || g->numba[1].is_numba);
-    if (rc != CUDA_SUCCESS && students && ptx_refused(rc)) {
+    /* numba's PTX comes from a process that ran the student's module,
+     * which may have written it: any failure to load it is the student's;
+     * a student's PTX the virtual GPU refuses is theirs on any language */
+    bool numba = side == 1 && g->numba[1].is_numba;
+    bool unsupported = side == 1 && api->emulated && ptx_refused(rc);
+    if (rc != CUDA_SUCCESS && unsupported) {
         snprintf(error, size, "the virtual GPU does not support this kernel: %.400s", log);
+        return REFUSED;
+    }
+    if (rc != CUDA_SUCCESS && numba) {
+        char what[256];
+        cuda_api_describe(api, rc, what, sizeof what);
+        snprintf(error, size, "the driver cannot load this kernel (%.60s): %.300s", what, log);
         return REFUSED;
     }
     if (rc != CUDA_SUCCESS) {
@@ -250,6 +258,11 @@ static enum grader_verdict prepare_reference(struct grading *g,
     }
     if (load_side(g, 0, message, size) != LOADED)
         return GRADER_VERDICT_INTERNAL_ERROR;
+    return grade_load_student(g, message, size);
+}
+
+enum grader_verdict grade_load_student(struct grading *g, char *message, size_t size)
+{
     switch (load_side(g, 1, message, size)) {
     case LOADED:
         return GRADER_VERDICT_PASSED;

@@ -98,6 +98,12 @@ bool compile_result_allocate_kernels(struct grader_compile_result *r, size_t n);
 bool compile_result_set_entry(struct grader_compile_result *r, size_t k, const char *entry,
                               int registers);
 
+/* Loads the student's side in g->context and checks its kernels' parameters
+ * against their forms: PASSED, or the verdict with its sentence
+ * (compile_error, rejected; internal_error only for a C side's PTX, which
+ * NVRTC made, that a real driver cannot load). */
+enum grader_verdict grade_load_student(struct grading *g, char *message, size_t size);
+
 /* Opens the driver the request names. */
 bool grade_open_device(struct grading *g, char *error, size_t size);
 

@@ -6,6 +6,7 @@
  * did not reach are null, never left out, so clients need no special case.
  */
 #include "grade.h"
+#include "utf8.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -211,13 +212,13 @@ json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *m
     json_t *compile = grader_compile_result_to_json(&g->compiled[1]);
     json_t *correctness = json_pack("{s:b, s:o}", "passed", compiled && all_passed, "cases", cases);
     json_t *result = json_pack(
-        "{s:s, s:o, s:s, s:s, s:s, s:s, s:b, s:s, s:o, s:o, s:o, s:o, s:O, s:s}", "exercise",
+        "{s:s, s:o, s:s, s:s, s:s, s:o, s:b, s:s, s:o, s:o, s:o, s:o, s:O, s:s}", "exercise",
         g->exercise.id, "exercise_version", json_string(g->version), "kgrade_version",
         KGRADE_VERSION, "language", grader_language_name(g->request->language), "verdict",
-        grader_verdict_name(verdict), "message", message, "assessment", g->assessment, "seed", seed,
-        "device", device_json(g), "compile", compile ? compile : json_null(), "correctness",
-        correctness, "performance", performance_json(g, verdict), "diagnostics", g->diagnostics,
-        "output", "");
+        grader_verdict_name(verdict), "message", utf8_json(message), "assessment", g->assessment,
+        "seed", seed, "device", device_json(g), "compile", compile ? compile : json_null(),
+        "correctness", correctness, "performance", performance_json(g, verdict), "diagnostics",
+        g->diagnostics, "output", "");
     json_object_set_new(result, "correctness_only", json_boolean(g->request->correctness_only));
     char *output = output_capture_text(&g->output);
     if (output != NULL)

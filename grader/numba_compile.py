@@ -50,7 +50,7 @@ import traceback
 
 SUPPORTED_NUMBA = ("0.56",)
 RESULT_FD = 3
-MESSAGE_MAX = 400
+MESSAGE_MAX = 400  # bytes of UTF-8, as grader/numba_result.c reads them
 LOG_MAX = 8000
 
 
@@ -248,10 +248,15 @@ def error_position(error, file_name):
     return line, None
 
 
+def utf8_cut(text, size):
+    """`text` in at most `size` bytes of UTF-8, as kgrade reads its limits."""
+    return text.encode("utf-8", "replace")[:size].decode("utf-8", "ignore")
+
+
 def failure(status, message, position=(None, None), log=None):
-    result = {"status": status, "message": message[:MESSAGE_MAX]}
+    result = {"status": status, "message": utf8_cut(message, MESSAGE_MAX)}
     if log:
-        result["log"] = log[:LOG_MAX]
+        result["log"] = utf8_cut(log, LOG_MAX)
     if position[0]:
         result["line"] = position[0]
     if position[1]:

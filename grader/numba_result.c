@@ -24,15 +24,25 @@
 #define ANSWER_VERSION_MAX 40
 #define ANSWER_LINE_MAX    1000000
 
-/* A copy of the string `key` of `said` if it has 1 to `max` bytes and no
- * NUL, into `answer`; false if it is absent or anything else. */
-static bool copy_text(json_t *answer, const json_t *said, const char *key, size_t max)
+/* What copy_text does with a text over its limit. */
+enum over_limit { REFUSE, CUT };
+
+/* A copy of the string `key` of `said` if it has at least one byte and no
+ * NUL, into `answer`, of at most `max` bytes: one over is refused, or cut
+ * at a character's start (a sentence); false if it is absent or refused. */
+static bool copy_text(json_t *answer, const json_t *said, const char *key, size_t max,
+                      enum over_limit over)
 {
     const json_t *value = json_object_get(said, key);
     const char *text = json_string_value(value);
     size_t n = json_string_length(value);
-    if (!text || n == 0 || n > max || strlen(text) != n)
+    if (!text || n == 0 || strlen(text) != n || (n > max && over == REFUSE))
         return false;
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--; /* UTF-8: not inside a character */
+    }
     json_object_set_new(answer, key, json_stringn(text, n));
     return true;
 }
@@ -60,11 +70,11 @@ static json_t *wrote_on_channel(const char *what)
 static json_t *failure_answer(const char *status, const json_t *said)
 {
     json_t *answer = json_pack("{s:s}", "status", status);
-    if (!copy_text(answer, said, "message", ANSWER_MESSAGE_MAX)) {
+    if (!copy_text(answer, said, "message", ANSWER_MESSAGE_MAX, CUT)) {
         json_decref(answer);
         return wrote_on_channel("a failure without a valid message");
     }
-    copy_text(answer, said, "log", ANSWER_LOG_MAX);
+    copy_text(answer, said, "log", ANSWER_LOG_MAX, CUT);
     copy_position(answer, said, "line");
     copy_position(answer, said, "column");
     return answer;
@@ -77,7 +87,7 @@ static bool copy_kernel(json_t *answer, const json_t *said, const char *name)
     static const size_t maxima[] = {ANSWER_PTX_MAX, ANSWER_ENTRY_MAX};
     for (int i = 0; i < 2; i++)
         if (!copy_text(json_object_get(answer, texts[i]), json_object_get(said, texts[i]), name,
-                       maxima[i]))
+                       maxima[i], REFUSE))
             return false;
     const json_t *vectorized = json_object_get(json_object_get(said, "vectorized"), name);
     if (vectorized && !json_is_boolean(vectorized))
@@ -105,7 +115,7 @@ static json_t *ok_answer(const json_t *asked, const json_t *said)
             return wrote_on_channel(what);
         }
     }
-    if (!copy_text(answer, said, "numba", ANSWER_VERSION_MAX))
+    if (!copy_text(answer, said, "numba", ANSWER_VERSION_MAX, CUT))
         json_object_set_new(answer, "numba", json_string(""));
     return answer;
 }
@@ -115,10 +125,11 @@ json_t *grader_numba_answer(const json_t *asked, const json_t *said, bool starte
 {
     const char *status = json_string_value(json_object_get(said, "status"));
     if (!started) { /* only kgrade's code has run: its failure, or nothing said */
+        const char *message = json_string_value(json_object_get(said, "message"));
         snprintf(error, error_size, "the Numba front end failed: %.300s",
-                 status && strcmp(status, "internal_error") == 0
-                     ? json_string_value(json_object_get(said, "message"))
-                     : "it answered before numba was ready");
+                 status && strcmp(status, "internal_error") == 0 && message
+                     ? message
+                     : "it gave no result before numba was ready");
         return NULL;
     }
     if (!status)

@@ -84,3 +84,16 @@ int utf8_prefix(const char *text, size_t max)
     }
     return (int)at;
 }
+
+json_t *utf8_json(const char *text)
+{
+    if (!text)
+        return json_string("");
+    json_t *j = json_string(text);
+    if (j)
+        return j;
+    char *clean = utf8_sanitize(text, strlen(text));
+    j = clean ? json_string(clean) : NULL;
+    free(clean);
+    return j;
+}

@@ -142,16 +142,17 @@ enum csv_read csv_read(struct csv_reader *r, struct csv_record *record,
     return CSV_RECORD;
 }
 
-/* Whether a spreadsheet would read a cell starting so as a formula (or
- * as the start of one: OWASP's list, tab and carriage return included). */
-static bool starts_formula(const char *text)
+/* OWASP's list of a formula's first characters, tab and carriage return
+ * included. */
+bool csv_is_formula(const char *text)
 {
+    text += strspn(text, " ");
     return text[0] && strchr(CSV_FORMULA_STARTS, text[0]);
 }
 
 void csv_field(FILE *out, const char *text, bool last)
 {
-    bool formula = text && starts_formula(text);
+    bool formula = text && csv_is_formula(text);
     if (formula || (text && strpbrk(text, ",\"\r\n"))) {
         fputs(formula ? "\"'" : "\"", out);
         for (const char *p = text; *p; p++) {

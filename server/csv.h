@@ -56,10 +56,15 @@ enum csv_read csv_read(struct csv_reader *r, struct csv_record *record,
 /* The first characters that make a spreadsheet read a cell as a formula. */
 #define CSV_FORMULA_STARTS "=+-@\t\r"
 
+/* Whether a spreadsheet would read a cell starting so as a formula: its
+ * first character after any spaces (an import may trim them) is one of
+ * CSV_FORMULA_STARTS. */
+bool csv_is_formula(const char *text);
+
 /* Writes one field (NULL as empty), quoted when it holds a comma, a quote
  * or a line break, then a comma, or a line end when it is the `last`; a
- * field that starts with one of CSV_FORMULA_STARTS is written '-prefixed
- * and quoted, so that no spreadsheet runs it. */
+ * formula (csv_is_formula) is written '-prefixed and quoted, so that no
+ * spreadsheet runs it: it reads back with the quote. */
 void csv_field(FILE *out, const char *text, bool last);
 
 #endif

@@ -134,8 +134,10 @@ static json_t *compile_error(const char *format, ...)
     return json_pack("{s:s, s:s}", "status", "compile_error", "message", message);
 }
 
-/* The sandbox stopped the module at a system call: which of its calls it
- * was, when the front end saw it, and what to do. */
+/* The sandbox stopped the module at a system call: the last of its calls
+ * that may make one, when the front end saw it (the forbidden call may
+ * come from code Python does not audit, such as a ctypes call), and what
+ * to do. */
 static json_t *forbidden_call(const struct front_end_follow *f)
 {
     if (!f->call[0])
@@ -144,8 +146,9 @@ static json_t *forbidden_call(const struct front_end_follow *f)
                              "write files, start programs or reach the network): remove calls "
                              "to os, subprocess, socket and ctypes");
     return compile_error("the module was stopped while it was imported: it made a system call "
-                         "the sandbox does not allow, in %s (a submission may compute, not "
-                         "write files, start programs or reach the network): remove that call",
+                         "the sandbox does not allow, at or after its call to %s (a submission "
+                         "may compute, not write files, start programs or reach the network): "
+                         "remove that call",
                          f->call);
 }
 

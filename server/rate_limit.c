@@ -241,17 +241,16 @@ int rate_allow_all(struct rate_limiter *r, const struct rate_event *events, int 
             *retry_after = seconds_until(e ? e->window_end : now + window, now, window);
         }
     }
-    for (int i = 0; i < n && refused < 0; i++) { /* then every count */
-        struct entry *e = live(r, events[i].key, now);
-        if (!e)
-            e = add(r, events[i].key, events[i].limit, window, now);
-        if (!e) { /* closed */
+    for (int i = 0; i < n && refused < 0; i++) /* then every key made, */
+        if (!live(r, events[i].key, now))
+            add(r, events[i].key, events[i].limit, window, now);
+    for (int i = 0; i < n && refused < 0; i++) /* all of them still there (closed else), */
+        if (!live(r, events[i].key, now)) {
             refused = i;
             *retry_after = seconds_until(r->first_end, now, window);
-            break;
         }
-        count(r, e, events[i].limit);
-    }
+    for (int i = 0; i < n && refused < 0; i++) /* and only then every count */
+        count(r, live(r, events[i].key, now), events[i].limit);
     pthread_mutex_unlock(&r->lock);
     return refused;
 }

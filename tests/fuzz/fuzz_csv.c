@@ -4,7 +4,8 @@
  * must read without a crash or undefined behaviour (the copy is exactly
  * the input's size, so a read past its end is caught), lines must never
  * go back, and every record must survive a round trip: written with
- * csv_field and read again, it gives the same fields.
+ * csv_field and read again, it gives the same fields (a formula's with the
+ * quote that makes it inert before it).
  */
 #include "fuzz_input.h"
 #include "server/csv.h"
@@ -34,9 +35,13 @@ static void round_trip(const struct csv_record *record)
         again.at = 0; /* a first field that starts like a byte-order mark is data here */
     if (csv_read(&again, &copy, problem) != CSV_RECORD || copy.n_fields != record->n_fields)
         abort();
-    for (int i = 0; i < record->n_fields; i++)
-        if (strcmp(copy.field[i], record->field[i]) != 0)
+    for (int i = 0; i < record->n_fields; i++) {
+        const char *got = copy.field[i];
+        if (csv_is_formula(record->field[i]) && *got++ != '\'')
             abort();
+        if (strcmp(got, record->field[i]) != 0)
+            abort();
+    }
     if (csv_read(&again, &copy, problem) != CSV_END)
         abort();
     csv_reader_free(&again);

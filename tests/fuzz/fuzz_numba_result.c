@@ -12,6 +12,9 @@
  *   (the job reads what it is handed as hostile too): never
  *   internal_error, and a verdict to go on only with a PTX and an entry
  *   for every kernel of the exercise;
+ * - that PTX loaded by the virtual GPU (build/emulator/libcuda.so.1, when
+ *   built) and its kernels' parameters checked against numba's ABI, as
+ *   the grade job does before anything runs: never internal_error;
  * - the grade JSON of that verdict, which must be written.
  * A leading '!' means the line came before the front end said "started".
  * The exercise is the transpose, with its 2-D Numba form, built in so the
@@ -40,6 +43,35 @@ static const char definition[] =
     " \"speed\": {\"max_ratio\": 1.25}}";
 
 static struct grading g; /* large: not in a frame */
+
+#define VIRTUAL_GPU "build/emulator/libcuda.so.1"
+
+/* The virtual GPU and a context, once; false when it is not built. */
+static bool open_virtual_gpu(void)
+{
+    static int opened; /* 0: not tried, 1: open, -1: not built */
+    char error[512];
+    CUdevice device;
+    if (opened == 0)
+        opened = cuda_api_load(&g.api, CUDA_DEVICE_EMULATOR, VIRTUAL_GPU, error, sizeof error) &&
+                         g.api.cuDeviceGet(&device, 0) == CUDA_SUCCESS &&
+                         g.api.cuCtxCreate(&g.context, NULL, 0, device) == CUDA_SUCCESS
+                     ? 1
+                     : -1;
+    return opened > 0;
+}
+
+/* The student's PTX loaded and its parameters checked, then unloaded. */
+static enum grader_verdict load_student(char *message, size_t size)
+{
+    if (!open_virtual_gpu())
+        return GRADER_VERDICT_PASSED;
+    enum grader_verdict v = grade_load_student(&g, message, size);
+    for (int k = 0; k < EXERCISE_KERNELS_MAX; k++)
+        if (g.numba[1].modules[k])
+            g.api.cuModuleUnload(g.numba[1].modules[k]);
+    return v;
+}
 
 /* What grader_numba_request asks the front end, for the built-in exercise. */
 static json_t *asked_of_exercise(void)
@@ -73,6 +105,10 @@ static void grade_job(const json_t *result)
     if (v == GRADER_VERDICT_PASSED &&
         (!g.numba[1].ptx[0] || !g.compiled[1].lowered_names || !g.compiled[1].lowered_names[0] ||
          g.compiled[1].status != GRADER_COMPILE_OK || g.numba[1].vectorized[0]))
+        abort();
+    if (v == GRADER_VERDICT_PASSED)
+        v = load_student(message, sizeof message);
+    if (v == GRADER_VERDICT_INTERNAL_ERROR)
         abort();
     json_t *grade = grade_json(&g, v, message, json_array(), v == GRADER_VERDICT_PASSED);
     char *text = grade ? json_dumps(grade, JSON_COMPACT) : NULL;

@@ -19,21 +19,31 @@
 #   answered                           "STATUS BODY" of the last api call
 #   as JAR CSRF METHOD PATH [BODY]     a session's request with a JSON body
 
-PORT=$((20000 + RANDOM % 20000))
+# A port below Linux's ephemeral range (32768 on), where outgoing
+# connections take theirs; start_server takes another if it is in use.
+PORT=$((20000 + RANDOM % 12000))
 BASE="http://127.0.0.1:$PORT"
 DATA="$TMP/data"
 SERVER_PID=
 trap 'kill -9 $SERVER_PID 2>/dev/null; rm -rf "$TMP"' EXIT
 
 start_server() {
-    local exercises=$1
+    local exercises=$1 attempt
     shift
-    "$KGRADE" serve --port "$PORT" --data "$DATA" --exercises "$exercises" --workers 1 "$@" \
-        >>"$TMP/server.out" 2>>"$TMP/server.log" &
-    SERVER_PID=$!
-    for _ in $(seq 100); do
-        curl -sf "$BASE/api/v1/health" >/dev/null && return 0
-        sleep 0.1
+    for attempt in 1 2 3 4 5; do
+        "$KGRADE" serve --port "$PORT" --data "$DATA" --exercises "$exercises" --workers 1 "$@" \
+            >>"$TMP/server.out" 2>>"$TMP/server.log" &
+        SERVER_PID=$!
+        for _ in $(seq 100); do
+            curl -sf "$BASE/api/v1/health" >/dev/null && return 0
+            kill -0 "$SERVER_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        # the port was taken by someone else: another one
+        wait "$SERVER_PID" 2>/dev/null
+        tail -1 "$TMP/server.log" | grep -q "cannot listen on" || break
+        PORT=$((20000 + RANDOM % 12000))
+        BASE="http://127.0.0.1:$PORT"
     done
     echo "the server did not start:"
     tail -20 "$TMP/server.log"

@@ -114,6 +114,16 @@ class SaysWhatIsWrong(unittest.TestCase):
         self.assertEqual(result["status"], "internal_error")
         self.assertIn("9.99.0", result["message"])
 
+    def test_a_long_message_is_cut_in_bytes_as_kgrade_reads_it(self):
+        # kgrade takes at most 400 bytes of message and 8000 of log: a
+        # French or Italian error cut at 400 characters was over that
+        source = "raise RuntimeError(%r)\n" % ("\u00e9chec " * 200)
+        result = compile_one(source)
+        self.assertEqual(result["status"], "compile_error")
+        self.assertLessEqual(len(result["message"].encode("utf-8")), numba_compile.MESSAGE_MAX)
+        self.assertLessEqual(len(result["log"].encode("utf-8")), numba_compile.LOG_MAX)
+        self.assertIn("\u00e9chec", result["message"])
+
 
 if __name__ == "__main__":
     unittest.main()

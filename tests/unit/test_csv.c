@@ -169,6 +169,7 @@ static void test_formulas_made_inert(void **state)
     assert_string_equal(written("@SUM(A1)"), "\"'@SUM(A1)\"");
     assert_string_equal(written("\t=1"), "\"'\t=1\"");
     assert_string_equal(written("\r=1"), "\"'\r=1\"");
+    assert_string_equal(written("  =1+1"), "\"'  =1+1\""); /* an import may trim the spaces */
     assert_string_equal(written("=1,2"), "\"'=1,2\"");
     /* a formula character later in the cell is only text */
     assert_string_equal(written("a=1+2"), "a=1+2");

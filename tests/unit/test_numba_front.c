@@ -286,6 +286,24 @@ static void an_ok_answer_keeps_only_the_asked_kernels(void **state)
     free(ptx);
 }
 
+/* A sentence over its limit is cut at a character, not refused: numba's
+ * long errors in French or Italian are the student's, not tampering. */
+static void a_long_sentence_is_cut_at_a_character(void **state)
+{
+    (void)state;
+    char error[512] = "";
+    char said[2048] = "{\"status\": \"compile_error\", \"message\": \"";
+    for (int i = 0; i < 300; i++)
+        strcat(said, "\xc3\xa9"); /* é: 600 bytes */
+    strcat(said, "\"}");
+    json_t *answer = answer_to(said, true, error);
+    assert_string_equal(status_of(answer), "compile_error");
+    const char *message = json_string_value(json_object_get(answer, "message"));
+    assert_int_equal(strlen(message), 400);
+    assert_int_equal((unsigned char)message[398], 0xc3);
+    json_decref(answer);
+}
+
 /* A compile error keeps the module's sentence, log and position. */
 static void a_compile_error_answer_keeps_its_sentence(void **state)
 {
@@ -368,6 +386,7 @@ int main(void)
         cmocka_unit_test(a_forged_failure_is_the_students_compile_error),
         cmocka_unit_test(an_ok_answer_keeps_only_the_asked_kernels),
         cmocka_unit_test(a_compile_error_answer_keeps_its_sentence),
+        cmocka_unit_test(a_long_sentence_is_cut_at_a_character),
         cmocka_unit_test(arrays_are_packed_as_numba_passes_them),
         cmocka_unit_test(scalars_are_passed_as_themselves),
     };

@@ -83,8 +83,8 @@ function passwordCard(title, accounts, close) {
 
 function addForm(session, show, reload) {
   const name = h('input', {
-    id: 'new-name', required: true, maxlength: 63, pattern: '[a-z0-9._\\-]+',
-    title: "1 to 63 characters among a-z, 0-9, '.', '_' and '-'",
+    id: 'new-name', required: true, maxlength: 63, pattern: '[a-z0-9._][a-z0-9._\\-]*',
+    title: "1 to 63 characters among a-z, 0-9, '.', '_' and '-', not starting with '-'",
   });
   const display = h('input', { id: 'new-display', maxlength: 127 });
   const roles = session.user.role === 'admin' ? ['student', 'instructor', 'admin'] : ['student', 'instructor'];
