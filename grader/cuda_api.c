@@ -29,7 +29,10 @@ static bool look_up(struct cuda_api *api, char *error, size_t size)
 #define CUDA_API_LOOK_UP(function)                                                                 \
     api->function = (__typeof__(&function))dlsym(api->library, VERSIONED_NAME(function));          \
     if (!api->function) {                                                                          \
-        snprintf(error, size, "the CUDA driver has no %s", VERSIONED_NAME(function));              \
+        snprintf(error, size,                                                                      \
+                 "the CUDA driver has no %s: kgrade needs a driver for CUDA 12.4 or later "        \
+                 "(update the NVIDIA driver)",                                                     \
+                 VERSIONED_NAME(function));                                                        \
         return false;                                                                              \
     }
     CUDA_API_FUNCTIONS(CUDA_API_LOOK_UP)
