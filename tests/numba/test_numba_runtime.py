@@ -1,7 +1,10 @@
-"""numba's own CUDA runtime (numba.cuda: device arrays, kernel launches)
-on kgrade's virtual GPU: NUMBA_CUDA_DRIVER names build/emulator/libcuda.so.1
-and grader/numba_compile.py's shims are applied, as for the course's
-notebooks.
+"""numba's own CUDA runtime (numba.cuda) on kgrade's virtual GPU:
+NUMBA_CUDA_DRIVER names build/emulator/libcuda.so.1 and
+grader/numba_compile.py's shims are applied, as for the course's
+notebooks. Device arrays and kernel launches; pinned, mapped, registered
+and managed host memory a kernel reads and writes; streams with a callback
+and events around them; profiler start and stop; IPC refused as
+unsupported; cuda.close() with frees pending, then work in a new context.
 
 numba binds every driver call of its drvapi.py when it first starts; a
 call the library lacked became a Python stub that ctypes refused
@@ -47,6 +50,25 @@ class NumbaRuntime(unittest.TestCase):
         results, stderr = run_numba("launch")
         self.assertEqual(results["launch"]["max_error"], 0.0)
         self.assertIn("emulated", results["launch"]["device"].lower())
+        self.assert_clean(stderr)
+
+    def test_host_memory_streams_events(self):
+        results, stderr = run_numba("pinned", "mapped", "managed", "streams_events", "profiler",
+                                    "ipc")
+        self.assertEqual(results["pinned"], {"pinned_ok": True, "registered_ok": True})
+        self.assertEqual(results["mapped"], {"mapped_ok": True, "registered_ok": True})
+        self.assertEqual(results["managed"], {"managed_ok": True})
+        streams = results["streams_events"]
+        self.assertTrue(streams["result_ok"])
+        self.assertGreater(streams["elapsed_ms"], 0)  # the launch's modeled time
+        self.assertEqual(streams["callbacks"], [[0, "done"]])
+        self.assertEqual(results["profiler"], {"ok": True})
+        self.assertIn("CUDA_ERROR_NOT_SUPPORTED", results["ipc"]["error"])
+        self.assert_clean(stderr)
+
+    def test_close_and_teardown(self):
+        results, stderr = run_numba("close")
+        self.assertEqual(results["close"], {"first": 0.0, "second": 0.0})
         self.assert_clean(stderr)
 
 
