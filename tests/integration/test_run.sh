@@ -18,6 +18,8 @@ run() { "$KGRADE" run "$@"; }
 
 # ---------------------------------------------------------------- the command
 expect "run --help says what it does" 0 "^usage: kgrade run PROGRAM \[ARGS\]" -- "$KGRADE" run --help
+expect "... and that the exit code is the program's" 0 "^exit code: the program's own; 2 when kgrade cannot start it$" -- \
+    "$KGRADE" run --help
 expect "kgrade --help lists run" 0 "^  run " -- "$KGRADE" --help
 expect "kgrade --help lists jupyter install" 0 "^  jupyter install " -- "$KGRADE" --help
 expect "jupyter --help shows jupyter install's help" 0 "^usage: kgrade jupyter install" -- \
@@ -127,6 +129,45 @@ expect "a toolkit without libNVVM: a warning, numba runs as it would have" 0 \
     env PYTHONPATH="$(dirname "$KGRADE")/run-site" KGRADE_CUDA_HOME="$TMP/none" \
     "$PYTHON" -c 'import numba.cuda'
 
+# ------------------------------------------------------------ numba's runtime
+# numba's own runtime (device arrays, a @cuda.jit launch, events) on the
+# virtual GPU, with the device's own compute capability.
+cat >"$TMP/runtime.py" <<'PY'
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit
+def add(x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] + y[i]
+
+
+n = 100003
+x = np.arange(n, dtype=np.float32)
+d_x, d_y = cuda.to_device(x), cuda.to_device(2 * x)
+d_out = cuda.device_array_like(d_x)
+start, end = cuda.event(), cuda.event()
+start.record()
+add[(n + 255) // 256, 256](d_x, d_y, d_out)
+end.record()
+end.synchronize()
+assert np.array_equal(d_out.copy_to_host(), 3 * x)
+device = cuda.get_current_device()
+print("device:", device.name.decode(), device.compute_capability)
+print("sum checked, kernel time positive:", cuda.event_elapsed_time(start, end) > 0)
+PY
+expect "numba's runtime launches a kernel on the virtual GPU, timed with events" 0 \
+    "^sum checked, kernel time positive: True$" -- run "$PYTHON" "$TMP/runtime.py"
+expect "... on the virtual H100, compute capability (9, 0) from the driver" 0 \
+    "^device: kgrade virtual H100 \(emulated\) \(9, 0\)$" -- run "$PYTHON" "$TMP/runtime.py"
+expect "... on the GPU KGEMU_DEVICE models, (7, 5) for a T4" 0 \
+    "^device: kgrade virtual T4 \(emulated\) \(7, 5\)$" -- \
+    env KGEMU_DEVICE=t4 "$KGRADE" run "$PYTHON" "$TMP/runtime.py"
+expect "... and without kgrade run there is no CUDA driver (the test's control)" 1 "CudaSupportError" -- \
+    env -u NUMBA_CUDA_DRIVER "$PYTHON" "$TMP/runtime.py"
+
 # ------------------------------------------------------------ the Jupyter kernel
 kernel_json() { cat "$1/kernels/kgrade/kernel.json"; }
 expect "jupyter install --prefix DIR: under DIR/share/jupyter/kernels/kgrade" 0 \
@@ -164,15 +205,23 @@ if ! "$PYTHON" -c 'import nbclient, ipykernel' 2>/dev/null; then
 fi
 cat >"$TMP/cells.py" <<'PY'
 import os
-from numba import cuda, int64
+import numpy as np
+from numba import cuda
 print("driver:", os.environ["NUMBA_CUDA_DRIVER"])
 # %%
+@cuda.jit
 def square(values):
     i = cuda.grid(1)
-    values[i] = values[i] * values[i]
-
-ptx, _ = cuda.compile_ptx(square, (int64[::1],), cc=(9, 0))
-print("compiled:", ".entry" in ptx)
+    if i < values.size:
+        values[i] = values[i] * values[i]
+# %%
+d_values = cuda.to_device(np.arange(1000, dtype=np.int64))
+square[8, 128](d_values)
+squares = d_values.copy_to_host()
+assert (squares == np.arange(1000) ** 2).all()
+print("sum of squares:", squares.sum())
+# %%
+print("device:", cuda.get_current_device().name.decode())
 PY
 export JUPYTER_PATH="$TMP/prefix/share/jupyter" JUPYTER_RUNTIME_DIR="$TMP/runtime" IPYTHONDIR="$TMP/ipython"
 notebook=$("$PYTHON" tests/integration/run_notebook.py kgrade "$TMP/cells.py" 2>&1)
@@ -180,6 +229,7 @@ expect "nbclient runs a notebook through the kgrade kernel" 0 "^kernel: Python 3
     echo "$notebook"
 expect "... started by kgrade run: the virtual GPU is numba's driver" 0 "^driver: $DRIVER$" -- \
     echo "$notebook"
-expect "... with the shims, applied when a cell imports numba.cuda" 0 "^compiled: True$" -- \
+expect "... its cells' kernel launches on the virtual GPU, result checked" 0 "^sum of squares: 332833500$" -- \
     echo "$notebook"
+expect "... the virtual H100" 0 "^device: kgrade virtual H100 \(emulated\)$" -- echo "$notebook"
 finish
