@@ -4,8 +4,9 @@
 # GPU tests are) runs on the virtual GPU, on the modeled GPU KGEMU_DEVICE
 # names; a Python program's numba gets its shims only when it imports
 # numba.cuda, and numba's own runtime runs a kernel on device arrays timed
-# with events; kgrade's errors before the program starts; the program's exit
-# code and signals are its own. The Jupyter kernel goes where Jupyter looks,
+# with events, and what the course uses besides (pinned and mapped memory, a
+# stream, a gufunc, cuda.close()); kgrade's errors before the program
+# starts; the program's exit code, signals and process are its own. The Jupyter kernel goes where Jupyter looks,
 # and nbclient (Debian's python3-nbclient) runs a notebook through it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -167,6 +168,58 @@ expect "... on the GPU KGEMU_DEVICE models, (7, 5) for a T4" 0 \
     env KGEMU_DEVICE=t4 "$KGRADE" run "$PYTHON" "$TMP/runtime.py"
 expect "... and without kgrade run there is no CUDA driver (the test's control)" 1 "CudaSupportError" -- \
     env -u NUMBA_CUDA_DRIVER "$PYTHON" "$TMP/runtime.py"
+
+# What the course's notebooks use besides: pinned host memory, a stream
+# between two events, a CUDA gufunc (numba builds it with the driver),
+# mapped host memory a kernel writes, and cuda.close().
+cat >"$TMP/course.py" <<'PY'
+import numpy as np
+from numba import cuda, guvectorize
+
+
+@guvectorize(["void(float32[:], float32[:])"], "(n)->()", target="cuda")
+def l2_norm(vec, out):
+    acc = 0.0
+    for value in vec:
+        acc += value * value
+    out[0] = acc ** 0.5
+
+
+@cuda.jit
+def scale(values, factor):
+    i = cuda.grid(1)
+    if i < values.size:
+        values[i] *= factor
+
+
+n = 1 << 16
+host = cuda.pinned_array(n, dtype=np.float32)
+host[:] = np.arange(n)
+stream = cuda.stream()
+start, end = cuda.event(), cuda.event()
+start.record(stream)
+d_values = cuda.to_device(host, stream=stream)
+scale[n // 256, 256, stream](d_values, 2.0)
+d_values.copy_to_host(host, stream=stream)
+end.record(stream)
+stream.synchronize()
+assert np.array_equal(host, 2 * np.arange(n, dtype=np.float32))
+print("pinned, stream, events:", cuda.event_elapsed_time(start, end) > 0)
+print("l2_norm:", l2_norm(np.full((4, 9), 2, dtype=np.float32)))
+mapped = cuda.mapped_array(256, dtype=np.float32)
+mapped[:] = 1
+scale[1, 256](mapped, 3.0)
+cuda.synchronize()
+print("mapped:", mapped.sum())
+cuda.close()
+print("closed")
+PY
+course=$(run "$PYTHON" -W ignore "$TMP/course.py" 2>&1)
+expect "the course's runtime: pinned memory, a stream between events" 0 "^pinned, stream, events: True$" -- \
+    echo "$course"
+expect "... a CUDA gufunc" 0 "^l2_norm: \[6\. 6\. 6\. 6\.\]$" -- echo "$course"
+expect "... mapped host memory a kernel writes" 0 "^mapped: 768\.0$" -- echo "$course"
+expect "... and cuda.close()" 0 "^closed$" -- echo "$course"
 
 # ------------------------------------------------------------ the Jupyter kernel
 kernel_json() { cat "$1/kernels/kgrade/kernel.json"; }
