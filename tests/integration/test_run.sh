@@ -276,7 +276,9 @@ print("sum of squares:", squares.sum())
 # %%
 print("device:", cuda.get_current_device().name.decode())
 PY
-export JUPYTER_PATH="$TMP/prefix/share/jupyter" JUPYTER_RUNTIME_DIR="$TMP/runtime" IPYTHONDIR="$TMP/ipython"
+# Jupyter looks in the user's data folder first: an empty one, so that the kernel is this one.
+export JUPYTER_PATH="$TMP/prefix/share/jupyter" JUPYTER_DATA_DIR="$TMP/no-kernels" \
+    JUPYTER_RUNTIME_DIR="$TMP/runtime" IPYTHONDIR="$TMP/ipython"
 notebook=$("$PYTHON" tests/integration/run_notebook.py kgrade "$TMP/cells.py" 2>&1)
 expect "nbclient runs a notebook through the kgrade kernel" 0 "^kernel: Python 3 \(kgrade virtual GPU\)$" -- \
     echo "$notebook"
