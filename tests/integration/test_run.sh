@@ -244,6 +244,11 @@ if "$PYTHON" -c 'import jupyter_client' 2>/dev/null; then
     expect "... and the system folder is Jupyter's first (/usr/local/share/jupyter)" 0 "^/usr/local/share/jupyter$" -- \
         "$PYTHON" -c 'from jupyter_core.paths import SYSTEM_JUPYTER_PATH; print(SYSTEM_JUPYTER_PATH[0])'
 fi
+expect "KGRADE_PYTHON names the kernel's Python; a missing one is warned about" 0 \
+    "warning: $TMP/none is not there: the kernel needs it, with ipykernel and numba" -- \
+    env KGRADE_PYTHON="$TMP/none" "$KGRADE" jupyter install --prefix "$TMP/other"
+expect "... and written as it was given" 0 "^$TMP/none$" -- \
+    jq -r '.argv[2]' "$TMP/other/share/jupyter/kernels/kgrade/kernel.json"
 expect "--user and --prefix together are a usage error" 2 "not both" -- \
     "$KGRADE" jupyter install --user --prefix "$TMP/p2"
 expect "a folder that cannot be made is named" 2 "cannot make the folder /proc/none/share/jupyter/kernels/kgrade" -- \
