@@ -129,14 +129,21 @@ HAVE_PYTHON   := $(shell command -v python3 2>/dev/null)
 PY_TARGETS    := $(if $(HAVE_PYTHON),$(PY_CLIENT_ZIP))
 
 # The Numba front end, beside the binary: a grading job of a Numba source
-# runs it in the sandbox with Debian's python3 (server/grading_job.c).
-NUMBA_FRONT_END := $(BUILD)/numba_compile.py
+# runs it in the sandbox with Debian's python3 (server/grading_job.c), with
+# numba's shims for this toolkit beside it (grader/numba_shims.py), which
+# `kgrade run` applies too.
+NUMBA_FRONT_END := $(BUILD)/numba_compile.py $(BUILD)/numba_shims.py
+# `kgrade run`'s Python site folder: server/run_sitecustomize.py as the
+# sitecustomize.py first on the PYTHONPATH of the programs it starts.
+RUN_SITE := $(BUILD)/run-site/sitecustomize.py
+# What `kgrade run` and the `kgrade` Jupyter kernel need beside the binary.
+RUN_TARGETS := $(EMU_LIB) $(NUMBA_FRONT_END) $(RUN_SITE)
 
 .PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-python test-integration test-full \
         test-references test-gpu test-fuzz run test-browser screenshots bench calibrate web \
         fmt fmt-check clean
 
-all: deps-check $(BUILD)/kgrade $(EMU_LIB) $(NUMBA_FRONT_END) $(WEB_TARGETS) $(PY_TARGETS)
+all: deps-check $(BUILD)/kgrade $(RUN_TARGETS) $(WEB_TARGETS) $(PY_TARGETS)
 
 web: $(WEB_BUNDLE)
 
@@ -151,7 +158,11 @@ $(WEB_BUNDLE): web/editor/editor.js $(WEB_MODULES)
 	$(Q)web/node_modules/.bin/esbuild $< --bundle --format=esm --minify --target=es2020 \
 	    --log-level=warning --outfile=$@
 
-$(NUMBA_FRONT_END): grader/numba_compile.py
+$(NUMBA_FRONT_END): $(BUILD)/%.py: grader/%.py
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
+$(RUN_SITE): server/run_sitecustomize.py
 	@mkdir -p $(dir $@)
 	$(Q)cp $< $@
 
@@ -320,7 +331,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-test: deps $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
+test: deps $(BUILD)/kgrade $(RUN_TARGETS) $(WEB_TARGETS) $(PY_TARGETS) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
       $(SANDBOX_JOB) $(GPU_BIN) $(BUILD)/calibrate $(FUZZ_BIN) fmt-check
 	@tests/run-tests.sh $(BUILD)
 
@@ -332,7 +343,7 @@ test-web:
 	@tests/run-tests.sh $(BUILD) web
 test-python:
 	@tests/run-tests.sh $(BUILD) python
-test-integration: $(BUILD)/kgrade $(NUMBA_FRONT_END) $(PY_TARGETS)
+test-integration: $(BUILD)/kgrade $(RUN_TARGETS) $(PY_TARGETS) $(BUILD)/tests/gpu/test_vector_add_drv
 	@tests/run-tests.sh $(BUILD) integration
 # The gradings at full size (100M elements): minutes, so not in `make test`.
 test-full: $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB)
@@ -350,7 +361,7 @@ test-fuzz: $(FUZZ_BIN)
 # The main job: the grading service on http://127.0.0.1:8080/ with its
 # database in var/ and the bundled exercises; a new database prints the
 # admin's temporary password.
-run: deps $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB) $(WEB_TARGETS) $(PY_TARGETS)
+run: deps $(BUILD)/kgrade $(RUN_TARGETS) $(WEB_TARGETS) $(PY_TARGETS)
 	$(BUILD)/kgrade serve --port 8080 --data var
 
 # The timing model against three published tables (tests/calibrate/): minutes on 2 cores.

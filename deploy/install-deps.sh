@@ -17,8 +17,10 @@ CUDA_MIN_VERSION=13000   # CUDA_VERSION in cuda.h: 1000 * major + 10 * minor
 # sqlite3 (to plant an old certificate in a test database); wrk for make bench.
 # Numba submissions: Debian's python3-numba (0.56, with llvmlite and numpy),
 # which grader/numba_compile.py runs with the toolkit's libNVVM; IPython for
-# the notebook client's tests. The virtual GPU's compiled tier: LLVM 16's
-# ORC JIT (llvm-16-dev, the C API and libLLVM-16).
+# the notebook client's tests; ipykernel, the kernel `kgrade jupyter install`
+# starts, and nbclient, which runs notebooks through it in the tests. The
+# virtual GPU's compiled tier: LLVM 16's ORC JIT (llvm-16-dev, the C API and
+# libLLVM-16).
 PACKAGES=(
     build-essential pkg-config
     libmicrohttpd-dev libsqlite3-dev libjansson-dev libcmocka-dev
@@ -26,7 +28,7 @@ PACKAGES=(
     llvm-16-dev
     clang libclang-rt-dev clang-format
     curl ca-certificates jq sqlite3 wrk
-    python3-numba python3-ipython
+    python3-numba python3-ipython python3-ipykernel python3-nbclient
 )
 
 check_only=false

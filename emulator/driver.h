@@ -45,6 +45,7 @@ enum driver_kind {
     DRIVER_EVENT,
     DRIVER_ARRAY,
     DRIVER_LINK,
+    DRIVER_HOST_MEMORY,
     DRIVER_KINDS
 };
 
@@ -110,6 +111,13 @@ struct CUevent_st {
     double clock_ms; /* the context's clock when it was recorded */
 };
 
+/* The older variants of cuCtxCreate that cuda.h no longer declares, which
+ * numba's ctypes binding (cuCtxCreate_v2) and cuGetProcAddress callers of
+ * older versions look up; the real driver exports them too. */
+CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
+CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
+                        unsigned int flags, CUdevice dev);
+
 /* ----------------------------------------------------------------- state */
 
 struct driver_state {
@@ -133,11 +141,27 @@ enum driver_sticky {
 };
 
 /* Both take the driver lock, always; the caller ends with driver_leave().
- * driver_begin: CUDA_ERROR_NOT_INITIALIZED before cuInit.
+ * driver_begin: CUDA_ERROR_NOT_INITIALIZED before cuInit, and
+ * CUDA_ERROR_NOT_PERMITTED inside a stream callback.
  * driver_enter: also finds the current context (CUDA_ERROR_INVALID_CONTEXT
  * when there is none) and returns its sticky fault when asked to. */
 CUresult driver_begin(void);
+/* True while a stream callback runs on this thread (driver_stream_callback.c):
+ * driver_begin then answers CUDA_ERROR_NOT_PERMITTED, as cuda.h says. */
+bool driver_in_callback(void);
 CUresult driver_enter(struct CUctx_st **ctx, enum driver_sticky sticky);
+/* For the calls that release what a context owns (cuMemFree,
+ * cuModuleUnload, cuStreamDestroy, cuEventDestroy, cuMemFreeHost): takes
+ * the lock and finds the context that owns `handle`, current or not, as a
+ * real driver does (numba frees after popping its context: cuda.close()).
+ * CUDA_ERROR_INVALID_HANDLE when it is no live handle of `kind`
+ * (CUDA_ERROR_INVALID_CONTEXT when no context is current either); that
+ * context's sticky fault when it has one. */
+CUresult driver_enter_owner(enum driver_kind kind, const void *handle, struct CUctx_st **ctx);
+/* The live context whose allocation table holds `address` (the current
+ * one first; every table holds page-locked host memory), with the
+ * allocation in `range`; NULL when none does. Caller holds the lock. */
+struct CUctx_st *driver_memory_owner(uint64_t address, struct emu_range *range);
 /* Releases the lock and returns `rc`. */
 CUresult driver_leave(CUresult rc);
 
@@ -202,6 +226,18 @@ void driver_streams_events_release(struct CUctx_st *ctx);
 void driver_arrays_release(struct CUctx_st *ctx);
 void driver_texture_objects_release(struct CUctx_st *ctx);
 void driver_links_release(struct CUctx_st *ctx);
+
+/* Page-locked host memory (driver_host_memory.c). */
+struct driver_host_info {
+    struct CUctx_st *context; /* that allocated or registered it */
+    uint64_t base, size;
+    bool registered; /* cuMemHostRegister; else cuMemHostAlloc */
+};
+/* Whether `address` lies in page-locked host memory; `info` gets the range. */
+bool driver_host_memory_find(uint64_t address, struct driver_host_info *info);
+/* Enters every page-locked range in the table of `ctx` (made or reset). */
+CUresult driver_host_memory_adopt(struct CUctx_st *ctx);
+void driver_host_memory_release(struct CUctx_st *ctx);
 
 /* A stream of `ctx`, or one of the default streams (NULL, CU_STREAM_LEGACY,
  * CU_STREAM_PER_THREAD); CUDA_ERROR_INVALID_HANDLE otherwise. */

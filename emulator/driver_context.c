@@ -3,7 +3,9 @@
  * current contexts, limits, synchronization.
  *
  * A context owns its device memory (an emu_memory with the model's total
- * memory as capacity; contexts do not share it), the device heap, modules,
+ * memory as capacity; contexts do not share it, but every context's table
+ * holds all page-locked host memory: driver_host_memory.c), the
+ * page-locked host memory it allocated or registered, the device heap, modules,
  * streams and events, arrays, texture and surface objects, and its sticky
  * fault. Destroying it (or releasing the primary context for the last time)
  * frees all of that; resetting the primary context frees it and starts
@@ -51,6 +53,7 @@ static void context_start(struct CUctx_st *ctx, struct emu_memory *memory)
  * variables live in. */
 static void context_stop(struct CUctx_st *ctx)
 {
+    driver_host_memory_release(ctx);
     driver_modules_release(ctx);
     driver_streams_events_release(ctx);
     driver_links_release(ctx);
@@ -75,6 +78,12 @@ static CUresult context_create(bool primary, unsigned flags, struct CUctx_st **o
     ctx->primary = primary;
     ctx->flags = flags;
     context_start(ctx, memory);
+    CUresult rc = driver_host_memory_adopt(ctx);
+    if (rc != CUDA_SUCCESS) {
+        emu_memory_destroy(memory);
+        free(ctx);
+        return rc;
+    }
     driver_handle_add(DRIVER_CONTEXT, &ctx->handle, ctx);
     *out = ctx;
     return CUDA_SUCCESS;
@@ -96,7 +105,7 @@ static CUresult context_reset(struct CUctx_st *ctx)
         return CUDA_ERROR_OUT_OF_MEMORY;
     context_stop(ctx);
     context_start(ctx, memory);
-    return CUDA_SUCCESS;
+    return driver_host_memory_adopt(ctx);
 }
 
 static CUresult context_push(struct CUctx_st *ctx)
@@ -211,6 +220,21 @@ EMU_EXPORT CUresult cuCtxCreate(CUcontext *pctx, CUctxCreateParams *ctxCreatePar
         *pctx = ctx;
     }
     return driver_leave(rc);
+}
+
+EMU_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
+                                   unsigned int flags, CUdevice dev)
+{
+    if (numParams < 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUctxCreateParams params = {.execAffinityParams = paramsArray,
+                                .numExecAffinityParams = numParams};
+    return cuCtxCreate(pctx, &params, flags, dev);
+}
+
+EMU_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    return cuCtxCreate(pctx, NULL, flags, dev);
 }
 
 EMU_EXPORT CUresult cuCtxDestroy(CUcontext ctx)

@@ -13,7 +13,8 @@
  * Either way the context keeps a description of it for kgemu_last_fault().
  *
  * A launch advances the context's device clock by its elapsed_ms, which is
- * what events measure.
+ * what events measure. Cooperative launches (cuLaunchCooperativeKernel)
+ * are refused: see there.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -263,6 +264,18 @@ static CUresult launch(struct CUctx_st *ctx, const struct CUfunc_st *f,
     return rc;
 }
 
+/* Takes the lock (the caller ends with driver_leave) and checks that `f`
+ * and `stream` belong to the current context. */
+static CUresult launch_enter(CUfunction f, CUstream stream, struct CUctx_st **ctx)
+{
+    CUresult rc = driver_enter(ctx, DRIVER_STICKY);
+    if (rc == CUDA_SUCCESS)
+        rc = driver_handle_check(DRIVER_FUNCTION, f, *ctx);
+    if (rc == CUDA_SUCCESS)
+        rc = driver_stream_check(*ctx, stream);
+    return rc;
+}
+
 EMU_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                    unsigned int gridDimZ, unsigned int blockDimX,
                                    unsigned int blockDimY, unsigned int blockDimZ,
@@ -270,11 +283,7 @@ EMU_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned
                                    void **kernelParams, void **extra)
 {
     struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc == CUDA_SUCCESS)
-        rc = driver_handle_check(DRIVER_FUNCTION, f, ctx);
-    if (rc == CUDA_SUCCESS)
-        rc = driver_stream_check(ctx, hStream);
+    CUresult rc = launch_enter(f, hStream, &ctx);
     if (rc != CUDA_SUCCESS)
         return driver_leave(rc);
     struct launch_config config = {
@@ -283,4 +292,23 @@ EMU_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned
         .shared_bytes = sharedMemBytes,
     };
     return driver_leave(launch(ctx, f, &config, kernelParams, extra));
+}
+
+/* A cooperative launch promises that every block of the grid is resident
+ * at once, so that they may wait for each other (a grid barrier). The
+ * virtual GPU runs a grid's blocks on a few host threads, each block to
+ * its end, and cannot keep that promise: a grid barrier would wait
+ * forever. The launch is refused, once its function and stream are
+ * checked, with CUDA_ERROR_NOT_SUPPORTED. */
+EMU_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
+                                              unsigned int gridDimY, unsigned int gridDimZ,
+                                              unsigned int blockDimX, unsigned int blockDimY,
+                                              unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                              CUstream hStream, void **kernelParams)
+{
+    (void)gridDimX, (void)gridDimY, (void)gridDimZ, (void)blockDimX, (void)blockDimY;
+    (void)blockDimZ, (void)sharedMemBytes, (void)kernelParams;
+    struct CUctx_st *ctx;
+    CUresult rc = launch_enter(f, hStream, &ctx);
+    return driver_leave(rc == CUDA_SUCCESS ? CUDA_ERROR_NOT_SUPPORTED : rc);
 }

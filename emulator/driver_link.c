@@ -16,7 +16,10 @@
  * is the kept PTX text, which cuModuleLoadData loads.
  *
  * Inputs: PTX (CU_JIT_INPUT_PTX) and fatbinaries holding PTX
- * (CU_JIT_INPUT_FATBINARY). Cubins and host objects hold machine code for
+ * (CU_JIT_INPUT_FATBINARY). A PTX input is the first `size` bytes of the
+ * data, or less where a NUL ends the text: callers count the terminator
+ * (nvcc's examples) or not (numba passes len(ptx), the NUL just past it),
+ * and a real driver takes both. Cubins and host objects hold machine code for
  * a real GPU (CUDA_ERROR_NO_BINARY_FOR_GPU); libraries and NVVM IR are not
  * supported (CUDA_ERROR_NOT_SUPPORTED).
  *
@@ -133,11 +136,8 @@ static CUresult input_ptx(CUlinkState link, CUjitInputType type, const void *dat
     const char *text;
     char *unpacked = NULL;
     switch (type) {
-    case CU_JIT_INPUT_PTX: /* NUL-terminated within `size` */
-        if (memchr(data, '\0', size) == NULL)
-            return link_error(link, CUDA_ERROR_INVALID_PTX, "%s: the PTX text has no terminator",
-                              name);
-        *ptx = strdup(data);
+    case CU_JIT_INPUT_PTX: /* `size` bytes, or fewer when a NUL ends the text sooner */
+        *ptx = strndup(data, size);
         return *ptx != NULL ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
     case CU_JIT_INPUT_FATBINARY:
         if (!emu_fatbin_is(data))

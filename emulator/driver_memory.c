@@ -1,5 +1,5 @@
 /*
- * Device memory calls: cuMemAlloc, cuMemFree, cuMemGetInfo,
+ * Device memory calls: cuMemAlloc, cuMemAllocManaged, cuMemFree, cuMemGetInfo,
  * cuMemGetAddressRange, the copies cuMemcpyHtoD/DtoH/DtoD and cuMemcpy
  * (unified addressing), the memsets cuMemsetD8/D16/D32 and their 2D forms
  * cuMemsetD2D8/D16/D32, and the Async form of each.
@@ -33,32 +33,71 @@ static void *memory_host(CUdeviceptr address)
     return (void *)(uintptr_t)address;
 }
 
-EMU_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
+/* cuMemAlloc and cuMemAllocManaged, once `valid` says the caller's flags are. */
+static CUresult memory_alloc(CUdeviceptr *dptr, size_t bytesize, enum emu_allocation_kind kind,
+                             bool valid)
 {
     struct CUctx_st *ctx;
     CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc == CUDA_SUCCESS && (dptr == NULL || bytesize == 0))
+    if (rc == CUDA_SUCCESS && (dptr == NULL || bytesize == 0 || !valid))
         rc = CUDA_ERROR_INVALID_VALUE;
     uint64_t address = 0;
     if (rc == CUDA_SUCCESS)
-        rc = emu_memory_alloc(ctx->memory, bytesize, EMU_ALLOC_USER, &address);
+        rc = emu_memory_alloc(ctx->memory, bytesize, kind, &address);
     if (rc == CUDA_SUCCESS)
         *dptr = (CUdeviceptr)address;
     return driver_leave(rc);
 }
 
-/* Only what cuMemAlloc returned can be freed: not a module's variables, not
- * the device heap, not an address inside an allocation. Freeing 0 does
- * nothing, like free(NULL). */
+EMU_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
+{
+    return memory_alloc(dptr, bytesize, EMU_ALLOC_USER, true);
+}
+
+/* Managed memory: one pointer that the host and kernels both use. Device
+ * memory is host memory here, so that is every allocation; a managed one
+ * differs only in what cuPointerGetAttribute says of it and what a fault
+ * calls it ("managed buffer"). Nothing migrates, and the attach flags, of
+ * which cuda.h wants exactly one, change nothing: every stream's work is
+ * done when it is issued. */
+EMU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    bool valid = flags == CU_MEM_ATTACH_GLOBAL || flags == CU_MEM_ATTACH_HOST;
+    return memory_alloc(dptr, bytesize, EMU_ALLOC_MANAGED, valid);
+}
+
+struct CUctx_st *driver_memory_owner(uint64_t address, struct emu_range *range)
+{
+    struct CUctx_st *ctx = driver_current();
+    if (ctx != NULL && emu_memory_find(ctx->memory, address, 1, range))
+        return ctx;
+    for (struct driver_handle *c = driver.live[DRIVER_CONTEXT]; c != NULL; c = c->next)
+        if (emu_memory_find(((struct CUctx_st *)c)->memory, address, 1, range))
+            return (struct CUctx_st *)c;
+    return NULL;
+}
+
+/* Only what cuMemAlloc or cuMemAllocManaged returned can be freed: not a
+ * module's variables, not the device heap, not an address inside an
+ * allocation. Freeing 0 does nothing, like free(NULL). With unified
+ * addressing the address names its context, which need not be current:
+ * numba frees after popping its context (cuda.close()). */
 EMU_EXPORT CUresult cuMemFree(CUdeviceptr dptr)
 {
-    struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    CUresult rc = driver_begin();
+    struct emu_range range = {.base = 0};
+    struct CUctx_st *ctx = NULL;
+    if (rc == CUDA_SUCCESS && dptr != 0)
+        ctx = driver_memory_owner(dptr, &range);
+    if (rc == CUDA_SUCCESS && ctx == NULL)
+        ctx = driver_current(); /* none holds it: the current one answers */
+    if (rc == CUDA_SUCCESS && ctx == NULL)
+        rc = CUDA_ERROR_INVALID_CONTEXT;
+    if (rc == CUDA_SUCCESS)
+        rc = ctx->sticky;
     if (rc != CUDA_SUCCESS || dptr == 0)
         return driver_leave(rc);
-    struct emu_range range;
-    if (!emu_memory_find(ctx->memory, dptr, 1, &range) || range.base != dptr ||
-        range.kind != EMU_ALLOC_USER)
+    if (range.base != dptr || (range.kind != EMU_ALLOC_USER && range.kind != EMU_ALLOC_MANAGED))
         return driver_leave(CUDA_ERROR_INVALID_VALUE);
     return driver_leave(emu_memory_free(ctx->memory, dptr));
 }

@@ -1,7 +1,8 @@
 /*
  * Modules and functions: cuModuleLoad, cuModuleLoadData(Ex),
  * cuModuleLoadFatBinary, cuModuleUnload, cuModuleGetFunction,
- * cuModuleGetGlobal, cuFuncGetAttribute, cuFuncGetParamInfo, cuFuncSetAttribute.
+ * cuModuleGetGlobal, cuFuncGetAttribute, cuFuncGetParamInfo, cuFuncSetAttribute,
+ * cuFuncSetCacheConfig.
  *
  * The virtual GPU runs PTX: an image is the NUL-terminated PTX text NVRTC
  * or nvcc -ptx produced, or a fatbinary holding PTX (nvcc -fatbin
@@ -182,12 +183,11 @@ EMU_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname)
     return rc;
 }
 
+/* A module of any context, current or not (driver_enter_owner). */
 EMU_EXPORT CUresult cuModuleUnload(CUmodule hmod)
 {
     struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc == CUDA_SUCCESS)
-        rc = driver_handle_check(DRIVER_MODULE, hmod, ctx);
+    CUresult rc = driver_enter_owner(DRIVER_MODULE, hmod, &ctx);
     if (rc == CUDA_SUCCESS) {
         driver_handle_remove(DRIVER_MODULE, &hmod->handle);
         module_release(&hmod->handle);
@@ -391,5 +391,18 @@ EMU_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute at
         rc = CUDA_ERROR_INVALID_HANDLE;
     if (rc == CUDA_SUCCESS)
         rc = function_set_attribute(hfunc, attrib, value);
+    return driver_leave(rc);
+}
+
+/* A preference between L1 and shared memory, which cuda.h lets the driver
+ * ignore; the carveout (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
+ * is what the occupancy calculation reads, so it is checked and dropped. */
+EMU_EXPORT CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    CUresult rc = driver_begin();
+    if (rc == CUDA_SUCCESS && !driver_handle_live(DRIVER_FUNCTION, hfunc))
+        rc = CUDA_ERROR_INVALID_HANDLE;
+    if (rc == CUDA_SUCCESS && (unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL)
+        rc = CUDA_ERROR_INVALID_VALUE;
     return driver_leave(rc);
 }

@@ -8,7 +8,10 @@
  * different signature, which the virtual GPU does not have. Where the older
  * variant has the same signature the entry says CUDA_BASE, so that any
  * version gets ours. The versions are those of cudaTypedefs.h's PFN_ types
- * (PFN_cuLinkCreate_v6050: cuLinkCreate_v2 came with CUDA 6.5). There are no
+ * (PFN_cuLinkCreate_v6050: cuLinkCreate_v2 came with CUDA 6.5). A name whose
+ * variants differ in signature has an entry for each variant we have
+ * (cuCtxCreate: _v2, _v3, _v4), and a request gets the newest one its
+ * version knows. There are no
  * per-thread-default-stream (_ptsz) variants: every call is synchronous, and cuda.h allows the
  * legacy one.
  *
@@ -19,6 +22,8 @@
 #include <string.h>
 
 #include "driver.h"
+/* after driver.h, which lets cuda.h declare the deprecated calls */
+#include <cudaProfiler.h>
 
 #define CUDA_BASE 2000 /* the oldest version: any request gets the entry */
 
@@ -32,6 +37,11 @@ struct proc_entry {
 #define PROC(name, version)                                                                        \
     {                                                                                              \
 #name, (void *)name, version                                                               \
+    }
+/* An older variant that cuda.h no longer maps the name to. */
+#define PROC_VARIANT(name, function, version)                                                      \
+    {                                                                                              \
+#name, (void *)function, version                                                           \
     }
 
 static const struct proc_entry procs[] = {
@@ -54,6 +64,8 @@ static const struct proc_entry procs[] = {
     PROC(cuDevicePrimaryCtxReset, CUDA_BASE),
     PROC(cuDevicePrimaryCtxGetState, CUDA_BASE),
     PROC(cuDevicePrimaryCtxSetFlags, CUDA_BASE),
+    PROC_VARIANT(cuCtxCreate, cuCtxCreate_v2, 3020),
+    PROC_VARIANT(cuCtxCreate, cuCtxCreate_v3, 11040),
     PROC(cuCtxCreate, 12050),
     PROC(cuCtxDestroy, CUDA_BASE),
     PROC(cuCtxSetCurrent, CUDA_BASE),
@@ -65,6 +77,13 @@ static const struct proc_entry procs[] = {
     PROC(cuCtxSetLimit, CUDA_BASE),
     PROC(cuCtxGetLimit, CUDA_BASE),
     PROC(cuCtxResetPersistingL2Cache, CUDA_BASE),
+    PROC(cuCtxEnablePeerAccess, 4000),
+    PROC(cuCtxDisablePeerAccess, 4000),
+    PROC(cuIpcGetMemHandle, 4010),
+    PROC(cuIpcOpenMemHandle, 4010), /* _v2: the same signature as the 4.1 one */
+    PROC(cuIpcCloseMemHandle, 4010),
+    PROC(cuProfilerStart, 4000),
+    PROC(cuProfilerStop, 4000),
     PROC(cuModuleLoad, CUDA_BASE),
     PROC(cuModuleLoadData, CUDA_BASE),
     PROC(cuModuleLoadFatBinary, CUDA_BASE),
@@ -75,6 +94,7 @@ static const struct proc_entry procs[] = {
     PROC(cuFuncGetAttribute, CUDA_BASE),
     PROC(cuFuncGetParamInfo, 12040),
     PROC(cuFuncSetAttribute, CUDA_BASE),
+    PROC(cuFuncSetCacheConfig, 3000),
     PROC(cuLinkCreate, 6050),
     PROC(cuLinkAddData, 6050),
     PROC(cuLinkAddFile, 6050),
@@ -85,10 +105,20 @@ static const struct proc_entry procs[] = {
     PROC(cuOccupancyMaxPotentialBlockSize, 6050),
     PROC(cuOccupancyMaxPotentialBlockSizeWithFlags, 7000),
     PROC(cuLaunchKernel, CUDA_BASE),
+    PROC(cuLaunchCooperativeKernel, 9000),
     PROC(cuMemAlloc, 3020),
     PROC(cuMemFree, 3020),
     PROC(cuMemGetInfo, 3020),
     PROC(cuMemGetAddressRange, 3020),
+    PROC(cuMemAllocManaged, 6000),
+    PROC(cuMemAllocHost, 3020),
+    PROC(cuMemHostAlloc, 2020),
+    PROC(cuMemFreeHost, CUDA_BASE),
+    PROC(cuMemHostRegister, 4000), /* _v2: the same signature as the 4.0 one */
+    PROC(cuMemHostUnregister, 4000),
+    PROC(cuMemHostGetDevicePointer, 3020),
+    PROC(cuMemHostGetFlags, 2030),
+    PROC(cuPointerGetAttribute, 4000),
     PROC(cuMemcpyHtoD, 3020),
     PROC(cuMemcpyDtoH, 3020),
     PROC(cuMemcpyDtoD, 3020),
@@ -140,6 +170,7 @@ static const struct proc_entry procs[] = {
     PROC(cuStreamSynchronize, CUDA_BASE),
     PROC(cuStreamQuery, CUDA_BASE),
     PROC(cuStreamWaitEvent, CUDA_BASE),
+    PROC(cuStreamAddCallback, 5000),
     PROC(cuEventCreate, CUDA_BASE),
     PROC(cuEventRecord, CUDA_BASE),
     PROC(cuEventQuery, CUDA_BASE),
@@ -148,12 +179,21 @@ static const struct proc_entry procs[] = {
     PROC(cuEventDestroy, CUDA_BASE),
 };
 
-static const struct proc_entry *proc_find(const char *name)
+/* The newest variant of `name` that `version` knows; when `version` is
+ * older than all of them, the oldest (the caller reports it too new). */
+static const struct proc_entry *proc_find(const char *name, int version)
 {
-    for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++)
-        if (strcmp(procs[i].name, name) == 0)
-            return &procs[i];
-    return NULL;
+    const struct proc_entry *best = NULL;
+    for (size_t i = 0; i < sizeof procs / sizeof procs[0]; i++) {
+        const struct proc_entry *e = &procs[i];
+        if (strcmp(e->name, name) != 0)
+            continue;
+        bool newer_known = best == NULL || (e->version <= version && e->version > best->version);
+        bool older = best != NULL && best->version > version && e->version < best->version;
+        if (newer_known || older)
+            best = e;
+    }
+    return best;
 }
 
 /* Answers before cuInit too: a runtime looks up cuInit this way. A name we
@@ -165,7 +205,7 @@ EMU_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVer
     (void)flags;
     if (symbol == NULL || pfn == NULL || cudaVersion > DRIVER_VERSION)
         return CUDA_ERROR_INVALID_VALUE;
-    const struct proc_entry *entry = proc_find(symbol);
+    const struct proc_entry *entry = proc_find(symbol, cudaVersion);
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
     if (entry == NULL)
         status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;

@@ -16,6 +16,8 @@ struct driver_state driver = {.lock = PTHREAD_MUTEX_INITIALIZER};
 CUresult driver_begin(void)
 {
     pthread_mutex_lock(&driver.lock);
+    if (driver_in_callback())
+        return CUDA_ERROR_NOT_PERMITTED;
     return driver.device != NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 
@@ -30,6 +32,17 @@ CUresult driver_enter(struct CUctx_st **ctx, enum driver_sticky sticky)
     if (sticky == DRIVER_STICKY && (*ctx)->sticky != CUDA_SUCCESS)
         return (*ctx)->sticky;
     return CUDA_SUCCESS;
+}
+
+CUresult driver_enter_owner(enum driver_kind kind, const void *handle, struct CUctx_st **ctx)
+{
+    CUresult rc = driver_begin();
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (!driver_handle_live(kind, handle))
+        return driver_current() != NULL ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_CONTEXT;
+    *ctx = ((const struct driver_handle *)handle)->context;
+    return (*ctx)->sticky;
 }
 
 CUresult driver_leave(CUresult rc)

@@ -46,14 +46,12 @@ static CUresult handle_create(enum driver_kind kind, const void *initial, size_t
     return driver_leave(rc);
 }
 
-/* cuStreamDestroy and cuEventDestroy: `handle` must be a stream or an event
- * of the current context. */
+/* cuStreamDestroy and cuEventDestroy: `handle` must be a live stream or
+ * event, of any context (driver_enter_owner). */
 static CUresult handle_destroy(enum driver_kind kind, void *handle)
 {
     struct CUctx_st *ctx;
-    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
-    if (rc == CUDA_SUCCESS)
-        rc = driver_handle_check(kind, handle, ctx);
+    CUresult rc = driver_enter_owner(kind, handle, &ctx);
     if (rc == CUDA_SUCCESS) {
         driver_handle_remove(kind, handle);
         free(handle);

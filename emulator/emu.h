@@ -146,10 +146,13 @@ enum emu_allocation_kind {
     EMU_ALLOC_GLOBAL, /* a module's .global or .const variable */
     EMU_ALLOC_HEAP,   /* the device-side malloc heap */
     EMU_ALLOC_ARRAY,  /* a CUDA array (driver_array.c): no kernel reaches it through a pointer */
+    EMU_ALLOC_HOST,   /* page-locked host memory (driver_host_memory.c), adopted: not the table's */
+    EMU_ALLOC_MANAGED, /* cuMemAllocManaged */
 };
-#define EMU_ALLOC_KINDS (EMU_ALLOC_ARRAY + 1)
+#define EMU_ALLOC_KINDS (EMU_ALLOC_MANAGED + 1)
 /* What messages call an allocation of `kind`, before its number: "buffer"
- * (cuMemAlloc), "module variable", "device malloc heap", "CUDA array". */
+ * (cuMemAlloc), "module variable", "device malloc heap", "CUDA array",
+ * "host buffer" (pinned, mapped or registered), "managed buffer". */
 const char *emu_allocation_noun(enum emu_allocation_kind kind);
 
 struct emu_range {
@@ -167,7 +170,14 @@ void emu_memory_destroy(struct emu_memory *memory);
 /* Zero-filled, at least 256-byte aligned. CUDA_ERROR_OUT_OF_MEMORY beyond the capacity. */
 CUresult emu_memory_alloc(struct emu_memory *memory, size_t size, enum emu_allocation_kind kind,
                           uint64_t *address);
-/* CUDA_ERROR_INVALID_VALUE unless `address` is the base of a live allocation. */
+/* Enters memory the table does not own ([base, base + size) of host memory
+ * the caller keeps mapped) as an allocation of `kind`: checked like the
+ * others, not charged against the capacity, never unmapped by the table.
+ * CUDA_ERROR_INVALID_VALUE when it overlaps an allocation. */
+CUresult emu_memory_adopt(struct emu_memory *memory, uint64_t base, uint64_t size,
+                          enum emu_allocation_kind kind);
+/* Removes the allocation at `address` and unmaps it, unless it was adopted.
+ * CUDA_ERROR_INVALID_VALUE unless `address` is the base of a live allocation. */
 CUresult emu_memory_free(struct emu_memory *memory, uint64_t address);
 /* True when [address, address + size) lies inside one live allocation; `range` gets it. */
 bool emu_memory_find(struct emu_memory *memory, uint64_t address, uint64_t size,

@@ -7,7 +7,10 @@
  * device address is the host address. Pages are committed by the kernel on
  * first touch (MAP_NORESERVE), so a 400 MB buffer costs nothing until it is
  * written. What the table charges against the modeled device's capacity is
- * the mapped (page-rounded) size.
+ * the mapped (page-rounded) size. Page-locked host memory is entered in
+ * the table too (emu_memory_adopt), so that kernels reach it through the
+ * same checks, but it is the driver's (driver_host_memory.c) or the
+ * program's: the table neither maps it, charges it, nor unmaps it.
  *
  * The table is an array sorted by base address, searched by bisection:
  * O(log n) lookups, O(n) inserts and removals, which suits a program that
@@ -28,7 +31,8 @@
 
 struct emu_allocation {
     struct emu_range range;
-    size_t mapped;           /* the length of the mapping: range.size rounded up to pages */
+    size_t mapped;           /* the length of the mapping: range.size rounded up to pages;
+                                0 for adopted memory, which the table neither maps nor charges */
     struct emu_range window; /* what kernels may touch (emu_memory_set_window); range by default */
 };
 
@@ -72,7 +76,8 @@ void emu_memory_destroy(struct emu_memory *memory)
     if (memory == NULL)
         return;
     for (size_t i = 0; i < memory->count; i++)
-        munmap((void *)(uintptr_t)memory->table[i].range.base, memory->table[i].mapped);
+        if (memory->table[i].mapped > 0)
+            munmap((void *)(uintptr_t)memory->table[i].range.base, memory->table[i].mapped);
     free(memory->table);
     pthread_rwlock_destroy(&memory->lock);
     free(memory);
@@ -172,6 +177,37 @@ out:
     return rc;
 }
 
+/* Whether [base, base + size) overlaps no allocation. Caller holds the lock. */
+static bool memory_vacant(const struct emu_memory *memory, uint64_t base, uint64_t size)
+{
+    size_t at = memory_upper_bound(memory, base);
+    const struct emu_range *below = at > 0 ? &memory->table[at - 1].range : NULL;
+    const struct emu_range *above = at < memory->count ? &memory->table[at].range : NULL;
+    return (below == NULL || below->base + below->size <= base) &&
+           (above == NULL || base + size <= above->base);
+}
+
+CUresult emu_memory_adopt(struct emu_memory *memory, uint64_t base, uint64_t size,
+                          enum emu_allocation_kind kind)
+{
+    if (memory == NULL || size == 0 || base > UINT64_MAX - size ||
+        (unsigned)kind >= EMU_ALLOC_KINDS)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_allocation allocation = {.range = {.base = base, .size = size, .kind = kind}};
+    pthread_rwlock_wrlock(&memory->lock);
+    CUresult rc = CUDA_ERROR_INVALID_VALUE;
+    if (memory_vacant(memory, base, size))
+        rc = memory_grow(memory) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    if (rc == CUDA_SUCCESS) {
+        allocation.range.serial = ++memory->serials;
+        allocation.range.number = ++memory->numbers[kind];
+        allocation.window = allocation.range;
+        memory_insert(memory, &allocation);
+    }
+    pthread_rwlock_unlock(&memory->lock);
+    return rc;
+}
+
 CUresult emu_memory_free(struct emu_memory *memory, uint64_t address)
 {
     if (memory == NULL)
@@ -190,7 +226,8 @@ CUresult emu_memory_free(struct emu_memory *memory, uint64_t address)
     memory->freed[memory->freed_next] = gone.window;
     memory->freed_next = (memory->freed_next + 1) % EMU_FREED_REMEMBERED;
     pthread_rwlock_unlock(&memory->lock);
-    munmap((void *)(uintptr_t)gone.range.base, gone.mapped);
+    if (gone.mapped > 0)
+        munmap((void *)(uintptr_t)gone.range.base, gone.mapped);
     return CUDA_SUCCESS;
 }
 
@@ -272,6 +309,10 @@ const char *emu_allocation_noun(enum emu_allocation_kind kind)
         return "device malloc heap";
     case EMU_ALLOC_ARRAY:
         return "CUDA array";
+    case EMU_ALLOC_HOST:
+        return "host buffer";
+    case EMU_ALLOC_MANAGED:
+        return "managed buffer";
     default:
         return "buffer";
     }

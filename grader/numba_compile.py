@@ -33,22 +33,35 @@ A kernel must take the form's parameters ("params", the course's names); a
 an array of one length, the last its output), and takes one input fewer.
 
 Numba 0.56 with CUDA 13's libNVVM needs a few shims (``apply_shims``):
-libNVVM and libdevice named to numba directly (CUDA 13 moved libnvvm to
-lib64/, where 0.56 does not look; nothing is written), a
-forced compute capability (no driver to ask), the NVVM IR version taken from
-libNVVM instead of 0.56's hard-coded 1.6, float64 atomic adds that do not
-ask the driver for the device, and line numbers without the debug build that
-0.56's lineinfo makes (line_info_as_nvcc_gives_it). They are the only code here that knows numba's
-internals; SUPPORTED_NUMBA lists the versions they were written for.
+those numba_shims.py holds, which ``kgrade run`` applies too (libNVVM and
+libdevice named to numba, the NVVM IR version libNVVM wants, float64 atomic
+adds that do not ask a driver), and two of the front end's own: a forced
+compute capability (no driver to ask) and line numbers without the debug
+build that 0.56's lineinfo makes (line_info_as_nvcc_gives_it).
+numba_shims.SUPPORTED_NUMBA lists the versions they were written for.
 """
 
+import importlib.util
 import json
 import os
 import sys
 import tempfile
 import traceback
 
-SUPPORTED_NUMBA = ("0.56",)
+
+def load_beside(name):
+    """The module `name` from its file beside this script, by its path:
+    python3 -I puts no script folder on sys.path, and the sandbox shows
+    that folder's files, not its listing, which sys.path's finder reads."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+numba_shims = load_beside("numba_shims")
+
 RESULT_FD = 3
 MESSAGE_MAX = 400  # bytes of UTF-8, as grader/numba_result.c reads them
 LOG_MAX = 8000
@@ -58,51 +71,17 @@ class Refused(Exception):
     """The submission is not gradable as it is (missing kernel, wrong form)."""
 
 
-def find_toolkit_files(cuda_home):
-    """libNVVM and libdevice in the toolkit: CUDA 13 keeps libnvvm in lib64/
-    (numba 0.56 looks in nvvm/lib64/)."""
-    lib64 = os.path.join(cuda_home, "lib64")
-    nvvm = os.path.join(lib64, "libnvvm.so")  # the sandbox shows lib64's libnvvm only
-    libdevice = os.path.join(cuda_home, "nvvm", "libdevice")
-    bitcode = sorted(name for name in os.listdir(libdevice) if name.endswith(".bc"))
-    if not os.path.exists(nvvm) or not bitcode:
-        raise Refused("the CUDA toolkit at %s has no libNVVM or libdevice" % cuda_home)
-    return nvvm, os.path.join(libdevice, bitcode[-1]), lib64
-
-
 def apply_shims(cuda_home, cc):
     """Makes numba compile for compute capability `cc` with this toolkit's
-    libNVVM and no driver, writing nothing (the sandbox's /tmp is small).
-    Must run before numba.cuda is imported."""
+    libNVVM and no driver (numba_shims), writing nothing (the sandbox's
+    /tmp is small), with line numbers as nvcc gives them. Must run before
+    numba.cuda is imported (numba's config reads the forced capability)."""
     os.environ["NUMBA_FORCE_CUDA_CC"] = "%d.%d" % tuple(cc)
     os.environ["NUMBA_DISABLE_PERFORMANCE_WARNINGS"] = "1"
-    from llvmlite import ir
-    from numba.cuda import cuda_paths, nvvmutils
-    from numba.cuda.cudadrv import nvvm
-
-    libnvvm, libdevice, lib64 = find_toolkit_files(cuda_home)
-    found = cuda_paths._env_path_tuple
-    cuda_paths.get_cuda_paths._cached_result = {
-        "nvvm": found("kgrade", libnvvm),
-        "libdevice": found("kgrade", libdevice),
-        "cudalib_dir": found("kgrade", lib64),
-    }
-
-    def add_ir_version(module):
-        i32 = ir.IntType(32)
-        versions = nvvm.NVVM().get_ir_version()
-        module.add_named_metadata("nvvmir.version",
-                                  module.add_metadata([i32(v) for v in versions]))
-
-    def declare_atomic_add_float64(lmod):  # sm_60 and later: the native instruction
-        from numba.core import cgutils
-        fnty = ir.FunctionType(ir.DoubleType(),
-                               (ir.PointerType(ir.DoubleType()), ir.DoubleType()))
-        return cgutils.get_or_insert_function(lmod, fnty,
-                                              "llvm.numba_nvvm.atomic.load.add.f64.p0f64")
-
-    nvvm.add_ir_version = add_ir_version
-    nvvmutils.declare_atomic_add_float64 = declare_atomic_add_float64
+    try:
+        numba_shims.apply(cuda_home)
+    except numba_shims.ToolkitMissing as error:
+        raise Refused(str(error))
     line_info_as_nvcc_gives_it()
 
 
@@ -153,9 +132,9 @@ def supported_numba():
     """The numba version, or Refused when the shims do not know it."""
     import numba
     version = numba.__version__
-    if not version.startswith(SUPPORTED_NUMBA):
+    if not numba_shims.is_supported(version):
         raise Refused("numba %s is not one kgrade supports (%s)" %
-                      (version, ", ".join(SUPPORTED_NUMBA)))
+                      (version, ", ".join(numba_shims.SUPPORTED_NUMBA)))
     return version
 
 

@@ -48,6 +48,8 @@ enum cli_option_id {
     OPT_NAME,
     OPT_PUBLIC_KEY,
     OPT_ARCH,
+    OPT_USER,
+    OPT_PREFIX,
     OPT_COUNT
 };
 
@@ -71,6 +73,10 @@ struct cli_option_spec {
 /* Options that may also stand before the subcommand (`kgrade --db PATH user add`). */
 #define CLI_GLOBAL_OPTIONS  ((1u << OPT_EXERCISES) | (1u << OPT_DATA) | (1u << OPT_DB))
 #define CLI_MAX_POSITIONALS 4
+/* max_positionals of a command that starts a program (`kgrade run`): its
+ * first positional argument ends the options, and it and every word after
+ * it, options included, are the program's command line (cli_args.program). */
+#define CLI_PROGRAM_FOLLOWS (-1)
 #define CLI_BIT(opt)        (1u << (opt))
 
 struct cli_args;
@@ -93,6 +99,7 @@ struct cli_args {
     const char *value[OPT_COUNT]; /* NULL when not given; "" for a given flag */
     const char *positional[CLI_MAX_POSITIONALS];
     int n_positionals;
+    char **program; /* CLI_PROGRAM_FOLLOWS: PROGRAM ARGS..., NULL-ended (argv's own) */
 };
 
 /* The option table and the command table (commands.c). */
@@ -146,6 +153,10 @@ void cli_web_folders(char *pages, char *bundle, size_t size);
 void cli_data_folder(const struct cli_args *args, char *out, size_t size);
 /* The database: --db, else kgrade.db in the data folder. */
 void cli_db_path(const struct cli_args *args, char *out, size_t size);
+/* The running kgrade's absolute path; false when it cannot be read. */
+bool cli_self_path(char *out, size_t size);
+/* The Python site folder of `kgrade run` (run-site/ beside the binary). */
+void cli_run_site_folder(char *out, size_t size);
 
 int cmd_serve(const struct cli_args *args);
 int cmd_user_add(const struct cli_args *args);
@@ -153,5 +164,7 @@ int cmd_user_import(const struct cli_args *args);
 int cmd_token_create(const struct cli_args *args);
 int cmd_submit(const struct cli_args *args);
 int cmd_cert_verify(const struct cli_args *args);
+int cmd_run(const struct cli_args *args);
+int cmd_jupyter_install(const struct cli_args *args);
 
 #endif

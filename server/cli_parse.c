@@ -171,6 +171,32 @@ static const struct cli_command *find_command(int argc, char **argv, int *i)
     return NULL;
 }
 
+/* argv[i] names no command. The first word of two-word commands followed
+ * by --help ("kgrade jupyter --help") shows their help; anything else is
+ * an unknown command, which names them when the word begins some. */
+static enum cli_parse_outcome command_group(struct parser *p, int argc, char **argv, int i)
+{
+    int count, found = 0;
+    const struct cli_command *commands = cli_commands(&count);
+    size_t len = strlen(argv[i]);
+    bool help = i + 1 < argc && is_help(argv[i + 1]);
+    char names[256] = "";
+    for (int c = 0; c < count; c++) {
+        const char *name = commands[c].name;
+        if (strncmp(name, argv[i], len) != 0 || name[len] != ' ')
+            continue;
+        if (help)
+            cli_print_help(&commands[c], p->out);
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s'kgrade %s'", found++ ? ", " : "", name);
+    }
+    if (found && help)
+        return CLI_PARSE_HELP;
+    if (found)
+        return fail(p, "unknown command '%s' (those that begin with it: %s)", argv[i], names);
+    return fail(p, "unknown command '%s'", argv[i]);
+}
+
 /* The checks that need the whole command line: counts, required options. */
 static enum cli_parse_outcome check_complete(struct parser *p)
 {
@@ -212,6 +238,10 @@ static enum cli_parse_outcome parse_command_words(struct parser *p, int argc, ch
                 return outcome;
         } else if (!options_done && word[0] == '-' && word[1] != '\0') {
             return fail(p, "unknown option '%s'", word);
+        } else if (p->command->max_positionals == CLI_PROGRAM_FOLLOWS) {
+            p->args->positional[p->args->n_positionals++] = word;
+            p->args->program = argv + i; /* argv[argc] is NULL */
+            break;
         } else if (p->args->n_positionals >= p->command->max_positionals) {
             return fail(p, "unexpected argument '%s'", word);
         } else {
@@ -259,7 +289,7 @@ enum cli_parse_outcome cli_parse(int argc, char **argv, struct cli_args *args, F
     }
     p.command = args->command = find_command(argc, argv, &i);
     if (!p.command)
-        return fail(&p, "unknown command '%s'", argv[i]);
+        return command_group(&p, argc, argv, i);
     for (int id = 0; id < OPT_COUNT; id++) {
         if (args->value[id] && !(p.command->options & CLI_BIT(id)))
             return fail(&p, "option '--%s' does not apply to '%s'",

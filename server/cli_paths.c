@@ -15,17 +15,25 @@
 #define EXERCISES_BESIDE_BINARY "../exercises" /* build/kgrade → exercises/ */
 #define WEB_BESIDE_BINARY       "../web"       /* build/kgrade → web/ */
 #define BUNDLE_BESIDE_BINARY    "web"          /* build/kgrade → build/web/ (built) */
+#define RUN_SITE_BESIDE_BINARY  "run-site"     /* build/kgrade → build/run-site/ (built) */
+
+bool cli_self_path(char *out, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", out, size - 1);
+    if (n <= 0 || (size_t)n >= size - 1)
+        return false;
+    out[n] = '\0';
+    return true;
+}
 
 /* `relative` to the folder of the running binary (build/), or `fallback`. */
 static void beside_binary(const char *relative, const char *fallback, char *out, size_t size)
 {
     char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
+    if (!cli_self_path(self, sizeof self)) {
         snprintf(out, size, "%s", fallback);
         return;
     }
-    self[n] = '\0';
     snprintf(out, size, "%s/%s", dirname(self), relative);
 }
 
@@ -41,6 +49,11 @@ void cli_web_folders(char *pages, char *bundle, size_t size)
 {
     beside_binary(WEB_BESIDE_BINARY, "web", pages, size);
     beside_binary(BUNDLE_BESIDE_BINARY, "build/web", bundle, size);
+}
+
+void cli_run_site_folder(char *out, size_t size)
+{
+    beside_binary(RUN_SITE_BESIDE_BINARY, "build/" RUN_SITE_BESIDE_BINARY, out, size);
 }
 
 void cli_data_folder(const struct cli_args *args, char *out, size_t size)

@@ -51,6 +51,12 @@ static const struct cli_option_spec options[OPT_COUNT] = {
     [OPT_ARCH] = {"arch", CLI_TEXT, "ARCH", NULL,
                   "the GPU architecture: sm_XX (PTX and register counts) or compute_XX "
                   "(PTX only); default sm_90"},
+    [OPT_USER] = {"user", CLI_FLAG, NULL, NULL,
+                  "for this user only: under Jupyter's data folder (JUPYTER_DATA_DIR, else "
+                  "$XDG_DATA_HOME/jupyter, else ~/.local/share/jupyter)"},
+    [OPT_PREFIX] = {"prefix", CLI_TEXT, "DIR", NULL,
+                    "under DIR/share/jupyter, as `jupyter kernelspec install --prefix DIR` "
+                    "(a virtual environment's folder, say)"},
 };
 
 static const struct cli_command commands[] = {
@@ -124,6 +130,28 @@ static const struct cli_command commands[] = {
      "the server publishes. Exits 0 when it is valid, 1 when not (saying why), 4 when the server "
      "cannot be reached.",
      cmd_cert_verify, NULL},
+    {"run", "PROGRAM [ARGS]", 1, CLI_PROGRAM_FOLLOWS, 0, 0, 0,
+     "run a program with the virtual GPU as its CUDA driver (numba's included)",
+     "Starts PROGRAM with ARGS (its own options included: kgrade reads no option after "
+     "PROGRAM) with kgrade's virtual GPU as its CUDA driver, in place of kgrade: its exit code "
+     "and signals are its own. A program linked with -lcuda finds the virtual GPU's "
+     "libcuda.so.1 first (LD_LIBRARY_PATH); a Python program's numba uses it "
+     "(NUMBA_CUDA_DRIVER) with kgrade's shims for this CUDA toolkit, applied when the program "
+     "imports numba.cuda (through a sitecustomize first on PYTHONPATH, which python3 -I, -E "
+     "and -S ignore). Use Debian's /usr/bin/python3, whose numba kgrade knows. The modeled GPU is "
+     "KGEMU_DEVICE's, as for every program on the virtual GPU. Exits 2 before starting "
+     "anything when PROGRAM is missing or not executable, or the virtual GPU is not built.",
+     cmd_run, NULL},
+    {"jupyter install", NULL, 0, 0, CLI_BIT(OPT_USER) | CLI_BIT(OPT_PREFIX), 0, 0,
+     "install the Jupyter kernel 'kgrade' (notebooks on the virtual GPU)",
+     "Installs the Jupyter kernel 'kgrade', \"Python 3 (kgrade virtual GPU)\": Debian's "
+     "ipykernel (/usr/bin/python3, or KGRADE_PYTHON; apt-get install python3-ipykernel) "
+     "started through this kgrade's `kgrade run`, so that a notebook's numba runs on the "
+     "virtual GPU. It goes where `jupyter kernelspec install` puts a kernel: with neither "
+     "option, for every user under /usr/local/share/jupyter/kernels/kgrade (root's to write); "
+     "an existing kernel of that name is replaced. It names this kgrade by its absolute path: "
+     "install it again after moving kgrade.",
+     cmd_jupyter_install, NULL},
 };
 
 const struct cli_option_spec *cli_option(enum cli_option_id id)

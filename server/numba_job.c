@@ -29,6 +29,7 @@
 
 #define PYTHON_DEFAULT  "/usr/bin/python3"
 #define FRONT_END_NAME  "numba_compile.py"
+#define SHIMS_NAME      "numba_shims.py" /* the front end's shims, beside it */
 #define VIEW_PATHS_MAX  64
 #define FRONT_END_PATHS "/usr/lib/python3*", "/usr/lib/*-linux-gnu", "/lib/*-linux-gnu"
 
@@ -97,11 +98,13 @@ static bool python_path(char path[PATH_MAX], char *error, size_t size)
     return false;
 }
 
-static bool front_end_path(const char *self, char path[PATH_MAX], char *error, size_t size)
+/* One of the front end's files (`name`), installed beside kgrade. */
+static bool front_end_path(const char *self, const char *name, char path[PATH_MAX], char *error,
+                           size_t size)
 {
     char folder[PATH_MAX];
     snprintf(folder, sizeof folder, "%s", self);
-    snprintf(path, PATH_MAX, "%s/%s", dirname(folder), FRONT_END_NAME);
+    snprintf(path, PATH_MAX, "%s/%s", dirname(folder), name);
     if (access(path, R_OK) == 0)
         return true;
     snprintf(error, size, "the Numba front end is not installed beside kgrade (%.200s): run make",
@@ -109,15 +112,17 @@ static bool front_end_path(const char *self, char path[PATH_MAX], char *error, s
     return false;
 }
 
-/* The front end's view: the patterns' matches, then the script. */
-static void front_end_view(const char *script, glob_t *found, const char *paths[VIEW_PATHS_MAX])
+/* The front end's view: the patterns' matches, then the script and its shims. */
+static void front_end_view(const char *script, const char *shims, glob_t *found,
+                           const char *paths[VIEW_PATHS_MAX])
 {
     int n = 0;
     for (int i = 0; view_patterns[i]; i++)
         glob(view_patterns[i], i ? GLOB_APPEND : 0, NULL, found);
-    for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - 2; i++)
+    for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - 3; i++)
         paths[n++] = found->gl_pathv[i];
     paths[n++] = script;
+    paths[n++] = shims;
     paths[n] = NULL;
 }
 
@@ -195,8 +200,10 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
                       const struct grader_request *request, const json_t *reference,
                       const char *self, char *error, size_t error_size)
 {
-    char python[PATH_MAX], script[PATH_MAX];
-    if (!python_path(python, error, error_size) || !front_end_path(self, script, error, error_size))
+    char python[PATH_MAX], script[PATH_MAX], shims[PATH_MAX];
+    if (!python_path(python, error, error_size) ||
+        !front_end_path(self, FRONT_END_NAME, script, error, error_size) ||
+        !front_end_path(self, SHIMS_NAME, shims, error, error_size))
         return NULL;
     json_t *asked = grader_numba_request(request, reference, KGRADE_CUDA_HOME, error, error_size);
     char *input = asked ? json_dumps(asked, JSON_COMPACT) : NULL;
@@ -207,7 +214,7 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
     const char *argv[] = {python, "-I", "-B", script, "--no-exec", NULL};
     const char *paths[VIEW_PATHS_MAX];
     glob_t found = {0};
-    front_end_view(script, &found, paths);
+    front_end_view(script, shims, &found, paths);
     struct job_command command = {argv, python_env, paths, NULL, NULL}; /* no GPU: it compiles */
     struct sandbox_limits limits;
     grading_job_limits(job, work, &limits);

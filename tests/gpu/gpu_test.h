@@ -183,6 +183,36 @@ static inline int gpu_test_summary(void)
     return gpu_test.failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* ------------------------------------------------------ cuGetProcAddress */
+
+/* What cuGetProcAddress finds for `name` at CUDA `version`; one check that
+ * it found it (NULL when not, with the name printed). */
+static inline void *gpu_test_proc(const char *name, int version)
+{
+    void *p = NULL;
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    CUresult rc = cuGetProcAddress(name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &status);
+    if (!CHECK(rc == CUDA_SUCCESS && status == CU_GET_PROC_ADDRESS_SUCCESS))
+        fprintf(stderr, "  (cuGetProcAddress(\"%s\", %d): %s)\n", name, version,
+                gpu_test_error_name(rc));
+    return p;
+}
+
+/* An entry point under the name cuda.h gives it, and the function. */
+struct gpu_test_entry {
+    const char *name;
+    void *function;
+};
+
+/* Each of `n` entries is what cuGetProcAddress finds for its name at CUDA
+ * 13.0, the version cuda.h maps the name to: one check each. */
+static inline void gpu_test_procs_found(const struct gpu_test_entry *entries, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!CHECK(gpu_test_proc(entries[i].name, 13000) == entries[i].function))
+            fprintf(stderr, "  (%s)\n", entries[i].name);
+}
+
 static inline void gpu_test_nvrtc_log(nvrtcProgram program, const char *name)
 {
     size_t size = 0;

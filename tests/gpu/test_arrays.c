@@ -506,10 +506,7 @@ static void test_copy_errors(void)
 /* cuGetProcAddress finds each entry point, the version cuda.h maps it to. */
 static void test_proc_address(void)
 {
-    static const struct {
-        const char *name;
-        void *function;
-    } entries[] = {
+    static const struct gpu_test_entry entries[] = {
         {"cuArrayCreate", (void *)cuArrayCreate},
         {"cuArray3DCreate", (void *)cuArray3DCreate},
         {"cuArrayDestroy", (void *)cuArrayDestroy},
@@ -537,14 +534,7 @@ static void test_proc_address(void)
         {"cuSurfObjectDestroy", (void *)cuSurfObjectDestroy},
         {"cuSurfObjectGetResourceDesc", (void *)cuSurfObjectGetResourceDesc},
     };
-    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
-        void *p = NULL;
-        CUdriverProcAddressQueryResult status;
-        if (!CHECK_CU(cuGetProcAddress(entries[i].name, &p, 13000, CU_GET_PROC_ADDRESS_DEFAULT,
-                                       &status)) ||
-            !CHECK(p == entries[i].function))
-            fprintf(stderr, "  (%s)\n", entries[i].name);
-    }
+    gpu_test_procs_found(entries, sizeof entries / sizeof entries[0]);
 }
 
 int main(void)

@@ -681,54 +681,44 @@ static void test_error_names(void)
 
 /* ------------------------------------------------------ cuGetProcAddress */
 
-static void *proc(const char *name, int version)
-{
-    void *p = NULL;
-    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    if (!CHECK_CU(cuGetProcAddress(name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &status)))
-        fprintf(stderr, "  (cuGetProcAddress(\"%s\", %d))\n", name, version);
-    CHECK_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS);
-    return p;
-}
-
 static void test_proc_address(void)
 {
-    CHECK(proc("cuInit", 13000) == (void *)cuInit);
-    CHECK(proc("cuMemAlloc", 13000) == (void *)cuMemAlloc); /* cuMemAlloc_v2 */
-    CHECK(proc("cuCtxCreate", 13000) == (void *)cuCtxCreate);
-    CHECK(proc("cuLaunchKernel", 12000) == (void *)cuLaunchKernel);
-    CHECK(proc("cuEventElapsedTime", 13000) == (void *)cuEventElapsedTime);
-    CHECK(proc("cuModuleGetGlobal", 4000) == (void *)cuModuleGetGlobal);
-    CHECK(proc("cuGetProcAddress", 13000) == (void *)cuGetProcAddress);
+    CHECK(gpu_test_proc("cuInit", 13000) == (void *)cuInit);
+    CHECK(gpu_test_proc("cuMemAlloc", 13000) == (void *)cuMemAlloc); /* cuMemAlloc_v2 */
+    CHECK(gpu_test_proc("cuCtxCreate", 13000) == (void *)cuCtxCreate);
+    CHECK(gpu_test_proc("cuLaunchKernel", 12000) == (void *)cuLaunchKernel);
+    CHECK(gpu_test_proc("cuEventElapsedTime", 13000) == (void *)cuEventElapsedTime);
+    CHECK(gpu_test_proc("cuModuleGetGlobal", 4000) == (void *)cuModuleGetGlobal);
+    CHECK(gpu_test_proc("cuGetProcAddress", 13000) == (void *)cuGetProcAddress);
     /* The calls added for cuda-samples and numba, under cuda.h's names. */
-    CHECK(proc("cuMemcpyHtoDAsync", 13000) == (void *)cuMemcpyHtoDAsync); /* _v2 */
-    CHECK(proc("cuMemcpyDtoHAsync", 3020) == (void *)cuMemcpyDtoHAsync);
-    CHECK(proc("cuMemcpyDtoDAsync", 13000) == (void *)cuMemcpyDtoDAsync);
-    CHECK(proc("cuMemcpyAsync", 13000) == (void *)cuMemcpyAsync);
-    CHECK(proc("cuMemcpy", 13000) == (void *)cuMemcpy);
-    CHECK(proc("cuMemsetD8Async", 13000) == (void *)cuMemsetD8Async);
-    CHECK(proc("cuMemsetD16Async", 13000) == (void *)cuMemsetD16Async);
-    CHECK(proc("cuMemsetD32Async", 13000) == (void *)cuMemsetD32Async);
-    CHECK(proc("cuMemsetD2D8", 13000) == (void *)cuMemsetD2D8);
-    CHECK(proc("cuMemsetD2D32Async", 13000) == (void *)cuMemsetD2D32Async);
-    CHECK(proc("cuModuleLoad", 13000) == (void *)cuModuleLoad);
-    CHECK(proc("cuModuleLoadFatBinary", 13000) == (void *)cuModuleLoadFatBinary);
-    CHECK(proc("cuDeviceComputeCapability", 13000) == (void *)cuDeviceComputeCapability);
-    CHECK(proc("cuDeviceCanAccessPeer", 13000) == (void *)cuDeviceCanAccessPeer);
-    CHECK(proc("cuLinkCreate", 13000) == (void *)cuLinkCreate); /* _v2 */
-    CHECK(proc("cuLinkAddData", 12000) == (void *)cuLinkAddData);
-    CHECK(proc("cuLinkAddFile", 13000) == (void *)cuLinkAddFile);
-    CHECK(proc("cuLinkComplete", 13000) == (void *)cuLinkComplete);
-    CHECK(proc("cuLinkDestroy", 13000) == (void *)cuLinkDestroy);
-    CHECK(proc("cuOccupancyMaxActiveBlocksPerMultiprocessor", 13000) ==
+    CHECK(gpu_test_proc("cuMemcpyHtoDAsync", 13000) == (void *)cuMemcpyHtoDAsync); /* _v2 */
+    CHECK(gpu_test_proc("cuMemcpyDtoHAsync", 3020) == (void *)cuMemcpyDtoHAsync);
+    CHECK(gpu_test_proc("cuMemcpyDtoDAsync", 13000) == (void *)cuMemcpyDtoDAsync);
+    CHECK(gpu_test_proc("cuMemcpyAsync", 13000) == (void *)cuMemcpyAsync);
+    CHECK(gpu_test_proc("cuMemcpy", 13000) == (void *)cuMemcpy);
+    CHECK(gpu_test_proc("cuMemsetD8Async", 13000) == (void *)cuMemsetD8Async);
+    CHECK(gpu_test_proc("cuMemsetD16Async", 13000) == (void *)cuMemsetD16Async);
+    CHECK(gpu_test_proc("cuMemsetD32Async", 13000) == (void *)cuMemsetD32Async);
+    CHECK(gpu_test_proc("cuMemsetD2D8", 13000) == (void *)cuMemsetD2D8);
+    CHECK(gpu_test_proc("cuMemsetD2D32Async", 13000) == (void *)cuMemsetD2D32Async);
+    CHECK(gpu_test_proc("cuModuleLoad", 13000) == (void *)cuModuleLoad);
+    CHECK(gpu_test_proc("cuModuleLoadFatBinary", 13000) == (void *)cuModuleLoadFatBinary);
+    CHECK(gpu_test_proc("cuDeviceComputeCapability", 13000) == (void *)cuDeviceComputeCapability);
+    CHECK(gpu_test_proc("cuDeviceCanAccessPeer", 13000) == (void *)cuDeviceCanAccessPeer);
+    CHECK(gpu_test_proc("cuLinkCreate", 13000) == (void *)cuLinkCreate); /* _v2 */
+    CHECK(gpu_test_proc("cuLinkAddData", 12000) == (void *)cuLinkAddData);
+    CHECK(gpu_test_proc("cuLinkAddFile", 13000) == (void *)cuLinkAddFile);
+    CHECK(gpu_test_proc("cuLinkComplete", 13000) == (void *)cuLinkComplete);
+    CHECK(gpu_test_proc("cuLinkDestroy", 13000) == (void *)cuLinkDestroy);
+    CHECK(gpu_test_proc("cuOccupancyMaxActiveBlocksPerMultiprocessor", 13000) ==
           (void *)cuOccupancyMaxActiveBlocksPerMultiprocessor);
-    CHECK(proc("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 13000) ==
+    CHECK(gpu_test_proc("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 13000) ==
           (void *)cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
-    CHECK(proc("cuOccupancyMaxPotentialBlockSize", 13000) ==
+    CHECK(gpu_test_proc("cuOccupancyMaxPotentialBlockSize", 13000) ==
           (void *)cuOccupancyMaxPotentialBlockSize);
-    CHECK(proc("cuOccupancyMaxPotentialBlockSizeWithFlags", 13000) ==
+    CHECK(gpu_test_proc("cuOccupancyMaxPotentialBlockSizeWithFlags", 13000) ==
           (void *)cuOccupancyMaxPotentialBlockSizeWithFlags);
-    CUresult (*get_version)(int *) = (CUresult(*)(int *))proc("cuDriverGetVersion", 13000);
+    CUresult (*get_version)(int *) = (CUresult(*)(int *))gpu_test_proc("cuDriverGetVersion", 13000);
     int version = 0;
     CHECK(get_version != NULL && get_version(&version) == CUDA_SUCCESS && version == 13000);
 

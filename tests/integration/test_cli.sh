@@ -6,7 +6,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
 
-commands=(grade compile exercises serve submit "user add" "token create" worker sandbox-check "cert verify")
+commands=(grade compile exercises serve submit "user add" "token create" worker sandbox-check "cert verify"
+    run "jupyter install")
 
 expect "--help lists every subcommand" 0 "" -- "$KGRADE" --help
 help=$("$KGRADE" --help)

@@ -23,6 +23,7 @@ struct run {
     enum cli_parse_outcome outcome;
     struct cli_args args;
     char *out, *err;
+    char *program[MAX_WORDS]; /* args.program's words, copied; NULL-ended */
 };
 
 /* Parses the words of `line` (separated by single spaces) after "kgrade". */
@@ -45,6 +46,10 @@ static struct run parse_line(const char *line)
         r.args.value[i] = r.args.value[i] ? strdup(r.args.value[i]) : NULL;
     for (int i = 0; i < r.args.n_positionals; i++)
         r.args.positional[i] = strdup(r.args.positional[i]);
+    int words = 0;
+    for (; r.args.program && r.args.program[words]; words++)
+        r.program[words] = strdup(r.args.program[words]);
+    r.program[words] = NULL;
     free(copy);
     return r;
 }
@@ -55,6 +60,8 @@ static void release(struct run *r)
         free((char *)r->args.value[i]);
     for (int i = 0; i < r->args.n_positionals; i++)
         free((char *)r->args.positional[i]);
+    for (int i = 0; r->program[i]; i++)
+        free(r->program[i]);
     free(r->out);
     free(r->err);
 }
@@ -112,6 +119,57 @@ static void double_dash_ends_options(void **state)
     assert_int_equal(r.outcome, CLI_PARSE_RUN);
     assert_string_equal(r.args.positional[0], "--odd-name.cu");
     release(&r);
+}
+
+/* `kgrade run`: the first word that is not kgrade's option is the program,
+ * and every word after it is the program's, options and `--` included. */
+static void run_line_passes_the_program_its_words(void **state)
+{
+    (void)state;
+    struct run r = parse_line("run /usr/bin/python3 -c --help -- --json x");
+    assert_int_equal(r.outcome, CLI_PARSE_RUN);
+    assert_string_equal(r.args.command->name, "run");
+    assert_int_equal(r.args.n_positionals, 1);
+    assert_string_equal(r.args.positional[0], "/usr/bin/python3");
+    const char *words[] = {"/usr/bin/python3", "-c", "--help", "--", "--json", "x"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        assert_string_equal(r.program[i], words[i]);
+    assert_null(r.program[sizeof words / sizeof words[0]]);
+    release(&r);
+    r = parse_line("run -- -odd");
+    assert_int_equal(r.outcome, CLI_PARSE_RUN);
+    assert_string_equal(r.program[0], "-odd");
+    assert_null(r.program[1]);
+    release(&r);
+    r = parse_line("run --help");
+    assert_int_equal(r.outcome, CLI_PARSE_HELP);
+    assert_non_null(strstr(r.out, "usage: kgrade run PROGRAM [ARGS]"));
+    release(&r);
+    assert_usage_error("run", "missing PROGRAM [ARGS]");
+    assert_usage_error("run --json python3", "'--json' does not apply here");
+}
+
+/* `kgrade jupyter install`, and the first word of two-word commands. */
+static void jupyter_install_and_command_groups(void **state)
+{
+    (void)state;
+    struct run r = parse_line("jupyter install --prefix /opt/venv");
+    assert_int_equal(r.outcome, CLI_PARSE_RUN);
+    assert_string_equal(r.args.command->name, "jupyter install");
+    assert_string_equal(r.args.value[OPT_PREFIX], "/opt/venv");
+    release(&r);
+    r = parse_line("jupyter --help");
+    assert_int_equal(r.outcome, CLI_PARSE_HELP);
+    assert_non_null(strstr(r.out, "usage: kgrade jupyter install [--user] [--prefix DIR]"));
+    release(&r);
+    r = parse_line("user --help");
+    assert_int_equal(r.outcome, CLI_PARSE_HELP);
+    assert_non_null(strstr(r.out, "usage: kgrade user add"));
+    assert_non_null(strstr(r.out, "usage: kgrade user import"));
+    release(&r);
+    assert_usage_error("jupyter", "unknown command 'jupyter' (those that begin with it: 'kgrade "
+                                  "jupyter install')");
+    assert_usage_error("jupyter install notebook", "unexpected argument 'notebook'");
 }
 
 static void help_everywhere(void **state)
@@ -247,6 +305,9 @@ static void option_table_is_consistent(void **state)
         assert_int_equal(commands[c].required & ~commands[c].options, 0);
         assert_int_equal(commands[c].one_of & ~commands[c].options, 0);
         assert_true(commands[c].max_positionals <= CLI_MAX_POSITIONALS);
+        assert_true(commands[c].max_positionals >= 0 ||
+                    (commands[c].max_positionals == CLI_PROGRAM_FOLLOWS &&
+                     commands[c].min_positionals == 1 && commands[c].options == 0));
         assert_true(commands[c].run || commands[c].arrives_with);
     }
 }
@@ -257,6 +318,8 @@ int main(void)
         cmocka_unit_test(grade_line_is_read_completely),
         cmocka_unit_test(two_word_commands_and_global_options),
         cmocka_unit_test(double_dash_ends_options),
+        cmocka_unit_test(run_line_passes_the_program_its_words),
+        cmocka_unit_test(jupyter_install_and_command_groups),
         cmocka_unit_test(help_everywhere),
         cmocka_unit_test(submit_line),
         cmocka_unit_test(every_command_has_help),

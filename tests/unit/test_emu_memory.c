@@ -3,7 +3,8 @@
  * allocation, lookup, the nearest allocations for messages (below, above,
  * and the latest freed, each numbered among its kind, never named by its
  * address), capacity, and lookups on many threads while another thread
- * allocates and frees.
+ * allocates and frees; and memory the table adopts but does not own (the
+ * driver's page-locked host memory).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -297,6 +298,40 @@ struct shared_table {
     atomic_int failures;
 };
 
+/* Adopted memory is checked like an allocation, charged nothing, and left
+ * mapped (here: the caller's malloc'ed block) when it is removed or the
+ * table destroyed; an overlap with any allocation is refused. */
+static void adopted_memory_is_checked_not_owned(void **state)
+{
+    (void)state;
+    struct emu_memory *m = emu_memory_create(4 * page());
+    unsigned char *host = malloc(1000);
+    assert_non_null(host);
+    uint64_t base = (uint64_t)(uintptr_t)host, device = 0;
+    assert_int_equal(emu_memory_adopt(m, base, 1000, EMU_ALLOC_HOST), CUDA_SUCCESS);
+    size_t used = 1;
+    emu_memory_usage(m, &used, NULL);
+    assert_int_equal(used, 0);
+    struct emu_range r;
+    assert_true(emu_memory_accessible(m, base + 996, 4, &r));
+    assert_false(emu_memory_accessible(m, base + 997, 4, NULL));
+    assert_int_equal(r.kind, EMU_ALLOC_HOST);
+    assert_int_equal(r.number, 1);
+    assert_string_equal(emu_allocation_noun(r.kind), "host buffer");
+    assert_int_equal(emu_memory_adopt(m, base + 999, 8, EMU_ALLOC_HOST), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(emu_memory_adopt(m, base - 8, 9, EMU_ALLOC_HOST), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(emu_memory_adopt(m, base, 0, EMU_ALLOC_HOST), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(emu_memory_alloc(m, 4 * page(), EMU_ALLOC_USER, &device), CUDA_SUCCESS);
+    assert_int_equal(emu_memory_adopt(m, device + 8, 8, EMU_ALLOC_HOST), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(emu_memory_free(m, base), CUDA_SUCCESS);
+    assert_false(emu_memory_find(m, base, 1, NULL));
+    memset(host, 1, 1000); /* still the caller's */
+    assert_int_equal(emu_memory_adopt(m, base, 1000, EMU_ALLOC_HOST), CUDA_SUCCESS);
+    emu_memory_destroy(m);
+    memset(host, 2, 1000);
+    free(host);
+}
+
 static void *reader(void *arg)
 {
     struct shared_table *t = arg;
@@ -355,6 +390,7 @@ int main(void)
         cmocka_unit_test(huge_allocations_start_on_a_huge_page),
         cmocka_unit_test(large_copies_and_fills_are_exact_on_any_thread_count),
         cmocka_unit_test(lookups_run_while_another_thread_allocates),
+        cmocka_unit_test(adopted_memory_is_checked_not_owned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,84 @@
+"""numba 0.56 with CUDA 13's toolkit: the shims that make them work together.
+
+Applied by kgrade's Numba front end (grader/numba_compile.py, which
+compiles a student's kernels with no driver at all) and by `kgrade run`
+(server/run_sitecustomize.py: numba's own runtime on the virtual GPU, or
+on any CUDA driver). numba 0.56 predates CUDA 13:
+
+- it looks for libNVVM in nvvm/lib64/, where CUDA 13 no longer keeps it
+  (it moved to lib64/): libNVVM, libdevice and the toolkit's libraries are
+  named to numba directly, and nothing is written;
+- it writes NVVM IR version 1.6 into every module, which CUDA 13's libNVVM
+  refuses: the version is taken from libNVVM itself;
+- its float64 atomic add asks the current context for the device's compute
+  capability, which a compile with no driver does not have: every device
+  kgrade models is sm_60 or later, which has the native instruction.
+
+These and numba_compile.py's line-number shim are the only code of kgrade
+that knows numba's internals; SUPPORTED_NUMBA lists the versions they were
+written for. The compute capability is not forced here: with a driver,
+numba asks it for the device's; the front end, with none, forces its own.
+"""
+
+import os
+
+SUPPORTED_NUMBA = ("0.56",)
+
+
+class ToolkitMissing(Exception):
+    """The CUDA toolkit lacks libNVVM or libdevice."""
+
+
+def find_toolkit_files(cuda_home):
+    """libNVVM, libdevice and the library folder of the toolkit at
+    `cuda_home`: CUDA 13 keeps libnvvm in lib64/ (numba 0.56 looks in
+    nvvm/lib64/)."""
+    lib64 = os.path.join(cuda_home, "lib64")
+    nvvm = os.path.join(lib64, "libnvvm.so")  # the sandbox shows lib64's libnvvm only
+    libdevice = os.path.join(cuda_home, "nvvm", "libdevice")
+    try:
+        bitcode = sorted(name for name in os.listdir(libdevice) if name.endswith(".bc"))
+    except OSError:
+        bitcode = []
+    if not os.path.exists(nvvm) or not bitcode:
+        raise ToolkitMissing("the CUDA toolkit at %s has no libNVVM or libdevice" % cuda_home)
+    return nvvm, os.path.join(libdevice, bitcode[-1]), lib64
+
+
+def is_supported(version):
+    """Whether numba `version` ("0.56.4") is one the shims were written for."""
+    return version.startswith(SUPPORTED_NUMBA)
+
+
+def apply(cuda_home):
+    """Points numba at the toolkit at `cuda_home` and fixes its NVVM IR
+    version and float64 atomic add, writing nothing. Imports numba.cuda;
+    anything that must precede that (an environment variable numba's
+    config reads) is the caller's. Raises ToolkitMissing."""
+    from llvmlite import ir
+    from numba.cuda import cuda_paths, nvvmutils
+    from numba.cuda.cudadrv import nvvm
+
+    libnvvm, libdevice, lib64 = find_toolkit_files(cuda_home)
+    found = cuda_paths._env_path_tuple
+    cuda_paths.get_cuda_paths._cached_result = {
+        "nvvm": found("kgrade", libnvvm),
+        "libdevice": found("kgrade", libdevice),
+        "cudalib_dir": found("kgrade", lib64),
+    }
+
+    def add_ir_version(module):
+        i32 = ir.IntType(32)
+        versions = nvvm.NVVM().get_ir_version()
+        module.add_named_metadata("nvvmir.version",
+                                  module.add_metadata([i32(v) for v in versions]))
+
+    def declare_atomic_add_float64(lmod):  # sm_60 and later: the native instruction
+        from numba.core import cgutils
+        fnty = ir.FunctionType(ir.DoubleType(),
+                               (ir.PointerType(ir.DoubleType()), ir.DoubleType()))
+        return cgutils.get_or_insert_function(lmod, fnty,
+                                              "llvm.numba_nvvm.atomic.load.add.f64.p0f64")
+
+    nvvm.add_ir_version = add_ir_version
+    nvvmutils.declare_atomic_add_float64 = declare_atomic_add_float64

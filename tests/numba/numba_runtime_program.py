@@ -1,0 +1,171 @@
+"""A numba program that runs on kgrade's virtual GPU through numba's own
+CUDA runtime, for tests/numba/test_numba_runtime.py.
+
+Run as ``python3 numba_runtime_program.py SCENARIO...`` with
+NUMBA_CUDA_DRIVER naming build/emulator/libcuda.so.1: it applies
+grader/numba_compile.py's shims (CUDA 13's libNVVM, the compute
+capability), imports numba.cuda, runs each scenario and prints one JSON
+object: {scenario: what it measured}. numba binds every driver call it
+knows at its first use, keeps global state and tears the context down at
+exit, so each run is a process of its own.
+"""
+
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "grader"))
+import numba_compile  # noqa: E402
+
+numba_compile.apply_shims(os.environ.get("CUDA_HOME_FOR_TESTS", "/usr/local/cuda"), (9, 0))
+
+import numpy as np  # noqa: E402
+from numba import cuda  # noqa: E402
+
+N = 1000
+BLOCK = 128
+
+
+@cuda.jit
+def axpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+def grid(n):
+    return (n + BLOCK - 1) // BLOCK
+
+
+def launch(kernel=axpy):
+    """Device arrays in, a kernel, the result back."""
+    x = np.arange(N, dtype=np.float32)
+    y = np.ones(N, dtype=np.float32)
+    out = cuda.device_array_like(x)
+    kernel[grid(N), BLOCK](np.float32(2), cuda.to_device(x), cuda.to_device(y), out)
+    got = out.copy_to_host()
+    return {"max_error": float(np.abs(got - (2 * x + y)).max()),
+            "device": cuda.get_current_device().name.decode()}
+
+
+def twice_in_place(a):
+    """a[i] *= 2 on the device, through whatever pointer numba passes."""
+    scale[grid(a.size), BLOCK](a, np.float32(2))
+
+
+@cuda.jit
+def scale(a, factor):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] *= factor
+
+
+def pinned():
+    """cuda.pinned_array (cuMemHostAlloc) and cuda.pinned (cuMemHostRegister)
+    as the host side of copies."""
+    host = cuda.pinned_array(N, dtype=np.float32)
+    host[:] = np.arange(N, dtype=np.float32)
+    d = cuda.to_device(host)
+    twice_in_place(d)
+    d.copy_to_host(host)
+    registered = np.arange(N, dtype=np.float32)
+    with cuda.pinned(registered):
+        d2 = cuda.to_device(registered)
+        twice_in_place(d2)
+        d2.copy_to_host(registered)
+    expected = 2 * np.arange(N, dtype=np.float32)
+    return {"pinned_ok": bool((host == expected).all()),
+            "registered_ok": bool((registered == expected).all())}
+
+
+def mapped():
+    """cuda.mapped_array: the kernel reads and writes host memory, no copy."""
+    m = cuda.mapped_array(N, dtype=np.float32)
+    m[:] = np.arange(N, dtype=np.float32)
+    twice_in_place(m)
+    cuda.synchronize()
+    registered = np.arange(N, dtype=np.float32)
+    with cuda.mapped(registered) as dm:
+        twice_in_place(dm)
+        cuda.synchronize()
+    expected = 2 * np.arange(N, dtype=np.float32)
+    return {"mapped_ok": bool((m == expected).all()),
+            "registered_ok": bool((registered == expected).all())}
+
+
+def managed():
+    """cuda.managed_array: one pointer for host and device."""
+    m = cuda.managed_array(N, dtype=np.float32)
+    m[:] = np.arange(N, dtype=np.float32)
+    twice_in_place(m)
+    cuda.synchronize()
+    return {"managed_ok": bool((m == 2 * np.arange(N, dtype=np.float32)).all())}
+
+
+def streams_events():
+    """Copies and a launch in a stream between two events, a callback
+    after them, the stream synchronized."""
+    s = cuda.stream()
+    x = np.arange(N, dtype=np.float32)
+    start, end = cuda.event(), cuda.event()
+    seen = []
+    start.record(s)
+    d = cuda.to_device(x, stream=s)
+    scale[grid(N), BLOCK, s](d, np.float32(3))
+    got = d.copy_to_host(stream=s)
+    end.record(s)
+    s.add_callback(lambda stream, status, arg: seen.append((status, arg)), "done")
+    s.synchronize()
+    end.synchronize()
+    return {"result_ok": bool((got == 3 * x).all()),
+            "elapsed_ms": cuda.event_elapsed_time(start, end),
+            "callbacks": seen}
+
+
+def profiler():
+    cuda.profile_start()
+    cuda.profile_stop()
+    with cuda.profiling():
+        twice_in_place(cuda.to_device(np.ones(N, dtype=np.float32)))
+    return {"ok": True}
+
+
+def ipc():
+    """An IPC handle: the virtual GPU's memory is private to its process."""
+    from numba.cuda.cudadrv.driver import CudaAPIError
+    try:
+        cuda.to_device(np.ones(N, dtype=np.float32)).get_ipc_handle()
+    except CudaAPIError as e:
+        return {"error": str(e)}
+    return {"error": None}
+
+
+def close():
+    """cuda.close() with frees of memory, a stream and an event pending, then
+    work again in a fresh context, then close again: no error, at exit
+    included. (numba caches a kernel's CUfunction per device, not per
+    context, so the work after close() is a kernel new to it: on a GPU too
+    a function of the closed context is gone.)"""
+    first = launch()
+    made = [cuda.pinned_array(N, dtype=np.float32), cuda.mapped_array(N, dtype=np.float32),
+            cuda.stream(), cuda.event(), cuda.to_device(np.ones(N))]
+    del made  # numba defers the frees: close() makes them, its context popped
+    cuda.close()
+    second = launch(cuda.jit(axpy.py_func))
+    cuda.close()
+    return {"first": first["max_error"], "second": second["max_error"]}
+
+
+SCENARIOS = {"launch": launch, "pinned": pinned, "mapped": mapped, "managed": managed,
+             "streams_events": streams_events, "profiler": profiler, "ipc": ipc,
+             "close": close}
+
+
+def main():
+    results = {name: SCENARIOS[name]() for name in sys.argv[1:]}
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""numba's own CUDA runtime (numba.cuda) on kgrade's virtual GPU:
+NUMBA_CUDA_DRIVER names build/emulator/libcuda.so.1 and
+grader/numba_compile.py's shims are applied, as for the course's
+notebooks. Device arrays and kernel launches; pinned, mapped, registered
+and managed host memory a kernel reads and writes; streams with a callback
+and events around them; profiler start and stop; IPC refused as
+unsupported; cuda.close() with frees pending, then work in a new context.
+
+numba binds every driver call of its drvapi.py when it first starts; a
+call the library lacked became a Python stub that ctypes refused
+(cuIpcOpenMemHandle), and the linker refused numba's PTX, whose size does
+not count its terminator. Each scenario runs numba_runtime_program.py in a
+process of its own, which must also exit clean: numba tears its context
+down at exit.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+from numba_exercises import EMULATOR
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAM = os.path.join(HERE, "numba_runtime_program.py")
+TIMEOUT_S = 300
+
+
+def run_numba(*scenarios):
+    """Runs the scenarios in a fresh process on the virtual GPU; returns
+    (their results, the process's standard error)."""
+    env = dict(os.environ, NUMBA_CUDA_DRIVER=os.path.abspath(EMULATOR))
+    done = subprocess.run([sys.executable, PROGRAM, *scenarios], env=env, capture_output=True,
+                          text=True, timeout=TIMEOUT_S)
+    if done.returncode != 0:
+        raise AssertionError("numba_runtime_program.py %s failed (%d):\n%s"
+                             % (" ".join(scenarios), done.returncode, done.stderr))
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+@unittest.skipUnless(os.path.exists(EMULATOR), "no virtual GPU built at " + EMULATOR)
+class NumbaRuntime(unittest.TestCase):
+    def assert_clean(self, stderr):
+        """No error numba reported or ignored, at exit included."""
+        for sign in ("Traceback", "Exception ignored", "CudaAPIError", "CudaSupportError"):
+            self.assertNotIn(sign, stderr)
+
+    def test_kernel_on_device_arrays(self):
+        results, stderr = run_numba("launch")
+        self.assertEqual(results["launch"]["max_error"], 0.0)
+        self.assertIn("emulated", results["launch"]["device"].lower())
+        self.assert_clean(stderr)
+
+    def test_host_memory_streams_events(self):
+        results, stderr = run_numba("pinned", "mapped", "managed", "streams_events", "profiler",
+                                    "ipc")
+        self.assertEqual(results["pinned"], {"pinned_ok": True, "registered_ok": True})
+        self.assertEqual(results["mapped"], {"mapped_ok": True, "registered_ok": True})
+        self.assertEqual(results["managed"], {"managed_ok": True})
+        streams = results["streams_events"]
+        self.assertTrue(streams["result_ok"])
+        self.assertGreater(streams["elapsed_ms"], 0)  # the launch's modeled time
+        self.assertEqual(streams["callbacks"], [[0, "done"]])
+        self.assertEqual(results["profiler"], {"ok": True})
+        self.assertIn("CUDA_ERROR_NOT_SUPPORTED", results["ipc"]["error"])
+        self.assert_clean(stderr)
+
+    def test_close_and_teardown(self):
+        results, stderr = run_numba("close")
+        self.assertEqual(results["close"], {"first": 0.0, "second": 0.0})
+        self.assert_clean(stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
