@@ -45,7 +45,7 @@ KGRADE_KERNEL = "kgrade"
 CELL_TIMEOUT_S = 600  # a cell's first launch compiles with numba (seconds), then runs on the virtual GPU
 STARTUP_TIMEOUT_S = 120  # the kernel imports numba and loads the virtual GPU
 SLOWEST_SHOWN = 5
-TRACEBACK_LINES = 12
+TRACEBACK_LINES = 20  # the end of a failed cell's traceback shown: the error and the lines that raised it
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -68,8 +68,9 @@ def cell_error(cell):
 
 
 def describe_error(error):
+    """The end of an error's traceback, which ends with its name and message."""
     lines = ANSI_ESCAPE.sub("", "\n".join(error.traceback)).splitlines()
-    return "%s: %s\n%s" % (error.ename, error.evalue, "\n".join(lines[-TRACEBACK_LINES:]))
+    return "\n".join(lines[-TRACEBACK_LINES:]) if lines else "%s: %s" % (error.ename, error.evalue)
 
 
 def check_cell(cell):
@@ -81,7 +82,7 @@ def check_cell(cell):
         if error is None:
             return "should have raised %s, raised nothing" % wanted_error
         if error.ename != wanted_error:
-            return "should have raised %s, raised %s" % (wanted_error, describe_error(error))
+            return "should have raised %s, raised %s:\n%s" % (wanted_error, error.ename, describe_error(error))
     elif error is not None:
         return describe_error(error)
     pattern = wants.get("expect")
