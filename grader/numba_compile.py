@@ -2,7 +2,8 @@
 
 kgrade's Numba front end. It runs inside the grading sandbox as
 ``python3 -I grader/numba_compile.py`` (the job's view holds Python, numba,
-llvmlite, numpy and the toolkit's libNVVM; never the exercise folder), reads
+llvmlite, numpy, the toolkit's libNVVM and numba_shims.py beside this file;
+never the exercise folder), reads
 one JSON request on standard input and writes on fd 3 (the sandbox's result
 descriptor; standard output, which the student's module may print to, goes
 nowhere) a line {"phase": "started"} once numba is ready, before the

@@ -69,7 +69,10 @@ static void print_command_help(const struct cli_command *c, FILE *to)
         fprintf(to, "%*s%s\n", width < HELP_COLUMN ? HELP_COLUMN - width : 1, "", o->help);
     }
     fprintf(to, "  --help%*s%s\n", HELP_COLUMN - 8, "", "show this help");
-    fprintf(to, "\n%s", exit_codes);
+    if (c->max_positionals == CLI_PROGRAM_FOLLOWS)
+        fputs("\nexit code: the program's own; 2 when kgrade cannot start it\n", to);
+    else
+        fprintf(to, "\n%s", exit_codes);
 }
 
 static void print_program_help(FILE *to)

@@ -4,8 +4,9 @@
 # GPU tests are) runs on the virtual GPU, on the modeled GPU KGEMU_DEVICE
 # names; a Python program's numba gets its shims only when it imports
 # numba.cuda, and numba's own runtime runs a kernel on device arrays timed
-# with events; kgrade's errors before the program starts; the program's exit
-# code and signals are its own. The Jupyter kernel goes where Jupyter looks,
+# with events, and what the course uses besides (pinned and mapped memory, a
+# stream, a gufunc, cuda.close()); kgrade's errors before the program
+# starts; the program's exit code, signals and process are its own. The Jupyter kernel goes where Jupyter looks,
 # and nbclient (Debian's python3-nbclient) runs a notebook through it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,6 +19,8 @@ run() { "$KGRADE" run "$@"; }
 
 # ---------------------------------------------------------------- the command
 expect "run --help says what it does" 0 "^usage: kgrade run PROGRAM \[ARGS\]" -- "$KGRADE" run --help
+expect "... and that the exit code is the program's" 0 "^exit code: the program's own; 2 when kgrade cannot start it$" -- \
+    "$KGRADE" run --help
 expect "kgrade --help lists run" 0 "^  run " -- "$KGRADE" --help
 expect "kgrade --help lists jupyter install" 0 "^  jupyter install " -- "$KGRADE" --help
 expect "jupyter --help shows jupyter install's help" 0 "^usage: kgrade jupyter install" -- \
@@ -127,6 +130,93 @@ expect "a toolkit without libNVVM: a warning, numba runs as it would have" 0 \
     env PYTHONPATH="$(dirname "$KGRADE")/run-site" KGRADE_CUDA_HOME="$TMP/none" \
     "$PYTHON" -c 'import numba.cuda'
 
+# ------------------------------------------------------------ numba's runtime
+# numba's own runtime (device arrays, a @cuda.jit launch, events) on the
+# virtual GPU, with the device's own compute capability.
+cat >"$TMP/runtime.py" <<'PY'
+import runpy
+
+import numpy as np
+from numba import cuda
+
+# the course's add_kernel, a known-good solution of vector-add
+add = runpy.run_path("exercises/vector-add/solutions/passed__grid_index.py")["add_kernel"]
+n = 100003
+x = np.arange(n, dtype=np.float32)
+d_x, d_y = cuda.to_device(x), cuda.to_device(2 * x)
+d_out = cuda.device_array_like(d_x)
+start, end = cuda.event(), cuda.event()
+start.record()
+add[(n + 255) // 256, 256](d_x, d_y, d_out)
+end.record()
+end.synchronize()
+assert np.array_equal(d_out.copy_to_host(), 3 * x)
+device = cuda.get_current_device()
+print("device:", device.name.decode(), device.compute_capability)
+print("sum checked, kernel time positive:", cuda.event_elapsed_time(start, end) > 0)
+PY
+expect "numba's runtime launches a kernel on the virtual GPU, timed with events" 0 \
+    "^sum checked, kernel time positive: True$" -- run "$PYTHON" "$TMP/runtime.py"
+expect "... on the virtual H100, compute capability (9, 0) from the driver" 0 \
+    "^device: kgrade virtual H100 \(emulated\) \(9, 0\)$" -- run "$PYTHON" "$TMP/runtime.py"
+expect "... on the GPU KGEMU_DEVICE models, (7, 5) for a T4" 0 \
+    "^device: kgrade virtual T4 \(emulated\) \(7, 5\)$" -- \
+    env KGEMU_DEVICE=t4 "$KGRADE" run "$PYTHON" "$TMP/runtime.py"
+expect "... and without kgrade run there is no CUDA driver (the test's control)" 1 "CudaSupportError" -- \
+    env -u NUMBA_CUDA_DRIVER "$PYTHON" "$TMP/runtime.py"
+
+# What the course's notebooks use besides: pinned host memory, a stream
+# between two events, a CUDA gufunc (numba builds it with the driver),
+# mapped host memory a kernel writes, and cuda.close().
+cat >"$TMP/course.py" <<'PY'
+import numpy as np
+from numba import cuda, guvectorize
+
+
+@guvectorize(["void(float32[:], float32[:])"], "(n)->()", target="cuda")
+def l2_norm(vec, out):
+    acc = 0.0
+    for value in vec:
+        acc += value * value
+    out[0] = acc ** 0.5
+
+
+@cuda.jit
+def scale(values, factor):
+    i = cuda.grid(1)
+    if i < values.size:
+        values[i] *= factor
+
+
+n = 1 << 16
+host = cuda.pinned_array(n, dtype=np.float32)
+host[:] = np.arange(n)
+stream = cuda.stream()
+start, end = cuda.event(), cuda.event()
+start.record(stream)
+d_values = cuda.to_device(host, stream=stream)
+scale[n // 256, 256, stream](d_values, 2.0)
+d_values.copy_to_host(host, stream=stream)
+end.record(stream)
+stream.synchronize()
+assert np.array_equal(host, 2 * np.arange(n, dtype=np.float32))
+print("pinned, stream, events:", cuda.event_elapsed_time(start, end) > 0)
+print("l2_norm:", l2_norm(np.full((4, 9), 2, dtype=np.float32)))
+mapped = cuda.mapped_array(256, dtype=np.float32)
+mapped[:] = 1
+scale[1, 256](mapped, 3.0)
+cuda.synchronize()
+print("mapped:", mapped.sum())
+cuda.close()
+print("closed")
+PY
+course=$(run "$PYTHON" -W ignore "$TMP/course.py" 2>&1)
+expect "the course's runtime: pinned memory, a stream between events" 0 "^pinned, stream, events: True$" -- \
+    echo "$course"
+expect "... a CUDA gufunc" 0 "^l2_norm: \[6\. 6\. 6\. 6\.\]$" -- echo "$course"
+expect "... mapped host memory a kernel writes" 0 "^mapped: 768\.0$" -- echo "$course"
+expect "... and cuda.close()" 0 "^closed$" -- echo "$course"
+
 # ------------------------------------------------------------ the Jupyter kernel
 kernel_json() { cat "$1/kernels/kgrade/kernel.json"; }
 expect "jupyter install --prefix DIR: under DIR/share/jupyter/kernels/kgrade" 0 \
@@ -150,6 +240,11 @@ if "$PYTHON" -c 'import jupyter_client' 2>/dev/null; then
     expect "... and the system folder is Jupyter's first (/usr/local/share/jupyter)" 0 "^/usr/local/share/jupyter$" -- \
         "$PYTHON" -c 'from jupyter_core.paths import SYSTEM_JUPYTER_PATH; print(SYSTEM_JUPYTER_PATH[0])'
 fi
+expect "KGRADE_PYTHON names the kernel's Python; a missing one is warned about" 0 \
+    "warning: $TMP/none is not there: the kernel needs it, with ipykernel and numba" -- \
+    env KGRADE_PYTHON="$TMP/none" "$KGRADE" jupyter install --prefix "$TMP/other"
+expect "... and written as it was given" 0 "^$TMP/none$" -- \
+    jq -r '.argv[2]' "$TMP/other/share/jupyter/kernels/kgrade/kernel.json"
 expect "--user and --prefix together are a usage error" 2 "not both" -- \
     "$KGRADE" jupyter install --user --prefix "$TMP/p2"
 expect "a folder that cannot be made is named" 2 "cannot make the folder /proc/none/share/jupyter/kernels/kgrade" -- \
@@ -164,22 +259,33 @@ if ! "$PYTHON" -c 'import nbclient, ipykernel' 2>/dev/null; then
 fi
 cat >"$TMP/cells.py" <<'PY'
 import os
-from numba import cuda, int64
+import numpy as np
+from numba import cuda
 print("driver:", os.environ["NUMBA_CUDA_DRIVER"])
 # %%
+@cuda.jit
 def square(values):
     i = cuda.grid(1)
-    values[i] = values[i] * values[i]
-
-ptx, _ = cuda.compile_ptx(square, (int64[::1],), cc=(9, 0))
-print("compiled:", ".entry" in ptx)
+    if i < values.size:
+        values[i] = values[i] * values[i]
+# %%
+d_values = cuda.to_device(np.arange(1000, dtype=np.int64))
+square[8, 128](d_values)
+squares = d_values.copy_to_host()
+assert (squares == np.arange(1000) ** 2).all()
+print("sum of squares:", squares.sum())
+# %%
+print("device:", cuda.get_current_device().name.decode())
 PY
-export JUPYTER_PATH="$TMP/prefix/share/jupyter" JUPYTER_RUNTIME_DIR="$TMP/runtime" IPYTHONDIR="$TMP/ipython"
+# Jupyter looks in the user's data folder first: an empty one, so that the kernel is this one.
+export JUPYTER_PATH="$TMP/prefix/share/jupyter" JUPYTER_DATA_DIR="$TMP/no-kernels" \
+    JUPYTER_RUNTIME_DIR="$TMP/runtime" IPYTHONDIR="$TMP/ipython"
 notebook=$("$PYTHON" tests/integration/run_notebook.py kgrade "$TMP/cells.py" 2>&1)
 expect "nbclient runs a notebook through the kgrade kernel" 0 "^kernel: Python 3 \(kgrade virtual GPU\)$" -- \
     echo "$notebook"
 expect "... started by kgrade run: the virtual GPU is numba's driver" 0 "^driver: $DRIVER$" -- \
     echo "$notebook"
-expect "... with the shims, applied when a cell imports numba.cuda" 0 "^compiled: True$" -- \
+expect "... its cells' kernel launches on the virtual GPU, result checked" 0 "^sum of squares: 332833500$" -- \
     echo "$notebook"
+expect "... the virtual H100" 0 "^device: kgrade virtual H100 \(emulated\)$" -- echo "$notebook"
 finish
