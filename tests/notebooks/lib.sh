@@ -3,7 +3,10 @@
 # tests/integration/lib.sh: it defines NOTEBOOK_PYTHON, run_notebooks, and
 # exits 0, saying so, when Debian's python3 lacks what the notebooks need.
 
-NOTEBOOK_PYTHON=/usr/bin/python3 # Debian's: numba, nbclient, ipykernel (not a python3 of pyenv's first in the PATH)
+# The Python that runs the runner and, through `kgrade jupyter install`, the
+# kernel: Debian's (numba, nbclient, ipykernel; not a python3 of pyenv's first
+# in the PATH), or KGRADE_PYTHON's, as the kernel's.
+NOTEBOOK_PYTHON="${KGRADE_PYTHON:-/usr/bin/python3}"
 NOTEBOOK_MODULES=(numba nbclient nbformat ipykernel)
 
 for module in "${NOTEBOOK_MODULES[@]}"; do
