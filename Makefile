@@ -2,6 +2,7 @@
 #
 #   make          build build/kgrade
 #   make test     build and run every test (unit, unit under ASan+UBSan, web, python, integration, fuzz)
+#   make test-notebooks  the course's four notebooks through the kgrade Jupyter kernel (a minute)
 #   make run      install what is missing, build, run the main job
 #   make bench    run the benchmarks (each prints a ratio against a baseline of the same run)
 #   make calibrate  the timing model against three published tables (minutes)
@@ -140,7 +141,7 @@ RUN_SITE := $(BUILD)/run-site/sitecustomize.py
 RUN_TARGETS := $(EMU_LIB) $(NUMBA_FRONT_END) $(RUN_SITE)
 
 .PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-python test-integration test-full \
-        test-references test-gpu test-fuzz run test-browser screenshots bench calibrate web \
+        test-references test-notebooks test-gpu test-fuzz run test-browser screenshots bench calibrate web \
         fmt fmt-check clean
 
 all: deps-check $(BUILD)/kgrade $(RUN_TARGETS) $(WEB_TARGETS) $(PY_TARGETS)
@@ -346,8 +347,11 @@ test-python:
 test-integration: $(BUILD)/kgrade $(RUN_TARGETS) $(PY_TARGETS) $(BUILD)/tests/gpu/test_vector_add_drv
 	@tests/run-tests.sh $(BUILD) integration
 # The gradings at full size (100M elements): minutes, so not in `make test`.
-test-full: $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB)
+test-full: $(BUILD)/kgrade $(RUN_TARGETS)
 	@tests/run-tests.sh $(BUILD) full
+# The course's notebooks (tests/notebooks/) through the kgrade Jupyter kernel (part of test-full).
+test-notebooks: $(BUILD)/kgrade $(RUN_TARGETS)
+	@tests/run-tests.sh $(BUILD) notebooks
 # Every exercise's reference and known-good solutions at full size (part of test-full).
 test-references: $(BUILD)/kgrade $(NUMBA_FRONT_END) $(EMU_LIB)
 	@tests/run-tests.sh $(BUILD) references

@@ -18,6 +18,8 @@
 # full:        the scripts in tests/full, the gradings at full size (not in the
 #              default list: `make test-full`)
 # references:  tests/full/test_references.sh alone (`make test-references`)
+# notebooks:   tests/full/test_notebooks.sh alone, the course's notebooks through
+#              the kgrade Jupyter kernel (`make test-notebooks`)
 # browser:     tests/browser/*.mjs, the web pages in Debian's Chromium
 #              (skipped, saying so, when Chromium or web/node_modules is missing)
 # fuzz:        each libFuzzer target in BUILD/fuzz for FUZZ_SECONDS (default 3)
@@ -149,6 +151,9 @@ for section in "${sections[@]}"; do
         ;;
     references)
         run "full: test_references.sh" bash tests/full/test_references.sh
+        ;;
+    notebooks)
+        run "full: test_notebooks.sh" bash tests/full/test_notebooks.sh
         ;;
     browser)
         if [[ -x "$CHROMIUM" && -d web/node_modules/playwright-core ]]; then
