@@ -116,7 +116,7 @@ class Fault(ctypes.Structure):
                 ("address", ctypes.c_uint64), ("ptx_line", ctypes.c_int),
                 ("over_time_budget", ctypes.c_int), ("source_line", ctypes.c_int),
                 ("access_bytes", ctypes.c_uint), ("access_write", ctypes.c_int),
-                ("bound_at_stop_ms", ctypes.c_double)]
+                ("bound_at_stop_ms", ctypes.c_double), ("buffer", ctypes.c_uint64)]
 
 
 class Counters(ctypes.Structure):

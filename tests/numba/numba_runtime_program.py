@@ -18,6 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "grader"))
 import numba_compile  # noqa: E402
 
+sys.path.insert(0, HERE)
+
 numba_compile.apply_shims(os.environ.get("CUDA_HOME_FOR_TESTS", "/usr/local/cuda"), (9, 0))
 
 import numpy as np  # noqa: E402
@@ -141,6 +143,30 @@ def ipc():
     return {"error": None}
 
 
+@cuda.jit
+def poke(a, i):
+    a[i] = 1
+
+
+def mapped_fault():
+    """A kernel writing one past the end of a mapped array faults as past a
+    device array does; the virtual GPU names the host buffer
+    (kgemu_last_fault, kgemu.h, on the library numba loaded)."""
+    import ctypes
+    from numba_exercises import Fault
+    from numba.cuda.cudadrv.driver import CudaAPIError
+    m = cuda.mapped_array(100, dtype=np.int32)
+    poke[1, 1](m, 100)
+    try:
+        cuda.synchronize()
+        error = None
+    except CudaAPIError as e:
+        error = str(e)
+    fault = Fault()
+    ctypes.CDLL(os.environ["NUMBA_CUDA_DRIVER"]).kgemu_last_fault(ctypes.byref(fault))
+    return {"error": error, "message": fault.message.decode(errors="replace")}
+
+
 def close():
     """cuda.close() with frees of memory, a stream and an event pending, then
     work again in a fresh context, then close again: no error, at exit
@@ -159,7 +185,7 @@ def close():
 
 SCENARIOS = {"launch": launch, "pinned": pinned, "mapped": mapped, "managed": managed,
              "streams_events": streams_events, "profiler": profiler, "ipc": ipc,
-             "close": close}
+             "mapped_fault": mapped_fault, "close": close}
 
 
 def main():

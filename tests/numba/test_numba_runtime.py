@@ -66,6 +66,14 @@ class NumbaRuntime(unittest.TestCase):
         self.assertIn("CUDA_ERROR_NOT_SUPPORTED", results["ipc"]["error"])
         self.assert_clean(stderr)
 
+    def test_mapped_memory_is_checked(self):
+        """Past the end of a mapped array: the context's sticky fault, so
+        numba's teardown after it fails too, as on a GPU (not asserted)."""
+        results, _ = run_numba("mapped_fault")
+        self.assertIn("[700]", results["mapped_fault"]["error"])  # CUDA_ERROR_ILLEGAL_ADDRESS
+        self.assertIn("element [100] of the 100-element host buffer #1",
+                      results["mapped_fault"]["message"])
+
     def test_close_and_teardown(self):
         results, stderr = run_numba("close")
         self.assertEqual(results["close"], {"first": 0.0, "second": 0.0})
