@@ -246,7 +246,9 @@ static void exec_float_binary(const struct ptx_insn *insn, uint64_t *d, const ui
             z = r == ARITH_RN ? x / y : arith_div_f64(x, y, r);
             break;
         }
-        d[l] = f64_slot(finish64(z, fl));
+        bool rounded = op == PTX_OP_ADD || op == PTX_OP_SUB || op == PTX_OP_MUL || op == PTX_OP_DIV;
+        d[l] = rounded && r == ARITH_RN && !(fl & PTX_F_SAT) ? f64_propagated(z, x, y, y)
+                                                             : f64_slot(finish64(z, fl));
     }
 }
 
@@ -267,7 +269,10 @@ static void exec_fma(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a
     EACH(m)
     {
         double x = slot_f64(a[l]), y = slot_f64(b[l]), z = slot_f64(c[l]);
-        d[l] = f64_slot(finish64(r == ARITH_RN ? fma(x, y, z) : arith_fma_f64(x, y, z, r), fl));
+        d[l] =
+            r == ARITH_RN && !(fl & PTX_F_SAT)
+                ? f64_propagated(fma(x, y, z), x, y, z)
+                : f64_slot(finish64(r == ARITH_RN ? fma(x, y, z) : arith_fma_f64(x, y, z, r), fl));
     }
 }
 

@@ -99,7 +99,10 @@ static uint8_t *put(uint8_t *at, const void *p, size_t n)
  * PTX and source lines: the code never reads them (a fault's message and
  * the model's hot spots take them from the running function's own
  * instructions), so a kernel loaded again from another file, as a
- * reference and a student's copy of it, finds the same code. The cache
+ * reference and a student's copy of it, finds the same code; nor the
+ * addresses of global and constant variables, which each load of a module
+ * places anew (numba's kernels write their error globals): the code reads
+ * them from the running function's instructions (jit_placed). The cache
  * compares whole keys, not only their hashes: a kernel crafted to collide
  * with another's 64-bit hash must not run the other's code. False when out
  * of memory. */
@@ -120,6 +123,9 @@ static bool kernel_key(const struct ptx_function *fn, struct kernel_key *key)
         struct ptx_insn insn;
         memcpy(&insn, &fn->code[pc], sizeof insn); /* with its padding, as decoded */
         insn.ptx_line = insn.src_line = 0;
+        for (int k = 0; k < PTX_MAX_OPERANDS; k++)
+            if (insn.o[k].var == PTX_VAR_PLACED) /* read where the code runs (jit_placed) */
+                insn.o[k].imm = 0;
         at = put(at, &insn, sizeof insn);
     }
     at = put(at, fn->dep_start, ((size_t)fn->n_code + 1) * sizeof *fn->dep_start);

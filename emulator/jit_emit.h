@@ -72,7 +72,8 @@ LLVMValueRef jit_umax(struct jit_emit *e, LLVMValueRef a, LLVMValueRef b);
 
 /* IR helpers shared with jit_access.c: a vector of 32 lanes of `element`;
  * a constant in every lane; an i64 constant; a value in every lane; a
- * source operand's row; a row's low `bytes` as integers; a result widened
+ * source operand's row; an operand's immediate (a placed variable's address
+ * read at run time); a row's low `bytes` as integers; a result widened
  * to a row (zero-extended); a row written under the mask (the other lanes
  * blended back); a call of an LLVM intrinsic; a new basic block; a
  * function's address as a pointer constant. */
@@ -81,6 +82,7 @@ LLVMValueRef jit_splat(LLVMValueRef constant);
 LLVMValueRef jit_constant64(struct jit_emit *e, uint64_t v);
 LLVMValueRef jit_splat_value(struct jit_emit *e, LLVMValueRef v);
 LLVMValueRef jit_row_of(struct jit_emit *e, const struct ptx_operand *o);
+LLVMValueRef jit_immediate(struct jit_emit *e, const struct ptx_operand *o);
 LLVMValueRef jit_as_int(struct jit_emit *e, LLVMValueRef row, unsigned bytes);
 LLVMValueRef jit_widen(struct jit_emit *e, LLVMValueRef v);
 void jit_write_row(struct jit_emit *e, uint32_t reg, LLVMValueRef row);

@@ -328,6 +328,7 @@ enum ptx_operand_kind {
 #define PTX_FUNCTION_BASE 0xF000000000000000ull
 #define PTX_FUNCTION_STEP 16u
 #define PTX_NO_REG        0xFFFFFFFFu
+#define PTX_VAR_PLACED    (-2) /* ptx_operand.var once a global's address is in imm */
 #define PTX_MAX_OPERANDS  6
 #define PTX_MAX_VEC       8 /* wmma's fragments; ld and st take 4 */
 #define PTX_NO_PC         0xFFFFFFFFu
@@ -349,7 +350,9 @@ struct ptx_operand {
     uint8_t count; /* for VEC; for a call's argument list: how many */
     uint32_t reg;
     int32_t var; /* ADDR, SYMBOL: a module variable whose address imm adds to
-                  * (resolved by the loader, then -1); -1 when none */
+                  * (resolved by the loader, then -1, or PTX_VAR_PLACED for a
+                  * global or constant variable, whose address differs from
+                  * one load of the module to the next); -1 when none */
     int64_t imm;
     uint32_t vec[PTX_MAX_VEC];
 };
