@@ -1798,12 +1798,17 @@ static enum warp_state run_until_it_stops(struct warp *w)
             w->depth--;
             continue;
         }
-        /* The compiled tier (JIT.md): a region of the kernel's own frame runs
-         * natively with the entry's mask, then the loop goes on after it. */
+        /* The compiled tier (JIT.md): a region of the kernel's frame, or of
+         * a called function's compiled with it, runs natively with the
+         * entry's mask, then the loop goes on after it. */
         uint32_t end;
         jit_region_fn region;
-        if (jit && w->n_frames == 1 && (region = jit_region_at(jit, e->pc, &end)) != NULL) {
-            int status = region(w, &w->frames[0], e->mask, latency);
+        struct frame *top = &w->frames[w->n_frames - 1];
+        const struct jit_kernel *code =
+            !jit || w->n_frames == 1 ? jit
+                                     : atomic_load_explicit(&top->fn->jit, memory_order_acquire);
+        if (code && (region = jit_region_at(code, e->pc, &end)) != NULL) {
+            int status = region(w, top, e->mask, latency);
             if (status == JIT_FAULTED)
                 return WARP_FAULTED;
             if (status == JIT_RAN) {

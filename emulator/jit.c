@@ -357,6 +357,38 @@ static struct jit_kernel *compile_kernel(const struct ptx_function *fn)
     return k;
 }
 
+/* Finds or compiles the functions fn calls directly, `depth` calls down, and
+ * publishes their code (a recursive function is met with its code already
+ * there). */
+static void link_calls(const struct ptx_module *pm, const struct ptx_function *fn, bool compile,
+                       int depth)
+{
+    if (!fn->calls || depth >= CALL_DEPTH_MAX)
+        return;
+    for (uint32_t pc = 0; pc < fn->n_code; pc++) {
+        const struct ptx_insn *insn = &fn->code[pc];
+        if (insn->op != PTX_OP_CALL || (insn->flags & PTX_F_INDIRECT))
+            continue;
+        struct ptx_function *callee = (struct ptx_function *)&pm->functions[insn->target];
+        if (callee->n_code == 0 || atomic_load_explicit(&callee->jit, memory_order_acquire))
+            continue;
+        const struct jit_kernel *k = jit_kernel_find(callee, compile);
+        if (!k)
+            continue;
+        atomic_store_explicit(&callee->jit, k, memory_order_release);
+        link_calls(pm, callee, compile, depth + 1);
+    }
+}
+
+const struct jit_kernel *jit_kernel_with_calls(const struct ptx_module *pm,
+                                               const struct ptx_function *fn, bool compile)
+{
+    const struct jit_kernel *k = jit_kernel_find(fn, compile);
+    if (k)
+        link_calls(pm, fn, compile, 0);
+    return k;
+}
+
 uint64_t jit_compile_after(const struct ptx_function *fn)
 {
     static _Atomic int64_t after = -1; /* KGEMU_JIT_AFTER, read once; -2: not set */

@@ -13,6 +13,7 @@
 #ifndef KGRADE_EMULATOR_PTX_H
 #define KGRADE_EMULATOR_PTX_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -441,6 +442,8 @@ struct ptx_param {
     uint32_t align;
 };
 
+struct jit_kernel;
+
 struct ptx_function {
     char *name;
     bool is_entry;
@@ -476,6 +479,9 @@ struct ptx_function {
     uint32_t static_shared_bytes;
     uint32_t dynamic_shared_offset; /* where its extern shared array starts */
     bool uses_dynamic_shared;       /* it names the extern shared array */
+    /* a .func's compiled code (jit.h), once a kernel that calls it was
+     * compiled (jit_kernel_with_calls): its frames run it; NULL: interpreted */
+    _Atomic(const struct jit_kernel *) jit;
 };
 
 enum ptx_builtin {
