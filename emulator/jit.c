@@ -110,14 +110,16 @@ static bool kernel_key(const struct ptx_function *fn, struct kernel_key *key)
 {
     size_t n_deps = fn->dep_start[fn->n_code];
     key->size = sizeof fn->n_code + sizeof fn->n_regs + sizeof fn->param_bytes +
-                sizeof fn->is_entry + (size_t)fn->n_code * sizeof *fn->code +
+                sizeof fn->call_param_bytes + sizeof fn->is_entry +
+                (size_t)fn->n_code * sizeof *fn->code +
                 ((size_t)fn->n_code + 1) * sizeof *fn->dep_start + n_deps * sizeof *fn->deps;
     uint8_t *at = key->bytes = malloc(key->size);
     if (!at)
         return false;
     at = put(at, &fn->n_code, sizeof fn->n_code);
     at = put(at, &fn->n_regs, sizeof fn->n_regs);
-    at = put(at, &fn->param_bytes, sizeof fn->param_bytes); /* native_param_load's test */
+    at = put(at, &fn->param_bytes, sizeof fn->param_bytes);           /* native_param_load's test */
+    at = put(at, &fn->call_param_bytes, sizeof fn->call_param_bytes); /* jit_call_param's */
     at = put(at, &fn->is_entry, sizeof fn->is_entry);
     for (uint32_t pc = 0; pc < fn->n_code; pc++) {
         struct ptx_insn insn;

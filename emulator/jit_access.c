@@ -753,6 +753,25 @@ static void emit_local_access(struct jit_emit *e, const struct ptx_insn *insn, u
     LLVMBuildBr(e->b, done);
 }
 
+void jit_emit_call_param(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    bool load = insn->op == PTX_OP_LD;
+    const struct ptx_operand *a = &insn->o[load ? 1 : 0], *v = &insn->o[load ? 0 : 1];
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    LLVMValueRef params = jit_load(e, JIT_FRAME, e->ptr, e->f, offsetof(struct frame, params));
+    LLVMValueRef at = LLVMBuildAdd(e->b, lane_pattern(e, WARP_SIZE, e->fn->call_param_bytes),
+                                   jit_splat(jit_constant64(e, (uint64_t)a->imm)), "");
+    LLVMValueRef pointers = LLVMBuildGEP2(e->b, e->i8, params, &at, 1, "");
+    if (!load) {
+        gather_scatter(e, pointers, jit_as_int(e, jit_row_of(e, v), bytes), bytes);
+        return;
+    }
+    LLVMValueRef x = gather_scatter(e, pointers, NULL, bytes);
+    if (bytes == 4 && ptx_type_is_signed((enum ptx_type)insn->type))
+        x = LLVMBuildSExt(e->b, x, e->row, "");
+    jit_write_row(e, v->reg, jit_widen(e, x));
+}
+
 /* A generic ld or st: the local path when the lowest lane's address is in
  * the local window (numba's stack, libdevice's arrays), else the global
  * one. */

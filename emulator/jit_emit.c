@@ -376,6 +376,22 @@ static bool native_param_load(const struct ptx_insn *insn, const struct ptx_func
            a->imm % bytes == 0 && (uint64_t)a->imm + bytes <= fn->param_bytes;
 }
 
+bool jit_call_param(const struct ptx_insn *insn, const struct ptx_function *fn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    if ((op != PTX_OP_LD && op != PTX_OP_ST) || insn->n_operands != 2 ||
+        insn->flags & PTX_F_ORDERED)
+        return false;
+    const struct ptx_operand *a = &insn->o[op == PTX_OP_LD ? 1 : 0];
+    const struct ptx_operand *v = &insn->o[op == PTX_OP_LD ? 0 : 1];
+    bool call_param = (a->count == 1 && a->space == PTX_SPACE_CALL_PARAM) ||
+                      (insn->space == PTX_SPACE_PARAM && !fn->is_entry);
+    return call_param && a->kind == PTX_OPD_ADDR && a->reg == PTX_NO_REG &&
+           v->kind == PTX_OPD_REG && v->reg != PTX_NO_REG && (bytes == 4 || bytes == 8) &&
+           a->imm >= 0 && a->imm % bytes == 0 && (uint64_t)a->imm + bytes <= fn->call_param_bytes;
+}
+
 bool jit_branch(const struct ptx_insn *insn)
 {
     return insn->op == PTX_OP_BRA && !(insn->flags & PTX_F_INDIRECT);
@@ -421,7 +437,7 @@ bool jit_native(const struct ptx_insn *insn, const struct ptx_function *fn)
         return false;
     if (t == PTX_PRED)
         return native_predicate(insn);
-    if (native_param_load(insn, fn))
+    if (native_param_load(insn, fn) || jit_call_param(insn, fn))
         return true;
     switch ((enum ptx_op)insn->op) {
     case PTX_OP_MOV:
@@ -1408,6 +1424,8 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
         }
         if (is_branch) /* the last one */
             emit_branch(e, insn, pc, start, entry_mask, head);
+        else if (is_native && jit_call_param(insn, e->fn))
+            jit_emit_call_param(e, insn);
         else if (is_native && insn->op == PTX_OP_LD && insn->space == PTX_SPACE_PARAM)
             emit_param_load(e, insn);
         else if (is_native && (insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED) &&

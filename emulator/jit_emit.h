@@ -46,6 +46,11 @@ struct jit_emit {
  * wait). */
 bool jit_in_region(const struct ptx_insn *insn);
 
+/* Whether it is an ld or st of one 4- or 8-byte register in the frame's
+ * call parameters (a call's arguments and return value, or a .func's own
+ * parameters) at an offset inside them, aligned. */
+bool jit_call_param(const struct ptx_insn *insn, const struct ptx_function *fn);
+
 /* Whether it is a branch a region may end with (a direct bra). */
 bool jit_branch(const struct ptx_insn *insn);
 
@@ -114,6 +119,11 @@ bool jit_never_read(const struct ptx_function *fn, uint32_t reg);
  * (`later_native` of them native) after it in the region. */
 void jit_emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc, uint32_t later,
                      uint32_t later_native);
+
+/* jit_access.c: a jit_call_param access: each lane's own parameters
+ * (window_pointer's, tested when compiling), gathered or scattered; no
+ * request for the timing model, as for the interpreter. */
+void jit_emit_call_param(struct jit_emit *e, const struct ptx_insn *insn);
 
 /* jit_timing.c: what step() hands the timing model before instruction pc
  * (timing_issue, timing.h). */
