@@ -373,4 +373,25 @@ static inline uint64_t f64_slot(double d)
     return u;
 }
 
+/* The quiet bit of an f64 NaN. */
+#define F64_QUIET_BIT 0x0008000000000000ull
+
+/* An f64 add, sub, mul, div or fma result `z` (to nearest) with its NaN
+ * made definite: an operand's NaN, quieted, the first of x, y, w that is
+ * one, as x86 gives it for the operands in that order (a compiler may
+ * commute them, and the compiled tier computes on vectors: both tiers
+ * write this); a NaN no operand brought (0 * inf) is the host's. */
+static inline uint64_t f64_propagated(double z, double x, double y, double w)
+{
+    if (z == z)
+        return f64_slot(z);
+    if (x != x)
+        return f64_slot(x) | F64_QUIET_BIT;
+    if (y != y)
+        return f64_slot(y) | F64_QUIET_BIT;
+    if (w != w)
+        return f64_slot(w) | F64_QUIET_BIT;
+    return f64_slot(z);
+}
+
 #endif

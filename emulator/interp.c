@@ -246,7 +246,9 @@ static void exec_float_binary(const struct ptx_insn *insn, uint64_t *d, const ui
             z = r == ARITH_RN ? x / y : arith_div_f64(x, y, r);
             break;
         }
-        d[l] = f64_slot(finish64(z, fl));
+        bool rounded = op == PTX_OP_ADD || op == PTX_OP_SUB || op == PTX_OP_MUL || op == PTX_OP_DIV;
+        d[l] = rounded && r == ARITH_RN && !(fl & PTX_F_SAT) ? f64_propagated(z, x, y, y)
+                                                             : f64_slot(finish64(z, fl));
     }
 }
 
@@ -267,7 +269,10 @@ static void exec_fma(const struct ptx_insn *insn, uint64_t *d, const uint64_t *a
     EACH(m)
     {
         double x = slot_f64(a[l]), y = slot_f64(b[l]), z = slot_f64(c[l]);
-        d[l] = f64_slot(finish64(r == ARITH_RN ? fma(x, y, z) : arith_fma_f64(x, y, z, r), fl));
+        d[l] =
+            r == ARITH_RN && !(fl & PTX_F_SAT)
+                ? f64_propagated(fma(x, y, z), x, y, z)
+                : f64_slot(finish64(r == ARITH_RN ? fma(x, y, z) : arith_fma_f64(x, y, z, r), fl));
     }
 }
 
@@ -1793,12 +1798,17 @@ static enum warp_state run_until_it_stops(struct warp *w)
             w->depth--;
             continue;
         }
-        /* The compiled tier (JIT.md): a region of the kernel's own frame runs
-         * natively with the entry's mask, then the loop goes on after it. */
+        /* The compiled tier (JIT.md): a region of the kernel's frame, or of
+         * a called function's compiled with it, runs natively with the
+         * entry's mask, then the loop goes on after it. */
         uint32_t end;
         jit_region_fn region;
-        if (jit && w->n_frames == 1 && (region = jit_region_at(jit, e->pc, &end)) != NULL) {
-            int status = region(w, &w->frames[0], e->mask, latency);
+        struct frame *top = &w->frames[w->n_frames - 1];
+        const struct jit_kernel *code =
+            !jit || w->n_frames == 1 ? jit
+                                     : atomic_load_explicit(&top->fn->jit, memory_order_acquire);
+        if (code && (region = jit_region_at(code, e->pc, &end)) != NULL) {
+            int status = region(w, top, e->mask, latency);
             if (status == JIT_FAULTED)
                 return WARP_FAULTED;
             if (status == JIT_RAN) {

@@ -99,7 +99,10 @@ static uint8_t *put(uint8_t *at, const void *p, size_t n)
  * PTX and source lines: the code never reads them (a fault's message and
  * the model's hot spots take them from the running function's own
  * instructions), so a kernel loaded again from another file, as a
- * reference and a student's copy of it, finds the same code. The cache
+ * reference and a student's copy of it, finds the same code; nor the
+ * addresses of global and constant variables, which each load of a module
+ * places anew (numba's kernels write their error globals): the code reads
+ * them from the running function's instructions (jit_placed). The cache
  * compares whole keys, not only their hashes: a kernel crafted to collide
  * with another's 64-bit hash must not run the other's code. False when out
  * of memory. */
@@ -107,19 +110,24 @@ static bool kernel_key(const struct ptx_function *fn, struct kernel_key *key)
 {
     size_t n_deps = fn->dep_start[fn->n_code];
     key->size = sizeof fn->n_code + sizeof fn->n_regs + sizeof fn->param_bytes +
-                sizeof fn->is_entry + (size_t)fn->n_code * sizeof *fn->code +
+                sizeof fn->call_param_bytes + sizeof fn->is_entry +
+                (size_t)fn->n_code * sizeof *fn->code +
                 ((size_t)fn->n_code + 1) * sizeof *fn->dep_start + n_deps * sizeof *fn->deps;
     uint8_t *at = key->bytes = malloc(key->size);
     if (!at)
         return false;
     at = put(at, &fn->n_code, sizeof fn->n_code);
     at = put(at, &fn->n_regs, sizeof fn->n_regs);
-    at = put(at, &fn->param_bytes, sizeof fn->param_bytes); /* native_param_load's test */
+    at = put(at, &fn->param_bytes, sizeof fn->param_bytes);           /* native_param_load's test */
+    at = put(at, &fn->call_param_bytes, sizeof fn->call_param_bytes); /* jit_call_param's */
     at = put(at, &fn->is_entry, sizeof fn->is_entry);
     for (uint32_t pc = 0; pc < fn->n_code; pc++) {
         struct ptx_insn insn;
         memcpy(&insn, &fn->code[pc], sizeof insn); /* with its padding, as decoded */
         insn.ptx_line = insn.src_line = 0;
+        for (int k = 0; k < PTX_MAX_OPERANDS; k++)
+            if (insn.o[k].var == PTX_VAR_PLACED) /* read where the code runs (jit_placed) */
+                insn.o[k].imm = 0;
         at = put(at, &insn, sizeof insn);
     }
     at = put(at, fn->dep_start, ((size_t)fn->n_code + 1) * sizeof *fn->dep_start);
@@ -348,6 +356,38 @@ static struct jit_kernel *compile_kernel(const struct ptx_function *fn)
                 fn->name, k->n_regions, fn->n_code, k->compile_seconds * 1e3);
         print_interpreted(k, fn);
     }
+    return k;
+}
+
+/* Finds or compiles the functions fn calls directly, `depth` calls down, and
+ * publishes their code (a recursive function is met with its code already
+ * there). */
+static void link_calls(const struct ptx_module *pm, const struct ptx_function *fn, bool compile,
+                       int depth)
+{
+    if (!fn->calls || depth >= CALL_DEPTH_MAX)
+        return;
+    for (uint32_t pc = 0; pc < fn->n_code; pc++) {
+        const struct ptx_insn *insn = &fn->code[pc];
+        if (insn->op != PTX_OP_CALL || (insn->flags & PTX_F_INDIRECT))
+            continue;
+        struct ptx_function *callee = (struct ptx_function *)&pm->functions[insn->target];
+        if (callee->n_code == 0 || atomic_load_explicit(&callee->jit, memory_order_acquire))
+            continue;
+        const struct jit_kernel *k = jit_kernel_find(callee, compile);
+        if (!k)
+            continue;
+        atomic_store_explicit(&callee->jit, k, memory_order_release);
+        link_calls(pm, callee, compile, depth + 1);
+    }
+}
+
+const struct jit_kernel *jit_kernel_with_calls(const struct ptx_module *pm,
+                                               const struct ptx_function *fn, bool compile)
+{
+    const struct jit_kernel *k = jit_kernel_find(fn, compile);
+    if (k)
+        link_calls(pm, fn, compile, 0);
     return k;
 }
 

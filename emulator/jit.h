@@ -49,6 +49,13 @@ struct jit_kernel {
  * failed (it all runs in the interpreter). Thread-safe. */
 const struct jit_kernel *jit_kernel_find(const struct ptx_function *fn, bool compile);
 
+/* jit_kernel_find for kernel `fn` of module `pm`, and then for each
+ * function it calls directly, and theirs, whose code is published in the
+ * function (ptx_function.jit) for the warp loop to run in their frames:
+ * numba's float64 pow calls libdevice's __internal_accurate_pow. */
+const struct jit_kernel *jit_kernel_with_calls(const struct ptx_module *pm,
+                                               const struct ptx_function *fn, bool compile);
+
 /* How many warp instructions a launch of `fn` runs in the interpreter before
  * the kernel is compiled: KGEMU_JIT_AFTER (0: at once), else in proportion
  * to its size, so that a compile costs about what it saves. */

@@ -52,6 +52,15 @@ static void account_shared(struct warp *w, struct frame *f, uint32_t pc, uint32_
     mem_account_shared(w, insn, m, offset, ptx_type_bytes((enum ptx_type)insn->type), kind);
 }
 
+/* A generic load that found local memory: the latency timing_generic_load
+ * gives it (account, interp_memory.c). */
+static void account_local_load(struct warp *w, struct frame *f, uint32_t pc)
+{
+    struct timing_launch *t = &w->block->launch->timing;
+    if (t->enabled)
+        timing_generic_load(&w->timing, t->device, f->fn, pc, f->ready, TIMING_IN_LOCAL);
+}
+
 /* ------------------------------------------------------------ helpers */
 
 static LLVMValueRef reduce(struct jit_emit *e, const char *how, LLVMValueRef v)
@@ -689,6 +698,102 @@ static void emit_load_store(struct jit_emit *e, const struct ptx_insn *insn, uin
     LLVMBuildUnreachable(e->b);
 }
 
+/* The lanes of the mask where `bad` holds, as a mask. */
+static LLVMValueRef lanes_where(struct jit_emit *e, LLVMValueRef bad)
+{
+    return LLVMBuildAnd(e->b, LLVMBuildBitCast(e->b, bad, e->i32, ""), e->mask, "");
+}
+
+/* A local ld or st (or a generic one whose lanes are in the local window):
+ * when every lane's offset (`offset`, each lane's own local memory) is
+ * aligned and inside the lane's local bytes (window_pointer's test), the
+ * access as a gather or scatter at each lane's memory, and a generic
+ * load's latency for the timing model (local accesses make no request);
+ * else the interpreter's checked path (`slow`). */
+static void emit_local_access(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                              LLVMValueRef offset, LLVMBasicBlockRef slow, LLVMBasicBlockRef done)
+{
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    bool load = insn->op == PTX_OP_LD;
+    LLVMValueRef block = jit_load(e, JIT_WARP, e->ptr, e->w, offsetof(struct warp, block));
+    LLVMValueRef launch = jit_load(e, JIT_WARP, e->ptr, block, offsetof(struct block, launch));
+    LLVMValueRef per_lane = LLVMBuildZExt(
+        e->b, jit_load(e, JIT_WARP, e->i32, launch, offsetof(struct launch_state, local_per_lane)),
+        e->i64, "");
+    LLVMValueRef room = LLVMBuildSub(e->b, per_lane, jit_constant64(e, bytes), "");
+    LLVMValueRef misaligned = LLVMBuildICmp(
+        e->b, LLVMIntNE, LLVMBuildAnd(e->b, offset, jit_splat(jit_constant64(e, bytes - 1)), ""),
+        LLVMConstNull(e->row), "");
+    LLVMValueRef outside = LLVMBuildICmp(e->b, LLVMIntUGT, offset, jit_splat_value(e, room), "");
+    LLVMValueRef bad = lanes_where(e, LLVMBuildOr(e->b, misaligned, outside, ""));
+    LLVMValueRef fits =
+        LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntUGE, per_lane, jit_constant64(e, bytes), ""),
+                     LLVMBuildICmp(e->b, LLVMIntEQ, bad, LLVMConstInt(e->i32, 0, 0), ""), "");
+    LLVMBasicBlockRef fast = jit_block(e, "local");
+    LLVMBuildCondBr(e->b, fits, fast, slow);
+    LLVMPositionBuilderAtEnd(e->b, fast);
+    LLVMValueRef local = jit_load(e, JIT_WARP, e->ptr, e->w, offsetof(struct warp, local));
+    LLVMValueRef at = LLVMBuildAdd(
+        e->b, LLVMBuildMul(e->b, lane_pattern(e, WARP_SIZE, 1), jit_splat_value(e, per_lane), ""),
+        offset, "");
+    LLVMValueRef pointers = LLVMBuildGEP2(e->b, e->i8, local, &at, 1, "");
+    const struct ptx_operand *v = &insn->o[load ? 0 : 1];
+    if (load) {
+        LLVMValueRef x = gather_scatter(e, pointers, NULL, bytes);
+        if (bytes == 4 && ptx_type_is_signed((enum ptx_type)insn->type))
+            x = LLVMBuildSExt(e->b, x, e->row, "");
+        jit_write_row(e, v->reg, jit_widen(e, x));
+        if (insn->space == PTX_SPACE_GENERIC)
+            LLVMBuildCall2(e->b, e->issue_ty,
+                           jit_constant_pointer(e, (void (*)(void))account_local_load),
+                           (LLVMValueRef[]){e->w, e->f, LLVMConstInt(e->i32, pc, 0)}, 3, "");
+    } else {
+        gather_scatter(e, pointers, jit_as_int(e, jit_row_of(e, v), bytes), bytes);
+    }
+    LLVMBuildBr(e->b, done);
+}
+
+void jit_emit_call_param(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    bool load = insn->op == PTX_OP_LD;
+    const struct ptx_operand *a = &insn->o[load ? 1 : 0], *v = &insn->o[load ? 0 : 1];
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    LLVMValueRef params = jit_load(e, JIT_FRAME, e->ptr, e->f, offsetof(struct frame, params));
+    LLVMValueRef at = LLVMBuildAdd(e->b, lane_pattern(e, WARP_SIZE, e->fn->call_param_bytes),
+                                   jit_splat(jit_constant64(e, (uint64_t)a->imm)), "");
+    LLVMValueRef pointers = LLVMBuildGEP2(e->b, e->i8, params, &at, 1, "");
+    if (!load) {
+        gather_scatter(e, pointers, jit_as_int(e, jit_row_of(e, v), bytes), bytes);
+        return;
+    }
+    LLVMValueRef x = gather_scatter(e, pointers, NULL, bytes);
+    if (bytes == 4 && ptx_type_is_signed((enum ptx_type)insn->type))
+        x = LLVMBuildSExt(e->b, x, e->row, "");
+    jit_write_row(e, v->reg, jit_widen(e, x));
+}
+
+/* A generic ld or st: the local path when the lowest lane's address is in
+ * the local window (numba's stack, libdevice's arrays), else the global
+ * one. */
+static void emit_generic_access(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
+                                LLVMValueRef address, LLVMBasicBlockRef slow,
+                                LLVMBasicBlockRef done)
+{
+    LLVMValueRef lowest = mask_bit_count(e, "cttz");
+    LLVMValueRef first = LLVMBuildExtractElement(e->b, address, lowest, "");
+    LLVMValueRef in_window = LLVMBuildICmp(
+        e->b, LLVMIntULT, LLVMBuildSub(e->b, first, jit_constant64(e, LOCAL_WINDOW), ""),
+        jit_constant64(e, WINDOW_SIZE), "");
+    LLVMBasicBlockRef local = jit_block(e, "generic_local"), global = jit_block(e, "generic");
+    LLVMBuildCondBr(e->b, in_window, local, global);
+    LLVMPositionBuilderAtEnd(e->b, local);
+    emit_local_access(e, insn, pc,
+                      LLVMBuildSub(e->b, address, jit_splat(jit_constant64(e, LOCAL_WINDOW)), ""),
+                      slow, done);
+    LLVMPositionBuilderAtEnd(e->b, global);
+    emit_load_store(e, insn, pc, address, NULL, NULL, slow, done);
+}
+
 /* A global or shared ld or st (native_memory), or a shared atom or red
  * (native_shared_atomic): the fast path when the lanes fit the cached
  * allocation or the block's shared memory, else the interpreter's checked
@@ -706,8 +811,13 @@ void jit_emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t p
     LLVMPositionBuilderAtEnd(e->b, check);
     struct ptx_operand base_row = {.kind = PTX_OPD_REG, .reg = a->reg};
     LLVMValueRef base = a->reg != PTX_NO_REG ? jit_row_of(e, &base_row) : LLVMConstNull(e->row);
-    LLVMValueRef address =
-        LLVMBuildAdd(e->b, base, jit_splat(jit_constant64(e, (uint64_t)a->imm)), "");
+    LLVMValueRef address = LLVMBuildAdd(e->b, base, jit_splat_value(e, jit_immediate(e, a)), "");
+    if (a->count == 1 && a->space == PTX_SPACE_LOCAL) { /* a .local depot: per frame */
+        LLVMValueRef depot =
+            jit_load(e, JIT_FRAME, e->i32, e->f, offsetof(struct frame, local_base));
+        address = LLVMBuildAdd(e->b, address,
+                               jit_splat_value(e, LLVMBuildZExt(e->b, depot, e->i64, "")), "");
+    }
     LLVMValueRef memory = NULL, limit = NULL;
     if (insn->space == PTX_SPACE_SHARED) {
         LLVMValueRef b = jit_load(e, JIT_WARP, e->ptr, e->w, offsetof(struct warp, block));
@@ -724,6 +834,10 @@ void jit_emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t p
         emit_shared_atomic(e, insn, pc, LLVMBuildGEP2(e->b, e->i8, memory, &address, 1, ""),
                            address);
         LLVMBuildBr(e->b, done);
+    } else if (insn->space == PTX_SPACE_LOCAL) {
+        emit_local_access(e, insn, pc, address, slow, done);
+    } else if (insn->space == PTX_SPACE_GENERIC) {
+        emit_generic_access(e, insn, pc, address, slow, done);
     } else {
         emit_load_store(e, insn, pc, address, memory, limit, slow, done);
     }

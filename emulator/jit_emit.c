@@ -24,6 +24,11 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A double's fields and the canonical f64 NaN, as arith.c has them. */
+#define JIT_F64_SIGN          0x8000000000000000ull
+#define JIT_F64_EXPONENT      0x7FF0000000000000ull
+#define JIT_F64_CANONICAL_NAN 0x7FFFFFFFFFFFFFFFull
+
 /* ------------------------------------------------ called from the code */
 
 /* The interpreter's operation for instruction pc, for the lanes of m (not
@@ -75,8 +80,8 @@ bool jit_in_region(const struct ptx_insn *insn)
 }
 
 /* A variable's address (but a .local depot's, which is per frame) is an
- * immediate: the module's load wrote it into the operand, and the cache's
- * key covers it. */
+ * immediate: the module's load wrote it into the operand (a global or
+ * constant variable's is read where the code runs: jit_immediate). */
 static bool is_immediate(const struct ptx_operand *o)
 {
     return o->kind == PTX_OPD_IMM || (o->kind == PTX_OPD_SYMBOL && o->space != PTX_SPACE_LOCAL);
@@ -160,6 +165,39 @@ static bool native_unary_f32(const struct ptx_insn *insn)
     return op == PTX_OP_RCP || op == PTX_OP_SQRT || approx_function(op) != NULL;
 }
 
+/* exec_float_binary, exec_fma and exec_float_unary for f64 (interp.c):
+ * add, sub, mul, div, fma and mad to nearest, sqrt (to nearest or
+ * approximate), abs, neg and copysign as the host computes them (the
+ * interpreter gives them no canonical NaN); rcp (approximate, with its
+ * flushes, or to nearest) and rsqrt.approx as arith.c's, with the canonical
+ * NaN. What numba's float64 math (libdevice) runs. */
+static bool native_f64(const struct ptx_insn *insn)
+{
+    bool nearest = !(insn->flags & PTX_F_HAS_RND) || insn->rnd == ARITH_RN;
+    bool approx = insn->flags & PTX_F_APPROX, sat = insn->flags & PTX_F_SAT;
+    switch ((enum ptx_op)insn->op) {
+    case PTX_OP_SQRT:
+    case PTX_OP_RCP:
+        return !sat && (approx || nearest) && plain_operands(insn, 2);
+    case PTX_OP_RSQRT:
+        return !sat && plain_operands(insn, 2);
+    case PTX_OP_ABS:
+    case PTX_OP_NEG:
+        return plain_operands(insn, 2);
+    case PTX_OP_ADD:
+    case PTX_OP_SUB:
+    case PTX_OP_MUL:
+    case PTX_OP_DIV:
+    case PTX_OP_COPYSIGN:
+        return insn_plain_rounding(insn) && plain_operands(insn, 3);
+    case PTX_OP_FMA:
+    case PTX_OP_MAD:
+        return insn_plain_rounding(insn) && plain_operands(insn, 4);
+    default:
+        return false;
+    }
+}
+
 /* execute_fast's integer operations and the plain integer ones of execute. */
 static bool native_integer(const struct ptx_insn *insn)
 {
@@ -173,11 +211,13 @@ static bool native_integer(const struct ptx_insn *insn)
     case PTX_OP_SUB:
         return plain && plain_operands(insn, 3);
     case PTX_OP_MUL:
-        if (insn->flags & PTX_F_WIDE)
-            return bytes == 4 && plain_operands(insn, 3);
+        if (insn->flags & (PTX_F_WIDE | PTX_F_HI))
+            return bytes == 4 && !(insn->flags & (PTX_F_CC | PTX_F_SAT)) &&
+                   !((insn->flags & PTX_F_WIDE) && (insn->flags & PTX_F_HI)) &&
+                   plain_operands(insn, 3);
         return plain && plain_operands(insn, 3);
     case PTX_OP_MAD:
-        return plain && bytes == 4 && plain_operands(insn, 4);
+        return plain && plain_operands(insn, 4);
     case PTX_OP_AND:
     case PTX_OP_OR:
     case PTX_OP_XOR:
@@ -186,8 +226,10 @@ static bool native_integer(const struct ptx_insn *insn)
         return plain_operands(insn, 3);
     case PTX_OP_NOT:
         return plain_operands(insn, 2);
-    case PTX_OP_CVTA:
-        return insn->space == PTX_SPACE_GLOBAL && bytes == 8 && plain_operands(insn, 2);
+    case PTX_OP_CVTA: /* exec_cvta, of 64-bit addresses */
+        return (insn->space == PTX_SPACE_GLOBAL || insn->space == PTX_SPACE_SHARED ||
+                insn->space == PTX_SPACE_LOCAL) &&
+               bytes == 8 && plain_operands(insn, 2);
     default:
         return false;
     }
@@ -221,13 +263,20 @@ static enum arith_rounding cvt_mode(const struct ptx_insn *insn, enum arith_roun
 
 /* exec_cvt and arith_cvt: integer to integer (no .sat, no mode); f32 or
  * f64 to an integer (any integral mode, .ftz, .sat: a float source always
- * saturates); an integer to f32 or f64 rounded to nearest. */
+ * saturates); an integer to f32 or f64 rounded to nearest; between f32 and
+ * f64 (widening exactly, narrowing to nearest, .ftz) and a float to an
+ * integral value of its own type (.rni .rzi .rmi .rpi, .ftz); no .sat. */
 static bool native_cvt(const struct ptx_insn *insn)
 {
     enum ptx_type to = (enum ptx_type)insn->type, from = (enum ptx_type)insn->type2;
     if (half_converts(insn) || !plain_operands(insn, 2))
         return false;
     bool from_float = from == PTX_F32 || from == PTX_F64, to_float = to == PTX_F32 || to == PTX_F64;
+    bool has_mode = insn->flags & PTX_F_HAS_RND;
+    if (from_float && to_float && !(insn->flags & PTX_F_SAT)) /* cvt_to_float of a float */
+        return to == from      ? has_mode && cvt_mode(insn, ARITH_RN) <= ARITH_RP
+               : to == PTX_F64 ? !has_mode
+                               : cvt_mode(insn, ARITH_RN) == ARITH_RN;
     if (from_float && is_cvt_integer(to))
         return cvt_mode(insn, ARITH_RZ) <= ARITH_RP;
     if (is_cvt_integer(from) && to_float)
@@ -236,22 +285,24 @@ static bool native_cvt(const struct ptx_insn *insn)
            is_cvt_integer(from);
 }
 
-/* ld and st of one 4- or 8-byte register in global memory (or generic,
- * which the fast path takes only for global addresses) or shared memory:
- * mem_load's and mem_store's fast paths, compiled, and their checked path
- * called. */
+/* ld and st of one 4- or 8-byte register in global, shared or local memory
+ * or at a generic address (global or local: jit_access.c tells them apart;
+ * a local depot named by its symbol for .local): mem_load's and mem_store's
+ * fast paths, compiled, and their checked path called. */
 static bool native_memory(const struct ptx_insn *insn)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
+    enum ptx_space space = (enum ptx_space)insn->space;
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
     if ((op != PTX_OP_LD && op != PTX_OP_ST) || insn->n_operands != 2 ||
-        (insn->space != PTX_SPACE_GLOBAL && insn->space != PTX_SPACE_GENERIC &&
-         insn->space != PTX_SPACE_SHARED) ||
+        (space != PTX_SPACE_GLOBAL && space != PTX_SPACE_GENERIC && space != PTX_SPACE_SHARED &&
+         space != PTX_SPACE_LOCAL) ||
         (bytes != 4 && bytes != 8))
         return false;
     const struct ptx_operand *a = &insn->o[op == PTX_OP_LD ? 1 : 0];
     const struct ptx_operand *v = &insn->o[op == PTX_OP_LD ? 0 : 1];
-    return a->kind == PTX_OPD_ADDR && !(a->count == 1 && a->space == PTX_SPACE_LOCAL) &&
+    bool depot = a->count == 1 && a->space == PTX_SPACE_LOCAL;
+    return a->kind == PTX_OPD_ADDR && (!depot || space == PTX_SPACE_LOCAL) &&
            v->kind == PTX_OPD_REG && v->reg != PTX_NO_REG;
 }
 
@@ -325,6 +376,22 @@ static bool native_param_load(const struct ptx_insn *insn, const struct ptx_func
            a->imm % bytes == 0 && (uint64_t)a->imm + bytes <= fn->param_bytes;
 }
 
+bool jit_call_param(const struct ptx_insn *insn, const struct ptx_function *fn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    if ((op != PTX_OP_LD && op != PTX_OP_ST) || insn->n_operands != 2 ||
+        insn->flags & PTX_F_ORDERED)
+        return false;
+    const struct ptx_operand *a = &insn->o[op == PTX_OP_LD ? 1 : 0];
+    const struct ptx_operand *v = &insn->o[op == PTX_OP_LD ? 0 : 1];
+    bool call_param = (a->count == 1 && a->space == PTX_SPACE_CALL_PARAM) ||
+                      (insn->space == PTX_SPACE_PARAM && !fn->is_entry);
+    return call_param && a->kind == PTX_OPD_ADDR && a->reg == PTX_NO_REG &&
+           v->kind == PTX_OPD_REG && v->reg != PTX_NO_REG && (bytes == 4 || bytes == 8) &&
+           a->imm >= 0 && a->imm % bytes == 0 && (uint64_t)a->imm + bytes <= fn->call_param_bytes;
+}
+
 bool jit_branch(const struct ptx_insn *insn)
 {
     return insn->op == PTX_OP_BRA && !(insn->flags & PTX_F_INDIRECT);
@@ -349,6 +416,20 @@ static bool native_predicate(const struct ptx_insn *insn)
     return true;
 }
 
+/* mov of {a, b, ...} packed into a register of up to 8 bytes, or of a
+ * register (or immediate) unpacked into {a, b, ...} (exec_mov): how
+ * libdevice's float64 code reads and writes a double's halves. */
+static bool native_mov_vector(const struct ptx_insn *insn)
+{
+    unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
+    const struct ptx_operand *d = &insn->o[0], *a = &insn->o[1];
+    if (insn->op != PTX_OP_MOV || insn->n_operands != 2 || bytes < 2 || bytes > 8)
+        return false;
+    if (a->kind == PTX_OPD_VEC)
+        return d->kind == PTX_OPD_REG && d->reg != PTX_NO_REG && a->count > 0;
+    return d->kind == PTX_OPD_VEC && d->count > 0 && register_or_immediate(a);
+}
+
 bool jit_native(const struct ptx_insn *insn, const struct ptx_function *fn)
 {
     enum ptx_type t = (enum ptx_type)insn->type;
@@ -356,12 +437,12 @@ bool jit_native(const struct ptx_insn *insn, const struct ptx_function *fn)
         return false;
     if (t == PTX_PRED)
         return native_predicate(insn);
-    if (native_param_load(insn, fn))
+    if (native_param_load(insn, fn) || jit_call_param(insn, fn))
         return true;
     switch ((enum ptx_op)insn->op) {
     case PTX_OP_MOV:
-        return t != PTX_PRED && ptx_type_bytes(t) >= 1 && ptx_type_bytes(t) <= 8 &&
-               plain_operands(insn, 2);
+        return native_mov_vector(insn) ||
+               (ptx_type_bytes(t) >= 1 && ptx_type_bytes(t) <= 8 && plain_operands(insn, 2));
     case PTX_OP_SELP:
         return insn->n_operands == 4 && insn->o[0].kind == PTX_OPD_REG &&
                register_or_immediate(&insn->o[1]) && register_or_immediate(&insn->o[2]) &&
@@ -377,7 +458,9 @@ bool jit_native(const struct ptx_insn *insn, const struct ptx_function *fn)
     case PTX_OP_RED:
         return native_shared_atomic(insn) || native_deferred_add(insn, fn);
     default:
-        return t == PTX_F32 ? native_f32(insn) || native_unary_f32(insn) : native_integer(insn);
+        return t == PTX_F32   ? native_f32(insn) || native_unary_f32(insn)
+               : t == PTX_F64 ? native_f64(insn)
+                              : native_integer(insn);
     }
 }
 
@@ -466,11 +549,27 @@ static LLVMValueRef splat32(struct jit_emit *e, uint32_t v)
     return jit_splat(LLVMConstInt(e->i32, v, 0));
 }
 
+/* An operand's immediate: a constant, but for the address of a global or
+ * constant variable (PTX_VAR_PLACED), which each load of the module places
+ * anew: read from the running function's own instruction (jit.c's key
+ * leaves it out). `o` is an operand of an instruction of e->fn. */
+LLVMValueRef jit_immediate(struct jit_emit *e, const struct ptx_operand *o)
+{
+    if (o->var != PTX_VAR_PLACED)
+        return jit_constant64(e, (uint64_t)o->imm);
+    uint64_t at =
+        (uint64_t)((const char *)o - (const char *)e->fn->code) + offsetof(struct ptx_operand, imm);
+    LLVMValueRef fn = jit_load(e, JIT_FRAME, e->ptr, e->f, offsetof(struct frame, fn));
+    LLVMValueRef code = jit_load(e, JIT_FRAME, e->ptr, fn, offsetof(struct ptx_function, code));
+    return jit_load(e, JIT_FRAME, e->i64, code, at);
+}
+
 /* A source operand's 32 slots (a register's row, or the immediate in each). */
 LLVMValueRef jit_row_of(struct jit_emit *e, const struct ptx_operand *o)
 {
     if (is_immediate(o))
-        return jit_splat(LLVMConstInt(e->i64, (uint64_t)o->imm, 0));
+        return o->var == PTX_VAR_PLACED ? jit_splat_value(e, jit_immediate(e, o))
+                                        : jit_splat(LLVMConstInt(e->i64, (uint64_t)o->imm, 0));
     LLVMValueRef v = jit_load(e, JIT_ROW, e->row, e->regs, (uint64_t)o->reg * sizeof(lanes_t));
     LLVMSetAlignment(v, 8);
     return v;
@@ -507,6 +606,27 @@ static LLVMValueRef canonical_f32(struct jit_emit *e, LLVMValueRef z)
     LLVMValueRef nan = LLVMBuildFCmp(e->b, LLVMRealUNO, z, z, "");
     LLVMValueRef bits = LLVMBuildBitCast(e->b, z, jit_lanes_of(e->i32), "");
     return jit_widen(e, LLVMBuildSelect(e->b, nan, splat32(e, CANONICAL_NAN_F32), bits, ""));
+}
+
+/* f64_canonical (arith.c): the canonical NaN for any NaN; the bits as a row. */
+static LLVMValueRef canonical_f64(struct jit_emit *e, LLVMValueRef z)
+{
+    LLVMValueRef nan = LLVMBuildFCmp(e->b, LLVMRealUNO, z, z, "");
+    LLVMValueRef bits = LLVMBuildBitCast(e->b, z, e->row, "");
+    return LLVMBuildSelect(e->b, nan, jit_splat(jit_constant64(e, JIT_F64_CANONICAL_NAN)), bits,
+                           "");
+}
+
+/* arith_ftz_f64: a subnormal becomes the zero of its sign. */
+static LLVMValueRef flush_f64(struct jit_emit *e, LLVMValueRef x)
+{
+    LLVMValueRef bits = LLVMBuildBitCast(e->b, x, e->row, "");
+    LLVMValueRef exponent =
+        LLVMBuildAnd(e->b, bits, jit_splat(jit_constant64(e, JIT_F64_EXPONENT)), "");
+    LLVMValueRef tiny = LLVMBuildICmp(e->b, LLVMIntEQ, exponent, LLVMConstNull(e->row), "");
+    LLVMValueRef sign = LLVMBuildAnd(e->b, bits, jit_splat(jit_constant64(e, JIT_F64_SIGN)), "");
+    return LLVMBuildBitCast(e->b, LLVMBuildSelect(e->b, tiny, sign, bits, ""), jit_lanes_of(e->f64),
+                            "");
 }
 
 /* Writes the lanes of the mask (e->mask) of register row `reg`: the row
@@ -597,6 +717,93 @@ static LLVMValueRef emit_f32(struct jit_emit *e, const struct ptx_insn *insn)
         return canonical_f32(e, jit_intrinsic(e, "llvm.fma.v32f32", jit_lanes_of(e->f32), args, 3));
     }
     }
+}
+
+/* f64_propagated (exec.h): a NaN result is the first NaN operand's, quieted
+ * (w NULL for two operands), else as computed. */
+static LLVMValueRef propagated_f64(struct jit_emit *e, LLVMValueRef z, LLVMValueRef x,
+                                   LLVMValueRef y, LLVMValueRef w)
+{
+    LLVMValueRef quiet = jit_splat(jit_constant64(e, F64_QUIET_BIT)), r = NULL;
+    LLVMValueRef operands[] = {w, y, x}; /* the last one chosen is the first NaN */
+    r = LLVMBuildBitCast(e->b, z, e->row, "");
+    for (int i = 0; i < 3; i++) {
+        if (!operands[i])
+            continue;
+        LLVMValueRef nan = LLVMBuildFCmp(e->b, LLVMRealUNO, operands[i], operands[i], "");
+        LLVMValueRef bits = LLVMBuildBitCast(e->b, operands[i], e->row, "");
+        r = LLVMBuildSelect(e->b, nan, LLVMBuildOr(e->b, bits, quiet, ""), r, "");
+    }
+    LLVMValueRef z_nan = LLVMBuildFCmp(e->b, LLVMRealUNO, z, z, "");
+    return LLVMBuildSelect(e->b, z_nan, r, LLVMBuildBitCast(e->b, z, e->row, ""), "");
+}
+
+/* rcp and rsqrt of f64 (native_f64): arith_rcp_approx_ftz_f64 (the input
+ * and the result flushed), arith_rcp_f64 to nearest, arith_rsqrt_approx_f64
+ * (then flushed with .ftz); each with the canonical NaN. */
+static LLVMValueRef emit_reciprocal_f64(struct jit_emit *e, const struct ptx_insn *insn,
+                                        LLVMValueRef x)
+{
+    LLVMValueRef one = jit_splat(LLVMConstReal(e->f64, 1.0));
+    if (insn->op == PTX_OP_RSQRT) {
+        LLVMValueRef root = jit_intrinsic(e, "llvm.sqrt.v32f64", jit_lanes_of(e->f64), &x, 1);
+        LLVMValueRef z = LLVMBuildFDiv(e->b, one, root, "");
+        if (insn->flags & PTX_F_FTZ)
+            z = flush_f64(e, z);
+        return canonical_f64(e, z);
+    }
+    if (!(insn->flags & PTX_F_APPROX))
+        return canonical_f64(e, LLVMBuildFDiv(e->b, one, x, ""));
+    return canonical_f64(e, flush_f64(e, LLVMBuildFDiv(e->b, one, flush_f64(e, x), "")));
+}
+
+/* The f64 operations of native_f64, as the interpreter's double arithmetic:
+ * abs, neg and copysign by the bits, the others one IEEE operation. */
+static LLVMValueRef emit_f64(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    enum ptx_op op = (enum ptx_op)insn->op;
+    LLVMValueRef a = jit_row_of(e, &insn->o[1]), sign = jit_splat(jit_constant64(e, JIT_F64_SIGN));
+    LLVMTypeRef doubles = jit_lanes_of(e->f64);
+    LLVMValueRef x = as_f64(e, a), z;
+    switch (op) {
+    case PTX_OP_ABS:
+        return LLVMBuildAnd(e->b, a, LLVMBuildNot(e->b, sign, ""), "");
+    case PTX_OP_NEG:
+        return LLVMBuildXor(e->b, a, sign, "");
+    case PTX_OP_SQRT:
+        return LLVMBuildBitCast(e->b, jit_intrinsic(e, "llvm.sqrt.v32f64", doubles, &x, 1), e->row,
+                                "");
+    case PTX_OP_RCP:
+    case PTX_OP_RSQRT:
+        return emit_reciprocal_f64(e, insn, x);
+    default:
+        break;
+    }
+    LLVMValueRef b = jit_row_of(e, &insn->o[2]), y = as_f64(e, b), w = NULL;
+    switch (op) {
+    case PTX_OP_COPYSIGN: /* |b| with a's sign */
+        return LLVMBuildOr(e->b, LLVMBuildAnd(e->b, b, LLVMBuildNot(e->b, sign, ""), ""),
+                           LLVMBuildAnd(e->b, a, sign, ""), "");
+    case PTX_OP_ADD:
+        z = LLVMBuildFAdd(e->b, x, y, "");
+        break;
+    case PTX_OP_SUB:
+        z = LLVMBuildFSub(e->b, x, y, "");
+        break;
+    case PTX_OP_MUL:
+        z = LLVMBuildFMul(e->b, x, y, "");
+        break;
+    case PTX_OP_DIV:
+        z = LLVMBuildFDiv(e->b, x, y, "");
+        break;
+    default: { /* fma, mad: one rounding, as fma */
+        w = as_f64(e, jit_row_of(e, &insn->o[3]));
+        LLVMValueRef args[3] = {x, y, w};
+        z = jit_intrinsic(e, "llvm.fma.v32f64", doubles, args, 3);
+        break;
+    }
+    }
+    return propagated_f64(e, z, x, y, w);
 }
 
 /* ftz32: a subnormal becomes the zero of its sign. */
@@ -696,17 +903,25 @@ static LLVMValueRef emit_integer(struct jit_emit *e, const struct ptx_insn *insn
     enum ptx_op op = (enum ptx_op)insn->op;
     unsigned bytes = ptx_type_bytes((enum ptx_type)insn->type);
     LLVMValueRef a = jit_row_of(e, &insn->o[1]);
-    if (op == PTX_OP_CVTA)
-        return a;
+    if (op == PTX_OP_CVTA) { /* exec_cvta: to or from the space's window */
+        uint64_t window = insn->space == PTX_SPACE_SHARED  ? SHARED_WINDOW
+                          : insn->space == PTX_SPACE_LOCAL ? LOCAL_WINDOW
+                                                           : 0;
+        LLVMValueRef w = jit_splat(jit_constant64(e, window));
+        return insn->flags & PTX_F_TO ? LLVMBuildSub(e->b, a, w, "") : LLVMBuildAdd(e->b, a, w, "");
+    }
     if (op == PTX_OP_NOT)
         return jit_widen(e, LLVMBuildNot(e->b, jit_as_int(e, a, bytes), ""));
     LLVMValueRef b = jit_row_of(e, &insn->o[2]);
-    if (op == PTX_OP_MUL && (insn->flags & PTX_F_WIDE)) {
+    if (op == PTX_OP_MUL && (insn->flags & (PTX_F_WIDE | PTX_F_HI))) { /* of 32 bits */
         LLVMValueRef x = jit_as_int(e, a, 4), y = jit_as_int(e, b, 4);
         bool s = insn->type == PTX_S32;
         x = s ? LLVMBuildSExt(e->b, x, e->row, "") : LLVMBuildZExt(e->b, x, e->row, "");
         y = s ? LLVMBuildSExt(e->b, y, e->row, "") : LLVMBuildZExt(e->b, y, e->row, "");
-        return LLVMBuildMul(e->b, x, y, "");
+        LLVMValueRef full = LLVMBuildMul(e->b, x, y, "");
+        if (insn->flags & PTX_F_WIDE)
+            return full;
+        return LLVMBuildLShr(e->b, full, jit_splat(jit_constant64(e, 32)), ""); /* .hi */
     }
     LLVMValueRef x = jit_as_int(e, a, bytes);
     if (op == PTX_OP_SHL || op == PTX_OP_SHR)
@@ -749,6 +964,42 @@ static LLVMValueRef saturated(struct jit_emit *e, LLVMValueRef x, unsigned bits,
                            x, "");
 }
 
+/* Floats (f32 or f64 lanes) rounded to integral values in an integral
+ * mode (arith.c's round_integral). */
+static LLVMValueRef round_integral(struct jit_emit *e, LLVMValueRef x, enum arith_rounding mode)
+{
+    static const char *const rounding[] = {
+        [ARITH_RN] = "roundeven", [ARITH_RZ] = "trunc", [ARITH_RM] = "floor", [ARITH_RP] = "ceil"};
+    LLVMTypeRef type = LLVMTypeOf(x);
+    char name[64];
+    snprintf(name, sizeof name, "llvm.%s.v32f%u", rounding[mode],
+             LLVMGetElementType(type) == e->f32 ? 32 : 64);
+    return jit_intrinsic(e, name, type, &x, 1);
+}
+
+/* cvt_to_float of a float source (native_cvt): the value (an f32 flushed
+ * with .ftz), rounded to an integral value for a conversion to its own
+ * type, widened exactly or narrowed to nearest; an f32 result flushed with
+ * .ftz; the canonical NaN. */
+static LLVMValueRef emit_cvt_between_floats(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    enum ptx_type to = (enum ptx_type)insn->type, from = (enum ptx_type)insn->type2;
+    bool ftz = insn->flags & PTX_F_FTZ;
+    LLVMValueRef row = jit_row_of(e, &insn->o[1]);
+    LLVMValueRef x = from == PTX_F32 ? as_f32(e, row) : as_f64(e, row);
+    if (from == PTX_F32 && ftz)
+        x = flush_f32(e, x);
+    if (to == from)
+        x = round_integral(e, x, cvt_mode(insn, ARITH_RN));
+    else if (to == PTX_F64)
+        x = LLVMBuildFPExt(e->b, x, jit_lanes_of(e->f64), "");
+    else
+        x = LLVMBuildFPTrunc(e->b, x, jit_lanes_of(e->f32), "");
+    if (to == PTX_F64)
+        return canonical_f64(e, x);
+    return canonical_f32(e, ftz ? flush_f32(e, x) : x);
+}
+
 /* cvt_to_integer for a float source: the value (an f32 flushed with .ftz)
  * as a double, rounded to an integral value in the mode, saturated to the
  * type with NaN giving 0 (`saturated`, or llvm.fpto[su]i.sat for 64 bits),
@@ -764,11 +1015,8 @@ static LLVMValueRef emit_cvt_from_float(struct jit_emit *e, const struct ptx_ins
     } else {
         x = as_f64(e, row);
     }
-    static const char *const rounding[] = {
-        [ARITH_RN] = "roundeven", [ARITH_RZ] = "trunc", [ARITH_RM] = "floor", [ARITH_RP] = "ceil"};
+    x = round_integral(e, x, cvt_mode(insn, ARITH_RZ));
     char name[64];
-    snprintf(name, sizeof name, "llvm.%s.v32f64", rounding[cvt_mode(insn, ARITH_RZ)]);
-    x = jit_intrinsic(e, name, doubles, &x, 1);
     bool sgn = ptx_type_is_signed(to);
     unsigned bits = 8 * ptx_type_bytes(to);
     LLVMTypeRef result = jit_lanes_of(LLVMIntTypeInContext(e->ctx, bits));
@@ -800,9 +1048,12 @@ static LLVMValueRef emit_cvt_to_float(struct jit_emit *e, const struct ptx_insn 
 static LLVMValueRef emit_cvt(struct jit_emit *e, const struct ptx_insn *insn)
 {
     enum ptx_type to = (enum ptx_type)insn->type, from = (enum ptx_type)insn->type2;
+    bool to_float = to == PTX_F32 || to == PTX_F64;
+    if ((from == PTX_F32 || from == PTX_F64) && to_float)
+        return emit_cvt_between_floats(e, insn);
     if (from == PTX_F32 || from == PTX_F64)
         return emit_cvt_from_float(e, insn);
-    if (to == PTX_F32 || to == PTX_F64)
+    if (to_float)
         return emit_cvt_to_float(e, insn);
     unsigned tb = ptx_type_bytes(to), fb = ptx_type_bytes(from);
     LLVMValueRef v = jit_as_int(e, jit_row_of(e, &insn->o[1]), fb);
@@ -810,6 +1061,32 @@ static LLVMValueRef emit_cvt(struct jit_emit *e, const struct ptx_insn *insn)
         v = ptx_type_is_signed(from) && fb < tb ? LLVMBuildSExt(e->b, v, e->row, "")
                                                 : LLVMBuildZExt(e->b, v, e->row, "");
     return jit_widen(e, jit_as_int(e, v, tb));
+}
+
+/* exec_mov's pack (the parts' low bits side by side, into one row) and
+ * unpack (each part's bits of the source, into its row). */
+static void emit_mov_vector(struct jit_emit *e, const struct ptx_insn *insn)
+{
+    const struct ptx_operand *d = &insn->o[0], *a = &insn->o[1];
+    const struct ptx_operand *parts = a->kind == PTX_OPD_VEC ? a : d;
+    unsigned bits = 8 * ptx_type_bytes((enum ptx_type)insn->type) / parts->count;
+    LLVMValueRef keep = jit_splat(jit_constant64(e, bits >= 64 ? ~0ull : (1ull << bits) - 1));
+    LLVMValueRef v = a->kind == PTX_OPD_VEC ? LLVMConstNull(e->row) : jit_row_of(e, a);
+    for (unsigned i = 0; i < parts->count; i++) {
+        if (parts->vec[i] == PTX_NO_REG)
+            continue;
+        LLVMValueRef shift = jit_splat(jit_constant64(e, (uint64_t)bits * i));
+        if (a->kind == PTX_OPD_VEC) {
+            struct ptx_operand part = {.kind = PTX_OPD_REG, .reg = a->vec[i]};
+            LLVMValueRef low = LLVMBuildAnd(e->b, jit_row_of(e, &part), keep, "");
+            v = LLVMBuildOr(e->b, v, LLVMBuildShl(e->b, low, shift, ""), "");
+        } else {
+            jit_write_row(e, d->vec[i],
+                          LLVMBuildAnd(e->b, LLVMBuildLShr(e->b, v, shift, ""), keep, ""));
+        }
+    }
+    if (a->kind == PTX_OPD_VEC)
+        jit_write_row(e, d->reg, v);
 }
 
 static LLVMValueRef emit_mov(struct jit_emit *e, const struct ptx_insn *insn)
@@ -918,6 +1195,10 @@ static void emit_native(struct jit_emit *e, const struct ptx_insn *insn)
         emit_setp(e, insn);
         return;
     case PTX_OP_MOV:
+        if (native_mov_vector(insn)) {
+            emit_mov_vector(e, insn);
+            return;
+        }
         v = emit_mov(e, insn);
         break;
     case PTX_OP_SELP:
@@ -927,9 +1208,10 @@ static void emit_native(struct jit_emit *e, const struct ptx_insn *insn)
         v = emit_cvt(e, insn);
         break;
     default:
-        v = insn->type != PTX_F32 ? emit_integer(e, insn)
-            : native_f32(insn)    ? emit_f32(e, insn)
-                                  : emit_unary_f32(e, insn);
+        v = insn->type == PTX_F64   ? emit_f64(e, insn)
+            : insn->type != PTX_F32 ? emit_integer(e, insn)
+            : native_f32(insn)      ? emit_f32(e, insn)
+                                    : emit_unary_f32(e, insn);
         break;
     }
     jit_write_row(e, insn->o[0].reg, v);
@@ -1142,6 +1424,8 @@ void jit_emit_region(struct jit_emit *e, uint32_t start, uint32_t end, const cha
         }
         if (is_branch) /* the last one */
             emit_branch(e, insn, pc, start, entry_mask, head);
+        else if (is_native && jit_call_param(insn, e->fn))
+            jit_emit_call_param(e, insn);
         else if (is_native && insn->op == PTX_OP_LD && insn->space == PTX_SPACE_PARAM)
             emit_param_load(e, insn);
         else if (is_native && (insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED) &&

@@ -46,6 +46,11 @@ struct jit_emit {
  * wait). */
 bool jit_in_region(const struct ptx_insn *insn);
 
+/* Whether it is an ld or st of one 4- or 8-byte register in the frame's
+ * call parameters (a call's arguments and return value, or a .func's own
+ * parameters) at an offset inside them, aligned. */
+bool jit_call_param(const struct ptx_insn *insn, const struct ptx_function *fn);
+
 /* Whether it is a branch a region may end with (a direct bra). */
 bool jit_branch(const struct ptx_insn *insn);
 
@@ -72,7 +77,8 @@ LLVMValueRef jit_umax(struct jit_emit *e, LLVMValueRef a, LLVMValueRef b);
 
 /* IR helpers shared with jit_access.c: a vector of 32 lanes of `element`;
  * a constant in every lane; an i64 constant; a value in every lane; a
- * source operand's row; a row's low `bytes` as integers; a result widened
+ * source operand's row; an operand's immediate (a placed variable's address
+ * read at run time); a row's low `bytes` as integers; a result widened
  * to a row (zero-extended); a row written under the mask (the other lanes
  * blended back); a call of an LLVM intrinsic; a new basic block; a
  * function's address as a pointer constant. */
@@ -81,6 +87,7 @@ LLVMValueRef jit_splat(LLVMValueRef constant);
 LLVMValueRef jit_constant64(struct jit_emit *e, uint64_t v);
 LLVMValueRef jit_splat_value(struct jit_emit *e, LLVMValueRef v);
 LLVMValueRef jit_row_of(struct jit_emit *e, const struct ptx_operand *o);
+LLVMValueRef jit_immediate(struct jit_emit *e, const struct ptx_operand *o);
 LLVMValueRef jit_as_int(struct jit_emit *e, LLVMValueRef row, unsigned bytes);
 LLVMValueRef jit_widen(struct jit_emit *e, LLVMValueRef v);
 void jit_write_row(struct jit_emit *e, uint32_t reg, LLVMValueRef row);
@@ -112,6 +119,11 @@ bool jit_never_read(const struct ptx_function *fn, uint32_t reg);
  * (`later_native` of them native) after it in the region. */
 void jit_emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc, uint32_t later,
                      uint32_t later_native);
+
+/* jit_access.c: a jit_call_param access: each lane's own parameters
+ * (window_pointer's, tested when compiling), gathered or scattered; no
+ * request for the timing model, as for the interpreter. */
+void jit_emit_call_param(struct jit_emit *e, const struct ptx_insn *insn);
 
 /* jit_timing.c: what step() hands the timing model before instruction pc
  * (timing_issue, timing.h). */

@@ -34,7 +34,8 @@ EMU_EXPORT int kgemu_compile(void *function)
     if (r == CUDA_SUCCESS)
         r = driver_handle_check(DRIVER_FUNCTION, function, ctx);
     if (r == CUDA_SUCCESS && emu_tier() != EMU_TIER_INTERP)
-        jit_kernel_find(((struct CUfunc_st *)function)->function->ptx, true);
+        jit_kernel_with_calls(((struct CUfunc_st *)function)->function->module->ptx,
+                              ((struct CUfunc_st *)function)->function->ptx, true);
     return (int)driver_leave(r);
 }
 

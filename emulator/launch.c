@@ -330,7 +330,8 @@ static void compile_when_hot(struct launch_state *ls, uint64_t block_instruction
          projected < ls->compile_after) ||
         atomic_exchange(&ls->jit_tried, true))
         return;
-    atomic_store_explicit(&ls->jit, jit_kernel_find(ls->function->ptx, true), memory_order_release);
+    atomic_store_explicit(&ls->jit, jit_kernel_with_calls(ls->module->ptx, ls->function->ptx, true),
+                          memory_order_release);
 }
 
 static bool run_block(struct runner *r, uint64_t index)
@@ -503,9 +504,9 @@ static void init_state(struct launch_state *ls, const struct emu_launch *cfg, en
     uint64_t local = ls->function->ptx->local_bytes + (calls ? cfg->stack_bytes_per_thread : 0);
     ls->local_per_lane = (uint32_t)((local + 15) & ~15ull);
     bool jit = tier == EMU_TIER_JIT;
-    atomic_init(&ls->jit,
-                jit ? jit_kernel_find(ls->function->ptx, jit_compile_after(ls->function->ptx) == 0)
-                    : NULL);
+    atomic_init(&ls->jit, jit ? jit_kernel_with_calls(ls->module->ptx, ls->function->ptx,
+                                                      jit_compile_after(ls->function->ptx) == 0)
+                              : NULL);
     atomic_init(&ls->jit_tried, !jit);
     ls->total_blocks = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     ls->compile_after = compile_after(ls);

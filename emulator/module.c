@@ -60,8 +60,9 @@ static void link_operand(const struct ptx_module *pm, struct ptx_operand *o)
 {
     if (o->var < 0)
         return;
-    o->imm += (int64_t)pm->variables[o->var].address;
-    o->var = -1;
+    const struct ptx_variable *v = &pm->variables[o->var];
+    o->imm += (int64_t)v->address;
+    o->var = v->space == PTX_SPACE_GLOBAL || v->space == PTX_SPACE_CONST ? PTX_VAR_PLACED : -1;
 }
 
 static void link_function(const struct ptx_module *pm, struct ptx_function *f)

@@ -13,6 +13,7 @@
 #ifndef KGRADE_EMULATOR_PTX_H
 #define KGRADE_EMULATOR_PTX_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -328,6 +329,7 @@ enum ptx_operand_kind {
 #define PTX_FUNCTION_BASE 0xF000000000000000ull
 #define PTX_FUNCTION_STEP 16u
 #define PTX_NO_REG        0xFFFFFFFFu
+#define PTX_VAR_PLACED    (-2) /* ptx_operand.var once a global's address is in imm */
 #define PTX_MAX_OPERANDS  6
 #define PTX_MAX_VEC       8 /* wmma's fragments; ld and st take 4 */
 #define PTX_NO_PC         0xFFFFFFFFu
@@ -349,7 +351,9 @@ struct ptx_operand {
     uint8_t count; /* for VEC; for a call's argument list: how many */
     uint32_t reg;
     int32_t var; /* ADDR, SYMBOL: a module variable whose address imm adds to
-                  * (resolved by the loader, then -1); -1 when none */
+                  * (resolved by the loader, then -1, or PTX_VAR_PLACED for a
+                  * global or constant variable, whose address differs from
+                  * one load of the module to the next); -1 when none */
     int64_t imm;
     uint32_t vec[PTX_MAX_VEC];
 };
@@ -438,6 +442,8 @@ struct ptx_param {
     uint32_t align;
 };
 
+struct jit_kernel;
+
 struct ptx_function {
     char *name;
     bool is_entry;
@@ -473,6 +479,9 @@ struct ptx_function {
     uint32_t static_shared_bytes;
     uint32_t dynamic_shared_offset; /* where its extern shared array starts */
     bool uses_dynamic_shared;       /* it names the extern shared array */
+    /* a .func's compiled code (jit.h), once a kernel that calls it was
+     * compiled (jit_kernel_with_calls): its frames run it; NULL: interpreted */
+    _Atomic(const struct jit_kernel *) jit;
 };
 
 enum ptx_builtin {

@@ -17,10 +17,19 @@
  * The grader loads the virtual GPU in its own process (grader/cuda_api.c),
  * not in the sandbox, so both tiers run here as they would in a job.
  *
- *   bench_grade [EXERCISE...]   (default: the three assessments)
+ * Then Numba against C (issue 33): for every exercise with a Numba and a
+ * C known-good solution (solutions/passed__*.py, passed__*.cu: the first of
+ * each), `kgrade grade` of each at the assessed size, as a person runs it,
+ * and the Numba grading's time over the C one's (the goal: at most 1.5x).
+ *
+ *   bench_grade [EXERCISE...]        (default: the three assessments, then
+ *                                     Numba against C for every exercise)
+ *   bench_grade --numba [EXERCISE...]  (Numba against C only)
  */
 #include "grader/grader.h"
 
+#include <dirent.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +42,8 @@
 #define PHASES               (GRADER_PHASE_TIMING + 1)
 #define TARGET_HIDDEN_LAYER  6.0 /* seconds, with the compiled tier */
 #define TARGET_OTHER_SPEEDUP 3.0 /* interpreter's total / compiled tier's */
+#define BENCH_KGRADE         "build/kgrade"
+#define TARGET_NUMBA_RATIO   1.5 /* a Numba grading's time / the C one's (issue 33) */
 
 /* A correct solution of each assessment. */
 static const struct assessment {
@@ -196,6 +207,85 @@ static bool report(size_t index)
     return true;
 }
 
+/* ------------------------------------ Numba against C, with `kgrade grade` */
+
+/* The first known-good solution of exercise `id` whose name ends in
+ * `extension` ("py", "cu"), into path; false when it has none. */
+static bool known_good(const char *id, const char *extension, char *path, size_t size)
+{
+    char pattern[PATH_MAX];
+    snprintf(pattern, sizeof pattern, BENCH_EXERCISES "/%s/solutions/passed__*.%s", id, extension);
+    glob_t found;
+    bool any = glob(pattern, 0, NULL, &found) == 0 && found.gl_pathc > 0;
+    if (any)
+        snprintf(path, size, "%s", found.gl_pathv[0]);
+    globfree(&found);
+    return any;
+}
+
+/* The seconds `kgrade grade` takes to grade `path` as passed; negative when
+ * it gave another verdict or failed (its messages are on stderr). */
+static double kgrade_seconds(const char *id, const char *path)
+{
+    char command[2 * PATH_MAX];
+    snprintf(command, sizeof command, BENCH_KGRADE " grade --seed 1 --exercise %s %s >/dev/null",
+             id, path);
+    double started = now_seconds();
+    int status = system(command);
+    double seconds = now_seconds() - started;
+    return status == 0 ? seconds : -1;
+}
+
+/* Grades exercise `id`'s Numba and C known-good solutions and prints the
+ * ratio; true when it has no pair to compare. */
+static bool report_numba(const char *id)
+{
+    char py[PATH_MAX], cu[PATH_MAX];
+    if (!known_good(id, "py", py, sizeof py) || !known_good(id, "cu", cu, sizeof cu))
+        return true;
+    double c = kgrade_seconds(id, cu), numba = kgrade_seconds(id, py);
+    if (c < 0 || numba < 0) {
+        printf("  %-16s the grading of %s failed\n", id, c < 0 ? cu : py);
+        return false;
+    }
+    double ratio = numba / c;
+    printf("  %-16s C %7.2f s   Numba %7.2f s   ratio %.2fx%s\n", id, c, numba, ratio,
+           ratio <= TARGET_NUMBA_RATIO ? "" : "   (over the 1.5x goal)");
+    fflush(stdout);
+    return true;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Numba against C for the exercises named, or for every exercise. */
+static bool report_numba_against_c(int n, char **ids)
+{
+    printf("grading each exercise's Numba and C known-good solutions with %s at the assessed size "
+           "(goal: Numba at most %.1fx C):\n",
+           BENCH_KGRADE, TARGET_NUMBA_RATIO);
+    bool ok = true;
+    for (int i = 0; i < n; i++)
+        ok &= report_numba(ids[i]);
+    if (n > 0)
+        return ok;
+    struct dirent **entries;
+    int count = scandir(BENCH_EXERCISES, &entries, NULL, by_name);
+    if (count < 0) {
+        fprintf(stderr, "bench_grade: cannot list %s: run from the repository\n", BENCH_EXERCISES);
+        return false;
+    }
+    for (int i = 0; i < count; i++) {
+        if (entries[i]->d_name[0] != '.')
+            ok &= report_numba(entries[i]->d_name);
+        free(entries[i]);
+    }
+    free(entries);
+    return ok;
+}
+
 static int find_assessment(const char *exercise)
 {
     for (size_t i = 0; i < N_ASSESSMENTS; i++)
@@ -210,6 +300,8 @@ int main(int argc, char **argv)
         size_t index = (size_t)atoi(argv[2]);
         return index < N_ASSESSMENTS ? child_grade(&assessments[index]) : 1;
     }
+    if (argc >= 2 && strcmp(argv[1], "--numba") == 0)
+        return report_numba_against_c(argc - 2, argv + 2) ? 0 : 1;
     printf("grading the course's assessments on the virtual GPU, each tier in a process of its "
            "own:\n");
     bool ok = true;
@@ -224,5 +316,7 @@ int main(int argc, char **argv)
         }
         ok &= report((size_t)index);
     }
+    if (argc == 1)
+        ok &= report_numba_against_c(0, NULL);
     return ok ? 0 : 1;
 }

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "emulator/exec.h"
+#include "emulator/jit.h"
 #include "emulator/tier.h"
 
 #include <math.h>
@@ -250,7 +252,34 @@ static const char ptx[] =
     "    st.global.u64 [%rd3+16], %rd6;\n    st.global.u64 [%rd3+24], %rd7;\n"
     "    st.global.u64 [%rd3+32], %rd8;\n    st.global.u64 [%rd3+40], %rd9;\n"
     "    st.global.f32 [%rd3+48], %f1;\n    st.global.u64 [%rd3+56], %rd10;\n"
-    "    ret;\n}\n";
+    "    ret;\n}\n"
+    /* what numba's PTX does (generic loads and stores, its stack in local
+     * memory, libdevice's float64 code, 64-bit index arithmetic) */
+    ".visible .entry numba_like(.param .u64 p_in, .param .u64 p_out, .param .u32 p_n)\n"
+    "{\n"
+    "    .local .align 8 .b8 __local_depot3[16];\n"
+    "    .reg .pred %p<2>;\n    .reg .b32 %r<12>;\n    .reg .f32 %f<4>;\n"
+    "    .reg .f64 %fd<12>;\n    .reg .b64 %rd<12>;\n"
+    "    mov.u64 %rd10, __local_depot3;\n    cvta.local.u64 %rd11, %rd10;\n"
+    "    ld.param.u64 %rd1, [p_in];\n    ld.param.u64 %rd2, [p_out];\n"
+    "    ld.param.u32 %r1, [p_n];\n    mov.u32 %r2, %ctaid.x;\n    mov.u32 %r3, %ntid.x;\n"
+    "    mov.u32 %r4, %tid.x;\n    mad.lo.s32 %r5, %r2, %r3, %r4;\n"
+    "    setp.ge.s32 %p1, %r5, %r1;\n    @%p1 bra DONE;\n"
+    "    cvt.s64.s32 %rd3, %r5;\n    mad.lo.s64 %rd4, %rd3, 4, %rd1;\n"
+    "    ld.f32 %f1, [%rd4];\n    cvt.f64.f32 %fd1, %f1;\n"
+    "    fma.rn.f64 %fd2, %fd1, 0d3FF8000000000000, 0d3FE0000000000000;\n"
+    "    div.rn.f64 %fd3, %fd2, 0d4008000000000000;\n    sqrt.rn.f64 %fd4, %fd3;\n"
+    "    rcp.approx.ftz.f64 %fd5, %fd4;\n    neg.f64 %fd6, %fd5;\n    abs.f64 %fd7, %fd6;\n"
+    "    mov.b64 {%r6, %r7}, %fd7;\n    and.b32 %r8, %r7, 2147483647;\n"
+    "    mov.b64 %fd8, {%r6, %r8};\n    copysign.f64 %fd9, %fd6, %fd8;\n"
+    "    st.f64 [%rd11], %fd9;\n    ld.f64 %fd11, [%rd11];\n"
+    "    mul.hi.u32 %r9, %r5, 0x9E3779B1;\n    st.local.u32 [%rd10+8], %r9;\n"
+    "    ld.local.u32 %r10, [__local_depot3+8];\n"
+    "    mul.f64 %fd10, %fd11, 0d408F400000000000;\n    cvt.rn.f32.f64 %f2, %fd10;\n"
+    "    cvt.rni.f32.f32 %f3, %f2;\n    mul.wide.s32 %rd5, %r5, 32;\n"
+    "    add.s64 %rd6, %rd2, %rd5;\n    st.f32 [%rd6], %f2;\n    st.f32 [%rd6+4], %f3;\n"
+    "    st.u32 [%rd6+8], %r10;\n    st.f64 [%rd6+16], %fd11;\n"
+    "DONE:\n    ret;\n}\n";
 
 struct fixture {
     struct emu_memory *memory;
@@ -281,10 +310,10 @@ static void fixture_close(struct fixture *fx)
     emu_memory_destroy(fx->memory);
 }
 
-static CUresult launch(struct fixture *fx, const char *kernel, unsigned blocks, const void *params,
-                       struct emu_launch_result *result)
+static struct emu_launch launch_config(struct fixture *fx, const char *kernel, unsigned blocks,
+                                       const void *params)
 {
-    struct emu_launch cfg = {
+    return (struct emu_launch){
         .function = emu_module_function(fx->module, kernel),
         .grid = {blocks, 1, 1},
         .block = {THREADS, 1, 1},
@@ -295,6 +324,12 @@ static CUresult launch(struct fixture *fx, const char *kernel, unsigned blocks, 
         .device = emu_device_model_find("h100"),
         .printf_bytes = 1 << 20,
     };
+}
+
+static CUresult launch(struct fixture *fx, const char *kernel, unsigned blocks, const void *params,
+                       struct emu_launch_result *result)
+{
+    struct emu_launch cfg = launch_config(fx, kernel, blocks, params);
     assert_non_null(cfg.function);
     return tier_compare_run(&cfg, result);
 }
@@ -380,6 +415,111 @@ static void parameters_of_each_size_are_loaded_alike(void **state)
     fixture_close(&fx);
 }
 
+/* numba's constructs (numba_like): a generic load of global memory,
+ * generic stores and loads of local memory (its stack), .local by register
+ * and by the depot's symbol, f64 arithmetic, a double's halves unpacked and
+ * packed, conversions between f32 and f64 and to an integral f32, 64-bit
+ * mad and mul.hi: both tiers agree (compare), the results are the host's,
+ * and the compiled tier runs them natively (all but the depot's mov and
+ * the ret, per warp). */
+static void numbas_constructs_compile_and_agree(void **state)
+{
+    (void)state;
+    struct fixture fx;
+    fixture_open(&fx);
+    uint64_t out;
+    assert_int_equal(emu_memory_alloc(fx.memory, N * 32, EMU_ALLOC_USER, &out), CUDA_SUCCESS);
+    struct {
+        uint64_t in, out;
+        uint32_t n;
+    } params = {fx.in, out, N};
+    unsigned blocks = (N + THREADS - 1) / THREADS;
+    struct emu_launch_result result;
+    assert_int_equal(launch(&fx, "numba_like", blocks, &params, &result), CUDA_SUCCESS);
+    assert_int_equal(result.fault.code, CUDA_SUCCESS);
+    for (int i = 0; i < N; i++) {
+        const uint8_t *row = (const uint8_t *)(uintptr_t)out + 32 * i;
+        double x = (double)((float)i * 0.5f), want = -1.0 / sqrt(fma(x, 1.5, 0.5) / 3.0), got;
+        float f2, f3;
+        uint32_t hi;
+        memcpy(&f2, row, 4);
+        memcpy(&f3, row + 4, 4);
+        memcpy(&hi, row + 8, 4);
+        memcpy(&got, row + 16, 8);
+        assert_true(got == want);
+        assert_true(f2 == (float)(want * 1000.0));
+        assert_true(f3 == rintf(f2));
+        assert_int_equal(hi, (uint32_t)((uint64_t)i * 0x9E3779B1u >> 32));
+    }
+    struct emu_launch cfg = launch_config(&fx, "numba_like", blocks, &params);
+    cfg.host_threads = 1;
+    assert_int_equal(launch_execute(&cfg, EMU_TIER_JIT, &result, NULL), CUDA_SUCCESS);
+    uint64_t warps = blocks * (THREADS / 32);
+    assert_true(result.counters.compiled_instructions > 0);
+    assert_int_equal(result.counters.interpreted_instructions, 2 * warps);
+    fixture_close(&fx);
+}
+
+/* A kernel that writes a global variable and its address: each load of
+ * the module places the variable anew. */
+static const char placed_ptx[] =
+    ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".global .align 8 .u64 where;\n"
+    ".visible .entry placed(.param .u64 p_out)\n"
+    "{\n"
+    "    .reg .b64 %rd<4>;\n"
+    "    ld.param.u64 %rd1, [p_out];\n    mov.u64 %rd2, where;\n"
+    "    st.global.u64 [%rd1], %rd2;\n    mov.u64 %rd3, 7;\n    st.global.u64 [where], %rd3;\n"
+    "    ret;\n}\n";
+
+/* Launches `placed` of a fresh load of placed_ptx (*loaded, for the caller
+ * to unload) in `tier` and checks that it wrote its own variable and that
+ * variable's address; returns the kernel's compiled code. */
+static const struct jit_kernel *run_placed(struct fixture *fx, enum emu_tier tier,
+                                           struct emu_module **loaded)
+{
+    char log[512] = "";
+    struct emu_module *m;
+    if (emu_module_load(placed_ptx, sizeof placed_ptx - 1, fx->memory, &m, log, sizeof log) !=
+        CUDA_SUCCESS)
+        fail_msg("the PTX did not load: %s", log);
+    uint64_t where, size;
+    assert_int_equal(emu_module_global(m, "where", &where, &size), CUDA_SUCCESS);
+    struct emu_launch cfg = launch_config(fx, "placed", 1, &fx->out);
+    cfg.function = emu_module_function(m, "placed");
+    cfg.host_threads = 1;
+    const struct jit_kernel *k = jit_kernel_find(cfg.function->ptx, false);
+    struct emu_launch_result result;
+    assert_int_equal(tier == EMU_TIER_COMPARE ? tier_compare_run(&cfg, &result)
+                                              : launch_execute(&cfg, tier, &result, NULL),
+                     CUDA_SUCCESS);
+    assert_int_equal(result.fault.code, CUDA_SUCCESS);
+    assert_int_equal(*(const uint64_t *)(uintptr_t)fx->out, where);
+    assert_int_equal(*(const uint64_t *)(uintptr_t)where, 7);
+    if (tier == EMU_TIER_COMPARE)
+        k = jit_kernel_find(cfg.function->ptx, false);
+    *loaded = m;
+    return k;
+}
+
+/* The compiled code of a kernel with a global variable serves the module
+ * loaded again (numba's kernels have error globals, and a grading loads the
+ * student's module more than once): the cache's key leaves the variable's
+ * address out, and the code reads it from the running instruction. */
+static void a_module_loaded_again_finds_its_code_with_its_own_variables(void **state)
+{
+    (void)state;
+    struct fixture fx;
+    fixture_open(&fx);
+    struct emu_module *a, *b; /* both loaded at once: their variables differ */
+    const struct jit_kernel *first = run_placed(&fx, EMU_TIER_COMPARE, &a); /* compiles it */
+    assert_non_null(first);
+    assert_ptr_equal(run_placed(&fx, EMU_TIER_JIT, &b), first); /* found, not compiled again */
+    emu_module_unload(b);
+    emu_module_unload(a);
+    fixture_close(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -393,6 +533,8 @@ int main(void)
         cmocka_unit_test(a_compared_launch_gives_the_launchs_results),
         cmocka_unit_test(a_compared_launch_leaves_the_heap_as_one_run_does),
         cmocka_unit_test(parameters_of_each_size_are_loaded_alike),
+        cmocka_unit_test(numbas_constructs_compile_and_agree),
+        cmocka_unit_test(a_module_loaded_again_finds_its_code_with_its_own_variables),
     };
     return cmocka_run_group_tests_name("emu_tier", tests, NULL, NULL);
 }
