@@ -20,8 +20,9 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 EXERCISES = os.path.join(ROOT, "exercises")
-EMULATOR = os.environ.get("KGRADE_EMULATOR",
-                          os.path.join(ROOT, "build", "emulator", "libcuda.so.1"))
+# Absolute: a test's child process may run in another folder.
+EMULATOR = os.path.abspath(os.environ.get("KGRADE_EMULATOR",
+                                          os.path.join(ROOT, "build", "emulator", "libcuda.so.1")))
 CUDA_HOME = os.environ.get("CUDA_HOME_FOR_TESTS", "/usr/local/cuda")
 
 sys.path.insert(0, os.path.join(ROOT, "grader"))

@@ -118,7 +118,7 @@ class NumbaKernelsRunCompiled(unittest.TestCase):
                         (counters.interpreted_instructions, total))
 
     def test_both_tiers_agree_on_numbas_code(self):
-        env = dict(os.environ, KGEMU_TIER="compare")
+        env = dict(os.environ, KGEMU_TIER="compare", KGRADE_EMULATOR=EMULATOR)  # absolute
         child = subprocess.run([sys.executable, "-W", "ignore", __file__, "--child"], env=env,
                                cwd=os.path.dirname(os.path.abspath(__file__)),
                                capture_output=True, text=True, timeout=300)
