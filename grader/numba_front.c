@@ -18,10 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the front end may hand back: a PTX per kernel, an entry name. */
-#define NUMBA_PTX_MAX   (4u << 20)
-#define NUMBA_ENTRY_MAX 4096
-
 /* Every parameter a 1-D buffer of one length, the last the only output,
  * the kernel's launches never swapping buffers: what numba's elementwise
  * kernel of a @vectorize ufunc computes. */
@@ -100,8 +96,7 @@ json_t *grader_numba_request(const struct grader_request *request, const json_t 
 
 /* ------------------------------------------------- the front end's result */
 
-/* A string of 1 to `max` bytes without a NUL, else NULL. */
-static const char *text_within(const json_t *value, size_t max)
+const char *numba_text_within(const json_t *value, size_t max)
 {
     const char *text = json_string_value(value);
     return text && text[0] && json_string_length(value) <= max &&
@@ -144,9 +139,9 @@ static bool kernel_from_result(struct grading *g, int k, const json_t *result)
     const char *name = g->exercise.kernels[k].numba.name;
     struct grader_compile_result *r = &g->compiled[1];
     const char *ptx =
-        text_within(json_object_get(json_object_get(result, "ptx"), name), NUMBA_PTX_MAX);
-    const char *entry =
-        text_within(json_object_get(json_object_get(result, "entries"), name), NUMBA_ENTRY_MAX);
+        numba_text_within(json_object_get(json_object_get(result, "ptx"), name), NUMBA_PTX_MAX);
+    const char *entry = numba_text_within(json_object_get(json_object_get(result, "entries"), name),
+                                          NUMBA_ENTRY_MAX);
     g->numba[1].ptx[k] = ptx ? strdup(ptx) : NULL;
     json_t *vectorized = json_object_get(json_object_get(result, "vectorized"), name);
     g->numba[1].vectorized[k] = json_is_true(vectorized);

@@ -11,6 +11,14 @@
  * thread per element (the statements say so). */
 #define NUMBA_VECTORIZE_BLOCK 256
 
+/* What the front end may hand back: a PTX per kernel, an entry name. */
+#define NUMBA_PTX_MAX   (4u << 20)
+#define NUMBA_ENTRY_MAX 4096
+
+/* `value`'s text if it is a string of 1 to `max` bytes without a NUL, else
+ * NULL: how a field of the front end's result is read. */
+const char *numba_text_within(const json_t *value, size_t max);
+
 /* Whether kernel k's Numba form is elementwise: every parameter a 1-D
  * buffer of one length, the last the only output, its launches swapping
  * nothing. A @vectorize ufunc is accepted for such a kernel only. */

@@ -13,14 +13,14 @@
  * result before "started" can be kgrade's own failure.
  */
 #include "grader.h"
+#include "numba_front.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #define ANSWER_MESSAGE_MAX 400  /* numba_compile.py's MESSAGE_MAX */
 #define ANSWER_LOG_MAX     8000 /* numba_compile.py's LOG_MAX */
-#define ANSWER_PTX_MAX     (4u << 20)
-#define ANSWER_ENTRY_MAX   4096
 #define ANSWER_VERSION_MAX 40
 #define ANSWER_LINE_MAX    1000000
 
@@ -34,9 +34,9 @@ static bool copy_text(json_t *answer, const json_t *said, const char *key, size_
                       enum over_limit over)
 {
     const json_t *value = json_object_get(said, key);
-    const char *text = json_string_value(value);
+    const char *text = numba_text_within(value, over == REFUSE ? max : SIZE_MAX);
     size_t n = json_string_length(value);
-    if (!text || n == 0 || strlen(text) != n || (n > max && over == REFUSE))
+    if (!text)
         return false;
     if (n > max) {
         n = max;
@@ -84,7 +84,7 @@ static json_t *failure_answer(const char *status, const json_t *said)
 static bool copy_kernel(json_t *answer, const json_t *said, const char *name)
 {
     static const char *const texts[] = {"ptx", "entries"};
-    static const size_t maxima[] = {ANSWER_PTX_MAX, ANSWER_ENTRY_MAX};
+    static const size_t maxima[] = {NUMBA_PTX_MAX, NUMBA_ENTRY_MAX};
     for (int i = 0; i < 2; i++)
         if (!copy_text(json_object_get(answer, texts[i]), json_object_get(said, texts[i]), name,
                        maxima[i], REFUSE))
