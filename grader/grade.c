@@ -15,6 +15,7 @@
 #include "signature.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,18 +331,65 @@ static void label_case(struct grading *g, const struct exercise_case *c, bool as
              g->case_sizes);
 }
 
+/* --n N's case: the sizes as large as the first one at the assessment (n;
+ * rows and cols of a square) become N, the others (a bin count) stay. */
+static struct exercise_case quick_case(const struct exercise *e, int64_t n)
+{
+    struct exercise_case only = e->assessed;
+    for (int i = 0; i < e->n_sizes; i++)
+        if (e->assessed.values[i] == e->assessed.values[0])
+            only.values[i] = n;
+    return only;
+}
+
+/* The bytes of a case's buffers (each kept on the device and on the host);
+ * HUGE_VAL when a length does not evaluate. */
+static double case_buffer_bytes(const struct exercise *e, const struct exercise_case *c)
+{
+    struct expr_binding bindings[EXERCISE_SIZES_MAX];
+    struct expr_env env;
+    exercise_env(e, c, bindings, &env);
+    double bytes = 0;
+    for (int i = 0; i < e->n_buffers; i++) {
+        int64_t count;
+        char ignored[GRADER_MESSAGE_MAX];
+        if (!expr_eval(e->buffers[i].length, &env, &count, ignored, sizeof ignored) || count < 0)
+            return HUGE_VAL;
+        bytes += (double)count * (double)value_type_bytes(e->buffers[i].type);
+    }
+    return bytes;
+}
+
+/* --n is a quick try: its case may be no larger than the assessment's, which
+ * the exercise is built to hold (a larger one would fail for want of memory,
+ * which is no fault of the kernel's). */
+static bool quick_case_fits(const struct grading *g, char *error, size_t size)
+{
+    const struct exercise *e = &g->exercise;
+    if (g->request->n <= 0 || g->request->correctness_only)
+        return true;
+    struct exercise_case only = quick_case(e, g->request->n);
+    double bytes = case_buffer_bytes(e, &only), most = case_buffer_bytes(e, &e->assessed);
+    if (bytes <= most)
+        return true;
+    char sizes[160], assessed[160];
+    sizes_text(e, &only, true, sizes, sizeof sizes);
+    sizes_text(e, &e->assessed, true, assessed, sizeof assessed);
+    snprintf(error, size,
+             "--n %lld makes buffers of %.3g GB (%s), more than the assessment's %.3g GB (%s): "
+             "--n is a quick try at most the assessment's size; give a smaller --n, or none "
+             "for the whole grading",
+             (long long)g->request->n, bytes / 1e9, sizes, most / 1e9, assessed);
+    return false;
+}
+
 /* Each correctness case, then the assessment case (or the --n case). */
 static enum grader_verdict run_cases(struct grading *g, json_t *cases, char *message, size_t size)
 {
     const struct exercise *e = &g->exercise;
-    /* --n N: the sizes as large as the first one at the assessment (n; rows
-     * and cols of a square) become N, the others (a bin count) stay. */
-    struct exercise_case only = e->assessed;
+    struct exercise_case only = quick_case(e, g->request->n);
     bool only_n = g->request->n > 0 && !g->request->correctness_only;
     int total = only_n ? 1 : g->request->correctness_only ? e->n_cases : e->n_cases + 1;
-    for (int i = 0; i < e->n_sizes; i++)
-        if (e->assessed.values[i] == e->assessed.values[0])
-            only.values[i] = g->request->n;
     g->n_cases = total;
     for (int k = 0; k < total; k++) {
         g->case_index = k;
@@ -488,7 +536,8 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
-    if (!load_exercise(g, &files, error, error_size) || !grade_open_device(g, error, error_size)) {
+    if (!load_exercise(g, &files, error, error_size) || !quick_case_fits(g, error, error_size) ||
+        !grade_open_device(g, error, error_size)) {
         grader_exercise_files_free(&files);
         grading_free(g);
         return NULL;
