@@ -53,6 +53,25 @@
         SM_LATENCIES                                                                               \
     }
 
+/* Host links (emulator/README.md, "Transfers"). PCIe 3.0 and later carry
+ * 128 bits in 130 on each of 16 lanes: 5.0's 32 GT/s are 63.0 GB/s each
+ * way, 4.0's 16 GT/s 31.5 GB/s, 3.0's 8 GT/s 15.75 GB/s. A copy engine
+ * reaches less (packet headers, DMA requests); the pinned rates are
+ * published measurements, rounded: an H100's device-to-host copy at
+ * 52.8 GB/s (nvbandwidth), an A100 SXM4's host-to-device at 25.1 GB/s
+ * (nvbandwidth, 512 MiB), a T4's at 9.7 and 11.1 GB/s (bandwidthTest,
+ * 32 MB). The staging rate and the latency are estimates, to be measured
+ * on an H200 (tests/device): pageable memory is copied by the host into a
+ * pinned buffer, then sent, so an H100's pageable copy runs at
+ * 1 / (1/53 + 1/40) = 22.8 GB/s, about half its pinned rate. */
+#define STAGING_BYTES_PER_SECOND 40e9
+#define COPY_LATENCY_US          2.0
+#define PCIE_LINK(pinned)                                                                          \
+    {                                                                                              \
+        .pinned_bytes_per_second = (pinned), .staging_bytes_per_second = STAGING_BYTES_PER_SECOND, \
+        .copy_latency_us = COPY_LATENCY_US                                                         \
+    }
+
 /* The shared-memory sizes each architecture can carve out of its L1 (cuda_occupancy.h). */
 #define AMPERE_SHARED_CONFIGS                                                                      \
     .shared_configs = {0, 8 * KIB, 16 * KIB, 32 * KIB, 64 * KIB, 100 * KIB, 132 * KIB, 164 * KIB}, \
@@ -69,7 +88,8 @@
     .cc_major = 9, .cc_minor = 0, .sm_count = 132, .max_threads_per_sm = 2048,                     \
     .max_blocks_per_sm = 32, .shared_per_sm = 228 * KIB, .shared_per_block_optin = 232448,         \
     .shared_reserved_per_block = 1 * KIB, .shared_unit = 128, HOPPER_SHARED_CONFIGS,               \
-    .clock_khz = 1980000, .attributes = hopper_attributes, .timing = HOPPER_TIMING
+    .clock_khz = 1980000, .attributes = hopper_attributes, .timing = HOPPER_TIMING,                \
+    .link = PCIE_LINK(53e9) /* PCIe 5.0 x16 */
 
 /* ------------------------------------------------------------ attributes */
 
@@ -194,6 +214,7 @@ static const struct emu_device_model models[] = {
                    .same_address_atomics_per_second = 7.0e8,
                    .same_line_atomics_per_second = 9.8e8,
                    SM_LATENCIES},
+        .link = PCIE_LINK(25e9), /* PCIe 4.0 x16 */
     },
     {
         /* An H100 with HBM3e: more, faster memory and a larger L2. */
@@ -246,6 +267,7 @@ static const struct emu_device_model models[] = {
                    .same_address_atomics_per_second = 5.0e8,
                    .same_line_atomics_per_second = 7.0e8,
                    SM_LATENCIES},
+        .link = PCIE_LINK(11e9), /* PCIe 3.0 x16 */
     },
 };
 

@@ -2,7 +2,14 @@
  * Internal to emulator/: the state the driver-API files (driver_*.c) share.
  *
  * The driver is synchronous: every call, a launch included, has finished
- * when it returns. One mutex guards all driver state (the handles, the
+ * when it returns, so the data a copy or a kernel writes is there at once.
+ * Time is another matter: each context keeps a modeled device timeline
+ * (driver_timeline.c), on which every piece of stream work (a kernel, a
+ * copy, a memset, an event, a wait) is placed as the modeled GPU would run
+ * it: after its stream's earlier work, when its engine is free, after what
+ * it waits for; events record points of that timeline. So a program reads
+ * a GPU's times and overlaps while nothing actually runs concurrently.
+ * One mutex guards all driver state (the handles, the
  * contexts and what they own); each entry point takes it for its whole
  * duration, through driver_begin() or driver_enter() and driver_leave().
  * That serializes launches of different contexts too, which costs nothing
@@ -60,6 +67,33 @@ struct driver_limits {
     size_t malloc_heap_bytes; /* CU_LIMIT_MALLOC_HEAP_SIZE */
 };
 
+/* ------------------------------------------------------------- timeline */
+
+/* What runs a piece of stream work on the modeled GPU (driver_timeline.c):
+ * kernels one at a time on the SMs, copies and memsets on the copy engines
+ * (ASYNC_ENGINE_COUNT is 3: one each way over the link, one inside device
+ * memory). */
+enum driver_engine {
+    DRIVER_ENGINE_NONE,    /* an event, a wait for an event, a callback: no engine */
+    DRIVER_ENGINE_COMPUTE, /* kernels */
+    DRIVER_ENGINE_HTOD,    /* copies from the host to the device */
+    DRIVER_ENGINE_DTOH,    /* from the device to the host */
+    DRIVER_ENGINE_DEVICE,  /* copies within device memory, memsets */
+    DRIVER_ENGINES
+};
+
+/* A context's modeled device timeline. Points are picoseconds since the
+ * context was made, in integers, so that the time between two events is
+ * exactly the durations placed between them, whatever came before. */
+struct driver_timeline {
+    int64_t engine_free[DRIVER_ENGINES]; /* when each engine's last work ends */
+    int64_t legacy_end;                  /* the NULL stream's (CU_STREAM_LEGACY's) last work */
+    int64_t per_thread_end;              /* CU_STREAM_PER_THREAD's last work */
+    int64_t blocking_end; /* the latest end of work in a blocking stream, the NULL one's included */
+    int64_t queued_end;   /* the latest end of any work */
+    int64_t host;         /* the point the host has waited for: later work starts after it */
+};
+
 struct CUctx_st {
     struct driver_handle handle;
     bool primary;
@@ -72,7 +106,7 @@ struct CUctx_st {
     CUresult sticky;
     bool has_fault;
     struct kgemu_fault fault; /* the last failed launch, sticky or not */
-    double clock_ms;          /* device time: the launches' elapsed_ms, summed */
+    struct driver_timeline timeline;
     bool has_counters;
     struct kgemu_counters counters;       /* the timing model's counts of the last launch */
     double time_budget_ms;                /* kgemu_set_time_budget; 0: none */
@@ -95,6 +129,7 @@ struct CUfunc_st {
 struct CUstream_st {
     struct driver_handle handle;
     unsigned flags;
+    int64_t end; /* where its last work ends on the timeline (ps) */
 };
 
 /* A CUDA array (driver_array.c): its texels in device memory. */
@@ -108,7 +143,7 @@ struct CUevent_st {
     struct driver_handle handle;
     unsigned flags;
     bool recorded;
-    double clock_ms; /* the context's clock when it was recorded */
+    int64_t point; /* the timeline's point it recorded (ps) */
 };
 
 /* The older variants of cuCtxCreate that cuda.h no longer declares, which
@@ -242,6 +277,33 @@ void driver_host_memory_release(struct CUctx_st *ctx);
 /* A stream of `ctx`, or one of the default streams (NULL, CU_STREAM_LEGACY,
  * CU_STREAM_PER_THREAD); CUDA_ERROR_INVALID_HANDLE otherwise. */
 CUresult driver_stream_check(struct CUctx_st *ctx, CUstream stream);
+
+/* The modeled timeline (driver_timeline.c). `stream` has passed
+ * driver_stream_check; the caller holds the lock. */
+/* Places work of `duration` ps on `stream`, run by `engine`, not before
+ * `after` (an event's point; 0: nothing): it starts once its stream's
+ * earlier work, the work the legacy NULL stream orders before it, its
+ * engine and the host allow. Returns where it ends. */
+int64_t driver_timeline_place(struct CUctx_st *ctx, CUstream stream, enum driver_engine engine,
+                              int64_t duration, int64_t after);
+/* The point an event recorded on `stream` now would record, without recording it. */
+int64_t driver_timeline_stream_point(struct CUctx_st *ctx, CUstream stream);
+/* The host waits until `point` (a synchronization, or a query that found the work done). */
+void driver_timeline_host_waits(struct CUctx_st *ctx, int64_t point);
+/* A kernel of `elapsed_ms` (the timing model's time) on `stream`. */
+void driver_timeline_kernel(struct CUctx_st *ctx, CUstream stream, double elapsed_ms);
+/* A copy of `bytes` from address `src` to `dst` on `stream`: within device
+ * memory at the memory's rate, between it and the host at the link's, at
+ * the pinned rate when page-locked memory holds the host end's first byte.
+ * The host waits for its end when an end is pageable host memory, or when
+ * the copy is `synchronous` (cuMemcpyHtoD, not its Async form) and an end
+ * is host memory, as cuda.h says a GPU's host does. */
+void driver_timeline_copy(struct CUctx_st *ctx, CUstream stream, uint64_t dst, uint64_t src,
+                          uint64_t bytes, bool synchronous);
+/* A memset of `bytes` of device memory on `stream`, at the memory's write rate. */
+void driver_timeline_memset(struct CUctx_st *ctx, CUstream stream, uint64_t bytes);
+/* Milliseconds of a timeline interval. */
+double driver_timeline_ms(int64_t interval);
 /* The most threads a block of `function` may have: its .maxntid
  * (__launch_bounds__) or the device's limit. */
 int driver_function_max_threads(const struct CUfunc_st *function,

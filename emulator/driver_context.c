@@ -33,7 +33,7 @@ struct CUctx_st *driver_current(void)
     return driver_handle_live(DRIVER_CONTEXT, top) ? top : NULL;
 }
 
-/* A fresh state on `memory`: default limits, no fault, clock at zero. */
+/* A fresh state on `memory`: default limits, no fault, an empty timeline. */
 static void context_start(struct CUctx_st *ctx, struct emu_memory *memory)
 {
     ctx->memory = memory;
@@ -46,7 +46,7 @@ static void context_start(struct CUctx_st *ctx, struct emu_memory *memory)
     ctx->sticky = CUDA_SUCCESS;
     ctx->has_fault = false;
     memset(&ctx->fault, 0, sizeof ctx->fault);
-    ctx->clock_ms = 0;
+    memset(&ctx->timeline, 0, sizeof ctx->timeline);
 }
 
 /* Frees what the context owns; modules go before the memory their
@@ -313,10 +313,14 @@ EMU_EXPORT CUresult cuCtxGetDevice(CUdevice *device)
 }
 
 /* Every call has finished when it returns: only the sticky fault is left to report. */
+/* The host waits for all the work queued so far (its modeled end). */
 EMU_EXPORT CUresult cuCtxSynchronize(void)
 {
     struct CUctx_st *ctx;
-    return driver_leave(driver_enter(&ctx, DRIVER_STICKY));
+    CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
+    if (rc == CUDA_SUCCESS)
+        driver_timeline_host_waits(ctx, ctx->timeline.queued_end);
+    return driver_leave(rc);
 }
 
 /* There is no L2 to reset; the timing model starts every launch cold. */

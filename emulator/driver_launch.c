@@ -12,9 +12,9 @@
  *   device until the context is destroyed or reset.
  * Either way the context keeps a description of it for kgemu_last_fault().
  *
- * A launch advances the context's device clock by its elapsed_ms, which is
- * what events measure. Cooperative launches (cuLaunchCooperativeKernel)
- * are refused: see there.
+ * A launch's elapsed_ms goes on its stream's modeled timeline
+ * (driver_timeline.c), which events record. Cooperative launches
+ * (cuLaunchCooperativeKernel) are refused: see there.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +27,7 @@ struct launch_config {
     unsigned grid[3];
     unsigned block[3];
     unsigned shared_bytes;
+    CUstream stream; /* whose timeline the kernel's modeled time goes on */
 };
 
 /* Records a refused launch; returns `code`. */
@@ -184,10 +185,10 @@ static bool launch_fault_is_sticky(CUresult code)
 
 /* Turns what emu_launch_run said into the context's state and the value
  * cuLaunchKernel returns. */
-static CUresult launch_finish(struct CUctx_st *ctx, const char *kernel, CUresult rc,
-                              struct emu_launch_result *result)
+static CUresult launch_finish(struct CUctx_st *ctx, const char *kernel, CUstream stream,
+                              CUresult rc, struct emu_launch_result *result)
 {
-    ctx->clock_ms += result->elapsed_ms;
+    driver_timeline_kernel(ctx, stream, result->elapsed_ms);
     if (rc == CUDA_SUCCESS) {
         ctx->counters = result->counters;
         ctx->has_counters = true;
@@ -242,7 +243,7 @@ static CUresult launch_run(struct CUctx_st *ctx, const struct CUfunc_st *f,
     struct emu_launch_result result;
     memset(&result, 0, sizeof result);
     CUresult rc = emu_launch_run(&launch, &result);
-    return launch_finish(ctx, emu_function_info(f->function)->name, rc, &result);
+    return launch_finish(ctx, emu_function_info(f->function)->name, c->stream, rc, &result);
 }
 
 static CUresult launch(struct CUctx_st *ctx, const struct CUfunc_st *f,
@@ -290,6 +291,7 @@ EMU_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned
         .grid = {gridDimX, gridDimY, gridDimZ},
         .block = {blockDimX, blockDimY, blockDimZ},
         .shared_bytes = sharedMemBytes,
+        .stream = hStream,
     };
     return driver_leave(launch(ctx, f, &config, kernelParams, extra));
 }

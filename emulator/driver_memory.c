@@ -5,16 +5,16 @@
  * cuMemsetD2D8/D16/D32, and the Async form of each.
  *
  * The virtual GPU is synchronous: an Async call has finished when it
- * returns, like the plain one, which is the same call in the NULL stream.
+ * returns, like the plain one, which is the same copy in the NULL stream.
  * Its stream is checked as a launch's is (a stream of the current context,
  * or a default stream).
  *
  * Device addresses are host addresses (memory.c), so a copy is a memcpy
  * once the device range has been found inside one live allocation of the
  * current context; a range that is not gets CUDA_ERROR_INVALID_VALUE, never
- * a host crash. Copies and memsets do not advance the device clock: the
- * timing model accounts kernels only, and a grader times kernels between
- * events, so host-side data movement has no modeled cost.
+ * a host crash. Each copy and memset that is made takes its modeled time on
+ * its stream's timeline (driver_timeline.c): the link's rate between host
+ * and device, the memory's within the device.
  */
 #include <string.h>
 
@@ -142,47 +142,68 @@ static CUresult memory_begin(CUstream stream, struct CUctx_st **ctx)
     return rc;
 }
 
-EMU_EXPORT CUresult cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
-                                      CUstream hStream)
+/* A copy the caller has checked, made and put on the timeline. */
+static void memory_copy(struct CUctx_st *ctx, CUstream stream, uint64_t dst, uint64_t src,
+                        size_t bytes, bool synchronous)
+{
+    emu_host_copy(memory_host(dst), memory_host(src), bytes);
+    driver_timeline_copy(ctx, stream, dst, src, bytes, synchronous);
+}
+
+static CUresult memory_htod(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+                            CUstream stream, bool synchronous)
 {
     struct CUctx_st *ctx;
-    CUresult rc = memory_begin(hStream, &ctx);
+    CUresult rc = memory_begin(stream, &ctx);
     if (rc != CUDA_SUCCESS || ByteCount == 0)
         return driver_leave(rc);
     if (srcHost == NULL)
         return driver_leave(CUDA_ERROR_INVALID_VALUE);
     rc = memory_range_check(ctx, dstDevice, ByteCount);
     if (rc == CUDA_SUCCESS)
-        emu_host_copy(memory_host(dstDevice), srcHost, ByteCount);
+        memory_copy(ctx, stream, dstDevice, (uintptr_t)srcHost, ByteCount, synchronous);
     return driver_leave(rc);
+}
+
+EMU_EXPORT CUresult cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+                                      CUstream hStream)
+{
+    return memory_htod(dstDevice, srcHost, ByteCount, hStream, false);
 }
 
 EMU_EXPORT CUresult cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
-    return cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, NULL);
+    return memory_htod(dstDevice, srcHost, ByteCount, NULL, true);
 }
 
-EMU_EXPORT CUresult cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
-                                      CUstream hStream)
+static CUresult memory_dtoh(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream stream,
+                            bool synchronous)
 {
     struct CUctx_st *ctx;
-    CUresult rc = memory_begin(hStream, &ctx);
+    CUresult rc = memory_begin(stream, &ctx);
     if (rc != CUDA_SUCCESS || ByteCount == 0)
         return driver_leave(rc);
     if (dstHost == NULL)
         return driver_leave(CUDA_ERROR_INVALID_VALUE);
     rc = memory_range_check(ctx, srcDevice, ByteCount);
     if (rc == CUDA_SUCCESS)
-        emu_host_copy(dstHost, memory_host(srcDevice), ByteCount);
+        memory_copy(ctx, stream, (uintptr_t)dstHost, srcDevice, ByteCount, synchronous);
     return driver_leave(rc);
+}
+
+EMU_EXPORT CUresult cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+                                      CUstream hStream)
+{
+    return memory_dtoh(dstHost, srcDevice, ByteCount, hStream, false);
 }
 
 EMU_EXPORT CUresult cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
-    return cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, NULL);
+    return memory_dtoh(dstHost, srcDevice, ByteCount, NULL, true);
 }
 
-/* Overlapping ranges are copied as memmove does (CUDA leaves them undefined). */
+/* Overlapping ranges are copied as memmove does (CUDA leaves them
+ * undefined). The host never waits for a copy within device memory. */
 EMU_EXPORT CUresult cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                       size_t ByteCount, CUstream hStream)
 {
@@ -193,8 +214,10 @@ EMU_EXPORT CUresult cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevi
     rc = memory_range_check(ctx, dstDevice, ByteCount);
     if (rc == CUDA_SUCCESS)
         rc = memory_range_check(ctx, srcDevice, ByteCount);
-    if (rc == CUDA_SUCCESS)
+    if (rc == CUDA_SUCCESS) {
         memmove(memory_host(dstDevice), memory_host(srcDevice), ByteCount);
+        driver_timeline_copy(ctx, hStream, dstDevice, srcDevice, ByteCount, false);
+    }
     return driver_leave(rc);
 }
 
@@ -219,24 +242,32 @@ static CUresult memory_unified_check(struct CUctx_st *ctx, CUdeviceptr address, 
 
 /* Device and host addresses are both host addresses here, so any pair is
  * one memmove once each side has been checked. */
-EMU_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
-                                  CUstream hStream)
+static CUresult memory_unified(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream stream,
+                               bool synchronous)
 {
     struct CUctx_st *ctx;
-    CUresult rc = memory_begin(hStream, &ctx);
+    CUresult rc = memory_begin(stream, &ctx);
     if (rc != CUDA_SUCCESS || ByteCount == 0)
         return driver_leave(rc);
     rc = memory_unified_check(ctx, dst, ByteCount);
     if (rc == CUDA_SUCCESS)
         rc = memory_unified_check(ctx, src, ByteCount);
-    if (rc == CUDA_SUCCESS)
+    if (rc == CUDA_SUCCESS) {
         memmove(memory_host(dst), memory_host(src), ByteCount);
+        driver_timeline_copy(ctx, stream, dst, src, ByteCount, synchronous);
+    }
     return driver_leave(rc);
+}
+
+EMU_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
+                                  CUstream hStream)
+{
+    return memory_unified(dst, src, ByteCount, hStream, false);
 }
 
 EMU_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
-    return cuMemcpyAsync(dst, src, ByteCount, NULL);
+    return memory_unified(dst, src, ByteCount, NULL, true);
 }
 
 /* -------------------------------------------------------------- memsets */
@@ -289,6 +320,8 @@ static CUresult memory_set(CUdeviceptr dst, const void *element, const struct me
     rc = memory_set_check(ctx, dst, s);
     for (size_t y = 0; rc == CUDA_SUCCESS && y < s->height; y++)
         memory_fill(memory_host(dst + y * s->pitch), element, s->width, s->count * s->width);
+    if (rc == CUDA_SUCCESS)
+        driver_timeline_memset(ctx, stream, (uint64_t)s->height * s->count * s->width);
     return driver_leave(rc);
 }
 

@@ -20,7 +20,9 @@
  * overlapping device ranges copy as if through a buffer.
  *
  * The driver is synchronous: the Async forms check their stream and copy
- * at once. Copies take no modeled time (driver_memory.c says why).
+ * at once. Each copy takes its modeled time on its stream's timeline
+ * (driver_timeline.c), by what its ends' first bytes are (device or host
+ * memory, pinned or not), for the box's bytes.
  */
 #include <string.h>
 
@@ -144,9 +146,11 @@ static void copy_rows(const struct copy_end *dst, const struct copy_end *src,
                     src->start + z * src->slice + y * src->pitch, box->width);
 }
 
-/* Checks both ends, then copies; the caller holds the driver. */
+/* Checks both ends, then copies, in `stream` (a synchronous copy's: NULL);
+ * the caller holds the driver. */
 static CUresult copy_box(struct CUctx_st *ctx, const struct copy_side *dst,
-                         const struct copy_side *src, const struct copy_box *box)
+                         const struct copy_side *src, const struct copy_box *box, bool async,
+                         CUstream stream)
 {
     if (box->width == 0 || box->height == 0 || box->depth == 0)
         return CUDA_SUCCESS;
@@ -154,9 +158,12 @@ static CUresult copy_box(struct CUctx_st *ctx, const struct copy_side *dst,
     CUresult rc = copy_resolve(ctx, src, box, &from);
     if (rc == CUDA_SUCCESS)
         rc = copy_resolve(ctx, dst, box, &to);
-    if (rc == CUDA_SUCCESS)
-        copy_rows(&to, &from, box);
-    return rc;
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    copy_rows(&to, &from, box);
+    driver_timeline_copy(ctx, stream, (uintptr_t)to.start, (uintptr_t)from.start,
+                         (uint64_t)box->width * box->height * box->depth, !async);
+    return CUDA_SUCCESS;
 }
 
 /* Enters the driver, checks `stream` when `async`, copies. A NULL box is
@@ -170,7 +177,7 @@ static CUresult copy_call(const struct copy_side *dst, const struct copy_side *s
     if (rc == CUDA_SUCCESS && async)
         rc = driver_stream_check(ctx, stream);
     if (rc == CUDA_SUCCESS)
-        rc = box != NULL ? copy_box(ctx, dst, src, box) : CUDA_ERROR_INVALID_VALUE;
+        rc = box != NULL ? copy_box(ctx, dst, src, box, async, stream) : CUDA_ERROR_INVALID_VALUE;
     return driver_leave(rc);
 }
 
@@ -290,7 +297,7 @@ static CUresult copy_offsets(struct offset_end dst, struct offset_end src, size_
     if (rc == CUDA_SUCCESS)
         rc = offset_side(ctx, &src, count, &from);
     if (rc == CUDA_SUCCESS)
-        rc = copy_box(ctx, &to, &from, &box);
+        rc = copy_box(ctx, &to, &from, &box, async, stream);
     return driver_leave(rc);
 }
 

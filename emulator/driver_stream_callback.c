@@ -6,7 +6,10 @@
  * call has finished when it returns (driver.h), so that point is now: the
  * callback runs at once, on the calling thread, before cuStreamAddCallback
  * returns. Its status is the context's sticky fault (CUDA_SUCCESS when
- * there is none), as callbacks after a device error get one.
+ * there is none), as callbacks after a device error get one. On the
+ * modeled timeline (driver_timeline.c) it is a point of its stream, which
+ * orders the stream's later work after the earlier; the host's time it
+ * takes is not modeled.
  *
  * It runs outside the driver lock. A callback must not call the driver
  * (cuda.h); one that does gets CUDA_ERROR_NOT_PERMITTED, as on a GPU
@@ -30,6 +33,8 @@ EMU_EXPORT CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callb
         rc = CUDA_ERROR_INVALID_VALUE;
     if (rc == CUDA_SUCCESS)
         rc = driver_stream_check(ctx, hStream);
+    if (rc == CUDA_SUCCESS)
+        driver_timeline_place(ctx, hStream, DRIVER_ENGINE_NONE, 0, 0);
     CUresult status = rc == CUDA_SUCCESS ? ctx->sticky : CUDA_SUCCESS;
     driver_leave(rc);
     if (rc != CUDA_SUCCESS)

@@ -1,12 +1,15 @@
 /*
  * Streams and events.
  *
- * Every call runs to completion before it returns, so a stream is only a
- * name for an order that is already kept: synchronizing and querying find
- * nothing pending and report just the sticky fault. An event records the
- * context's device clock (the launches' modeled time, summed), and
- * cuEventElapsedTime subtracts two such readings; with no launch between
- * two events it is exactly 0.
+ * Every call runs to completion before it returns, so synchronizing and
+ * querying find nothing pending and report just the sticky fault; what
+ * they change is the modeled timeline (driver_timeline.c): the host has
+ * now waited for the point they waited for, and work issued later starts
+ * after it. An event records a point of its stream's timeline: where the
+ * work issued to the stream before it ends. cuEventElapsedTime subtracts
+ * two points; with no work between two events of one stream it is exactly
+ * 0. cuStreamWaitEvent makes the stream's later work start after the
+ * event's point.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,12 +84,16 @@ EMU_EXPORT CUresult cuStreamDestroy(CUstream hStream)
     return handle_destroy(DRIVER_STREAM, hStream);
 }
 
+/* The host waits for the point an event recorded on the stream now would
+ * record. A query that finds the work done (always, here) has waited too. */
 EMU_EXPORT CUresult cuStreamSynchronize(CUstream hStream)
 {
     struct CUctx_st *ctx;
     CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
     if (rc == CUDA_SUCCESS)
         rc = driver_stream_check(ctx, hStream);
+    if (rc == CUDA_SUCCESS)
+        driver_timeline_host_waits(ctx, driver_timeline_stream_point(ctx, hStream));
     return driver_leave(rc);
 }
 
@@ -95,7 +102,8 @@ EMU_EXPORT CUresult cuStreamQuery(CUstream hStream)
     return cuStreamSynchronize(hStream);
 }
 
-/* The event has happened already, so there is nothing to wait for. */
+/* The stream's later work starts after the event's point (an event never
+ * recorded is complete: nothing to wait for). */
 EMU_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
     struct CUctx_st *ctx;
@@ -106,6 +114,8 @@ EMU_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned
         rc = driver_handle_check(DRIVER_EVENT, hEvent, ctx);
     if (rc == CUDA_SUCCESS && (Flags & ~CU_EVENT_WAIT_EXTERNAL) != 0)
         rc = CUDA_ERROR_INVALID_VALUE;
+    if (rc == CUDA_SUCCESS && hEvent->recorded)
+        driver_timeline_place(ctx, hStream, DRIVER_ENGINE_NONE, 0, hEvent->point);
     return driver_leave(rc);
 }
 
@@ -141,18 +151,21 @@ EMU_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
         rc = driver_stream_check(ctx, hStream);
     if (rc == CUDA_SUCCESS) {
         hEvent->recorded = true;
-        hEvent->clock_ms = ctx->clock_ms;
+        hEvent->point = driver_timeline_place(ctx, hStream, DRIVER_ENGINE_NONE, 0, 0);
     }
     return driver_leave(rc);
 }
 
-/* Complete as soon as recorded, and an event never recorded is complete too. */
+/* Complete as soon as recorded, and an event never recorded is complete
+ * too; the host has then waited for its point. */
 EMU_EXPORT CUresult cuEventQuery(CUevent hEvent)
 {
     struct CUctx_st *ctx;
     CUresult rc = driver_enter(&ctx, DRIVER_STICKY);
     if (rc == CUDA_SUCCESS)
         rc = driver_handle_check(DRIVER_EVENT, hEvent, ctx);
+    if (rc == CUDA_SUCCESS && hEvent->recorded)
+        driver_timeline_host_waits(ctx, hEvent->point);
     return driver_leave(rc);
 }
 
@@ -182,6 +195,6 @@ EMU_EXPORT CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUe
     if (rc == CUDA_SUCCESS)
         rc = event_timing_check(ctx, hEnd);
     if (rc == CUDA_SUCCESS)
-        *pMilliseconds = (float)(hEnd->clock_ms - hStart->clock_ms);
+        *pMilliseconds = (float)driver_timeline_ms(hEnd->point - hStart->point);
     return driver_leave(rc);
 }

@@ -62,6 +62,19 @@ struct emu_timing_constants {
     double launch_overhead_us;
 };
 
+/* How the part's copy engines move data (emulator/README.md, "Transfers"):
+ * between the host and the device over its PCIe link, where memory the
+ * host has not page-locked (pageable) goes through a pinned staging
+ * buffer first; within device memory at the DRAM rate (the timing model's
+ * dram_efficiency of the peak). Each copy or memset also pays a fixed
+ * latency. */
+struct emu_link_model {
+    double pinned_bytes_per_second;  /* a page-locked host buffer ↔ device memory, each way */
+    double staging_bytes_per_second; /* the host's copy of pageable memory into the staging
+                                        buffer, in series with the link */
+    double copy_latency_us;          /* a copy's or a memset's fixed cost */
+};
+
 #define EMU_SHARED_CONFIGS_MAX 10 /* shared-memory carveouts a part offers */
 
 /* One modeled GPU. Figures are the published ones of the real part. */
@@ -104,6 +117,7 @@ struct emu_device_model {
     size_t shared_configs[EMU_SHARED_CONFIGS_MAX];
     int shared_config_count;
     struct emu_timing_constants timing;
+    struct emu_link_model link;
 };
 
 /* The model KGEMU_DEVICE names (default "h100"); NULL when it names none. */

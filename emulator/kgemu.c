@@ -65,6 +65,17 @@ EMU_EXPORT int kgemu_last_counters(struct kgemu_counters *counters)
     return found;
 }
 
+EMU_EXPORT int kgemu_device_time(double *milliseconds)
+{
+    struct CUctx_st *ctx;
+    CUresult r = driver_enter(&ctx, DRIVER_IGNORE_STICKY);
+    if (r == CUDA_SUCCESS && milliseconds == NULL)
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS)
+        *milliseconds = driver_timeline_ms(ctx->timeline.queued_end);
+    return (int)driver_leave(r);
+}
+
 EMU_EXPORT int kgemu_set_time_budget(double milliseconds)
 {
     struct CUctx_st *ctx;

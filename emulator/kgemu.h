@@ -128,6 +128,15 @@ int kgemu_set_time_budget(double milliseconds);
  * or the zones do not fit. */
 int kgemu_guard(unsigned long long base, unsigned long long head, unsigned long long tail);
 
+/* The current context's modeled device timeline (emulator/README.md,
+ * "Transfers"): `*milliseconds` gets the point where all the work queued
+ * on it so far ends (kernels, copies, memsets, events, on every stream),
+ * in modeled ms since the context was made. Read before and after a host
+ * function, it gives that function's device time. Returns 0 (a CUresult):
+ * CUDA_ERROR_INVALID_VALUE for a NULL pointer, CUDA_ERROR_INVALID_CONTEXT
+ * with no current context. */
+int kgemu_device_time(double *milliseconds);
+
 /* Copies the last fault of the current context to `fault`. Returns 1 when
  * there was one, 0 when there was none or there is no current context. */
 int kgemu_last_fault(struct kgemu_fault *fault);

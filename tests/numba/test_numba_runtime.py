@@ -66,6 +66,27 @@ class NumbaRuntime(unittest.TestCase):
         self.assertIn("CUDA_ERROR_NOT_SUPPORTED", results["ipc"]["error"])
         self.assert_clean(stderr)
 
+    def test_transfers_take_modeled_time(self):
+        """cuda.event_elapsed_time around copies reads as on the modeled
+        H100: a pinned copy at most the PCIe 5.0 x16 link's 63 GB/s and at
+        least 60 % of it, a pageable one slower, a registered one pinned; a
+        copy and a kernel in two streams overlap; kgemu_device_time spans a
+        host function as events around it do."""
+        results, stderr = run_numba("transfers")
+        t = results["transfers"]
+        link = 32e9 * 16 * 128 / 130 / 8
+        for direction in ("htod", "dtoh"):
+            rate = t["bytes"] / (t[direction + "_pinned"] / 1e3)
+            self.assertTrue(0.6 * link <= rate <= link, "%s: %.1f GB/s" % (direction, rate / 1e9))
+            self.assertGreaterEqual(t[direction + "_pageable"], 1.2 * t[direction + "_pinned"])
+        self.assertAlmostEqual(t["htod_registered"], t["htod_pinned"], places=6)
+        self.assertLess(t["both"], t["kernel"] + t["copy"] - 0.5 * min(t["kernel"], t["copy"]))
+        self.assertGreaterEqual(t["both"], max(t["kernel"], t["copy"]))
+        self.assertGreater(t["host_function"], t["htod_pageable"] + t["dtoh_pageable"])
+        self.assertAlmostEqual(t["host_function"], t["host_function_events"],
+                               delta=1e-5 * t["host_function"])
+        self.assert_clean(stderr)
+
     def test_mapped_memory_is_checked(self):
         """Past the end of a mapped array: the context's sticky fault, so
         numba's teardown after it fails too, as on a GPU (not asserted)."""
