@@ -18,26 +18,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every parameter a 1-D buffer of one length, the last the only output,
- * the kernel's launches never swapping buffers: what numba's elementwise
- * kernel of a @vectorize ufunc computes. */
+/* Every parameter a buffer, the last the only output: what a @guvectorize
+ * gufunc computes (numba's kernel for it is launched as the form's). */
+bool numba_kernel_gufunc(const struct exercise *e, int k)
+{
+    const struct exercise_numba *n = &e->kernels[k].numba;
+    for (int i = 0; i < n->n_params; i++) {
+        int index = exercise_buffer_index(e, n->params[i].name);
+        if (index < 0 || e->buffers[index].is_output != (i == n->n_params - 1))
+            return false;
+    }
+    return n->n_params >= 2;
+}
+
+/* A gufunc's form whose buffers are 1-D of one length, the kernel's
+ * launches never swapping buffers: what numba's elementwise kernel of a
+ * @vectorize ufunc computes. */
 bool numba_kernel_elementwise(const struct exercise *e, int k)
 {
     const struct exercise_numba *n = &e->kernels[k].numba;
-    const struct exercise_buffer *first = NULL;
+    if (!numba_kernel_gufunc(e, k))
+        return false;
+    const char *first = e->buffers[exercise_buffer_index(e, n->params[0].name)].length;
     for (int i = 0; i < n->n_params; i++) {
-        int index = exercise_buffer_index(e, n->params[i].name);
-        const struct exercise_buffer *b = index >= 0 ? &e->buffers[index] : NULL;
-        bool last = i == n->n_params - 1;
-        if (!b || n->params[i].n_dims != 1 || b->is_output != last ||
-            (first && strcmp(first->length, b->length) != 0))
+        const char *length = e->buffers[exercise_buffer_index(e, n->params[i].name)].length;
+        if (n->params[i].n_dims != 1 || strcmp(first, length) != 0)
             return false;
-        first = first ? first : b;
     }
     for (int l = 0; l < e->n_launches; l++)
         if (e->launches[l].kernel == k && e->launches[l].swap[0] >= 0)
             return false;
-    return n->n_params >= 2;
+    return true;
 }
 
 static json_t *kernel_request(const struct exercise *e, int k)
@@ -51,8 +62,9 @@ static json_t *kernel_request(const struct exercise *e, int k)
         json_decref(params);
         return NULL;
     }
-    return json_pack("{s:s, s:s, s:o, s:b}", "name", n->name, "signature", signature, "params",
-                     params, "elementwise", numba_kernel_elementwise(e, k));
+    return json_pack("{s:s, s:s, s:o, s:b, s:b}", "name", n->name, "signature", signature, "params",
+                     params, "elementwise", numba_kernel_elementwise(e, k), "gufunc",
+                     numba_kernel_gufunc(e, k));
 }
 
 /* "sm_90" as [9, 0]. */

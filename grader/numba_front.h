@@ -19,9 +19,14 @@
  * NULL: how a field of the front end's result is read. */
 const char *numba_text_within(const json_t *value, size_t max);
 
-/* Whether kernel k's Numba form is elementwise: every parameter a 1-D
- * buffer of one length, the last the only output, its launches swapping
- * nothing. A @vectorize ufunc is accepted for such a kernel only. */
+/* Whether kernel k's Numba form fits a @guvectorize gufunc: every
+ * parameter a buffer, the last the only output. The front end then
+ * accepts a gufunc, whose kernel is launched as the form's. */
+bool numba_kernel_gufunc(const struct exercise *exercise, int k);
+
+/* Whether kernel k's Numba form is elementwise: a gufunc's form whose
+ * buffers are 1-D of one length, its launches swapping nothing. A
+ * @vectorize ufunc is accepted for such a kernel only. */
 bool numba_kernel_elementwise(const struct exercise *exercise, int k);
 
 /* The student's side from the front end's result (request->numba):

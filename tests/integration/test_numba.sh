@@ -65,6 +65,26 @@ expect "... and with one input fewer than the kernel's parameters" 1 \
     "^vector-add: rejected: the @vectorize function 'add_kernel' must take 2 inputs" -- \
     grade --exercise vector-add --n 5000 "$TMP/add3.py"
 
+cat >"$TMP/gufunc.py" <<'PY'
+from numba import guvectorize
+
+@guvectorize(['void(float32, float32, float32[:])'], '(),()->()', target='cuda')
+def add_kernel(x, y, out):
+    out[0] = x + y
+PY
+expect "a @guvectorize gufunc is numba's kernel for it, launched as the exercise's (no driver to build it)" \
+    0 "^vector-add: passed: " -- grade --exercise vector-add --n 100003 "$TMP/gufunc.py"
+sed 's/add_kernel/cuda_histogram/' "$TMP/gufunc.py" >"$TMP/gufunc_histogram.py"
+expect "... but only for an exercise of arrays, the last the output" 1 \
+    "^histogram: rejected: 'cuda_histogram' must be a @cuda.jit kernel, .*a @guvectorize gufunc is accepted only where every parameter is an array" -- \
+    grade --exercise histogram --n 5000 "$TMP/gufunc_histogram.py"
+expect "... of the exercise's types, saying which to declare" 1 \
+    "^vector-add: rejected: the gufunc 'add_kernel' is declared for \(float64, float64, float64\[:\]\); .*declare it as @guvectorize\(\['void\(float32, float32, float32\[:\]\)'\], '\(\),\(\)->\(\)', target='cuda'\)" -- \
+    grade --exercise vector-add --n 5000 tests/hostile/numba/rejected__gufunc_of_float64.py
+expect "... and a write past its element is a memory_error at the gufunc's line" 1 \
+    "^  at memory_error__gufunc_core_writes_past_its_element.py:9$" -- \
+    grade --exercise vector-add --n 5000 tests/hostile/numba/memory_error__gufunc_core_writes_past_its_element.py
+
 printf 'from numba import cuda\n\n@cuda.jit\ndef hidden_layer(greyscales, weights):\n    pass\n' >"$TMP/two.py"
 expect "a kernel with the wrong parameters is rejected with the expected form" 1 \
     "^hidden-layer: rejected: the kernel 'hidden_layer' must take 3 parameters, as in hidden_layer\(greyscales, weights, out\); yours takes \(greyscales, weights\)" -- \
@@ -195,7 +215,8 @@ expect "a module that forges the front end's result hands over PTX that is grade
     "^vector-add: compile_error: the virtual GPU does not support this kernel" -- \
     grade --exercise vector-add --n 5000 "$TMP/forged.py"
 # The hostile corpus of Numba modules (tests/hostile/numba/): each writes
-# on kgrade's result channel itself, and gets the verdict its name says:
+# on kgrade's result channel itself, or is a gufunc that breaks its form
+# or writes where it should not, and gets the verdict its name says:
 # never kgrade's internal_error, never its own words shown as kgrade's, and
 # a kernel whose parameters are not numba's never runs.
 for f in tests/hostile/numba/*.py; do

@@ -125,5 +125,98 @@ class SaysWhatIsWrong(unittest.TestCase):
         self.assertIn("\u00e9chec", result["message"])
 
 
+L2_NORM = """\
+import math
+from numba import guvectorize
+
+@guvectorize(['(float32[:], float32[:])'], '(i)->()', target='cuda')
+def l2_norm(vec, out):
+    acc = 0.0
+    for value in vec:
+        acc += value**2
+    out[0] = math.sqrt(acc)
+"""
+ROWS = "void(float32[:, ::1], float32[::1])"  # l2_norm(m[rows, cols], out)
+
+
+def compile_gufunc(source, signature=ROWS, params=("m", "out"), name="l2_norm", gufunc=True):
+    return numba_compile.compile_request({
+        "source": source, "file_name": "kernel.py", "cc": [9, 0],
+        "cuda_home": os.environ.get("CUDA_HOME_FOR_TESTS", "/usr/local/cuda"),
+        "kernels": [{"name": name, "signature": signature, "params": list(params),
+                     "elementwise": False, "gufunc": gufunc}]})
+
+
+def loc_lines(ptx):
+    """The lines of file 1 (the student's) that the PTX's .loc name, but 0
+    (code of no line)."""
+    locs = [line.split() for line in ptx.splitlines() if line.strip().startswith(".loc")]
+    return {int(loc[2]) for loc in locs if loc[1] == "1" and loc[2] != "0"}
+
+
+class CompilesTheCoursesGufuncs(unittest.TestCase):
+    """A CUDA @guvectorize gufunc: numba's kernel for it, with no driver
+    (numba 0.56 binds the kernel it compiles to a context), over the
+    exercise's arrays as they are."""
+
+    def test_the_courses_l2_norm_is_numbas_kernel_over_the_exercises_arrays(self):
+        result = compile_gufunc(L2_NORM)
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        self.assertIn("__gufunc_l2_norm", result["entries"]["l2_norm"])
+        self.assertFalse(result["vectorized"]["l2_norm"])  # launched as a @cuda.jit kernel
+        ptx = result["ptx"]["l2_norm"]
+        header = ptx[ptx.index(".visible .entry"):ptx.index(")", ptx.index(".visible .entry"))]
+        self.assertEqual(header.count(".param"), 9 + 7)  # a 2-D m, a 1-D out: no extra dimension
+
+    def test_its_lines_are_the_students_own(self):
+        # numba's kernel comes from a text of numba's: its lines are put on
+        # the gufunc's (4); the function's own lines (6 to 9) are kept
+        ptx = compile_gufunc(L2_NORM)["ptx"]["l2_norm"]
+        self.assertRegex(ptx, r'\.file\s+1 "[^"]*kernel\.py"')
+        lines = loc_lines(ptx)
+        self.assertIn(8, lines, "no line of the gufunc's body")
+        self.assertTrue(lines <= {4, 5, 6, 7, 8, 9}, lines)
+
+    def test_of_several_signatures_the_exercises_types_are_taken(self):
+        source = ("from numba import guvectorize\n"
+                  "@guvectorize(['void(int32[:], int32[:])', 'void(float32[:], float32[:])'],"
+                  " '(m)->()', target='cuda')\n"
+                  "def sum_rows(row, s):\n    tmp = 0.\n    for j in range(row.shape[0]):\n"
+                  "        tmp += row[j]\n    s[0] = tmp\n")
+        result = compile_gufunc(source, name="sum_rows")
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        self.assertIn("add.f64", result["ptx"]["sum_rows"])  # float32 rows, float64 total
+
+    def test_other_types_are_refused_with_the_signature_to_declare(self):
+        result = compile_gufunc(L2_NORM.replace("float32", "float64"))
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("declared for (float64[:], float64[:])", result["message"])
+        self.assertIn("@guvectorize(['void(float32[:], float32[:])'], '(i)->()'",
+                      result["message"])
+
+    def test_a_layout_for_the_whole_matrix_is_refused_with_one_that_fits(self):
+        source = ("from numba import guvectorize\n"
+                  "@guvectorize(['void(float32[:,:], float32[:])'], '(n,m)->(n)', target='cuda')\n"
+                  "def l2_norm(A, s):\n    for i in range(A.shape[0]):\n        s[i] = A[i, 0]\n")
+        result = compile_gufunc(source)
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("'(n,m)->(n)'", result["message"])
+        self.assertIn("arrays of 3, 2 dimensions", result["message"])
+        self.assertIn("as '(i)->()'", result["message"])
+
+    def test_another_number_of_arrays_is_refused(self):
+        result = compile_gufunc(L2_NORM.replace("'(i)->()'", "'(i),()->()'").replace(
+            "(float32[:], float32[:])", "(float32[:], float32, float32[:])").replace(
+            "(vec, out)", "(vec, unused, out)"))
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("must take 2 arrays", result["message"])
+
+    def test_a_form_that_is_not_arrays_is_refused(self):
+        result = compile_gufunc(L2_NORM, signature="void(float32[:, ::1], float32[::1], int32)",
+                                params=("m", "out", "n"), gufunc=False)
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("must be a @cuda.jit kernel", result["message"])
+
+
 if __name__ == "__main__":
     unittest.main()

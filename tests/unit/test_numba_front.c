@@ -55,6 +55,7 @@ static void the_request_carries_the_form_and_the_devices_capability(void **state
     assert_string_equal(json_string_value(json_array_get(json_object_get(kernel, "params"), 1)),
                         "transposed");
     assert_true(json_is_false(json_object_get(kernel, "elementwise")));
+    assert_true(json_is_true(json_object_get(kernel, "gufunc")));
     assert_int_equal(json_integer_value(json_array_get(json_object_get(asked, "cc"), 0)), 9);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(asked, "cc"), 1)), 0);
     assert_string_equal(json_string_value(json_object_get(asked, "file_name")), "mine.py");
@@ -88,6 +89,25 @@ static void elementwise_means_same_length_arrays_with_the_output_last(void **sta
     assert_false(numba_kernel_elementwise(&e, 0)); /* scalars, a shorter output */
     assert_true(exercise_load("exercises/transpose", &e, error, sizeof error));
     assert_false(numba_kernel_elementwise(&e, 0)); /* 2-D */
+}
+
+static void a_gufunc_fits_a_form_of_arrays_with_the_output_last(void **state)
+{
+    (void)state;
+    struct exercise e;
+    char error[512];
+    assert_true(exercise_load("exercises/l2-norm", &e, error, sizeof error));
+    assert_true(numba_kernel_gufunc(&e, 0)); /* m[rows, cols], out[rows] */
+    assert_false(numba_kernel_elementwise(&e, 0));
+    assert_true(exercise_load("exercises/vector-add", &e, error, sizeof error));
+    assert_true(numba_kernel_gufunc(&e, 0));
+    assert_true(exercise_load("exercises/histogram", &e, error, sizeof error));
+    assert_false(numba_kernel_gufunc(&e, 0)); /* xmin, xmax are scalars */
+    assert_true(exercise_load("exercises/reduce-sum", &e, error, sizeof error));
+    assert_true(numba_kernel_gufunc(&e, 0));
+    assert_true(exercise_load("exercises/hidden-layer", &e, error, sizeof error));
+    e.buffers[exercise_buffer_index(&e, "greyscales")].is_output = true;
+    assert_false(numba_kernel_gufunc(&e, 0)); /* an output that is not the last */
 }
 
 /* ---------------------------------------------------- the front end's result */
@@ -378,6 +398,7 @@ int main(void)
         cmocka_unit_test(the_request_carries_the_form_and_the_devices_capability),
         cmocka_unit_test(a_reference_without_architecture_is_refused),
         cmocka_unit_test(elementwise_means_same_length_arrays_with_the_output_last),
+        cmocka_unit_test(a_gufunc_fits_a_form_of_arrays_with_the_output_last),
         cmocka_unit_test(an_ok_result_gives_each_kernel_its_ptx_and_entry),
         cmocka_unit_test(a_compile_error_keeps_its_line_column_and_log),
         cmocka_unit_test(a_refusal_is_rejected_with_its_sentence),
