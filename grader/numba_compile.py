@@ -209,6 +209,7 @@ def kernel_function(namespace, kernel, file_name):
     a CUDA @vectorize (for an elementwise kernel only), or numba's kernel of
     a CUDA @guvectorize (gufunc_kernel)."""
     from numba.cuda.dispatcher import CUDADispatcher
+    from numba.cuda.kernels.reduction import Reduce
     from numba.cuda.vectorizers import CUDAGenerializedUFunc, CUDAUFuncDispatcher
     name, count = kernel["name"], len(kernel.get("params", []))
     found = namespace.get(name)
@@ -235,6 +236,10 @@ def kernel_function(namespace, kernel, file_name):
                           "but the last, which it returns); yours takes %d" %
                           (name, count - 1, "" if count == 2 else "s", form_text(kernel), inputs))
         return kernels[0][1].py_func, True
+    if isinstance(found, Reduce):
+        raise Refused("'%s' is a @cuda.reduce reduction, which kgrade does not grade yet: numba "
+                      "runs it with launches and a scratch array of its own, which no exercise "
+                      "declares; write it as a @cuda.jit kernel, %s" % (name, form_text(kernel)))
     raise Refused("'%s' is not a CUDA kernel: decorate it with @cuda.jit, with "
                   "@vectorize([...], target='cuda') or with @guvectorize([...], layout, "
                   "target='cuda')" % name)

@@ -84,6 +84,10 @@ expect "... of the exercise's types, saying which to declare" 1 \
 expect "... and a write past its element is a memory_error at the gufunc's line" 1 \
     "^  at memory_error__gufunc_core_writes_past_its_element.py:9$" -- \
     grade --exercise vector-add --n 5000 tests/hostile/numba/memory_error__gufunc_core_writes_past_its_element.py
+printf 'from numba import cuda\n\n@cuda.reduce\ndef reduce_sum(a, b):\n    return a + b\n' >"$TMP/reduce.py"
+expect "a @cuda.reduce is rejected, saying what to write instead" 1 \
+    "^reduce-sum: rejected: 'reduce_sum' is a @cuda.reduce reduction, which kgrade does not grade yet: .* write it as a @cuda.jit kernel, reduce_sum\(x, out\)" -- \
+    grade --exercise reduce-sum --n 5000 "$TMP/reduce.py"
 
 printf 'from numba import cuda\n\n@cuda.jit\ndef hidden_layer(greyscales, weights):\n    pass\n' >"$TMP/two.py"
 expect "a kernel with the wrong parameters is rejected with the expected form" 1 \

@@ -157,7 +157,7 @@ def loc_lines(ptx):
 class CompilesTheCoursesGufuncs(unittest.TestCase):
     """A CUDA @guvectorize gufunc: numba's kernel for it, with no driver
     (numba 0.56 binds the kernel it compiles to a context), over the
-    exercise's arrays as they are."""
+    exercise's arrays as they are. A @cuda.reduce is refused, for now."""
 
     def test_the_courses_l2_norm_is_numbas_kernel_over_the_exercises_arrays(self):
         result = compile_gufunc(L2_NORM)
@@ -210,6 +210,15 @@ class CompilesTheCoursesGufuncs(unittest.TestCase):
             "(vec, out)", "(vec, unused, out)"))
         self.assertEqual(result["status"], "rejected")
         self.assertIn("must take 2 arrays", result["message"])
+
+    def test_a_cuda_reduce_is_refused_saying_what_to_write(self):
+        source = ("from numba import cuda\n@cuda.reduce\n"
+                  "def reduce_sum(a, b):\n    return a + b\n")
+        result = compile_gufunc(source, signature="void(float32[::1], float32[::1])",
+                                params=("x", "out"), name="reduce_sum")
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("@cuda.reduce reduction, which kgrade does not grade yet", result["message"])
+        self.assertIn("@cuda.jit kernel, reduce_sum(x, out)", result["message"])
 
     def test_a_form_that_is_not_arrays_is_refused(self):
         result = compile_gufunc(L2_NORM, signature="void(float32[:, ::1], float32[::1], int32)",
