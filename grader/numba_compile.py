@@ -254,10 +254,8 @@ def layout_text(inputs, outputs):
     return "%s->%s" % (part(inputs), part(outputs))
 
 
-def type_text(numba_type):
+def type_text(dtype, ndim):
     """A type as a signature writes it: "float32[:, :]", "int32"."""
-    ndim = getattr(numba_type, "ndim", 0)
-    dtype = getattr(numba_type, "dtype", numba_type)
     return str(dtype) + ("[%s]" % ", ".join([":"] * ndim) if ndim else "")
 
 
@@ -275,18 +273,21 @@ def gufunc_core(kernel_dispatcher):
 
 
 def wrong_types(found, kernel, wanted, layout):
-    """Refused: no signature of the gufunc is of the exercise's types."""
-    name, params = kernel["name"], kernel.get("params") or []
-    first = next(iter(found.kernelmap.values()))[1]
-    declared = " and ".join("(%s)" % ", ".join(type_text(t) for t in gufunc_core(k)[1])
-                            for _, k in found.kernelmap.values())
-    core = [t.copy(dtype=w.dtype) if hasattr(t, "ndim") else w.dtype
-            for t, w in zip(gufunc_core(first)[1], wanted)]
+    """Refused: no signature of the gufunc is of the exercise's types. The
+    signature to declare has the exercise's types with the layout's core
+    dimensions (an output has at least one: numba hands it an array)."""
+    engine = found.engine
+    declared = " and ".join(
+        "(%s)" % ", ".join(type_text(getattr(t, "dtype", t), getattr(t, "ndim", 0))
+                           for t in gufunc_core(k)[1])
+        for _, k in found.kernelmap.values())
+    shapes = list(engine.sin) + list(engine.sout)
+    fitting = [type_text(w.dtype, len(symbols) or (1 if i >= engine.nin else 0))
+               for i, (symbols, w) in enumerate(zip(shapes, wanted))]
     return Refused("the gufunc '%s' is declared for %s; the exercise's arrays %s are of %s: "
                    "declare it as @guvectorize(['void(%s)'], '%s', target='cuda')" %
-                   (name, declared, ", ".join(params),
-                    ", ".join(str(w.dtype) for w in wanted),
-                    ", ".join(type_text(t) for t in core), layout))
+                   (kernel["name"], declared or "no types", ", ".join(kernel.get("params") or []),
+                    ", ".join(str(w.dtype) for w in wanted), ", ".join(fitting), layout))
 
 
 def wrong_layout(kernel, wanted, dispatcher, layout, inputs):

@@ -194,6 +194,13 @@ class CompilesTheCoursesGufuncs(unittest.TestCase):
         self.assertIn("@guvectorize(['void(float32[:], float32[:])'], '(i)->()'",
                       result["message"])
 
+    def test_no_signature_is_refused_with_the_signature_to_declare(self):
+        result = compile_gufunc(L2_NORM.replace("['(float32[:], float32[:])']", "[]"))
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("declared for no types", result["message"])
+        self.assertIn("@guvectorize(['void(float32[:], float32[:])'], '(i)->()'",
+                      result["message"])
+
     def test_a_layout_for_the_whole_matrix_is_refused_with_one_that_fits(self):
         source = ("from numba import guvectorize\n"
                   "@guvectorize(['void(float32[:,:], float32[:])'], '(n,m)->(n)', target='cuda')\n"
