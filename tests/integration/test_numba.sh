@@ -78,12 +78,6 @@ sed 's/add_kernel/cuda_histogram/' "$TMP/gufunc.py" >"$TMP/gufunc_histogram.py"
 expect "... but only for an exercise of arrays, the last the output" 1 \
     "^histogram: rejected: 'cuda_histogram' must be a @cuda.jit kernel, .*a @guvectorize gufunc is accepted only where every parameter is an array" -- \
     grade --exercise histogram --n 5000 "$TMP/gufunc_histogram.py"
-expect "... of the exercise's types, saying which to declare" 1 \
-    "^vector-add: rejected: the gufunc 'add_kernel' is declared for \(float64, float64, float64\[:\]\); .*declare it as @guvectorize\(\['void\(float32, float32, float32\[:\]\)'\], '\(\),\(\)->\(\)', target='cuda'\)" -- \
-    grade --exercise vector-add --n 5000 tests/hostile/numba/rejected__gufunc_of_float64.py
-expect "... and a write past its element is a memory_error at the gufunc's line" 1 \
-    "^  at memory_error__gufunc_core_writes_past_its_element.py:9$" -- \
-    grade --exercise vector-add --n 5000 tests/hostile/numba/memory_error__gufunc_core_writes_past_its_element.py
 printf 'from numba import cuda\n\n@cuda.reduce\ndef reduce_sum(a, b):\n    return a + b\n' >"$TMP/reduce.py"
 expect "a @cuda.reduce is rejected, saying what to write instead" 1 \
     "^reduce-sum: rejected: 'reduce_sum' is a @cuda.reduce reduction, which kgrade does not grade yet: .* write it as a @cuda.jit kernel, reduce_sum\(x, out\)" -- \
@@ -231,12 +225,22 @@ for f in tests/hostile/numba/*.py; do
     expect "... and none of its words are shown as kgrade's" 1 "" -- \
         grep -E "evil.example|pwned|well done" "$TMP/forged.json" "$TMP/forged.err"
 done
-expect "a forged kernel's 8 KB parameter is refused, naming numba's form" 1 \
-    "^vector-add: rejected: the kernel 'add_kernel' does not take what numba passes for add_kernel\(.*\): its parameter value 1 is 8192 bytes at offset 0 where the exercise passes 8 bytes at offset 0" -- \
-    grade --exercise vector-add --n 5000 tests/hostile/numba/rejected__forged_param_overread.py
-expect "a forged result in kgrade's name is the module's, said in kgrade's words" 1 \
-    "^vector-add: compile_error: the module wrote on kgrade's channel \(file descriptor 3\) a result saying that kgrade failed" -- \
-    grade --exercise vector-add --n 5000 tests/hostile/numba/compile_error__forged_internal_error.py
+# What a module of the corpus is told (a verdict other than passed).
+hostile_says() { # DESCRIPTION REGEX FILE
+    expect "$1" 1 "$2" -- grade --exercise vector-add --n 5000 "tests/hostile/numba/$3"
+}
+hostile_says "a forged kernel's 8 KB parameter is refused, naming numba's form" \
+    "^vector-add: rejected: the kernel 'add_kernel' does not take what numba passes for add_kernel\(.*\): its parameter value 1 is 8192 bytes at offset 0 where the exercise passes 8 bytes at offset 0" \
+    rejected__forged_param_overread.py
+hostile_says "a forged result in kgrade's name is the module's, said in kgrade's words" \
+    "^vector-add: compile_error: the module wrote on kgrade's channel \(file descriptor 3\) a result saying that kgrade failed" \
+    compile_error__forged_internal_error.py
+hostile_says "a gufunc of other types than the exercise's is refused, saying which to declare" \
+    "^vector-add: rejected: the gufunc 'add_kernel' is declared for \(float64, float64, float64\[:\]\); .*declare it as @guvectorize\(\['void\(float32, float32, float32\[:\]\)'\], '\(\),\(\)->\(\)', target='cuda'\)" \
+    rejected__gufunc_of_float64.py
+hostile_says "a gufunc's write past its element is a memory_error at the gufunc's line" \
+    "^  at memory_error__gufunc_core_writes_past_its_element.py:9$" \
+    memory_error__gufunc_core_writes_past_its_element.py
 printf 'import sys\nsys.exit(0)\n' >"$TMP/quits.py"
 expect "a module that exits at import is a compile_error, not kgrade's failure" 1 \
     "^vector-add: compile_error: the module ended the compile before numba had compiled it" -- \
