@@ -235,7 +235,8 @@ def kernel_function(namespace, kernel, file_name):
             raise Refused("the @vectorize function '%s' must take %d input%s (the arrays of %s "
                           "but the last, which it returns); yours takes %d" %
                           (name, count - 1, "" if count == 2 else "s", form_text(kernel), inputs))
-        return kernels[0][1].py_func, True
+        function = kernels[0][1].py_func
+        return at_the_students_line(function, ufunc_source(function, inputs), file_name), True
     if isinstance(found, Reduce):
         raise Refused("'%s' is a @cuda.reduce reduction, which kgrade does not grade yet: numba "
                       "runs it with launches and a scratch array of its own, which no exercise "
@@ -245,7 +246,7 @@ def kernel_function(namespace, kernel, file_name):
                   "target='cuda')" % name)
 
 
-# ------------------------------------------------------- @guvectorize gufuncs
+# ----------------------- numba's kernels of @guvectorize gufuncs and @vectorize ufuncs
 
 def layout_text(inputs, outputs):
     """A gufunc's layout as the student wrote it: "(i)->()"."""
@@ -331,27 +332,44 @@ def gufunc_kernel(found, kernel, file_name):
     fitting = [k for k in typed if [t.ndim for t in outer_types(k)] == [w.ndim for w in wanted]]
     if not fitting:
         raise wrong_layout(kernel, wanted, typed[0], layout, engine.nin)
-    return at_the_gufuncs_line(fitting[0], engine, file_name)
+    return at_the_students_line(fitting[0].py_func, gufunc_source(fitting[0], engine), file_name)
 
 
-def at_the_gufuncs_line(kernel_dispatcher, engine, file_name):
-    """numba's gufunc kernel, its source (numba's template, expanded as
-    numba expands it) placed on the line of the student's gufunc in their
-    file: numba compiles it from a text of its own, whose line numbers
-    would be read as the student's. A fault in the student's function
-    (compiled with its lines) is said at its own line."""
-    import ast
+def gufunc_source(kernel_dispatcher, engine):
+    """The text numba compiled a gufunc's kernel from: its template,
+    expanded as numba expands it."""
     from numba.cuda import vectorizers
     from numba.np.ufunc import deviceufunc
-    function = kernel_dispatcher.py_func
     core, core_types = gufunc_core(kernel_dispatcher)
-    source = deviceufunc.expand_gufunc_template(
+    return deviceufunc.expand_gufunc_template(
         vectorizers._gufunc_stager_source, [len(s) for s in engine.sin],
         [len(s) for s in engine.sout], core.__name__, core_types)
+
+
+def ufunc_source(function, inputs):
+    """The text numba compiled a @vectorize ufunc's kernel `function` from."""
+    from types import SimpleNamespace
+    from numba.cuda import vectorizers
+    from numba.np.ufunc import deviceufunc
+    core = function.__globals__["__core__"].py_func
+    signature = SimpleNamespace(args=[None] * inputs)  # only their number is read
+    return deviceufunc.DeviceVectorize._get_kernel_source(
+        None, vectorizers.vectorizer_stager_source, signature, core.__name__)
+
+
+def at_the_students_line(function, source, file_name):
+    """numba's kernel `function` of a ufunc or gufunc, compiled again from
+    its `source` with every line put on the line of the student's function
+    (the kernel's __core__) in their file: numba compiles it from a text of
+    its own, whose line numbers would be read as the student's. A fault in
+    the student's function (compiled with its lines) is said at its own
+    line, one in numba's text at the function's first."""
+    import ast
+    line = function.__globals__["__core__"].py_func.__code__.co_firstlineno
     tree = ast.parse(source)
     for node in ast.walk(tree):
         if "lineno" in node._attributes:
-            node.lineno = node.end_lineno = core.__code__.co_firstlineno
+            node.lineno = node.end_lineno = line
             node.col_offset = node.end_col_offset = 0
     namespace = dict(function.__globals__)
     exec(compile(tree, file_name, "exec"), namespace)

@@ -60,6 +60,20 @@ sed 's/add_kernel/cuda_histogram/' "$TMP/add.py" >"$TMP/ufunc_histogram.py"
 expect "... but only for an elementwise exercise" 1 \
     "^histogram: rejected: 'cuda_histogram' must be a @cuda.jit kernel, cuda_histogram\(x, xmin, xmax, histogram_out\)" -- \
     grade --exercise histogram --n 5000 "$TMP/ufunc_histogram.py"
+cat >"$TMP/ufunc_table.py" <<'PY'
+import numpy as np
+from numba import vectorize
+
+TABLE = np.zeros(4, np.float32)
+
+
+@vectorize(['float32(float32, float32)'], target='cuda')
+def add_kernel(x, y):
+    i = int(x * 1000000)
+    return x + y + TABLE[i]
+PY
+expect "... and a fault in it is said at its own line, not at one of numba's kernel text" 1 \
+    "^  at ufunc_table.py:10$" -- grade --exercise vector-add --n 5000 "$TMP/ufunc_table.py"
 sed 's/(x, y)/(x, y, z)/; s/float32, float32)/float32, float32, float32)/' "$TMP/add.py" >"$TMP/add3.py"
 expect "... and with one input fewer than the kernel's parameters" 1 \
     "^vector-add: rejected: the @vectorize function 'add_kernel' must take 2 inputs" -- \

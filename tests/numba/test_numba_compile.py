@@ -26,6 +26,16 @@ def hidden_layer(greyscales, weights, out):
 """
 
 
+def assert_lines_are(test, ptx, allowed, must):
+    """The PTX's file 1 is the student's, and the lines its .loc name there
+    (but 0, code of no line) are among `allowed`, `must` one of them."""
+    test.assertRegex(ptx, r'\.file\s+1 "[^"]*kernel\.py"')
+    locs = [line.split() for line in ptx.splitlines() if line.strip().startswith(".loc")]
+    lines = {int(loc[2]) for loc in locs if loc[1] == "1" and loc[2] != "0"}
+    test.assertIn(must, lines, "no line of the function's body")
+    test.assertTrue(lines <= allowed, lines)
+
+
 def compile_one(source, name="hidden_layer", signature=ARRAYS3):
     return numba_compile.compile_request({
         "source": source, "file_name": "kernel.py", "cc": [9, 0],
@@ -55,6 +65,9 @@ class CompilesTheCourseKernels(unittest.TestCase):
         self.assertEqual(result["status"], "ok", result.get("message"))
         self.assertTrue("__vectorized_hidden_layer" in result["entries"]["hidden_layer"],
                         result["entries"]["hidden_layer"])
+        # numba's kernel text is put on the ufunc's line (3): its own lines
+        # would be read as the student's
+        assert_lines_are(self, result["ptx"]["hidden_layer"], {3, 4, 5}, must=5)
 
     def test_float64_atomic_add_needs_no_driver(self):
         source = ("from numba import cuda\n@cuda.jit\ndef total(x, out, unused):\n"
@@ -147,11 +160,6 @@ def compile_gufunc(source, signature=ROWS, params=("m", "out"), name="l2_norm", 
                      "elementwise": False, "gufunc": gufunc}]})
 
 
-def loc_lines(ptx):
-    """The lines of file 1 (the student's) that the PTX's .loc name, but 0
-    (code of no line)."""
-    locs = [line.split() for line in ptx.splitlines() if line.strip().startswith(".loc")]
-    return {int(loc[2]) for loc in locs if loc[1] == "1" and loc[2] != "0"}
 
 
 class CompilesTheCoursesGufuncs(unittest.TestCase):
@@ -171,11 +179,8 @@ class CompilesTheCoursesGufuncs(unittest.TestCase):
     def test_its_lines_are_the_students_own(self):
         # numba's kernel comes from a text of numba's: its lines are put on
         # the gufunc's (4); the function's own lines (6 to 9) are kept
-        ptx = compile_gufunc(L2_NORM)["ptx"]["l2_norm"]
-        self.assertRegex(ptx, r'\.file\s+1 "[^"]*kernel\.py"')
-        lines = loc_lines(ptx)
-        self.assertIn(8, lines, "no line of the gufunc's body")
-        self.assertTrue(lines <= {4, 5, 6, 7, 8, 9}, lines)
+        assert_lines_are(self, compile_gufunc(L2_NORM)["ptx"]["l2_norm"], {4, 5, 6, 7, 8, 9},
+                         must=8)
 
     def test_of_several_signatures_the_exercises_types_are_taken(self):
         source = ("from numba import guvectorize\n"
