@@ -17,10 +17,11 @@ request: {"source": "...", "file_name": "kernel.py", "cc": [9, 0],
           "kernels": [{"name": "hidden_layer",
                        "signature": "void(float32[::1], float32[::1], float32[::1])",
                        "params": ["greyscales", "weights", "out"], "elementwise": true,
-                       "gufunc": true}]}
+                       "gufunc": true, "reduce": false}]}
 result:  {"status": "ok", "ptx": {"hidden_layer": "..."},
           "entries": {"hidden_layer": "_ZN6cudapy..."},
-          "vectorized": {"hidden_layer": false}, "numba": "0.56.4"}
+          "vectorized": {"hidden_layer": false}, "reduce": {"hidden_layer": false},
+          "numba": "0.56.4"}
       or {"status": "compile_error" | "rejected", "message": "what is wrong",
           "log": "numba's whole error", "line": N, "column": C}
           (log, line and column when known)
@@ -32,7 +33,9 @@ kernel (the one numba launches for it) is compiled over the exercise's arrays,
 or a ``@guvectorize([...], layout, target='cuda')`` gufunc, for which numba's
 own kernel (``__gufunc_<name>``: one thread per outer element, guarded by the
 outer size) is compiled over the exercise's arrays and launched as a
-``@cuda.jit`` kernel is.
+``@cuda.jit`` kernel is, or a ``@cuda.reduce`` reduction, for which numba's
+own kernel (gpu_reduce_block_strided) is compiled and kgrade launches it as
+numba's Reduce.__call__ does ("reduce").
 
 A kernel must take the form's parameters ("params", the course's names); a
 @vectorize ufunc is accepted only for an elementwise form (every parameter
@@ -40,7 +43,9 @@ an array of one length, the last its output), and takes one input fewer; a
 @guvectorize gufunc only for a form of arrays, the last its only output
 ("gufunc"), and only if one of its signatures is of the exercise's types and
 its layout leaves each array one outer dimension (numba's kernel then takes
-the exercise's arrays as they are: for '(i)->()', m[rows, cols] and out[rows]).
+the exercise's arrays as they are: for '(i)->()', m[rows, cols] and out[rows]);
+a @cuda.reduce only for a form that reduces one array into a one-element
+output of its type ("reduce").
 
 Numba 0.56 with CUDA 13's libNVVM needs a few shims (``apply_shims``):
 those numba_shims.py holds, which ``kgrade run`` applies too (libNVVM and
@@ -204,10 +209,11 @@ def check_arity(pyfunc, kernel, count, what):
 
 
 def kernel_function(namespace, kernel, file_name):
-    """The Python function to compile for `kernel` and whether it is a
-    ufunc: a @cuda.jit kernel's own function, numba's elementwise kernel of
-    a CUDA @vectorize (for an elementwise kernel only), or numba's kernel of
-    a CUDA @guvectorize (gufunc_kernel)."""
+    """The Python function to compile for `kernel` and its kind: a
+    @cuda.jit kernel's own function ("kernel"), numba's elementwise kernel
+    of a CUDA @vectorize ("vectorized", for an elementwise kernel only),
+    numba's kernel of a CUDA @guvectorize ("kernel": gufunc_kernel), or
+    numba's kernel of a @cuda.reduce ("reduce": reduce_kernel)."""
     from numba.cuda.dispatcher import CUDADispatcher
     from numba.cuda.kernels.reduction import Reduce
     from numba.cuda.vectorizers import CUDAGenerializedUFunc, CUDAUFuncDispatcher
@@ -219,9 +225,11 @@ def kernel_function(namespace, kernel, file_name):
     if isinstance(found, CUDADispatcher):
         if "params" in kernel:
             check_arity(found.py_func, kernel, count, "the kernel '%s'" % name)
-        return found.py_func, False
+        return found.py_func, "kernel"
     if isinstance(found, CUDAGenerializedUFunc):
-        return gufunc_kernel(found, kernel, file_name), False
+        return gufunc_kernel(found, kernel, file_name), "kernel"
+    if isinstance(found, Reduce):
+        return reduce_kernel(found, kernel), "reduce"
     if isinstance(found, CUDAUFuncDispatcher):
         if not kernel.get("elementwise", True):
             raise Refused("'%s' must be a @cuda.jit kernel, %s: a @vectorize ufunc is "
@@ -236,11 +244,8 @@ def kernel_function(namespace, kernel, file_name):
                           "but the last, which it returns); yours takes %d" %
                           (name, count - 1, "" if count == 2 else "s", form_text(kernel), inputs))
         function = kernels[0][1].py_func
-        return at_the_students_line(function, ufunc_source(function, inputs), file_name), True
-    if isinstance(found, Reduce):
-        raise Refused("'%s' is a @cuda.reduce reduction, which kgrade does not grade yet: numba "
-                      "runs it with launches and a scratch array of its own, which no exercise "
-                      "declares; write it as a @cuda.jit kernel, %s" % (name, form_text(kernel)))
+        return at_the_students_line(function, ufunc_source(function, inputs), file_name), \
+            "vectorized"
     raise Refused("'%s' is not a CUDA kernel: decorate it with @cuda.jit, with "
                   "@vectorize([...], target='cuda') or with @guvectorize([...], layout, "
                   "target='cuda')" % name)
@@ -376,6 +381,31 @@ def at_the_students_line(function, source, file_name):
     return namespace[function.__name__]
 
 
+# ------------------------------------------------------ @cuda.reduce reductions
+
+def reduce_kernel(found, kernel):
+    """numba's kernel of the @cuda.reduce `found` (gpu_reduce_block_strided
+    of reduction.py, over the student's binary function) for the exercise's
+    type, for a form that reduces one array into a one-element output
+    ("reduce"): kgrade launches it as numba's Reduce.__call__ does."""
+    from numba.core import sigutils
+    from numba.cuda.kernels.reduction import _gpu_reduce_factory
+    if not kernel.get("reduce", False):
+        raise Refused("'%s' is a @cuda.reduce reduction, accepted only where the exercise "
+                      "reduces one array into a one-element output; write it as a @cuda.jit "
+                      "kernel, %s" % (kernel["name"], form_text(kernel)))
+    wanted, _ = sigutils.normalize_signature(kernel["signature"])
+    return _gpu_reduce_factory(found._functor, wanted[0].dtype).py_func
+
+
+def kernel_types(kernel, kind):
+    """The types `kernel` of `kind` is compiled for: the form's, or for a
+    reduction numba's (arr, partials, init, use_init)."""
+    from numba.core import sigutils, types
+    args, _ = sigutils.normalize_signature(kernel["signature"])
+    return args + (args[0].dtype, types.boolean) if kind == "reduce" else args
+
+
 def entry_name(ptx):
     """The mangled name of the kernel in `ptx` (numba's changes per compile)."""
     for line in ptx.splitlines():
@@ -385,14 +415,20 @@ def entry_name(ptx):
     raise Refused("numba produced no kernel")
 
 
+def without_lines(ptx):
+    """`ptx` without its .file and .loc directives."""
+    return "\n".join(line for line in ptx.splitlines()
+                     if not line.lstrip().startswith((".file", ".loc"))) + "\n"
+
+
 def compile_kernel(namespace, kernel, cc, file_name):
-    """The kernel's PTX, and whether it is a @vectorize ufunc's."""
+    """The kernel's PTX and its kind (kernel_function). A reduction's has
+    no lines: its kernel is numba's, whose lines in numba's file would be
+    read as the student's."""
     from numba import cuda
-    from numba.core import sigutils
-    pyfunc, vectorized = kernel_function(namespace, kernel, file_name)
-    args, _ = sigutils.normalize_signature(kernel["signature"])
-    ptx, _ = cuda.compile_ptx(pyfunc, args, lineinfo=True, cc=tuple(cc))
-    return ptx, vectorized
+    pyfunc, kind = kernel_function(namespace, kernel, file_name)
+    ptx, _ = cuda.compile_ptx(pyfunc, kernel_types(kernel, kind), lineinfo=True, cc=tuple(cc))
+    return (without_lines(ptx) if kind == "reduce" else ptx), kind
 
 
 def error_position(error, file_name):
@@ -463,19 +499,20 @@ def compile_request(request, ready=None):
         ready(version)
     try:
         namespace = load_module(request["source"], file_name)
-        ptx, entries, vectorized = {}, {}, {}
+        ptx, entries, vectorized, reduce = {}, {}, {}, {}
         for kernel in request["kernels"]:
             name = kernel["name"]
-            ptx[name], vectorized[name] = compile_kernel(namespace, kernel,
-                                                         request.get("cc", [9, 0]), file_name)
+            ptx[name], kind = compile_kernel(namespace, kernel, request.get("cc", [9, 0]),
+                                             file_name)
             entries[name] = entry_name(ptx[name])
+            vectorized[name], reduce[name] = kind == "vectorized", kind == "reduce"
     except Refused as error:
         return failure("rejected", str(error))
     except Exception as error:  # the student's Python or numba's typing: a compile error
         return failure("compile_error", summary(error), error_position(error, file_name),
                        first_lines(error))
     return {"status": "ok", "ptx": ptx, "entries": entries, "vectorized": vectorized,
-            "numba": version}
+            "reduce": reduce, "numba": version}
 
 
 # seccomp: the architectures this knows, with execve's and execveat's numbers

@@ -93,9 +93,14 @@ expect "... but only for an exercise of arrays, the last the output" 1 \
     "^histogram: rejected: 'cuda_histogram' must be a @cuda.jit kernel, .*a @guvectorize gufunc is accepted only where every parameter is an array" -- \
     grade --exercise histogram --n 5000 "$TMP/gufunc_histogram.py"
 printf 'from numba import cuda\n\n@cuda.reduce\ndef reduce_sum(a, b):\n    return a + b\n' >"$TMP/reduce.py"
-expect "a @cuda.reduce is rejected, saying what to write instead" 1 \
-    "^reduce-sum: rejected: 'reduce_sum' is a @cuda.reduce reduction, which kgrade does not grade yet: .* write it as a @cuda.jit kernel, reduce_sum\(x, out\)" -- \
-    grade --exercise reduce-sum --n 5000 "$TMP/reduce.py"
+expect "a @cuda.reduce runs numba's launches for it and is correct (n = 1: one block, one partial)" 0 \
+    "^reduce-sum: passed: " -- grade --exercise reduce-sum --n 1 "$TMP/reduce.py"
+expect "... at a size where it takes all three launches, and its partials" 1 \
+    "^reduce-sum: too_slow: correct, but " -- grade --exercise reduce-sum --n 1000003 "$TMP/reduce.py"
+printf 'from numba import cuda\n\n@cuda.reduce\ndef add_kernel(a, b):\n    return a + b\n' >"$TMP/reduce_add.py"
+expect "... but only for an exercise that reduces one array into one element" 1 \
+    "^vector-add: rejected: 'add_kernel' is a @cuda.reduce reduction, accepted only where the exercise reduces one array into a one-element output; write it as a @cuda.jit kernel, add_kernel\(x, y, out\)" -- \
+    grade --exercise vector-add --n 5000 "$TMP/reduce_add.py"
 
 printf 'from numba import cuda\n\n@cuda.jit\ndef hidden_layer(greyscales, weights):\n    pass\n' >"$TMP/two.py"
 expect "a kernel with the wrong parameters is rejected with the expected form" 1 \

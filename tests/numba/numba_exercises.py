@@ -94,6 +94,15 @@ def is_gufunc_form(exercise, kernel):
     return [b for b in buffers if "output" in b] == [buffers[-1]]
 
 
+def is_reduction_form(exercise, kernel):
+    """A 1-D input, then a one-element output of its type."""
+    params = form_params(kernel)
+    if len(params) != 2 or not is_gufunc_form(exercise, kernel) or len(params[0][2] or [0]) != 1:
+        return False
+    source, total = (buffer(exercise, name) for name, _, _ in params)
+    return source["type"] == total["type"] and str(total["length"]) == "1"
+
+
 def is_elementwise(exercise, kernel):
     """Every parameter a 1-D buffer of one length, the last the only output."""
     params = form_params(kernel)
@@ -111,7 +120,8 @@ def compile_numba(exercise, source, file_name="kernel.py"):
         "kernels": [{"name": k["numba"]["name"], "signature": numba_signature(exercise, k),
                      "params": [a for _, a, _ in form_params(k)],
                      "elementwise": is_elementwise(exercise, k),
-                     "gufunc": is_gufunc_form(exercise, k)}
+                     "gufunc": is_gufunc_form(exercise, k),
+                     "reduce": is_reduction_form(exercise, k)}
                     for k in exercise["kernels"]]})
 
 

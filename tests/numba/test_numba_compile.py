@@ -165,7 +165,8 @@ def compile_gufunc(source, signature=ROWS, params=("m", "out"), name="l2_norm", 
 class CompilesTheCoursesGufuncs(unittest.TestCase):
     """A CUDA @guvectorize gufunc: numba's kernel for it, with no driver
     (numba 0.56 binds the kernel it compiles to a context), over the
-    exercise's arrays as they are. A @cuda.reduce is refused, for now."""
+    exercise's arrays as they are. A @cuda.reduce: numba's kernel for it,
+    for a form that reduces."""
 
     def test_the_courses_l2_norm_is_numbas_kernel_over_the_exercises_arrays(self):
         result = compile_gufunc(L2_NORM)
@@ -220,14 +221,32 @@ class CompilesTheCoursesGufuncs(unittest.TestCase):
         self.assertEqual(result["status"], "rejected")
         self.assertIn("must take 2 arrays", result["message"])
 
-    def test_a_cuda_reduce_is_refused_saying_what_to_write(self):
+    def test_a_cuda_reduce_is_numbas_kernel_for_a_form_that_reduces(self):
         source = ("from numba import cuda\n@cuda.reduce\n"
                   "def reduce_sum(a, b):\n    return a + b\n")
-        result = compile_gufunc(source, signature="void(float32[::1], float32[::1])",
-                                params=("x", "out"), name="reduce_sum")
+        result = numba_compile.compile_request({
+            "source": source, "file_name": "kernel.py", "cc": [9, 0],
+            "cuda_home": os.environ.get("CUDA_HOME_FOR_TESTS", "/usr/local/cuda"),
+            "kernels": [{"name": "reduce_sum", "signature": "void(float32[::1], float32[::1])",
+                         "params": ["x", "out"], "reduce": True}]})
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        self.assertTrue(result["reduce"]["reduce_sum"])
+        self.assertIn("gpu_reduce_block_strided", result["entries"]["reduce_sum"])
+        ptx = result["ptx"]["reduce_sum"]
+        header = ptx[ptx.index(".visible .entry"):ptx.index(")", ptx.index(".visible .entry"))]
+        # numba's (arr, partials, init, use_init): two 1-D arrays, a float32, a boolean
+        self.assertEqual(header.count(".param .u64"), 14)
+        self.assertEqual([p for p in (".param .f32", ".param .u8") if p in header],
+                         [".param .f32", ".param .u8"])
+        self.assertNotIn(".loc", ptx)  # numba's lines, in numba's file, are not the student's
+
+    def test_a_cuda_reduce_is_refused_where_the_form_does_not_reduce(self):
+        source = ("from numba import cuda\n@cuda.reduce\n"
+                  "def l2_norm(a, b):\n    return a + b\n")
+        result = compile_gufunc(source)
         self.assertEqual(result["status"], "rejected")
-        self.assertIn("@cuda.reduce reduction, which kgrade does not grade yet", result["message"])
-        self.assertIn("@cuda.jit kernel, reduce_sum(x, out)", result["message"])
+        self.assertIn("accepted only where the exercise reduces one array", result["message"])
+        self.assertIn("@cuda.jit kernel, l2_norm(m, out)", result["message"])
 
     def test_a_form_that_is_not_arrays_is_refused(self):
         result = compile_gufunc(L2_NORM, signature="void(float32[:, ::1], float32[::1], int32)",
