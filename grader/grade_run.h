@@ -42,9 +42,13 @@ void run_wipe(struct run *r);
 bool run_student_once(struct run *r, bool capture, float *ms, CUresult *rc);
 
 /* Numba's launches of a @cuda.reduce for kernel k on a side, queued
- * (numba_reduce.c): into r->scratch, of NUMBA_REDUCE_SCRATCH_BYTES, then
- * copied into the form's output. The first failure to queue is returned. */
-#define NUMBA_REDUCE_SCRATCH_BYTES (65 * 8) /* at most 64 blocks' partials and one, of 8 bytes */
+ * (numba_reduce.c): blocks of NUMBA_REDUCE_BLOCK threads, at most
+ * NUMBA_REDUCE_BLOCKS_MAX of them, into r->scratch (their partials and
+ * one more, of at most 8 bytes each), then copied into the form's output.
+ * The first failure to queue is returned. */
+#define NUMBA_REDUCE_BLOCK         128 /* numba 0.56's _NUMWARPS * _WARPSIZE */
+#define NUMBA_REDUCE_BLOCKS_MAX    64  /* numba 0.56's _WARPSIZE * 2 */
+#define NUMBA_REDUCE_SCRATCH_BYTES ((NUMBA_REDUCE_BLOCKS_MAX + 1) * 8)
 CUresult numba_reduce_launches(struct run *r, int side, int k);
 
 /* A failed student launch as a verdict in `out`; a fault in a guard zone

@@ -15,9 +15,7 @@
 #include "grade_run.h"
 #include "kernel_params.h"
 
-#define REDUCE_BLOCK      128 /* numba's _NUMWARPS * _WARPSIZE */
-#define REDUCE_BLOCKS_MAX 64  /* numba's _WARPSIZE * 2 */
-#define ARRAY_VALUES      7   /* a 1-D array in numba's ABI */
+#define ARRAY_VALUES 7 /* a 1-D array in numba's ABI */
 
 /* A 1-D view: `items` items from `data`. */
 struct view {
@@ -58,16 +56,17 @@ CUresult numba_reduce_launches(struct run *r, int side, int k)
     int input = exercise_buffer_index(e, e->kernels[k].numba.params[0].name);
     int output = exercise_buffer_index(e, e->kernels[k].numba.params[1].name);
     uint64_t n = r->buffers[input].count, item = value_type_bytes(e->buffers[input].type);
-    uint64_t full = n / REDUCE_BLOCK * REDUCE_BLOCK, partial = n - full;
-    uint64_t blocks =
-        full / REDUCE_BLOCK < REDUCE_BLOCKS_MAX ? full / REDUCE_BLOCK : REDUCE_BLOCKS_MAX;
+    uint64_t full = n / NUMBA_REDUCE_BLOCK * NUMBA_REDUCE_BLOCK, partial = n - full;
+    uint64_t blocks = full / NUMBA_REDUCE_BLOCK < NUMBA_REDUCE_BLOCKS_MAX
+                          ? full / NUMBA_REDUCE_BLOCK
+                          : NUMBA_REDUCE_BLOCKS_MAX;
     uint64_t partials = blocks + (partial ? 1 : 0);
     CUdeviceptr x = r->current[input];
     CUresult rc = CUDA_SUCCESS;
     if (n == 0) /* numba returns init and writes nothing */
         return CUDA_SUCCESS;
     if (full)
-        rc = launch(r, side, k, (unsigned)blocks, REDUCE_BLOCK, (struct view){x, full},
+        rc = launch(r, side, k, (unsigned)blocks, NUMBA_REDUCE_BLOCK, (struct view){x, full},
                     (struct view){r->scratch, blocks}, true);
     if (rc == CUDA_SUCCESS && partial)
         rc = launch(r, side, k, 1, (unsigned)partial, (struct view){x + full * item, partial},
