@@ -43,6 +43,7 @@
     X(cuMemFree)                                                                                   \
     X(cuMemcpyHtoD)                                                                                \
     X(cuMemcpyDtoH)                                                                                \
+    X(cuMemcpyDtoD)                                                                                \
     X(cuMemsetD8)                                                                                  \
     X(cuEventCreate)                                                                               \
     X(cuEventRecord)                                                                               \

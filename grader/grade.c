@@ -157,7 +157,7 @@ static enum load_outcome check_params(struct grading *g, int side, int k, char *
     struct kernel_params want;
     char why[256];
     bool numba = g->numba[side].is_numba;
-    kernel_params_layout(&g->exercise, k, numba, &want);
+    kernel_params_layout(&g->exercise, k, numba_kernel_form(&g->numba[side], k), &want);
     if (kernel_params_match(&g->api, g->functions[side][k], &want, why, sizeof why))
         return LOADED;
     if (numba) {

@@ -45,6 +45,7 @@ struct numba_side {
     bool is_numba;
     char *ptx[EXERCISE_KERNELS_MAX];
     bool vectorized[EXERCISE_KERNELS_MAX];
+    bool reduce[EXERCISE_KERNELS_MAX]; /* a @cuda.reduce: numba's launches (numba_reduce.c) */
     CUmodule modules[EXERCISE_KERNELS_MAX];
 };
 

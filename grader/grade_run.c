@@ -64,10 +64,30 @@ static void *host_buffer(size_t bytes)
     return p;
 }
 
+/* The scratch memory numba's reduction needs, when a kernel of the
+ * student's is one, between guard zones. */
+static bool allocate_scratch(struct run *r)
+{
+    bool needed = false;
+    for (int k = 0; k < r->g->exercise.n_kernels; k++)
+        needed = needed || r->g->numba[1].reduce[k];
+    if (!needed)
+        return true;
+    if (r->g->api.cuMemAlloc(&r->scratch_base, NUMBA_REDUCE_SCRATCH_BYTES + 2 * GUARD_BYTES) !=
+        CUDA_SUCCESS)
+        return run_fail(r, "no device memory for numba's partials");
+    r->scratch = r->scratch_base + GUARD_BYTES;
+    if (r->g->api.kgemu_guard)
+        r->g->api.kgemu_guard(r->scratch_base, GUARD_BYTES, GUARD_BYTES);
+    return true;
+}
+
 static bool allocate(struct run *r)
 {
     const struct exercise *e = &r->g->exercise;
     r->g->case_bytes = 0;
+    if (!allocate_scratch(r))
+        return false;
     for (int i = 0; i < e->n_buffers; i++) {
         struct run_buffer *b = &r->buffers[i];
         b->spec = &e->buffers[i];
@@ -104,6 +124,8 @@ static void release(struct run *r)
         free(b->pristine);
         free(b->expected);
     }
+    if (r->scratch_base && !r->g->api.stuck)
+        r->g->api.cuMemFree(r->scratch_base);
     free(r->check_part);
 }
 
@@ -180,7 +202,7 @@ static size_t pack_params(struct run *r, int side, int k, unsigned char *packed)
     else
         kernel_args(r, &e->kernels[k], args);
     struct kernel_params layout;
-    kernel_params_layout(e, k, numba, &layout);
+    kernel_params_layout(e, k, numba_kernel_form(&r->g->numba[side], k), &layout);
     kernel_params_pack(&layout, args, packed);
     return layout.bytes;
 }
@@ -204,25 +226,32 @@ static void launch_shape(struct run *r, int side, const struct exercise_launch *
     grid[1] = grid[2] = block[1] = block[2] = 1;
 }
 
+/* One launch of the exercise's, queued; for a @cuda.reduce's kernel,
+ * numba's launches for it instead. */
+static CUresult launch_one(struct run *r, int side, const struct exercise_launch *l)
+{
+    if (r->g->numba[side].reduce[l->kernel])
+        return numba_reduce_launches(r, side, l->kernel);
+    unsigned grid[3], block[3];
+    launch_shape(r, side, l, grid, block);
+    unsigned char packed[KERNEL_PARAMS_BYTES_MAX];
+    size_t bytes = pack_params(r, side, l->kernel, packed);
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
+                     CU_LAUNCH_PARAM_END};
+    return r->g->api.cuLaunchKernel(r->g->functions[side][l->kernel], grid[0], grid[1], grid[2],
+                                    block[0], block[1], block[2], 0, NULL, NULL, extra);
+}
+
 /* Every launch of the exercise for one side, queued; the first failure to
  * queue one is returned (what a kernel does shows when it is waited for). */
 static CUresult launch_all(struct run *r, int side)
 {
     const struct exercise *e = &r->g->exercise;
-    struct cuda_api *api = &r->g->api;
     for (int i = 0; i < e->n_launches; i++) {
         const struct exercise_launch *l = &e->launches[i];
-        unsigned grid[3], block[3];
-        launch_shape(r, side, l, grid, block);
         int64_t repeat = eval(r, l->repeat);
         for (int64_t k = 0; k < repeat; k++) {
-            unsigned char packed[KERNEL_PARAMS_BYTES_MAX];
-            size_t bytes = pack_params(r, side, l->kernel, packed);
-            void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, packed, CU_LAUNCH_PARAM_BUFFER_SIZE,
-                             &bytes, CU_LAUNCH_PARAM_END};
-            CUresult rc =
-                api->cuLaunchKernel(r->g->functions[side][l->kernel], grid[0], grid[1], grid[2],
-                                    block[0], block[1], block[2], 0, NULL, NULL, extra);
+            CUresult rc = launch_one(r, side, l);
             if (rc != CUDA_SUCCESS)
                 return rc;
             if (l->swap[0] >= 0) {

@@ -18,6 +18,7 @@ struct run {
     struct expr_binding bindings[EXERCISE_SIZES_MAX];
     struct run_buffer buffers[EXERCISE_BUFFERS_MAX];
     CUdeviceptr current[EXERCISE_BUFFERS_MAX]; /* after swaps */
+    CUdeviceptr scratch_base, scratch;         /* numba's partials of a reduction, 0 if none */
     unsigned char scalars[EXERCISE_SCALARS_MAX][RUN_SCALAR_BYTES];
     void *check_part; /* CHECK_PART_BYTES of the student's outputs at a time (grade_run.c) */
     char *error;
@@ -39,6 +40,16 @@ void run_wipe(struct run *r);
  * catches their printf output. Their time in `*ms`, the driver's answer in
  * `*rc`. False only when the buffers could not be set up (r->error set). */
 bool run_student_once(struct run *r, bool capture, float *ms, CUresult *rc);
+
+/* Numba's launches of a @cuda.reduce for kernel k on a side, queued
+ * (numba_reduce.c): blocks of NUMBA_REDUCE_BLOCK threads, at most
+ * NUMBA_REDUCE_BLOCKS_MAX of them, into r->scratch (their partials and
+ * one more, of at most 8 bytes each), then copied into the form's output.
+ * The first failure to queue is returned. */
+#define NUMBA_REDUCE_BLOCK         128 /* numba 0.56's _NUMWARPS * _WARPSIZE */
+#define NUMBA_REDUCE_BLOCKS_MAX    64  /* numba 0.56's _WARPSIZE * 2 */
+#define NUMBA_REDUCE_SCRATCH_BYTES ((NUMBA_REDUCE_BLOCKS_MAX + 1) * 8)
+CUresult numba_reduce_launches(struct run *r, int side, int k);
 
 /* A failed student launch as a verdict in `out`; a fault in a guard zone
  * names the buffer and the element. */

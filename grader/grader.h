@@ -301,7 +301,8 @@ json_t *grader_reference_build(const char *definition, size_t definition_size,
 /* What the Numba front end (grader/numba_compile.py, run in a sandboxed
  * job of its own) is given to compile a Numba source: {"source",
  * "file_name", "cc": [9, 0] (the reference's architecture), "cuda_home",
- * "kernels": [{"name", "signature", "params", "elementwise"}]}, each
+ * "kernels": [{"name", "signature", "params", "elementwise", "gufunc",
+ * "reduce"}]}, each
  * kernel as the exercise's Numba form has it. `request` gives the
  * exercise whole (definition) and the source; `reference` is the built
  * reference (grader_reference_build). NULL with a sentence when the
@@ -316,7 +317,7 @@ json_t *grader_numba_request(const struct grader_request *request, const json_t 
  * run the module), only kgrade's code ran: NULL with kgrade's failure in
  * `error`. Once started, the module may have written the line itself:
  * the answer is rebuilt from what kgrade reads ({"status": "ok", "ptx",
- * "entries", "vectorized" for the asked kernels only, "numba"}, or
+ * "entries", "vectorized", "reduce" for the asked kernels only, "numba"}, or
  * "rejected" / "compile_error" with "message", "log", "line", "column"),
  * and anything else is a compile_error saying the module wrote on
  * kgrade's channel (numba_result.c). */

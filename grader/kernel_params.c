@@ -43,12 +43,13 @@ static int c_param_sizes(const struct exercise *e, int k, uint32_t sizes[])
     return kernel->n_params;
 }
 
-void kernel_params_layout(const struct exercise *exercise, int k, bool numba,
+void kernel_params_layout(const struct exercise *exercise, int k, enum kernel_form form,
                           struct kernel_params *out)
 {
     uint32_t sizes[KERNEL_PARAMS_MAX];
-    int count =
-        numba ? numba_kernel_param_sizes(exercise, k, sizes) : c_param_sizes(exercise, k, sizes);
+    int count = form == KERNEL_FORM_NUMBA_REDUCE ? numba_reduce_param_sizes(exercise, k, sizes)
+                : form == KERNEL_FORM_NUMBA      ? numba_kernel_param_sizes(exercise, k, sizes)
+                                                 : c_param_sizes(exercise, k, sizes);
     lay_out(out, sizes, count);
 }
 

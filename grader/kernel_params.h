@@ -22,10 +22,10 @@ struct kernel_params {
     uint32_t bytes; /* the packed buffer's size */
 };
 
-/* The layout of kernel k's form, each value at its natural alignment: the
- * C form's (8 bytes for a buffer's pointer, a scalar's own size) or, with
- * `numba`, numba's ABI of its Numba form. */
-void kernel_params_layout(const struct exercise *exercise, int k, bool numba,
+/* The layout of kernel k's `form`, each value at its natural alignment:
+ * the C form's (8 bytes for a buffer's pointer, a scalar's own size),
+ * numba's ABI of its Numba form, or of numba's reduction kernel. */
+void kernel_params_layout(const struct exercise *exercise, int k, enum kernel_form form,
                           struct kernel_params *out);
 
 /* Whether the driver's kernel `f` takes exactly `want` (cuFuncGetParamInfo:

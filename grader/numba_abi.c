@@ -32,26 +32,53 @@ int numba_kernel_param_sizes(const struct exercise *e, int k, uint32_t sizes[NUM
     return used;
 }
 
+/* The 5 + 2d values of an array of `items` items of `item` bytes at
+ * `data`, of shape `shape` (C order); returns how many. */
+static int pack_fields(uint64_t item, uint64_t items, CUdeviceptr data, int d,
+                       const uint64_t shape[], uint64_t *out)
+{
+    int n = 0;
+    out[n++] = 0; /* meminfo */
+    out[n++] = 0; /* parent */
+    out[n++] = items;
+    out[n++] = item;
+    out[n++] = (uint64_t)data;
+    uint64_t stride = item; /* C order: the last dimension's is the item's size */
+    for (int i = d - 1; i >= 0; i--) {
+        out[n + i] = shape[i];
+        out[n + d + i] = stride;
+        stride *= shape[i];
+    }
+    return n + 2 * d;
+}
+
 /* The 5 + 2d values of buffer b as the array `p`; returns how many. */
 static int pack_array(const struct exercise *e, int b, const struct exercise_numba_param *p,
                       const struct expr_env *env, CUdeviceptr data, uint64_t *out)
 {
     uint64_t item = (uint64_t)value_type_bytes(e->buffers[b].type);
     uint64_t items = (uint64_t)expr_value(e->buffers[b].length, env);
-    int d = array_dims(p), n = 0;
-    out[n++] = 0; /* meminfo */
-    out[n++] = 0; /* parent */
-    out[n++] = items;
-    out[n++] = item;
-    out[n++] = (uint64_t)data;
+    uint64_t shape[sizeof p->shape / sizeof p->shape[0]];
+    int d = array_dims(p);
     for (int i = 0; i < d; i++)
-        out[n + i] = d == 1 ? items : (uint64_t)expr_value(p->shape[i], env);
-    uint64_t stride = item; /* C order: the last dimension's is the item's size */
-    for (int i = d - 1; i >= 0; i--) {
-        out[n + d + i] = stride;
-        stride *= out[n + i];
-    }
-    return n + 2 * d;
+        shape[i] = d == 1 ? items : (uint64_t)expr_value(p->shape[i], env);
+    return pack_fields(item, items, data, d, shape, out);
+}
+
+void numba_array_1d(uint64_t item, uint64_t items, CUdeviceptr data, uint64_t out[7])
+{
+    pack_fields(item, items, data, 1, &items, out);
+}
+
+int numba_reduce_param_sizes(const struct exercise *e, int k, uint32_t sizes[NUMBA_ARGS_MAX])
+{
+    const struct exercise_numba *form = &e->kernels[k].numba;
+    int input = exercise_buffer_index(e, form->params[0].name), used = 0;
+    for (int f = 0; f < 2 * (ARRAY_FIXED_FIELDS + 2); f++) /* arr, partials */
+        sizes[used++] = FIELD_BYTES;
+    sizes[used++] = (uint32_t)value_type_bytes(e->buffers[input].type); /* init */
+    sizes[used++] = 1;                                                  /* use_init */
+    return used;
 }
 
 void numba_kernel_args(const struct exercise *e, int k, const struct expr_env *env,

@@ -16,29 +16,47 @@ request: {"source": "...", "file_name": "kernel.py", "cc": [9, 0],
           "cuda_home": "/usr/local/cuda",
           "kernels": [{"name": "hidden_layer",
                        "signature": "void(float32[::1], float32[::1], float32[::1])",
-                       "params": ["greyscales", "weights", "out"], "elementwise": true}]}
+                       "params": ["greyscales", "weights", "out"], "elementwise": true,
+                       "gufunc": true, "reduce": false}]}
 result:  {"status": "ok", "ptx": {"hidden_layer": "..."},
           "entries": {"hidden_layer": "_ZN6cudapy..."},
-          "vectorized": {"hidden_layer": false}, "numba": "0.56.4"}
+          "vectorized": {"hidden_layer": false}, "reduce": {"hidden_layer": false},
+          "numba": "0.56.4"}
       or {"status": "compile_error" | "rejected", "message": "what is wrong",
           "log": "numba's whole error", "line": N, "column": C}
           (log, line and column when known)
 
 The student's module is imported here and nowhere else: its module-level code
-runs in the sandbox. A kernel is a ``@cuda.jit`` function, or a
+runs in the sandbox. A kernel is a ``@cuda.jit`` function, a
 ``@vectorize([...], target='cuda')`` ufunc, for which numba's own elementwise
-kernel (the one numba launches for it) is compiled over the exercise's arrays.
+kernel (the one numba launches for it) is compiled over the exercise's arrays,
+or a ``@guvectorize([...], layout, target='cuda')`` gufunc, for which numba's
+own kernel (``__gufunc_<name>``: one thread per outer element, guarded by the
+outer size) is compiled over the exercise's arrays and launched as a
+``@cuda.jit`` kernel is, or a ``@cuda.reduce`` reduction, for which numba's
+own kernel (gpu_reduce_block_strided) is compiled and kgrade launches it as
+numba's Reduce.__call__ does ("reduce").
 
 A kernel must take the form's parameters ("params", the course's names); a
 @vectorize ufunc is accepted only for an elementwise form (every parameter
-an array of one length, the last its output), and takes one input fewer.
+an array of one length, the last its output), and takes one input fewer; a
+@guvectorize gufunc only for a form of arrays, the last its only output
+("gufunc"), and only if one of its signatures is of the exercise's types and
+its layout leaves each array one outer dimension (numba's kernel then takes
+the exercise's arrays as they are: for '(i)->()', m[rows, cols] and out[rows]);
+a @cuda.reduce only for a form that reduces one array into a one-element
+output of its type ("reduce").
 
 Numba 0.56 with CUDA 13's libNVVM needs a few shims (``apply_shims``):
 those numba_shims.py holds, which ``kgrade run`` applies too (libNVVM and
 libdevice named to numba, the NVVM IR version libNVVM wants, float64 atomic
-adds that do not ask a driver), and two of the front end's own: a forced
-compute capability (no driver to ask) and line numbers without the debug
-build that 0.56's lineinfo makes (line_info_as_nvcc_gives_it).
+adds that do not ask a driver), and the front end's own: a forced
+compute capability (no driver to ask), line numbers without the debug
+build that 0.56's lineinfo makes (line_info_as_nvcc_gives_it), in device
+functions too, and kernels compiled for a signature with no device
+(kernels_without_a_device: @guvectorize compiles its kernel when the
+module runs, and numba would ask a driver for the device's capability and
+to load it).
 numba_shims.SUPPORTED_NUMBA lists the versions they were written for.
 """
 
@@ -84,6 +102,7 @@ def apply_shims(cuda_home, cc):
     except numba_shims.ToolkitMissing as error:
         raise Refused(str(error))
     line_info_as_nvcc_gives_it()
+    kernels_without_a_device()
 
 
 def line_info_as_nvcc_gives_it():
@@ -94,10 +113,12 @@ def line_info_as_nvcc_gives_it():
     3x the instructions of the kernel a student runs with a plain @cuda.jit.
     Here: numba's own error model (numpy's), line directives only
     (DebugDirectivesOnly), the function inlined into a kernel wrapper that
-    has a location of its own (so the inlined lines are kept), no variables."""
+    has a location of its own (so the inlined lines are kept), no variables,
+    and device functions with their lines too (0.56 gives them none, so a
+    fault in one was said at its caller's line)."""
     from llvmlite import ir
     from numba.core import debuginfo
-    from numba.cuda import compiler
+    from numba.cuda import compiler, dispatcher
     from numba.cuda.target import CUDATargetContext
 
     class NumpyErrorModelFlags(compiler.CUDAFlags):
@@ -122,11 +143,36 @@ def line_info_as_nvcc_gives_it():
                                      linenum):
         return wrapper(self, library, fndesc, kernel_name, True, filename, linenum)
 
+    compile_cuda = dispatcher.compile_cuda
+
+    def compile_with_lines(*args, **kwargs):  # device functions too: a gufunc's core
+        return compile_cuda(*args, **dict(kwargs, lineinfo=True))
+
     compiler.CUDAFlags = NumpyErrorModelFlags
     debuginfo.DIBuilder._di_compile_unit = compile_unit
     debuginfo.DIBuilder.mark_subprogram = mark_subprogram
     debuginfo.DIBuilder.mark_variable = lambda *args, **kwargs: None
     CUDATargetContext.generate_kernel_wrapper = kernel_wrapper_with_location
+    dispatcher.compile_cuda = compile_with_lines
+
+
+def kernels_without_a_device():
+    """numba compiles a kernel for a signature (as @guvectorize's builder
+    does for its kernel when the student's module runs) for the current
+    device's compute capability, then binds it to the current context
+    (_Kernel.bind: load the module): both ask a driver. The front end hands
+    back PTX and launches nothing: such a kernel is compiled for the forced
+    capability and never bound (a launch by the module still fails)."""
+    from numba.core import config
+    from numba.cuda.codegen import CUDACodeLibrary
+    from numba.cuda.dispatcher import _Kernel
+    get_ptxes = CUDACodeLibrary._get_ptxes
+
+    def ptxes_for_the_forced_capability(self, cc=None):
+        return get_ptxes(self, cc=cc or config.FORCE_CUDA_CC)
+
+    CUDACodeLibrary._get_ptxes = ptxes_for_the_forced_capability
+    _Kernel.bind = lambda self: None
 
 
 def supported_numba():
@@ -162,12 +208,15 @@ def check_arity(pyfunc, kernel, count, what):
                   (what, count, "" if count == 1 else "s", form_text(kernel), taken))
 
 
-def kernel_function(namespace, kernel):
-    """The Python function to compile for `kernel` and whether it is a
-    ufunc: a @cuda.jit kernel's own function, or numba's elementwise
-    kernel of a CUDA @vectorize (for an elementwise kernel only)."""
+def kernel_function(namespace, kernel, file_name):
+    """The Python function to compile for `kernel` and its kind: a
+    @cuda.jit kernel's own function ("kernel"), numba's elementwise kernel
+    of a CUDA @vectorize ("vectorized", for an elementwise kernel only),
+    numba's kernel of a CUDA @guvectorize ("kernel": gufunc_kernel), or
+    numba's kernel of a @cuda.reduce ("reduce": reduce_kernel)."""
     from numba.cuda.dispatcher import CUDADispatcher
-    from numba.cuda.vectorizers import CUDAUFuncDispatcher
+    from numba.cuda.kernels.reduction import Reduce
+    from numba.cuda.vectorizers import CUDAGenerializedUFunc, CUDAUFuncDispatcher
     name, count = kernel["name"], len(kernel.get("params", []))
     found = namespace.get(name)
     if found is None:
@@ -176,7 +225,11 @@ def kernel_function(namespace, kernel):
     if isinstance(found, CUDADispatcher):
         if "params" in kernel:
             check_arity(found.py_func, kernel, count, "the kernel '%s'" % name)
-        return found.py_func, False
+        return found.py_func, "kernel"
+    if isinstance(found, CUDAGenerializedUFunc):
+        return gufunc_kernel(found, kernel, file_name), "kernel"
+    if isinstance(found, Reduce):
+        return reduce_kernel(found, kernel), "reduce"
     if isinstance(found, CUDAUFuncDispatcher):
         if not kernel.get("elementwise", True):
             raise Refused("'%s' must be a @cuda.jit kernel, %s: a @vectorize ufunc is "
@@ -190,9 +243,167 @@ def kernel_function(namespace, kernel):
             raise Refused("the @vectorize function '%s' must take %d input%s (the arrays of %s "
                           "but the last, which it returns); yours takes %d" %
                           (name, count - 1, "" if count == 2 else "s", form_text(kernel), inputs))
-        return kernels[0][1].py_func, True
-    raise Refused("'%s' is not a CUDA kernel: decorate it with @cuda.jit, or with "
-                  "@vectorize([...], target='cuda')" % name)
+        function = kernels[0][1].py_func
+        return at_the_students_line(function, ufunc_source(function, inputs), file_name), \
+            "vectorized"
+    raise Refused("'%s' is not a CUDA kernel: decorate it with @cuda.jit, with "
+                  "@vectorize([...], target='cuda') or with @guvectorize([...], layout, "
+                  "target='cuda')" % name)
+
+
+# ----------------------- numba's kernels of @guvectorize gufuncs and @vectorize ufuncs
+
+def layout_text(inputs, outputs):
+    """A gufunc's layout as the student wrote it: "(i)->()"."""
+    def part(shapes):
+        return ",".join("(%s)" % ",".join(symbols) for symbols in shapes)
+    return "%s->%s" % (part(inputs), part(outputs))
+
+
+def type_text(dtype, ndim):
+    """A type as a signature writes it: "float32[:, :]", "int32"."""
+    return str(dtype) + ("[%s]" % ", ".join([":"] * ndim) if ndim else "")
+
+
+def outer_types(kernel_dispatcher):
+    """The types numba compiled a gufunc's kernel for: each of the core's
+    arrays with one outer dimension more."""
+    return next(iter(kernel_dispatcher.overloads))
+
+
+def gufunc_core(kernel_dispatcher):
+    """The student's function that numba's gufunc kernel calls per element,
+    and the types it is compiled for."""
+    core = kernel_dispatcher.py_func.__globals__["__core__"]
+    return core.py_func, next(iter(core.overloads))
+
+
+def wrong_types(found, kernel, wanted, layout):
+    """Refused: no signature of the gufunc is of the exercise's types. The
+    signature to declare has the exercise's types with the layout's core
+    dimensions (an output has at least one: numba hands it an array)."""
+    engine = found.engine
+    declared = " and ".join(
+        "(%s)" % ", ".join(type_text(getattr(t, "dtype", t), getattr(t, "ndim", 0))
+                           for t in gufunc_core(k)[1])
+        for _, k in found.kernelmap.values())
+    shapes = list(engine.sin) + list(engine.sout)
+    fitting = [type_text(w.dtype, len(symbols) or (1 if i >= engine.nin else 0))
+               for i, (symbols, w) in enumerate(zip(shapes, wanted))]
+    return Refused("the gufunc '%s' is declared for %s; the exercise's arrays %s are of %s: "
+                   "declare it as @guvectorize(['void(%s)'], '%s', target='cuda')" %
+                   (kernel["name"], declared or "no types", ", ".join(kernel.get("params") or []),
+                    ", ".join(str(w.dtype) for w in wanted), ", ".join(fitting), layout))
+
+
+def wrong_layout(kernel, wanted, dispatcher, layout, inputs):
+    """Refused: the gufunc's arrays do not have the exercise's dimensions."""
+    symbols = ["(%s)" % ",".join("ijk"[:w.ndim - 1]) for w in wanted]
+    fitting = "%s->%s" % (",".join(symbols[:inputs]), ",".join(symbols[inputs:]))
+    return Refused("the gufunc '%s' has the layout '%s': numba runs it one thread per element "
+                   "of its arrays' outer dimension, over arrays of %s dimensions; the exercise "
+                   "passes %s with %s dimensions: its layout must leave each array one outer "
+                   "dimension, as '%s'" %
+                   (kernel["name"], layout,
+                    ", ".join(str(t.ndim) for t in outer_types(dispatcher)),
+                    ", ".join(kernel.get("params") or []),
+                    ", ".join(str(w.ndim) for w in wanted), fitting))
+
+
+def gufunc_kernel(found, kernel, file_name):
+    """numba's kernel of the CUDA gufunc `found` (__gufunc_<name>: one
+    thread per outer element, guarded by the outer size) for its signature
+    of the exercise's types, whose arrays have the exercise's dimensions:
+    it then takes the exercise's arrays as they are, and is compiled for
+    them. Refused for a form that is not arrays (the last the output),
+    another number of arrays, other types or other dimensions."""
+    from numba.core import sigutils, types
+    name, engine = kernel["name"], found.engine
+    wanted, _ = sigutils.normalize_signature(kernel["signature"])
+    arrays = all(isinstance(t, types.Array) for t in wanted)
+    if not kernel.get("gufunc", arrays) or not arrays:
+        raise Refused("'%s' must be a @cuda.jit kernel, %s: a @guvectorize gufunc is accepted "
+                      "only where every parameter is an array and the last the only output"
+                      % (name, form_text(kernel)))
+    layout = layout_text(engine.sin, engine.sout)
+    if engine.nin + engine.nout != len(wanted):
+        raise Refused("the gufunc '%s' must take %d arrays, as in %s, the last its output; its "
+                      "layout '%s' takes %d" %
+                      (name, len(wanted), form_text(kernel), layout, engine.nin + engine.nout))
+    typed = [k for _, k in found.kernelmap.values()
+             if [t.dtype for t in outer_types(k)] == [w.dtype for w in wanted]]
+    if not typed:
+        raise wrong_types(found, kernel, wanted, layout)
+    fitting = [k for k in typed if [t.ndim for t in outer_types(k)] == [w.ndim for w in wanted]]
+    if not fitting:
+        raise wrong_layout(kernel, wanted, typed[0], layout, engine.nin)
+    return at_the_students_line(fitting[0].py_func, gufunc_source(fitting[0], engine), file_name)
+
+
+def gufunc_source(kernel_dispatcher, engine):
+    """The text numba compiled a gufunc's kernel from: its template,
+    expanded as numba expands it."""
+    from numba.cuda import vectorizers
+    from numba.np.ufunc import deviceufunc
+    core, core_types = gufunc_core(kernel_dispatcher)
+    return deviceufunc.expand_gufunc_template(
+        vectorizers._gufunc_stager_source, [len(s) for s in engine.sin],
+        [len(s) for s in engine.sout], core.__name__, core_types)
+
+
+def ufunc_source(function, inputs):
+    """The text numba compiled a @vectorize ufunc's kernel `function` from."""
+    from types import SimpleNamespace
+    from numba.cuda import vectorizers
+    from numba.np.ufunc import deviceufunc
+    core = function.__globals__["__core__"].py_func
+    signature = SimpleNamespace(args=[None] * inputs)  # only their number is read
+    return deviceufunc.DeviceVectorize._get_kernel_source(
+        None, vectorizers.vectorizer_stager_source, signature, core.__name__)
+
+
+def at_the_students_line(function, source, file_name):
+    """numba's kernel `function` of a ufunc or gufunc, compiled again from
+    its `source` with every line put on the line of the student's function
+    (the kernel's __core__) in their file: numba compiles it from a text of
+    its own, whose line numbers would be read as the student's. A fault in
+    the student's function (compiled with its lines) is said at its own
+    line, one in numba's text at the function's first."""
+    import ast
+    line = function.__globals__["__core__"].py_func.__code__.co_firstlineno
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if "lineno" in node._attributes:
+            node.lineno = node.end_lineno = line
+            node.col_offset = node.end_col_offset = 0
+    namespace = dict(function.__globals__)
+    exec(compile(tree, file_name, "exec"), namespace)
+    return namespace[function.__name__]
+
+
+# ------------------------------------------------------ @cuda.reduce reductions
+
+def reduce_kernel(found, kernel):
+    """numba's kernel of the @cuda.reduce `found` (gpu_reduce_block_strided
+    of reduction.py, over the student's binary function) for the exercise's
+    type, for a form that reduces one array into a one-element output
+    ("reduce"): kgrade launches it as numba's Reduce.__call__ does."""
+    from numba.core import sigutils
+    from numba.cuda.kernels.reduction import _gpu_reduce_factory
+    if not kernel.get("reduce", False):
+        raise Refused("'%s' is a @cuda.reduce reduction, accepted only where the exercise "
+                      "reduces one array into a one-element output; write it as a @cuda.jit "
+                      "kernel, %s" % (kernel["name"], form_text(kernel)))
+    wanted, _ = sigutils.normalize_signature(kernel["signature"])
+    return _gpu_reduce_factory(found._functor, wanted[0].dtype).py_func
+
+
+def kernel_types(kernel, kind):
+    """The types `kernel` of `kind` is compiled for: the form's, or for a
+    reduction numba's (arr, partials, init, use_init)."""
+    from numba.core import sigutils, types
+    args, _ = sigutils.normalize_signature(kernel["signature"])
+    return args + (args[0].dtype, types.boolean) if kind == "reduce" else args
 
 
 def entry_name(ptx):
@@ -204,14 +415,20 @@ def entry_name(ptx):
     raise Refused("numba produced no kernel")
 
 
-def compile_kernel(namespace, kernel, cc):
-    """The kernel's PTX, and whether it is a @vectorize ufunc's."""
+def without_lines(ptx):
+    """`ptx` without its .file and .loc directives."""
+    return "\n".join(line for line in ptx.splitlines()
+                     if not line.lstrip().startswith((".file", ".loc"))) + "\n"
+
+
+def compile_kernel(namespace, kernel, cc, file_name):
+    """The kernel's PTX and its kind (kernel_function). A reduction's has
+    no lines: its kernel is numba's, whose lines in numba's file would be
+    read as the student's."""
     from numba import cuda
-    from numba.core import sigutils
-    pyfunc, vectorized = kernel_function(namespace, kernel)
-    args, _ = sigutils.normalize_signature(kernel["signature"])
-    ptx, _ = cuda.compile_ptx(pyfunc, args, lineinfo=True, cc=tuple(cc))
-    return ptx, vectorized
+    pyfunc, kind = kernel_function(namespace, kernel, file_name)
+    ptx, _ = cuda.compile_ptx(pyfunc, kernel_types(kernel, kind), lineinfo=True, cc=tuple(cc))
+    return (without_lines(ptx) if kind == "reduce" else ptx), kind
 
 
 def error_position(error, file_name):
@@ -282,19 +499,20 @@ def compile_request(request, ready=None):
         ready(version)
     try:
         namespace = load_module(request["source"], file_name)
-        ptx, entries, vectorized = {}, {}, {}
+        ptx, entries, vectorized, reduce = {}, {}, {}, {}
         for kernel in request["kernels"]:
             name = kernel["name"]
-            ptx[name], vectorized[name] = compile_kernel(namespace, kernel,
-                                                         request.get("cc", [9, 0]))
+            ptx[name], kind = compile_kernel(namespace, kernel, request.get("cc", [9, 0]),
+                                             file_name)
             entries[name] = entry_name(ptx[name])
+            vectorized[name], reduce[name] = kind == "vectorized", kind == "reduce"
     except Refused as error:
         return failure("rejected", str(error))
     except Exception as error:  # the student's Python or numba's typing: a compile error
         return failure("compile_error", summary(error), error_position(error, file_name),
                        first_lines(error))
     return {"status": "ok", "ptx": ptx, "entries": entries, "vectorized": vectorized,
-            "numba": version}
+            "reduce": reduce, "numba": version}
 
 
 # seccomp: the architectures this knows, with execve's and execveat's numbers

@@ -18,26 +18,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every parameter a 1-D buffer of one length, the last the only output,
- * the kernel's launches never swapping buffers: what numba's elementwise
- * kernel of a @vectorize ufunc computes. */
+/* Every parameter a buffer, the last the only output: what a @guvectorize
+ * gufunc computes (numba's kernel for it is launched as the form's). */
+bool numba_kernel_gufunc(const struct exercise *e, int k)
+{
+    const struct exercise_numba *n = &e->kernels[k].numba;
+    for (int i = 0; i < n->n_params; i++) {
+        int index = exercise_buffer_index(e, n->params[i].name);
+        if (index < 0 || e->buffers[index].is_output != (i == n->n_params - 1))
+            return false;
+    }
+    return n->n_params >= 2;
+}
+
+bool numba_kernel_reduces(const struct exercise *e, int k)
+{
+    const struct exercise_numba *n = &e->kernels[k].numba;
+    if (n->n_params != 2 || !numba_kernel_gufunc(e, k) || n->params[0].n_dims > 1)
+        return false;
+    const struct exercise_buffer *in = &e->buffers[exercise_buffer_index(e, n->params[0].name)];
+    const struct exercise_buffer *out = &e->buffers[exercise_buffer_index(e, n->params[1].name)];
+    return in->type == out->type && strcmp(out->length, "1") == 0;
+}
+
+enum kernel_form numba_kernel_form(const struct numba_side *side, int k)
+{
+    return !side->is_numba   ? KERNEL_FORM_C
+           : side->reduce[k] ? KERNEL_FORM_NUMBA_REDUCE
+                             : KERNEL_FORM_NUMBA;
+}
+
+/* A gufunc's form whose buffers are 1-D of one length, the kernel's
+ * launches never swapping buffers: what numba's elementwise kernel of a
+ * @vectorize ufunc computes. */
 bool numba_kernel_elementwise(const struct exercise *e, int k)
 {
     const struct exercise_numba *n = &e->kernels[k].numba;
-    const struct exercise_buffer *first = NULL;
+    if (!numba_kernel_gufunc(e, k))
+        return false;
+    const char *first = e->buffers[exercise_buffer_index(e, n->params[0].name)].length;
     for (int i = 0; i < n->n_params; i++) {
-        int index = exercise_buffer_index(e, n->params[i].name);
-        const struct exercise_buffer *b = index >= 0 ? &e->buffers[index] : NULL;
-        bool last = i == n->n_params - 1;
-        if (!b || n->params[i].n_dims != 1 || b->is_output != last ||
-            (first && strcmp(first->length, b->length) != 0))
+        const char *length = e->buffers[exercise_buffer_index(e, n->params[i].name)].length;
+        if (n->params[i].n_dims != 1 || strcmp(first, length) != 0)
             return false;
-        first = first ? first : b;
     }
     for (int l = 0; l < e->n_launches; l++)
         if (e->launches[l].kernel == k && e->launches[l].swap[0] >= 0)
             return false;
-    return n->n_params >= 2;
+    return true;
 }
 
 static json_t *kernel_request(const struct exercise *e, int k)
@@ -51,8 +79,9 @@ static json_t *kernel_request(const struct exercise *e, int k)
         json_decref(params);
         return NULL;
     }
-    return json_pack("{s:s, s:s, s:o, s:b}", "name", n->name, "signature", signature, "params",
-                     params, "elementwise", numba_kernel_elementwise(e, k));
+    return json_pack("{s:s, s:s, s:o, s:b, s:b, s:b}", "name", n->name, "signature", signature,
+                     "params", params, "elementwise", numba_kernel_elementwise(e, k), "gufunc",
+                     numba_kernel_gufunc(e, k), "reduce", numba_kernel_reduces(e, k));
 }
 
 /* "sm_90" as [9, 0]. */
@@ -132,8 +161,9 @@ static enum grader_verdict failed_compile(struct grader_compile_result *r, const
     return rejected ? GRADER_VERDICT_REJECTED : GRADER_VERDICT_COMPILE_ERROR;
 }
 
-/* Kernel k's PTX, entry and form, from the front end's "ptx", "entries"
- * and "vectorized" objects. */
+/* Kernel k's PTX, entry and form, from the front end's "ptx", "entries",
+ * "vectorized" and "reduce" objects (a form only where the exercise's
+ * fits it). */
 static bool kernel_from_result(struct grading *g, int k, const json_t *result)
 {
     const char *name = g->exercise.kernels[k].numba.name;
@@ -143,10 +173,13 @@ static bool kernel_from_result(struct grading *g, int k, const json_t *result)
     const char *entry = numba_text_within(json_object_get(json_object_get(result, "entries"), name),
                                           NUMBA_ENTRY_MAX);
     g->numba[1].ptx[k] = ptx ? strdup(ptx) : NULL;
-    json_t *vectorized = json_object_get(json_object_get(result, "vectorized"), name);
-    g->numba[1].vectorized[k] = json_is_true(vectorized);
+    bool vectorized = json_is_true(json_object_get(json_object_get(result, "vectorized"), name));
+    bool reduce = json_is_true(json_object_get(json_object_get(result, "reduce"), name));
+    g->numba[1].vectorized[k] = vectorized;
+    g->numba[1].reduce[k] = reduce;
     return g->numba[1].ptx[k] && entry && compile_result_set_entry(r, (size_t)k, entry, -1) &&
-           (!json_is_true(vectorized) || numba_kernel_elementwise(&g->exercise, k));
+           (!vectorized || numba_kernel_elementwise(&g->exercise, k)) &&
+           (!reduce || (!vectorized && numba_kernel_reduces(&g->exercise, k)));
 }
 
 /* The static data of every kernel's PTX within GRADER_STATIC_DATA_MAX. */

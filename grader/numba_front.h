@@ -19,9 +19,24 @@
  * NULL: how a field of the front end's result is read. */
 const char *numba_text_within(const json_t *value, size_t max);
 
-/* Whether kernel k's Numba form is elementwise: every parameter a 1-D
- * buffer of one length, the last the only output, its launches swapping
- * nothing. A @vectorize ufunc is accepted for such a kernel only. */
+/* Whether kernel k's Numba form fits a @guvectorize gufunc: every
+ * parameter a buffer, the last the only output. The front end then
+ * accepts a gufunc, whose kernel is launched as the form's. */
+bool numba_kernel_gufunc(const struct exercise *exercise, int k);
+
+/* Whether kernel k's Numba form fits a @cuda.reduce: one 1-D input
+ * buffer, then a one-element output of its type. The front end then
+ * accepts a reduction, launched as numba launches it (numba_reduce.c). */
+bool numba_kernel_reduces(const struct exercise *exercise, int k);
+
+/* How kernel k's parameters are passed on a side: its C form's, its
+ * Numba form's (numba's ABI), or numba's reduction kernel's. */
+enum kernel_form { KERNEL_FORM_C, KERNEL_FORM_NUMBA, KERNEL_FORM_NUMBA_REDUCE };
+enum kernel_form numba_kernel_form(const struct numba_side *side, int k);
+
+/* Whether kernel k's Numba form is elementwise: a gufunc's form whose
+ * buffers are 1-D of one length, its launches swapping nothing. A
+ * @vectorize ufunc is accepted for such a kernel only. */
 bool numba_kernel_elementwise(const struct exercise *exercise, int k);
 
 /* The student's side from the front end's result (request->numba):
@@ -40,6 +55,16 @@ void numba_side_free(struct numba_side *side);
  * an array's fields, a scalar's own size); returns how many. */
 int numba_kernel_param_sizes(const struct exercise *exercise, int k,
                              uint32_t sizes[NUMBA_ARGS_MAX]);
+
+/* The same for numba's reduction kernel of kernel k's form
+ * (gpu_reduce_block_strided: two 1-D arrays of the input's type, an
+ * initial value of that type, a boolean of one byte). */
+int numba_reduce_param_sizes(const struct exercise *exercise, int k,
+                             uint32_t sizes[NUMBA_ARGS_MAX]);
+
+/* The 7 values of a 1-D array of `items` items of `item` bytes at `data`,
+ * as numba passes it. */
+void numba_array_1d(uint64_t item, uint64_t items, CUdeviceptr data, uint64_t out[7]);
 
 /* kernelParams of a Numba kernel k: each array as numba passes it
  * (meminfo 0, parent 0, nitems, itemsize, data, shape[d], strides[d] in

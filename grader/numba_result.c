@@ -80,28 +80,32 @@ static json_t *failure_answer(const char *status, const json_t *said)
     return answer;
 }
 
-/* Kernel `name`'s PTX, entry and form, from `said` into `answer`. */
+/* Kernel `name`'s PTX, entry and form (its flags, false when absent),
+ * from `said` into `answer`. */
 static bool copy_kernel(json_t *answer, const json_t *said, const char *name)
 {
     static const char *const texts[] = {"ptx", "entries"};
     static const size_t maxima[] = {NUMBA_PTX_MAX, NUMBA_ENTRY_MAX};
+    static const char *const flags[] = {"vectorized", "reduce"};
     for (int i = 0; i < 2; i++)
         if (!copy_text(json_object_get(answer, texts[i]), json_object_get(said, texts[i]), name,
                        maxima[i], REFUSE))
             return false;
-    const json_t *vectorized = json_object_get(json_object_get(said, "vectorized"), name);
-    if (vectorized && !json_is_boolean(vectorized))
-        return false;
-    json_object_set_new(json_object_get(answer, "vectorized"), name,
-                        json_boolean(json_is_true(vectorized)));
+    for (int i = 0; i < 2; i++) {
+        const json_t *flag = json_object_get(json_object_get(said, flags[i]), name);
+        if (flag && !json_is_boolean(flag))
+            return false;
+        json_object_set_new(json_object_get(answer, flags[i]), name,
+                            json_boolean(json_is_true(flag)));
+    }
     return true;
 }
 
 /* "ok": every kernel `asked` names, nothing else. */
 static json_t *ok_answer(const json_t *asked, const json_t *said)
 {
-    json_t *answer =
-        json_pack("{s:s, s:{}, s:{}, s:{}}", "status", "ok", "ptx", "entries", "vectorized");
+    json_t *answer = json_pack("{s:s, s:{}, s:{}, s:{}, s:{}}", "status", "ok", "ptx", "entries",
+                               "vectorized", "reduce");
     size_t i;
     const json_t *kernel;
     json_array_foreach(json_object_get(asked, "kernels"), i, kernel)

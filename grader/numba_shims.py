@@ -14,9 +14,11 @@ on any CUDA driver). numba 0.56 predates CUDA 13:
   capability, which a compile with no driver does not have: every device
   kgrade models is sm_60 or later, which has the native instruction.
 
-These and numba_compile.py's line-number shim are the only code of kgrade
-that knows numba's internals; SUPPORTED_NUMBA lists the versions they were
-written for. The compute capability is not forced here: with a driver,
+These and numba_compile.py's own shims (line numbers, kernels built with
+no device) and its reading of numba's ufunc, gufunc and reduction objects,
+with grader/numba_reduce.c (numba's launches of a reduction), are the
+only code of kgrade that knows numba's internals; SUPPORTED_NUMBA lists
+the versions they were written for. The compute capability is not forced here: with a driver,
 numba asks it for the device's; the front end, with none, forces its own.
 """
 

@@ -15,12 +15,16 @@ grade() { "$KGRADE" grade "$@" 2>/dev/null; }
 . tests/integration/solutions_lib.sh
 
 # Every CUDA C solution, and the Numba solutions of the assessments and
-# vector-add (each verdict, memory errors at their Python line). `make
+# vector-add (each verdict, memory errors at their Python line) and the
+# course's @guvectorize gufuncs (l2-norm's and sum-rows') and
+# @cuda.reduce (reduce-sum's). `make
 # test-full` grades every Numba solution (tests/full/test_numba_solutions.sh);
 # tests/numba checks that every one compiles, or not, as its name says.
 solutions=(exercises/*/solutions/*.cu)
 if have_numba; then
     solutions+=(exercises/{hidden-layer,histogram,transpose,vector-add}/solutions/*.py)
+    solutions+=(exercises/{l2-norm,sum-rows}/solutions/*gufunc*.py)
+    solutions+=(exercises/reduce-sum/solutions/*cuda_reduce*.py)
 else
     echo "test_grade.sh: the Numba solutions are skipped: no numba (apt-get install python3-numba)"
 fi

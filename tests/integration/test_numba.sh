@@ -60,10 +60,47 @@ sed 's/add_kernel/cuda_histogram/' "$TMP/add.py" >"$TMP/ufunc_histogram.py"
 expect "... but only for an elementwise exercise" 1 \
     "^histogram: rejected: 'cuda_histogram' must be a @cuda.jit kernel, cuda_histogram\(x, xmin, xmax, histogram_out\)" -- \
     grade --exercise histogram --n 5000 "$TMP/ufunc_histogram.py"
+cat >"$TMP/ufunc_table.py" <<'PY'
+import numpy as np
+from numba import vectorize
+
+TABLE = np.zeros(4, np.float32)
+
+
+@vectorize(['float32(float32, float32)'], target='cuda')
+def add_kernel(x, y):
+    i = int(x * 1000000)
+    return x + y + TABLE[i]
+PY
+expect "... and a fault in it is said at its own line, not at one of numba's kernel text" 1 \
+    "^  at ufunc_table.py:10$" -- grade --exercise vector-add --n 5000 "$TMP/ufunc_table.py"
 sed 's/(x, y)/(x, y, z)/; s/float32, float32)/float32, float32, float32)/' "$TMP/add.py" >"$TMP/add3.py"
 expect "... and with one input fewer than the kernel's parameters" 1 \
     "^vector-add: rejected: the @vectorize function 'add_kernel' must take 2 inputs" -- \
     grade --exercise vector-add --n 5000 "$TMP/add3.py"
+
+cat >"$TMP/gufunc.py" <<'PY'
+from numba import guvectorize
+
+@guvectorize(['void(float32, float32, float32[:])'], '(),()->()', target='cuda')
+def add_kernel(x, y, out):
+    out[0] = x + y
+PY
+expect "a @guvectorize gufunc is numba's kernel for it, launched as the exercise's (no driver to build it)" \
+    0 "^vector-add: passed: " -- grade --exercise vector-add --n 100003 "$TMP/gufunc.py"
+sed 's/add_kernel/cuda_histogram/' "$TMP/gufunc.py" >"$TMP/gufunc_histogram.py"
+expect "... but only for an exercise of arrays, the last the output" 1 \
+    "^histogram: rejected: 'cuda_histogram' must be a @cuda.jit kernel, .*a @guvectorize gufunc is accepted only where every parameter is an array" -- \
+    grade --exercise histogram --n 5000 "$TMP/gufunc_histogram.py"
+printf 'from numba import cuda\n\n@cuda.reduce\ndef reduce_sum(a, b):\n    return a + b\n' >"$TMP/reduce.py"
+expect "a @cuda.reduce runs numba's launches for it and is correct (n = 1: one block, one partial)" 0 \
+    "^reduce-sum: passed: " -- grade --exercise reduce-sum --n 1 "$TMP/reduce.py"
+expect "... at a size where it takes all three launches, and its partials" 1 \
+    "^reduce-sum: too_slow: correct, but " -- grade --exercise reduce-sum --n 1000003 "$TMP/reduce.py"
+printf 'from numba import cuda\n\n@cuda.reduce\ndef add_kernel(a, b):\n    return a + b\n' >"$TMP/reduce_add.py"
+expect "... but only for an exercise that reduces one array into one element" 1 \
+    "^vector-add: rejected: 'add_kernel' is a @cuda.reduce reduction, accepted only where the exercise reduces one array into a one-element output; write it as a @cuda.jit kernel, add_kernel\(x, y, out\)" -- \
+    grade --exercise vector-add --n 5000 "$TMP/reduce_add.py"
 
 printf 'from numba import cuda\n\n@cuda.jit\ndef hidden_layer(greyscales, weights):\n    pass\n' >"$TMP/two.py"
 expect "a kernel with the wrong parameters is rejected with the expected form" 1 \
@@ -195,7 +232,8 @@ expect "a module that forges the front end's result hands over PTX that is grade
     "^vector-add: compile_error: the virtual GPU does not support this kernel" -- \
     grade --exercise vector-add --n 5000 "$TMP/forged.py"
 # The hostile corpus of Numba modules (tests/hostile/numba/): each writes
-# on kgrade's result channel itself, and gets the verdict its name says:
+# on kgrade's result channel itself, or is a gufunc that breaks its form
+# or writes where it should not, and gets the verdict its name says:
 # never kgrade's internal_error, never its own words shown as kgrade's, and
 # a kernel whose parameters are not numba's never runs.
 for f in tests/hostile/numba/*.py; do
@@ -206,12 +244,22 @@ for f in tests/hostile/numba/*.py; do
     expect "... and none of its words are shown as kgrade's" 1 "" -- \
         grep -E "evil.example|pwned|well done" "$TMP/forged.json" "$TMP/forged.err"
 done
-expect "a forged kernel's 8 KB parameter is refused, naming numba's form" 1 \
-    "^vector-add: rejected: the kernel 'add_kernel' does not take what numba passes for add_kernel\(.*\): its parameter value 1 is 8192 bytes at offset 0 where the exercise passes 8 bytes at offset 0" -- \
-    grade --exercise vector-add --n 5000 tests/hostile/numba/rejected__forged_param_overread.py
-expect "a forged result in kgrade's name is the module's, said in kgrade's words" 1 \
-    "^vector-add: compile_error: the module wrote on kgrade's channel \(file descriptor 3\) a result saying that kgrade failed" -- \
-    grade --exercise vector-add --n 5000 tests/hostile/numba/compile_error__forged_internal_error.py
+# What a module of the corpus is told (a verdict other than passed).
+hostile_says() { # DESCRIPTION REGEX FILE
+    expect "$1" 1 "$2" -- grade --exercise vector-add --n 5000 "tests/hostile/numba/$3"
+}
+hostile_says "a forged kernel's 8 KB parameter is refused, naming numba's form" \
+    "^vector-add: rejected: the kernel 'add_kernel' does not take what numba passes for add_kernel\(.*\): its parameter value 1 is 8192 bytes at offset 0 where the exercise passes 8 bytes at offset 0" \
+    rejected__forged_param_overread.py
+hostile_says "a forged result in kgrade's name is the module's, said in kgrade's words" \
+    "^vector-add: compile_error: the module wrote on kgrade's channel \(file descriptor 3\) a result saying that kgrade failed" \
+    compile_error__forged_internal_error.py
+hostile_says "a gufunc of other types than the exercise's is refused, saying which to declare" \
+    "^vector-add: rejected: the gufunc 'add_kernel' is declared for \(float64, float64, float64\[:\]\); .*declare it as @guvectorize\(\['void\(float32, float32, float32\[:\]\)'\], '\(\),\(\)->\(\)', target='cuda'\)" \
+    rejected__gufunc_of_float64.py
+hostile_says "a gufunc's write past its element is a memory_error at the gufunc's line" \
+    "^  at memory_error__gufunc_core_writes_past_its_element.py:9$" \
+    memory_error__gufunc_core_writes_past_its_element.py
 printf 'import sys\nsys.exit(0)\n' >"$TMP/quits.py"
 expect "a module that exits at import is a compile_error, not kgrade's failure" 1 \
     "^vector-add: compile_error: the module ended the compile before numba had compiled it" -- \

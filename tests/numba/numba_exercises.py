@@ -86,14 +86,29 @@ def numba_form(kernel):
     return "%s(%s)" % (kernel["numba"]["name"], ", ".join(a for _, a, _ in form_params(kernel)))
 
 
+def is_gufunc_form(exercise, kernel):
+    """Every parameter a buffer, the last the only output."""
+    buffers = [buffer(exercise, name) for name, _, _ in form_params(kernel)]
+    if len(buffers) < 2 or any(b is None for b in buffers):
+        return False
+    return [b for b in buffers if "output" in b] == [buffers[-1]]
+
+
+def is_reduction_form(exercise, kernel):
+    """A 1-D input, then a one-element output of its type."""
+    params = form_params(kernel)
+    if len(params) != 2 or not is_gufunc_form(exercise, kernel) or len(params[0][2] or [0]) != 1:
+        return False
+    source, total = (buffer(exercise, name) for name, _, _ in params)
+    return source["type"] == total["type"] and str(total["length"]) == "1"
+
+
 def is_elementwise(exercise, kernel):
     """Every parameter a 1-D buffer of one length, the last the only output."""
     params = form_params(kernel)
-    buffers = [buffer(exercise, name) for name, _, _ in params]
-    if not params or any(b is None for b in buffers) or any(s and len(s) != 1 for _, _, s in params):
+    if not is_gufunc_form(exercise, kernel) or any(s and len(s) != 1 for _, _, s in params):
         return False
-    outputs = [b for b in buffers if "output" in b]
-    return (len({b["length"] for b in buffers}) == 1 and outputs == [buffers[-1]])
+    return len({buffer(exercise, name)["length"] for name, _, _ in params}) == 1
 
 
 # ---------------------------------------------------------------- compiling
@@ -104,7 +119,9 @@ def compile_numba(exercise, source, file_name="kernel.py"):
         "source": source, "file_name": file_name, "cc": [9, 0], "cuda_home": CUDA_HOME,
         "kernels": [{"name": k["numba"]["name"], "signature": numba_signature(exercise, k),
                      "params": [a for _, a, _ in form_params(k)],
-                     "elementwise": is_elementwise(exercise, k)}
+                     "elementwise": is_elementwise(exercise, k),
+                     "gufunc": is_gufunc_form(exercise, k),
+                     "reduce": is_reduction_form(exercise, k)}
                     for k in exercise["kernels"]]})
 
 

@@ -26,6 +26,16 @@ def hidden_layer(greyscales, weights, out):
 """
 
 
+def assert_lines_are(test, ptx, allowed, must):
+    """The PTX's file 1 is the student's, and the lines its .loc name there
+    (but 0, code of no line) are among `allowed`, `must` one of them."""
+    test.assertRegex(ptx, r'\.file\s+1 "[^"]*kernel\.py"')
+    locs = [line.split() for line in ptx.splitlines() if line.strip().startswith(".loc")]
+    lines = {int(loc[2]) for loc in locs if loc[1] == "1" and loc[2] != "0"}
+    test.assertIn(must, lines, "no line of the function's body")
+    test.assertTrue(lines <= allowed, lines)
+
+
 def compile_one(source, name="hidden_layer", signature=ARRAYS3):
     return numba_compile.compile_request({
         "source": source, "file_name": "kernel.py", "cc": [9, 0],
@@ -55,6 +65,9 @@ class CompilesTheCourseKernels(unittest.TestCase):
         self.assertEqual(result["status"], "ok", result.get("message"))
         self.assertTrue("__vectorized_hidden_layer" in result["entries"]["hidden_layer"],
                         result["entries"]["hidden_layer"])
+        # numba's kernel text is put on the ufunc's line (3): its own lines
+        # would be read as the student's
+        assert_lines_are(self, result["ptx"]["hidden_layer"], {3, 4, 5}, must=5)
 
     def test_float64_atomic_add_needs_no_driver(self):
         source = ("from numba import cuda\n@cuda.jit\ndef total(x, out, unused):\n"
@@ -123,6 +136,123 @@ class SaysWhatIsWrong(unittest.TestCase):
         self.assertLessEqual(len(result["message"].encode("utf-8")), numba_compile.MESSAGE_MAX)
         self.assertLessEqual(len(result["log"].encode("utf-8")), numba_compile.LOG_MAX)
         self.assertIn("\u00e9chec", result["message"])
+
+
+L2_NORM = """\
+import math
+from numba import guvectorize
+
+@guvectorize(['(float32[:], float32[:])'], '(i)->()', target='cuda')
+def l2_norm(vec, out):
+    acc = 0.0
+    for value in vec:
+        acc += value**2
+    out[0] = math.sqrt(acc)
+"""
+ROWS = "void(float32[:, ::1], float32[::1])"  # l2_norm(m[rows, cols], out)
+
+
+def compile_gufunc(source, signature=ROWS, params=("m", "out"), name="l2_norm", gufunc=True):
+    return numba_compile.compile_request({
+        "source": source, "file_name": "kernel.py", "cc": [9, 0],
+        "cuda_home": os.environ.get("CUDA_HOME_FOR_TESTS", "/usr/local/cuda"),
+        "kernels": [{"name": name, "signature": signature, "params": list(params),
+                     "elementwise": False, "gufunc": gufunc}]})
+
+
+
+
+class CompilesTheCoursesGufuncs(unittest.TestCase):
+    """A CUDA @guvectorize gufunc: numba's kernel for it, with no driver
+    (numba 0.56 binds the kernel it compiles to a context), over the
+    exercise's arrays as they are. A @cuda.reduce: numba's kernel for it,
+    for a form that reduces."""
+
+    def test_the_courses_l2_norm_is_numbas_kernel_over_the_exercises_arrays(self):
+        result = compile_gufunc(L2_NORM)
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        self.assertIn("__gufunc_l2_norm", result["entries"]["l2_norm"])
+        self.assertFalse(result["vectorized"]["l2_norm"])  # launched as a @cuda.jit kernel
+        ptx = result["ptx"]["l2_norm"]
+        header = ptx[ptx.index(".visible .entry"):ptx.index(")", ptx.index(".visible .entry"))]
+        self.assertEqual(header.count(".param"), 9 + 7)  # a 2-D m, a 1-D out: no extra dimension
+
+    def test_its_lines_are_the_students_own(self):
+        # numba's kernel comes from a text of numba's: its lines are put on
+        # the gufunc's (4); the function's own lines (6 to 9) are kept
+        assert_lines_are(self, compile_gufunc(L2_NORM)["ptx"]["l2_norm"], {4, 5, 6, 7, 8, 9},
+                         must=8)
+
+    def test_of_several_signatures_the_exercises_types_are_taken(self):
+        source = ("from numba import guvectorize\n"
+                  "@guvectorize(['void(int32[:], int32[:])', 'void(float32[:], float32[:])'],"
+                  " '(m)->()', target='cuda')\n"
+                  "def sum_rows(row, s):\n    tmp = 0.\n    for j in range(row.shape[0]):\n"
+                  "        tmp += row[j]\n    s[0] = tmp\n")
+        result = compile_gufunc(source, name="sum_rows")
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        self.assertIn("add.f64", result["ptx"]["sum_rows"])  # float32 rows, float64 total
+
+    def test_other_types_or_none_are_refused_with_the_signature_to_declare(self):
+        cases = ((L2_NORM.replace("float32", "float64"), "declared for (float64[:], float64[:])"),
+                 (L2_NORM.replace("['(float32[:], float32[:])']", "[]"), "declared for no types"))
+        for source, declared in cases:
+            with self.subTest(declared=declared):
+                result = compile_gufunc(source)
+                self.assertEqual(result["status"], "rejected")
+                self.assertIn(declared, result["message"])
+                self.assertIn("@guvectorize(['void(float32[:], float32[:])'], '(i)->()'",
+                              result["message"])
+
+    def test_a_layout_for_the_whole_matrix_is_refused_with_one_that_fits(self):
+        source = ("from numba import guvectorize\n"
+                  "@guvectorize(['void(float32[:,:], float32[:])'], '(n,m)->(n)', target='cuda')\n"
+                  "def l2_norm(A, s):\n    for i in range(A.shape[0]):\n        s[i] = A[i, 0]\n")
+        result = compile_gufunc(source)
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("'(n,m)->(n)'", result["message"])
+        self.assertIn("arrays of 3, 2 dimensions", result["message"])
+        self.assertIn("as '(i)->()'", result["message"])
+
+    def test_another_number_of_arrays_is_refused(self):
+        result = compile_gufunc(L2_NORM.replace("'(i)->()'", "'(i),()->()'").replace(
+            "(float32[:], float32[:])", "(float32[:], float32, float32[:])").replace(
+            "(vec, out)", "(vec, unused, out)"))
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("must take 2 arrays", result["message"])
+
+    def test_a_cuda_reduce_is_numbas_kernel_for_a_form_that_reduces(self):
+        source = ("from numba import cuda\n@cuda.reduce\n"
+                  "def reduce_sum(a, b):\n    return a + b\n")
+        result = numba_compile.compile_request({
+            "source": source, "file_name": "kernel.py", "cc": [9, 0],
+            "cuda_home": os.environ.get("CUDA_HOME_FOR_TESTS", "/usr/local/cuda"),
+            "kernels": [{"name": "reduce_sum", "signature": "void(float32[::1], float32[::1])",
+                         "params": ["x", "out"], "reduce": True}]})
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        self.assertTrue(result["reduce"]["reduce_sum"])
+        self.assertIn("gpu_reduce_block_strided", result["entries"]["reduce_sum"])
+        ptx = result["ptx"]["reduce_sum"]
+        header = ptx[ptx.index(".visible .entry"):ptx.index(")", ptx.index(".visible .entry"))]
+        # numba's (arr, partials, init, use_init): two 1-D arrays, a float32, a boolean
+        self.assertEqual(header.count(".param .u64"), 14)
+        self.assertEqual([p for p in (".param .f32", ".param .u8") if p in header],
+                         [".param .f32", ".param .u8"])
+        self.assertNotIn(".loc", ptx)  # numba's lines, in numba's file, are not the student's
+
+    def test_a_cuda_reduce_is_refused_where_the_form_does_not_reduce(self):
+        source = ("from numba import cuda\n@cuda.reduce\n"
+                  "def l2_norm(a, b):\n    return a + b\n")
+        result = compile_gufunc(source)
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("accepted only where the exercise reduces one array", result["message"])
+        self.assertIn("@cuda.jit kernel, l2_norm(m, out)", result["message"])
+
+    def test_a_form_that_is_not_arrays_is_refused(self):
+        result = compile_gufunc(L2_NORM, signature="void(float32[:, ::1], float32[::1], int32)",
+                                params=("m", "out", "n"), gufunc=False)
+        self.assertEqual(result["status"], "rejected")
+        self.assertIn("must be a @cuda.jit kernel", result["message"])
 
 
 if __name__ == "__main__":

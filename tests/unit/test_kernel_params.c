@@ -32,7 +32,7 @@ static void a_c_form_is_one_value_per_parameter(void **state)
     (void)state;
     struct exercise e = load("vector-add");
     struct kernel_params p;
-    kernel_params_layout(&e, 0, false, &p);
+    kernel_params_layout(&e, 0, KERNEL_FORM_C, &p);
     assert_int_equal(p.count, 4);
     const uint32_t offsets[] = {0, 8, 16, 24}, sizes[] = {8, 8, 8, 4};
     for (int i = 0; i < 4; i++) {
@@ -48,7 +48,7 @@ static void a_numba_form_is_numbas_abi(void **state)
     (void)state;
     struct exercise e = load("histogram");
     struct kernel_params p;
-    kernel_params_layout(&e, 0, true, &p);
+    kernel_params_layout(&e, 0, KERNEL_FORM_NUMBA, &p);
     assert_int_equal(p.count, 16);
     assert_int_equal(p.offset[7], 56);
     assert_int_equal(p.size[7], 4);
@@ -58,7 +58,7 @@ static void a_numba_form_is_numbas_abi(void **state)
     assert_int_equal(p.size[9], 8);
     assert_int_equal(p.bytes, 120);
     struct exercise t = load("transpose"); /* two 2-D arrays: 9 values each */
-    kernel_params_layout(&t, 0, true, &p);
+    kernel_params_layout(&t, 0, KERNEL_FORM_NUMBA, &p);
     assert_int_equal(p.count, 18);
     assert_int_equal(p.bytes, 144);
 }
@@ -68,7 +68,7 @@ static void values_are_packed_at_their_offsets(void **state)
     (void)state;
     struct exercise e = load("vector-add");
     struct kernel_params p;
-    kernel_params_layout(&e, 0, false, &p);
+    kernel_params_layout(&e, 0, KERNEL_FORM_C, &p);
     uint64_t a = 0x1111, b = 0x2222, c = 0x3333;
     int32_t n = -7;
     void *args[] = {&a, &b, &c, &n};
@@ -104,7 +104,7 @@ static bool driver_kernel_matches(int count, const size_t sizes[], char why[256]
 {
     struct exercise e = load("vector-add");
     struct kernel_params want;
-    kernel_params_layout(&e, 0, false, &want);
+    kernel_params_layout(&e, 0, KERNEL_FORM_C, &want);
     struct cuda_api api = {.cuFuncGetParamInfo = fake_param_info};
     driver_kernel.count = count;
     size_t at = 0;
@@ -138,7 +138,7 @@ static void a_kernel_with_more_parameters_is_refused(void **state)
     char why[256];
     struct exercise e = load("vector-add");
     struct kernel_params want;
-    kernel_params_layout(&e, 0, false, &want);
+    kernel_params_layout(&e, 0, KERNEL_FORM_C, &want);
     want.count = 3; /* the form passes 3; the kernel takes 4 */
     struct cuda_api api = {.cuFuncGetParamInfo = fake_param_info};
     driver_kernel.count = 4;

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "grader/exercise.h"
+#include "grader/kernel_params.h"
 #include "grader/numba_front.h"
 
 #include <stdlib.h>
@@ -55,6 +56,7 @@ static void the_request_carries_the_form_and_the_devices_capability(void **state
     assert_string_equal(json_string_value(json_array_get(json_object_get(kernel, "params"), 1)),
                         "transposed");
     assert_true(json_is_false(json_object_get(kernel, "elementwise")));
+    assert_true(json_is_true(json_object_get(kernel, "gufunc")));
     assert_int_equal(json_integer_value(json_array_get(json_object_get(asked, "cc"), 0)), 9);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(asked, "cc"), 1)), 0);
     assert_string_equal(json_string_value(json_object_get(asked, "file_name")), "mine.py");
@@ -88,6 +90,40 @@ static void elementwise_means_same_length_arrays_with_the_output_last(void **sta
     assert_false(numba_kernel_elementwise(&e, 0)); /* scalars, a shorter output */
     assert_true(exercise_load("exercises/transpose", &e, error, sizeof error));
     assert_false(numba_kernel_elementwise(&e, 0)); /* 2-D */
+}
+
+static void a_gufunc_fits_a_form_of_arrays_with_the_output_last(void **state)
+{
+    (void)state;
+    struct exercise e;
+    char error[512];
+    assert_true(exercise_load("exercises/l2-norm", &e, error, sizeof error));
+    assert_true(numba_kernel_gufunc(&e, 0)); /* m[rows, cols], out[rows] */
+    assert_false(numba_kernel_elementwise(&e, 0));
+    assert_true(exercise_load("exercises/vector-add", &e, error, sizeof error));
+    assert_true(numba_kernel_gufunc(&e, 0));
+    assert_true(exercise_load("exercises/histogram", &e, error, sizeof error));
+    assert_false(numba_kernel_gufunc(&e, 0)); /* xmin, xmax are scalars */
+    assert_true(exercise_load("exercises/reduce-sum", &e, error, sizeof error));
+    assert_true(numba_kernel_gufunc(&e, 0));
+    assert_true(exercise_load("exercises/hidden-layer", &e, error, sizeof error));
+    e.buffers[exercise_buffer_index(&e, "greyscales")].is_output = true;
+    assert_false(numba_kernel_gufunc(&e, 0)); /* an output that is not the last */
+}
+
+static void a_reduction_fits_one_array_into_a_one_element_output(void **state)
+{
+    (void)state;
+    struct exercise e;
+    char error[512];
+    assert_true(exercise_load("exercises/reduce-sum", &e, error, sizeof error));
+    assert_true(numba_kernel_reduces(&e, 0)); /* reduce_sum(x, out[1]) */
+    e.buffers[exercise_buffer_index(&e, "sum")].type = VALUE_F64;
+    assert_false(numba_kernel_reduces(&e, 0)); /* an output of another type */
+    assert_true(exercise_load("exercises/l2-norm", &e, error, sizeof error));
+    assert_false(numba_kernel_reduces(&e, 0)); /* a 2-D input, an output per row */
+    assert_true(exercise_load("exercises/vector-add", &e, error, sizeof error));
+    assert_false(numba_kernel_reduces(&e, 0)); /* three arrays */
 }
 
 /* ---------------------------------------------------- the front end's result */
@@ -187,15 +223,22 @@ static void a_result_that_is_not_valid_is_refused(void **state)
         json_decref(compile);
         release(g, &request);
     }
-    /* a @vectorize kernel claimed for an exercise that is not elementwise */
-    struct grader_request request = {.language = GRADER_LANGUAGE_NUMBA};
-    struct grading *g =
-        grading_of("histogram", &request,
-                   "{\"status\": \"ok\", \"ptx\": {\"cuda_histogram\": \"p\"}, \"entries\": "
-                   "{\"cuda_histogram\": \"x\"}, \"vectorized\": {\"cuda_histogram\": true}}");
-    char message[GRADER_MESSAGE_MAX];
-    assert_int_equal(numba_student_side(g, message, sizeof message), GRADER_VERDICT_COMPILE_ERROR);
-    release(g, &request);
+    /* a @vectorize kernel claimed for an exercise that is not elementwise,
+     * a reduction for one that does not reduce */
+    static const char *const claims[][2] = {
+        {"histogram", "{\"status\": \"ok\", \"ptx\": {\"cuda_histogram\": \"p\"}, \"entries\": "
+                      "{\"cuda_histogram\": \"x\"}, \"vectorized\": {\"cuda_histogram\": true}}"},
+        {"vector-add", "{\"status\": \"ok\", \"ptx\": {\"add_kernel\": \"p\"}, \"entries\": "
+                       "{\"add_kernel\": \"x\"}, \"reduce\": {\"add_kernel\": true}}"},
+    };
+    for (size_t i = 0; i < sizeof claims / sizeof *claims; i++) {
+        struct grader_request request = {.language = GRADER_LANGUAGE_NUMBA};
+        struct grading *g = grading_of(claims[i][0], &request, claims[i][1]);
+        char message[GRADER_MESSAGE_MAX];
+        assert_int_equal(numba_student_side(g, message, sizeof message),
+                         GRADER_VERDICT_COMPILE_ERROR);
+        release(g, &request);
+    }
 }
 
 /* ------------------------------------------- the service's reading of it */
@@ -240,6 +283,8 @@ static void a_forged_failure_is_the_students_compile_error(void **state)
         "{\"status\": \"ok\"}",
         "{\"status\": \"ok\", \"ptx\": {\"add_kernel\": \"p\"}, \"entries\": {\"add_kernel\": "
         "\"e\"}, \"vectorized\": {\"add_kernel\": \"yes\"}}",
+        "{\"status\": \"ok\", \"ptx\": {\"add_kernel\": \"p\"}, \"entries\": {\"add_kernel\": "
+        "\"e\"}, \"reduce\": {\"add_kernel\": 1}}",
     };
     for (size_t i = 0; i < sizeof forged / sizeof *forged; i++) {
         char error[512] = "";
@@ -347,6 +392,27 @@ static void arrays_are_packed_as_numba_passes_them(void **state)
     assert_null(args[18]);
 }
 
+static void numbas_reduction_kernel_takes_two_arrays_its_init_and_a_flag(void **state)
+{
+    (void)state;
+    struct exercise e;
+    char error[512];
+    assert_true(exercise_load("exercises/reduce-sum", &e, error, sizeof error));
+    struct kernel_params p;
+    kernel_params_layout(&e, 0, KERNEL_FORM_NUMBA_REDUCE, &p);
+    assert_int_equal(p.count, 16); /* arr, partials: 7 values each; init; use_init */
+    assert_int_equal(p.size[14], 4);
+    assert_int_equal(p.offset[14], 112);
+    assert_int_equal(p.size[15], 1);
+    assert_int_equal(p.offset[15], 116);
+    assert_int_equal(p.bytes, 117);
+    uint64_t fields[7];
+    numba_array_1d(4, 65, 0x3000, fields);
+    const uint64_t view[] = {0, 0, 65, 4, 0x3000, 65, 4};
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(fields[i], view[i]);
+}
+
 static void scalars_are_passed_as_themselves(void **state)
 {
     (void)state;
@@ -378,6 +444,8 @@ int main(void)
         cmocka_unit_test(the_request_carries_the_form_and_the_devices_capability),
         cmocka_unit_test(a_reference_without_architecture_is_refused),
         cmocka_unit_test(elementwise_means_same_length_arrays_with_the_output_last),
+        cmocka_unit_test(a_gufunc_fits_a_form_of_arrays_with_the_output_last),
+        cmocka_unit_test(a_reduction_fits_one_array_into_a_one_element_output),
         cmocka_unit_test(an_ok_result_gives_each_kernel_its_ptx_and_entry),
         cmocka_unit_test(a_compile_error_keeps_its_line_column_and_log),
         cmocka_unit_test(a_refusal_is_rejected_with_its_sentence),
@@ -388,6 +456,7 @@ int main(void)
         cmocka_unit_test(a_compile_error_answer_keeps_its_sentence),
         cmocka_unit_test(a_long_sentence_is_cut_at_a_character),
         cmocka_unit_test(arrays_are_packed_as_numba_passes_them),
+        cmocka_unit_test(numbas_reduction_kernel_takes_two_arrays_its_init_and_a_flag),
         cmocka_unit_test(scalars_are_passed_as_themselves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
