@@ -52,6 +52,17 @@ static void account_shared(struct warp *w, struct frame *f, uint32_t pc, uint32_
     mem_account_shared(w, insn, m, offset, ptx_type_bytes((enum ptx_type)insn->type), kind);
 }
 
+/* A generic access that found shared memory: its banks, and a load's
+ * latency in shared memory (account, interp_memory.c). */
+static void account_generic_shared(struct warp *w, struct frame *f, uint32_t pc, uint32_t m,
+                                   const uint64_t *offset)
+{
+    account_shared(w, f, pc, m, offset);
+    struct timing_launch *t = &w->block->launch->timing;
+    if (t->enabled && f->fn->code[pc].op == PTX_OP_LD)
+        timing_generic_load(&w->timing, t->device, f->fn, pc, f->ready, TIMING_IN_SHARED);
+}
+
 /* A generic load that found local memory: the latency timing_generic_load
  * gives it (account, interp_memory.c). */
 static void account_local_load(struct warp *w, struct frame *f, uint32_t pc)
@@ -99,14 +110,17 @@ static LLVMValueRef gather_scatter(struct jit_emit *e, LLVMValueRef pointers, LL
 }
 
 /* The request of a fast path for the timing model: of `address` (global
- * addresses, or offsets in shared memory). */
+ * addresses, or with `shared` offsets in shared memory, which a generic
+ * access found there). */
 static void emit_account(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
-                         LLVMValueRef address)
+                         LLVMValueRef address, bool shared)
 {
     LLVMBuildStore(e->b, address, e->addresses);
     LLVMValueRef args[] = {e->w, e->f, LLVMConstInt(e->i32, pc, 0), e->mask, e->addresses};
-    void (*account)(void) = insn->space == PTX_SPACE_SHARED ? (void (*)(void))account_shared
-                                                            : (void (*)(void))account_global;
+    void (*account)(void) = !shared ? (void (*)(void))account_global
+                            : insn->space == PTX_SPACE_GENERIC
+                                ? (void (*)(void))account_generic_shared
+                                : (void (*)(void))account_shared;
     LLVMBuildCall2(e->b, e->account_ty, jit_constant_pointer(e, account), args, 5, "");
 }
 
@@ -165,7 +179,7 @@ static void emit_global_request(struct jit_emit *e, const struct ptx_insn *insn,
     call_account_sectors(e, pc, base0, bits0, base1, bits1);
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, lanes_apart);
-    emit_account(e, insn, pc, address);
+    emit_account(e, insn, pc, address, false);
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, done);
 }
@@ -271,7 +285,7 @@ static void emit_shared_atomic(struct jit_emit *e, const struct ptx_insn *insn, 
     LLVMPositionBuilderAtEnd(e->b, after);
     if (olds_read) /* the lanes outside the mask are blended back by write_row */
         jit_write_row(e, insn->o[0].reg, jit_widen(e, LLVMBuildLoad2(e->b, words, olds, "")));
-    emit_account(e, insn, pc, offsets);
+    emit_account(e, insn, pc, offsets, true);
 }
 
 /* A software stride prefetcher for global accesses. A grid-stride loop
@@ -666,7 +680,7 @@ static void emit_shaped_access(struct jit_emit *e, const struct ptx_insn *insn, 
         shaped_store(e, r, shape, jit_as_int(e, jit_row_of(e, v), r->bytes));
     }
     if (r->memory) {
-        emit_account(e, insn, pc, r->address);
+        emit_account(e, insn, pc, r->address, true);
     } else {
         emit_prefetch(e, s.lo, prefetch_slot, load, r->bytes);
         account_shaped(e, insn, pc, r, shape, s);
@@ -772,13 +786,33 @@ void jit_emit_call_param(struct jit_emit *e, const struct ptx_insn *insn)
     jit_write_row(e, v->reg, jit_widen(e, x));
 }
 
-/* A generic ld or st: the local path when the lowest lane's address is in
- * the local window (numba's stack, libdevice's arrays), else the global
- * one. */
+/* The block's shared memory and its size in bytes. */
+static LLVMValueRef shared_memory(struct jit_emit *e, LLVMValueRef *limit)
+{
+    LLVMValueRef b = jit_load(e, JIT_WARP, e->ptr, e->w, offsetof(struct warp, block));
+    *limit = LLVMBuildZExt(
+        e->b, jit_load(e, JIT_WARP, e->i32, b, offsetof(struct block, shared_bytes)), e->i64, "");
+    return jit_load(e, JIT_WARP, e->ptr, b, offsetof(struct block, shared));
+}
+
+/* A generic ld or st: with an address register that holds a shared
+ * array's address (e->shared_pointer: numba's shared arrays), the shared
+ * path at the lanes' offsets in the shared window, whose test sends lanes
+ * outside the block's shared memory to the checked path; else the local
+ * path when the lowest lane's address is in the local window (numba's
+ * stack, libdevice's arrays), else the global one. */
 static void emit_generic_access(struct jit_emit *e, const struct ptx_insn *insn, uint32_t pc,
                                 LLVMValueRef address, LLVMBasicBlockRef slow,
                                 LLVMBasicBlockRef done)
 {
+    uint32_t reg = insn->o[insn->op == PTX_OP_LD].reg;
+    if (reg != PTX_NO_REG && e->shared_pointer && e->shared_pointer[reg]) {
+        LLVMValueRef limit, memory = shared_memory(e, &limit);
+        LLVMValueRef offset =
+            LLVMBuildSub(e->b, address, jit_splat(jit_constant64(e, SHARED_WINDOW)), "");
+        emit_load_store(e, insn, pc, offset, memory, limit, slow, done);
+        return;
+    }
     LLVMValueRef lowest = mask_bit_count(e, "cttz");
     LLVMValueRef first = LLVMBuildExtractElement(e->b, address, lowest, "");
     LLVMValueRef in_window = LLVMBuildICmp(
@@ -819,13 +853,8 @@ void jit_emit_memory(struct jit_emit *e, const struct ptx_insn *insn, uint32_t p
                                jit_splat_value(e, LLVMBuildZExt(e->b, depot, e->i64, "")), "");
     }
     LLVMValueRef memory = NULL, limit = NULL;
-    if (insn->space == PTX_SPACE_SHARED) {
-        LLVMValueRef b = jit_load(e, JIT_WARP, e->ptr, e->w, offsetof(struct warp, block));
-        memory = jit_load(e, JIT_WARP, e->ptr, b, offsetof(struct block, shared));
-        limit = LLVMBuildZExt(
-            e->b, jit_load(e, JIT_WARP, e->i32, b, offsetof(struct block, shared_bytes)), e->i64,
-            "");
-    }
+    if (insn->space == PTX_SPACE_SHARED)
+        memory = shared_memory(e, &limit);
     if (insn->op == PTX_OP_ATOM || insn->op == PTX_OP_RED) {
         LLVMBasicBlockRef fast = jit_block(e, "fast");
         struct request r = request_of(e, address, memory, bytes); /* the lanes, any shape */

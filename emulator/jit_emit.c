@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A double's fields and the canonical f64 NaN, as arith.c has them. */
@@ -1219,6 +1220,45 @@ static void emit_native(struct jit_emit *e, const struct ptx_insn *insn)
 
 /* ------------------------------------------------------------- regions */
 
+/* Whether operand o is a register that may_share marks. */
+static bool marked(const uint8_t *may_share, const struct ptx_function *fn,
+                   const struct ptx_operand *o)
+{
+    return o->kind == PTX_OPD_REG && o->reg < fn->n_regs && may_share[o->reg];
+}
+
+/* Per register: whether it may hold a generic address in the shared window
+ * (a cvta's from shared memory, or what mov, add or sub make of one: how
+ * numba reaches its shared arrays, with generic loads and stores). A hint
+ * for the compiled code, which tests the lanes' addresses anyway; NULL
+ * when out of memory. */
+static uint8_t *shared_pointers(const struct ptx_function *fn)
+{
+    uint8_t *may_share = calloc(fn->n_regs + 1, 1);
+    bool changed = may_share != NULL;
+    while (changed) { /* until no register is added: a loop's pointers */
+        changed = false;
+        for (uint32_t pc = 0; pc < fn->n_code; pc++) {
+            const struct ptx_insn *insn = &fn->code[pc];
+            const struct ptx_operand *d = &insn->o[0];
+            enum ptx_op op = (enum ptx_op)insn->op;
+            if (d->kind != PTX_OPD_REG || d->reg >= fn->n_regs || may_share[d->reg] ||
+                !ptx_writes_first_operand(insn))
+                continue;
+            bool from_shared =
+                op == PTX_OP_CVTA && insn->space == PTX_SPACE_SHARED && !(insn->flags & PTX_F_TO);
+            bool moved = (op == PTX_OP_MOV || op == PTX_OP_ADD || op == PTX_OP_SUB) &&
+                         marked(may_share, fn, &insn->o[1]);
+            bool added = op == PTX_OP_ADD && marked(may_share, fn, &insn->o[2]);
+            if (from_shared || moved || added) {
+                may_share[d->reg] = 1;
+                changed = true;
+            }
+        }
+    }
+    return may_share;
+}
+
 void jit_emit_init(struct jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod,
                    const struct ptx_function *fn)
 {
@@ -1244,11 +1284,13 @@ void jit_emit_init(struct jit_emit *e, LLVMContextRef ctx, LLVMModuleRef mod,
     LLVMTypeRef sectors[] = {e->ptr, e->ptr, e->i32, e->i64, e->i64, e->i64, e->i64};
     e->sectors_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), sectors, 7, 0);
     make_tbaa(e);
+    e->shared_pointer = shared_pointers(fn);
 }
 
 void jit_emit_done(struct jit_emit *e)
 {
     LLVMDisposeBuilder(e->b);
+    free(e->shared_pointer);
 }
 
 LLVMBasicBlockRef jit_block(struct jit_emit *e, const char *name)

@@ -39,6 +39,9 @@ struct jit_emit {
     LLVMValueRef tbaa[JIT_MEMORY_KINDS]; /* the access tags */
     unsigned tbaa_kind;
     unsigned access_slots; /* global accesses given a prefetch slot so far */
+    /* per register: it may hold a generic address in the shared window (a
+     * shared array's, as numba reaches them); NULL when not known */
+    uint8_t *shared_pointer;
 };
 
 /* Whether an instruction may be inside a region: it does not change the

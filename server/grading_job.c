@@ -2,7 +2,10 @@
  * One grading in the sandbox (grading_job.h): the exercise's files are read
  * here, its reference compiled by a reference job of its own (or found in
  * the cache), and the student's source graded by a grade job that is handed
- * the exercise's definition and the reference's PTX on its input.
+ * the exercise's definition and the reference's PTX on its input. A Numba
+ * source's front-end jobs (numba_job.c) run beside the reference's job, on
+ * threads of their own, for the architecture the reference will most
+ * likely have; again after it, in the rare case that it has another.
  *
  * Neither job sees the exercise folder, the server's data or kgrade's
  * sources or binary. Each sees, read-only: the shared libraries kgrade has
@@ -470,10 +473,12 @@ static json_t *reference_of(const struct grading_job *job, const struct job_path
 }
 
 /* The grade job: the student's source with the exercise given whole and,
- * for a Numba source, what the front end's job made of it. */
+ * for a Numba source, what the front end's job made of it (`numba`; NULL
+ * with the front end's failure in `why`: kgrade's, never the student's). */
 static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_paths *p,
                                 const struct grader_exercise_files *files, const json_t *reference,
-                                enum grader_verdict *verdict, char *error, size_t error_size)
+                                const json_t *numba, const char *why, enum grader_verdict *verdict,
+                                char *error, size_t error_size)
 {
     struct grader_request request = *job->request;
     request.definition = files->definition;
@@ -481,12 +486,8 @@ static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_
     request.version = files->version;
     request.reference = reference;
     request.emulator = p->emulator[0] ? p->emulator : NULL;
-    json_t *numba = NULL;
     if (request.language == GRADER_LANGUAGE_NUMBA) {
-        char why[GRADER_MESSAGE_MAX];
-        numba = numba_job_run(job, JOB_WORK_STUDENT_COMPILE, &request, reference, p->self, why,
-                              sizeof why);
-        if (!numba) { /* the front end's failure is kgrade's, never the student's */
+        if (!numba) {
             *verdict = GRADER_VERDICT_INTERNAL_ERROR;
             return grader_verdict_json(job->request, *verdict, why, false);
         }
@@ -496,7 +497,6 @@ static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_
     char *input = job_encode(JOB_GRADE, &request, &input_size);
     if (!input) {
         snprintf(error, error_size, "out of memory");
-        json_decref(numba);
         return NULL;
     }
     struct follow f = {.job = job};
@@ -505,7 +505,6 @@ static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_
     json_t *result = result_of(&f, &outcome, verdict, error, error_size);
     sandbox_outcome_free(&outcome);
     json_decref(f.final);
-    json_decref(numba);
     free(input);
     return result;
 }
@@ -526,58 +525,121 @@ static bool exercise_limits(struct grading_job *job, char *error, size_t error_s
     return true;
 }
 
-/* For a Numba source, when the exercise has reference.py: the Numba
- * reference, compiled by the front end's job for the device the C
- * reference was built for (from the cache, else built). NULL with a
- * sentence: the reference is kgrade's, its failure never the student's. */
-static json_t *numba_reference_of(const struct grading_job *job, const struct job_paths *p,
-                                  const struct grader_exercise_files *files,
-                                  const json_t *reference, char *error, size_t error_size)
+/* The Numba reference's key in the reference cache. */
+static void numba_reference_key(const struct grader_exercise_files *files, char key[64])
+{
+    snprintf(key, 64, "%s-numba", files->version);
+}
+
+/* The Numba reference, when cached. */
+static json_t *numba_reference_cached(const struct grading_job *job,
+                                      const struct grader_exercise_files *files)
 {
     char key[64];
-    snprintf(key, sizeof key, "%s-numba", files->version);
-    json_t *built =
-        job->references ? reference_cache_get(job->references, key, job->request->device) : NULL;
+    numba_reference_key(files, key);
+    return job->references ? reference_cache_get(job->references, key, job->request->device) : NULL;
+}
+
+/* For a Numba source, when the exercise has reference.py: the Numba
+ * reference, compiled by the front end's job (`front`, started beside the
+ * reference's job) for the device the C reference was built for, or from
+ * the cache. NULL with a sentence: the reference is kgrade's, its failure
+ * never the student's. */
+static json_t *numba_reference_of(const struct grading_job *job,
+                                  const struct grader_exercise_files *files,
+                                  struct numba_job_thread *front, const json_t *reference,
+                                  char *error, size_t error_size)
+{
+    json_t *built = numba_reference_cached(job, files);
     if (built)
         return built;
-    struct grader_request request = *job->request;
-    request.definition = files->definition;
-    request.definition_size = files->definition_size;
-    request.source = files->numba_reference;
-    request.size = files->numba_reference_size;
-    request.file_name = "reference.py";
-    json_t *front =
-        numba_job_run(job, JOB_WORK_REFERENCE, &request, reference, p->self, error, error_size);
-    built = front ? grader_numba_reference(front, reference, error, error_size) : NULL;
+    json_t *compiled = numba_job_finish(front, reference, error, error_size);
+    built = compiled ? grader_numba_reference(compiled, reference, error, error_size) : NULL;
+    char key[64];
+    numba_reference_key(files, key);
     if (built && job->references)
         reference_cache_put(job->references, key, job->request->device, built);
-    json_decref(front);
+    json_decref(compiled);
     return built;
 }
 
-/* The exercise read, its reference obtained, the source graded. */
+/* A Numba source's front-end jobs, started beside the reference's job:
+ * the student's, and the Numba reference's unless it is cached. */
+struct front_ends {
+    struct numba_job_thread student, reference;
+    bool numba;
+};
+
+static void front_ends_start(struct front_ends *f, const struct grading_job *job,
+                             const struct job_paths *p, const struct grader_exercise_files *files)
+{
+    memset(f, 0, sizeof *f);
+    f->numba = job->request->language == GRADER_LANGUAGE_NUMBA;
+    if (!f->numba)
+        return;
+    /* the cached reference's architecture, else the likeliest one's */
+    json_t *target =
+        job->references ? reference_cache_get(job->references, files->version, job->request->device)
+                        : NULL;
+    if (!target)
+        target = json_pack("{s:s}", "arch", GRADER_DEFAULT_ARCH);
+    struct grader_request request = *job->request;
+    request.definition = files->definition;
+    request.definition_size = files->definition_size;
+    numba_job_start(&f->student, job, JOB_WORK_STUDENT_COMPILE, &request, target, p->self);
+    json_t *cached = files->numba_reference ? numba_reference_cached(job, files) : NULL;
+    request.source = files->numba_reference;
+    request.size = files->numba_reference_size;
+    request.file_name = "reference.py";
+    if (files->numba_reference && !cached)
+        numba_job_start(&f->reference, job, JOB_WORK_REFERENCE, &request, target, p->self);
+    json_decref(cached);
+    json_decref(target);
+}
+
+/* Joins what front_ends_start started that nothing took (finishing a job
+ * again, or one never started, with no reference does nothing). */
+static void front_ends_end(struct front_ends *f)
+{
+    char ignored[GRADER_MESSAGE_MAX];
+    json_decref(numba_job_finish(&f->student, NULL, ignored, sizeof ignored));
+    json_decref(numba_job_finish(&f->reference, NULL, ignored, sizeof ignored));
+}
+
+/* The exercise read, its reference obtained, the source graded; a Numba
+ * source's front end runs beside the reference's job. */
 static json_t *grade_exercise(const struct grading_job *job, const struct job_paths *p,
                               enum grader_verdict *verdict, char *error, size_t error_size)
 {
     struct grader_exercise_files files;
     if (!grader_exercise_read(p->exercises, job->request->exercise, &files, error, error_size))
         return NULL;
+    struct front_ends fronts;
+    front_ends_start(&fronts, job, p, &files);
     char why[GRADER_MESSAGE_MAX];
     bool refused = false;
     json_t *result = NULL, *reference = reference_of(job, p, &files, &refused, why, sizeof why);
-    if (reference && files.numba_reference && job->request->language == GRADER_LANGUAGE_NUMBA) {
-        json_t *numba = numba_reference_of(job, p, &files, reference, why, sizeof why);
+    if (reference && files.numba_reference && fronts.numba) {
+        json_t *numba =
+            numba_reference_of(job, &files, &fronts.reference, reference, why, sizeof why);
         json_decref(reference);
         reference = numba;
     }
     if (reference) {
-        result = grade_in_sandbox(job, p, &files, reference, verdict, error, error_size);
+        char front_why[GRADER_MESSAGE_MAX] = "";
+        json_t *numba =
+            fronts.numba ? numba_job_finish(&fronts.student, reference, front_why, sizeof front_why)
+                         : NULL;
+        result = grade_in_sandbox(job, p, &files, reference, numba, front_why, verdict, error,
+                                  error_size);
+        json_decref(numba);
     } else if (refused) { /* a configuration error: the request cannot be served */
         snprintf(error, error_size, "%s", why);
     } else { /* the reference is kgrade's: its failure is never the student's */
         *verdict = GRADER_VERDICT_INTERNAL_ERROR;
         result = grader_verdict_json(job->request, *verdict, why, false);
     }
+    front_ends_end(&fronts);
     json_decref(reference);
     grader_exercise_files_free(&files);
     return result;

@@ -9,6 +9,7 @@
 #include "grader/grader.h"
 #include "sandbox/sandbox.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -114,5 +115,34 @@ void grading_job_limits(const struct grading_job *job, enum job_work work,
 json_t *numba_job_run(const struct grading_job *job, enum job_work work,
                       const struct grader_request *request, const json_t *reference,
                       const char *self, char *error, size_t error_size);
+
+/* The front end's job on a thread of its own (numba_job.c), so that it runs
+ * beside the reference's job, which it would otherwise wait for: both are
+ * processes, the front end's Python, numba and libNVVM take 2-3 s, the
+ * reference's NVRTC compile 1-2 s. It compiles for the architecture of
+ * `target` (a reference, or {"arch": "sm_90"}: the one the reference most
+ * likely has, before it is built); numba_job_finish takes its result when
+ * the reference's architecture is that one, else runs the job again for
+ * the reference's. Every started job must be finished. */
+struct numba_job_thread {
+    const struct grading_job *job;
+    enum job_work work;
+    struct grader_request request; /* its strings the caller's, until finished */
+    const char *self;
+    json_t *target; /* what it compiles for: {"arch": ...} */
+    json_t *result; /* numba_job_run's */
+    char error[GRADER_MESSAGE_MAX];
+    bool running; /* a thread was started and not yet joined */
+    pthread_t thread;
+};
+
+void numba_job_start(struct numba_job_thread *t, const struct grading_job *job, enum job_work work,
+                     const struct grader_request *request, const json_t *target, const char *self);
+
+/* numba_job_run's answer for `reference` (its result, or NULL with a
+ * sentence in `error`); the thread is joined and its state freed. With a
+ * NULL reference (it could not be built) the result is dropped. */
+json_t *numba_job_finish(struct numba_job_thread *t, const json_t *reference, char *error,
+                         size_t error_size);
 
 #endif

@@ -232,3 +232,55 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
     free(input);
     return result;
 }
+
+/* ------------------------------------------ beside the reference's job */
+
+static void *front_end_thread(void *context)
+{
+    struct numba_job_thread *t = context;
+    t->result =
+        numba_job_run(t->job, t->work, &t->request, t->target, t->self, t->error, sizeof t->error);
+    return NULL;
+}
+
+void numba_job_start(struct numba_job_thread *t, const struct grading_job *job, enum job_work work,
+                     const struct grader_request *request, const json_t *target, const char *self)
+{
+    *t = (struct numba_job_thread){
+        .job = job,
+        .work = work,
+        .request = *request,
+        .self = self,
+        .target = json_deep_copy(target), /* jansson's references are not thread-safe */
+    };
+    t->running = t->target && pthread_create(&t->thread, NULL, front_end_thread, t) == 0;
+}
+
+/* The architecture a reference (or a target) names, "" when none. */
+static const char *arch_of(const json_t *reference)
+{
+    const char *arch = json_string_value(json_object_get(reference, "arch"));
+    return arch ? arch : "";
+}
+
+json_t *numba_job_finish(struct numba_job_thread *t, const json_t *reference, char *error,
+                         size_t error_size)
+{
+    bool ran = t->running;
+    if (ran)
+        pthread_join(t->thread, NULL);
+    t->running = false;
+    json_t *result = t->result;
+    bool compiled_for_it = ran && reference && strcmp(arch_of(t->target), arch_of(reference)) == 0;
+    if (compiled_for_it && !result)
+        snprintf(error, error_size, "%s", t->error);
+    if (!compiled_for_it) { /* guessed wrong, or never started: the job again */
+        json_decref(result);
+        result = reference ? numba_job_run(t->job, t->work, &t->request, reference, t->self, error,
+                                           error_size)
+                           : NULL;
+    }
+    json_decref(t->target);
+    t->target = t->result = NULL;
+    return result;
+}

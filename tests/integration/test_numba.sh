@@ -46,6 +46,17 @@ expect "--no-sandbox refuses Numba: the module would run here" 2 "drop --no-sand
     grade --exercise hidden-layer --n 5000 --no-sandbox "$TMP/hidden.py"
 expect "--language takes cuda or numba only" 2 "language" -- \
     grade --exercise hidden-layer --n 5000 --language fortran "$TMP/hidden.py"
+# The front end runs beside the reference's job, for sm_90 (the virtual
+# GPU's default H100) before the reference is built; a T4's reference is
+# sm_75, so the front end runs again for it. An exercise with a Numba
+# reference (matmul-tiled's reference.py) has it compiled beside the C
+# reference's job too.
+expect "a Numba grading on a device of another architecture (T4) compiles for it and passes" 0 \
+    "^vector-add: passed: " -- env KGEMU_DEVICE=t4 "$KGRADE" grade --exercise vector-add \
+    --n 100003 exercises/vector-add/solutions/passed__grid_index.py
+expect "... and a Numba reference, compiled beside the C one, times the student's" 0 \
+    "^matmul-tiled: passed: " -- grade --exercise matmul-tiled --n 100 \
+    exercises/matmul-tiled/solutions/passed__shared_tiles.py
 
 cat >"$TMP/add.py" <<'PY'
 from numba import vectorize

@@ -34,6 +34,20 @@ def wavy(x, out):
         j = int(abs(x[i]) * 1000.0) % 8
         out[i] = (taps[j] ** 2 + taps[(j + 3) % 8] ** 2) ** 0.5
 """
+# numba's shared arrays are reached by generic loads and stores of a
+# cvta.shared's address: a tile reversed through shared memory, read back
+# with a stride of 4 (four-way bank conflicts) and at its row
+TILED_SOURCE = """from numba import cuda, float32
+
+@cuda.jit
+def tiled(x, out):
+    tile = cuda.shared.array(128, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    tile[t] = x[i] * 2.0
+    cuda.syncthreads()
+    out[i] = tile[127 - t] + tile[(t * 4) % 128]
+"""
 N = 4096
 THREADS = 128
 # of the warp instructions: cos's table, read as vectors, the depot's mov,
@@ -73,15 +87,22 @@ def inputs(large):
 def run_wavy(large):
     """Compiles and launches the kernel (compiled at once, as the grader
     has it); returns its output and the launch's counters."""
+    return run_kernel(SOURCE, "wavy", "float64", inputs(large))
+
+
+def run_kernel(source, name, element, x):
+    """Compiles kernel `name` of `source`, taking x and an output of its
+    `element` type, and launches it on N threads (compiled at once, as the
+    grader has it); returns its output and the launch's counters."""
     result = numba_compile.compile_request({
-        "source": SOURCE, "file_name": "kernel.py", "cc": [9, 0],
-        "kernels": [{"name": "wavy", "signature": "void(float64[::1], float64[::1])"}]})
+        "source": source, "file_name": "kernel.py", "cc": [9, 0],
+        "kernels": [{"name": name, "signature": "void(%s[::1], %s[::1])" % (element, element)}]})
     if result["status"] != "ok":
         raise AssertionError(result)
     gpu = VirtualGPU(EMULATOR)
-    function = gpu.function(gpu.load(result["ptx"]["wavy"]), result["entries"]["wavy"])
+    function = gpu.function(gpu.load(result["ptx"][name]), result["entries"][name])
     gpu.check(gpu.cu.kgemu_compile(function), "kgemu_compile")
-    x, out = inputs(large), np.zeros(N)
+    out = np.zeros(N, x.dtype)
     values = []
     for array in (x, out):
         _, pointer = gpu.alloc(array.nbytes)
@@ -95,6 +116,16 @@ def run_wavy(large):
     counters = Counters()
     gpu.cu.kgemu_last_counters(ctypes.byref(counters))
     return gpu.download(values[11].value, out), counters
+
+
+def tiled_inputs():
+    return np.random.default_rng(5).uniform(-1.0, 1.0, N).astype(np.float32)
+
+
+def tiled_wanted():
+    tiles = (tiled_inputs() * np.float32(2.0)).reshape(-1, THREADS)
+    t = np.arange(THREADS)
+    return (tiles[:, THREADS - 1 - t] + tiles[:, (t * 4) % THREADS]).reshape(-1)
 
 
 def wanted(large):
@@ -117,6 +148,12 @@ class NumbaKernelsRunCompiled(unittest.TestCase):
                         "%d of %d warp instructions ran in the interpreter" %
                         (counters.interpreted_instructions, total))
 
+    def test_shared_arrays_compute_what_numpy_does_with_their_bank_conflicts(self):
+        got, counters = run_kernel(TILED_SOURCE, "tiled", "float32", tiled_inputs())
+        np.testing.assert_array_equal(got, tiled_wanted())
+        self.assertGreater(counters.shared_requests, 0)
+        self.assertEqual(counters.worst_bank_conflict_ways, 4)
+
     def test_both_tiers_agree_on_numbas_code(self):
         env = dict(os.environ, KGEMU_TIER="compare", KGRADE_EMULATOR=EMULATOR)  # absolute
         child = subprocess.run([sys.executable, "-W", "ignore", __file__, "--child"], env=env,
@@ -129,6 +166,8 @@ class NumbaKernelsRunCompiled(unittest.TestCase):
 if __name__ == "__main__" and sys.argv[1:] == ["--child"]:
     got, _ = run_wavy(True)  # under KGEMU_TIER=compare: a difference aborts the process
     np.testing.assert_allclose(got, wanted(True), rtol=1e-12, atol=1e-15)
+    got, _ = run_kernel(TILED_SOURCE, "tiled", "float32", tiled_inputs())
+    np.testing.assert_array_equal(got, tiled_wanted())
     print("agreed")
 elif __name__ == "__main__":
     unittest.main()
