@@ -96,6 +96,9 @@ struct driver_timeline {
 
 struct CUctx_st {
     struct driver_handle handle;
+    /* Unique to this context: a thread's stack entry of a destroyed context
+     * never passes for a later one that malloc put at the same address. */
+    uint64_t serial;
     bool primary;
     unsigned flags;
     struct emu_memory *memory;
@@ -179,7 +182,8 @@ enum driver_sticky {
  * driver_begin: CUDA_ERROR_NOT_INITIALIZED before cuInit, and
  * CUDA_ERROR_NOT_PERMITTED inside a stream callback.
  * driver_enter: also finds the current context (CUDA_ERROR_INVALID_CONTEXT
- * when there is none) and returns its sticky fault when asked to. */
+ * when there is none, CUDA_ERROR_CONTEXT_IS_DESTROYED when the thread's
+ * current one was destroyed) and returns its sticky fault when asked to. */
 CUresult driver_begin(void);
 /* True while a stream callback runs on this thread (driver_stream_callback.c):
  * driver_begin then answers CUDA_ERROR_NOT_PERMITTED, as cuda.h says. */
@@ -222,6 +226,10 @@ int driver_attribute(CUdevice_attribute attribute);
 
 /* The calling thread's current context, when it is live; NULL otherwise. */
 struct CUctx_st *driver_current(void);
+/* Why there is no current context: CUDA_ERROR_CONTEXT_IS_DESTROYED when the
+ * top of the thread's stack is a context since destroyed (cuda.h's meaning
+ * of it), else CUDA_ERROR_INVALID_CONTEXT. */
+CUresult driver_no_current(void);
 /* CUDA_ERROR_INVALID_DEVICE unless `device` is an ordinal of ours. */
 CUresult driver_device_check(CUdevice device);
 

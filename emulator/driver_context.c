@@ -19,18 +19,42 @@
 
 #include "driver.h"
 
+/* A context on a thread's stack, with the serial it had when pushed. */
+struct stack_entry {
+    struct CUctx_st *ctx;
+    uint64_t serial;
+};
+
 /* The calling thread's stack of current contexts; the top is current. */
 static _Thread_local struct {
-    struct CUctx_st *items[DRIVER_CONTEXT_STACK_MAX];
+    struct stack_entry items[DRIVER_CONTEXT_STACK_MAX];
     int depth;
 } current;
+
+static uint64_t last_serial; /* under driver.lock */
+
+/* Whether the entry still names the context it was pushed for. */
+static bool entry_live(struct stack_entry e)
+{
+    return driver_handle_live(DRIVER_CONTEXT, e.ctx) && e.ctx->serial == e.serial;
+}
+
+static struct stack_entry entry_of(struct CUctx_st *ctx)
+{
+    return (struct stack_entry){ctx, ctx->serial};
+}
 
 struct CUctx_st *driver_current(void)
 {
     if (current.depth == 0)
         return NULL;
-    struct CUctx_st *top = current.items[current.depth - 1];
-    return driver_handle_live(DRIVER_CONTEXT, top) ? top : NULL;
+    struct stack_entry top = current.items[current.depth - 1];
+    return entry_live(top) ? top.ctx : NULL;
+}
+
+CUresult driver_no_current(void)
+{
+    return current.depth > 0 ? CUDA_ERROR_CONTEXT_IS_DESTROYED : CUDA_ERROR_INVALID_CONTEXT;
 }
 
 /* A fresh state on `memory`: default limits, no fault, an empty timeline. */
@@ -75,6 +99,7 @@ static CUresult context_create(bool primary, unsigned flags, struct CUctx_st **o
         emu_memory_destroy(memory);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    ctx->serial = ++last_serial;
     ctx->primary = primary;
     ctx->flags = flags;
     context_start(ctx, memory);
@@ -93,7 +118,7 @@ static void context_destroy(struct CUctx_st *ctx)
 {
     context_stop(ctx);
     driver_handle_remove(DRIVER_CONTEXT, &ctx->handle);
-    if (current.depth > 0 && current.items[current.depth - 1] == ctx)
+    if (current.depth > 0 && current.items[current.depth - 1].ctx == ctx)
         current.depth--;
     free(ctx);
 }
@@ -112,7 +137,7 @@ static CUresult context_push(struct CUctx_st *ctx)
 {
     if (current.depth == DRIVER_CONTEXT_STACK_MAX)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    current.items[current.depth++] = ctx;
+    current.items[current.depth++] = entry_of(ctx);
     return CUDA_SUCCESS;
 }
 
@@ -262,7 +287,7 @@ EMU_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
         } else if (current.depth == 0) {
             rc = context_push(ctx);
         } else {
-            current.items[current.depth - 1] = ctx;
+            current.items[current.depth - 1] = entry_of(ctx);
         }
     }
     return driver_leave(rc);
@@ -294,7 +319,7 @@ EMU_EXPORT CUresult cuCtxPopCurrent(CUcontext *pctx)
     if (rc == CUDA_SUCCESS && current.depth == 0)
         rc = CUDA_ERROR_INVALID_CONTEXT;
     if (rc == CUDA_SUCCESS) {
-        struct CUctx_st *top = current.items[--current.depth];
+        struct CUctx_st *top = current.items[--current.depth].ctx;
         if (pctx != NULL)
             *pctx = top;
     }

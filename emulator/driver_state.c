@@ -28,7 +28,7 @@ CUresult driver_enter(struct CUctx_st **ctx, enum driver_sticky sticky)
         return rc;
     *ctx = driver_current();
     if (*ctx == NULL)
-        return CUDA_ERROR_INVALID_CONTEXT;
+        return driver_no_current();
     if (sticky == DRIVER_STICKY && (*ctx)->sticky != CUDA_SUCCESS)
         return (*ctx)->sticky;
     return CUDA_SUCCESS;

@@ -324,6 +324,33 @@ static void test_created_contexts(void)
     CHECK(current() == NULL);
 }
 
+/* A context destroyed while below the top of the stack stays there, as
+ * cuda.h says, and the thread's calls then get
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED: never a later context's answers, even one
+ * that malloc put at the destroyed one's address. */
+static void test_destroyed_below_the_top(void)
+{
+    CUcontext a = NULL, b = NULL, c = NULL, popped = NULL;
+    CUdeviceptr p = 0;
+    CHECK_CU(cuCtxCreate(&a, NULL, 0, 0));
+    CHECK_CU(cuCtxCreate(&b, NULL, 0, 0));
+    CHECK_CU(cuCtxDestroy(a)); /* not current: stays on the stack */
+    CHECK(current() == b);
+    CHECK_CU(cuCtxPopCurrent(&popped));
+    CHECK(popped == b);
+    CHECK_CU_IS(cuCtxSynchronize(), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    CHECK_CU(cuCtxDestroy(b));
+    CHECK_CU(cuCtxCreate(&c, NULL, 0, 0)); /* often at a's address */
+    CHECK_CU(cuCtxPopCurrent(&popped));
+    CHECK(popped == c);
+    CHECK_CU_IS(cuMemAlloc(&p, 16), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    CHECK(current() == NULL);
+    CHECK_CU(cuCtxPopCurrent(&popped));
+    CHECK(popped == a);
+    CHECK_CU_IS(cuCtxSynchronize(), CUDA_ERROR_INVALID_CONTEXT);
+    CHECK_CU(cuCtxDestroy(c));
+}
+
 static void test_limits(void)
 {
     size_t v = 0;
@@ -812,6 +839,7 @@ int main(void)
     test_devices();
     test_primary_context();
     test_created_contexts();
+    test_destroyed_below_the_top();
     test_limits();
     test_memory();
     test_streams_events();
