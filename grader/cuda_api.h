@@ -28,6 +28,7 @@
     X(cuDeviceGet)                                                                                 \
     X(cuDeviceGetName)                                                                             \
     X(cuDeviceGetAttribute)                                                                        \
+    X(cuDeviceTotalMem)                                                                            \
     X(cuCtxCreate)                                                                                 \
     X(cuCtxDestroy)                                                                                \
     X(cuCtxSynchronize)                                                                            \

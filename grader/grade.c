@@ -360,26 +360,41 @@ static double case_buffer_bytes(const struct exercise *e, const struct exercise_
     return bytes;
 }
 
-/* --n is a quick try: its case may be no larger than the assessment's, which
- * the exercise is built to hold (a larger one would fail for want of memory,
- * which is no fault of the kernel's). */
+/* The most bytes of buffers a case may have here: the device's memory, and
+ * on the virtual GPU (whose device memory is the host's, beside the
+ * grader's own copy of each buffer) half the host's. */
+static double buffer_capacity(const struct grading *g)
+{
+    CUdevice device;
+    size_t total = 0;
+    if (g->api.cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
+        g->api.cuDeviceTotalMem(&total, device) != CUDA_SUCCESS)
+        return HUGE_VAL; /* unknown: the allocation will say */
+    double capacity = (double)total;
+    double host = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) / 2;
+    return g->api.emulated && host > 0 && host < capacity ? host : capacity;
+}
+
+/* --n is a quick try at any size the device can hold; a larger one is the
+ * user's mistake, said before anything runs (not an allocation failure,
+ * which would be kgrade's internal_error). */
 static bool quick_case_fits(const struct grading *g, char *error, size_t size)
 {
     const struct exercise *e = &g->exercise;
     if (g->request->n <= 0 || g->request->correctness_only)
         return true;
     struct exercise_case only = quick_case(e, g->request->n);
-    double bytes = case_buffer_bytes(e, &only), most = case_buffer_bytes(e, &e->assessed);
-    if (bytes <= most)
+    double bytes = case_buffer_bytes(e, &only), capacity = buffer_capacity(g);
+    if (bytes <= capacity)
         return true;
-    char sizes[160], assessed[160];
+    char sizes[160];
     sizes_text(e, &only, true, sizes, sizeof sizes);
-    sizes_text(e, &e->assessed, true, assessed, sizeof assessed);
     snprintf(error, size,
-             "--n %lld makes buffers of %.3g GB (%s), more than the assessment's %.3g GB (%s): "
-             "--n is a quick try at most the assessment's size; give a smaller --n, or none "
-             "for the whole grading",
-             (long long)g->request->n, bytes / 1e9, sizes, most / 1e9, assessed);
+             "--n %lld makes buffers of %.3g GB (%s), more than %s can hold (%.3g GB): give a "
+             "smaller --n",
+             (long long)g->request->n, bytes / 1e9, sizes,
+             g->api.emulated ? "the virtual GPU (half the host's memory)" : "the device",
+             capacity / 1e9);
     return false;
 }
 
@@ -536,8 +551,8 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
-    if (!load_exercise(g, &files, error, error_size) || !quick_case_fits(g, error, error_size) ||
-        !grade_open_device(g, error, error_size)) {
+    if (!load_exercise(g, &files, error, error_size) || !grade_open_device(g, error, error_size) ||
+        !quick_case_fits(g, error, error_size)) {
         grader_exercise_files_free(&files);
         grading_free(g);
         return NULL;

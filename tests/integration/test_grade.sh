@@ -231,12 +231,15 @@ expect "a wrong signature is rejected with the expected one" 1 "rejected: the ke
     grade --exercise vector-add --n 100 "$TMP/sig.cu"
 expect "an unknown exercise is a configuration error" 2 "exercises/nope/exercise.json: cannot be read" -- \
     "$KGRADE" grade --exercise nope "$good"
-# --n on a square exercise sets rows and cols: a size whose buffers outgrow
-# the assessment's is the user's error (exit 2), not an internal_error from
-# an allocation that could never succeed.
-expect "--n larger than the assessment is a usage error that names the sizes" 2 \
-    "--n 300000 makes buffers of 720 GB \(rows = 300,000, cols = 300,000\), more than the assessment's 0.8 GB" -- \
+# --n on a square exercise sets rows and cols: a size whose buffers the
+# device cannot hold is the user's error (exit 2), not an internal_error
+# from an allocation that could never succeed; one larger than the
+# assessment's that fits is graded (gray-scott's is 512 x 512).
+expect "--n too large for the device is a usage error that names the sizes" 2 \
+    "--n 300000 makes buffers of 720 GB \(rows = 300,000, cols = 300,000\), more than the virtual GPU \(half the host's memory\) can hold" -- \
     "$KGRADE" grade --exercise transpose --n 300000 exercises/transpose/solutions/passed__padded_tile.cu
+expect "--n larger than the assessment but within the device is graded" 0 "^gray-scott: passed: " -- \
+    grade --exercise gray-scott --n 1001 exercises/gray-scott/solutions/passed__wrapping_laplacian.cu
 expect "--device cuda without a GPU is a configuration error" 2 "no CUDA GPU is usable here" -- \
     "$KGRADE" grade --device cuda --exercise vector-add "$good"
 finish
