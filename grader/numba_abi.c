@@ -65,7 +65,8 @@ static int pack_array(const struct exercise *e, int b, const struct exercise_num
     return pack_fields(item, items, data, d, shape, out);
 }
 
-void numba_array_1d(uint64_t item, uint64_t items, CUdeviceptr data, uint64_t out[7])
+void numba_array_1d(uint64_t item, uint64_t items, CUdeviceptr data,
+                    uint64_t out[NUMBA_ARRAY_1D_VALUES])
 {
     pack_fields(item, items, data, 1, &items, out);
 }
@@ -74,7 +75,7 @@ int numba_reduce_param_sizes(const struct exercise *e, int k, uint32_t sizes[NUM
 {
     const struct exercise_numba *form = &e->kernels[k].numba;
     int input = exercise_buffer_index(e, form->params[0].name), used = 0;
-    for (int f = 0; f < 2 * (ARRAY_FIXED_FIELDS + 2); f++) /* arr, partials */
+    for (int f = 0; f < 2 * NUMBA_ARRAY_1D_VALUES; f++) /* arr, partials */
         sizes[used++] = FIELD_BYTES;
     sizes[used++] = (uint32_t)value_type_bytes(e->buffers[input].type); /* init */
     sizes[used++] = 1;                                                  /* use_init */

@@ -62,9 +62,12 @@ int numba_kernel_param_sizes(const struct exercise *exercise, int k,
 int numba_reduce_param_sizes(const struct exercise *exercise, int k,
                              uint32_t sizes[NUMBA_ARGS_MAX]);
 
-/* The 7 values of a 1-D array of `items` items of `item` bytes at `data`,
- * as numba passes it. */
-void numba_array_1d(uint64_t item, uint64_t items, CUdeviceptr data, uint64_t out[7]);
+/* The values of a 1-D array of `items` items of `item` bytes at `data`,
+ * as numba passes it: meminfo, parent, nitems, itemsize, data, shape,
+ * stride. */
+#define NUMBA_ARRAY_1D_VALUES 7
+void numba_array_1d(uint64_t item, uint64_t items, CUdeviceptr data,
+                    uint64_t out[NUMBA_ARRAY_1D_VALUES]);
 
 /* kernelParams of a Numba kernel k: each array as numba passes it
  * (meminfo 0, parent 0, nitems, itemsize, data, shape[d], strides[d] in

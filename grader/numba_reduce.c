@@ -15,8 +15,6 @@
 #include "grade_run.h"
 #include "kernel_params.h"
 
-#define ARRAY_VALUES 7 /* a 1-D array in numba's ABI */
-
 /* A 1-D view: `items` items from `data`. */
 struct view {
     CUdeviceptr data;
@@ -30,15 +28,15 @@ static CUresult launch(struct run *r, int side, int k, unsigned grid, unsigned b
     const struct exercise *e = &r->g->exercise;
     int input = exercise_buffer_index(e, e->kernels[k].numba.params[0].name);
     uint64_t item = (uint64_t)value_type_bytes(e->buffers[input].type);
-    uint64_t values[2 * ARRAY_VALUES];
+    uint64_t values[2 * NUMBA_ARRAY_1D_VALUES];
     unsigned char init[8] = {0}, flag = use_init;
-    void *args[2 * ARRAY_VALUES + 2];
+    void *args[2 * NUMBA_ARRAY_1D_VALUES + 2];
     numba_array_1d(item, arr.items, arr.data, values);
-    numba_array_1d(item, partials.items, partials.data, values + ARRAY_VALUES);
-    for (int i = 0; i < 2 * ARRAY_VALUES; i++)
+    numba_array_1d(item, partials.items, partials.data, values + NUMBA_ARRAY_1D_VALUES);
+    for (int i = 0; i < 2 * NUMBA_ARRAY_1D_VALUES; i++)
         args[i] = &values[i];
-    args[2 * ARRAY_VALUES] = init;
-    args[2 * ARRAY_VALUES + 1] = &flag;
+    args[2 * NUMBA_ARRAY_1D_VALUES] = init;
+    args[2 * NUMBA_ARRAY_1D_VALUES + 1] = &flag;
     struct kernel_params layout;
     unsigned char packed[KERNEL_PARAMS_BYTES_MAX];
     kernel_params_layout(e, k, KERNEL_FORM_NUMBA_REDUCE, &layout);
