@@ -337,8 +337,9 @@ EMU_EXPORT CUresult cuCtxGetDevice(CUdevice *device)
     return driver_leave(rc);
 }
 
-/* Every call has finished when it returns: only the sticky fault is left to report. */
-/* The host waits for all the work queued so far (its modeled end). */
+/* Every call has finished when it returns: what is left is the sticky
+ * fault to report, and the host's wait for all the work queued so far
+ * (its modeled end). */
 EMU_EXPORT CUresult cuCtxSynchronize(void)
 {
     struct CUctx_st *ctx;
