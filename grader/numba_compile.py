@@ -64,7 +64,6 @@ import importlib.util
 import json
 import os
 import sys
-import tempfile
 import traceback
 
 
