@@ -66,18 +66,29 @@ struct kernel_key {
 struct jit_entry {
     struct kernel_key key;
     struct jit_kernel *kernel; /* NULL: nothing compiles (a fallback) */
+    bool compiling;            /* a thread compiles it now: the others wait */
     struct jit_entry *next;
 };
 
-/* The process's compiler and cache (JIT.md "The cache"): code lives until exit. */
+/* Compiles run at once on the threads that ask for different kernels
+ * (kgemu_compile_all), each with an LLJIT of its own from this pool: an
+ * LLJIT's compiler shares one TargetMachine, which two threads cannot use
+ * at once. */
+#define JIT_INSTANCES_MAX 4
+
+/* The process's compilers and cache (JIT.md "The cache"): code lives until
+ * exit. The lock guards all of it but the compiles themselves. */
 static struct {
     pthread_mutex_t lock;
-    LLVMOrcLLJITRef jit;
+    pthread_cond_t changed; /* a compile ended, or an LLJIT was handed back */
+    LLVMOrcLLJITRef jits[JIT_INSTANCES_MAX];
+    bool busy[JIT_INSTANCES_MAX];
+    int n_jits;
     bool failed;
     struct jit_entry *entries;
     unsigned serial;
     unsigned compiled, fallbacks;
-} cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} cache = {.lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER};
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -201,14 +212,34 @@ static LLVMOrcLLJITBuilderRef jit_builder(void)
     return builder;
 }
 
-static bool start_jit(void)
+/* An LLJIT no other thread compiles with, started if none is free and the
+ * pool has room, else waited for; -1 if LLJIT cannot start. Under the lock. */
+static int take_jit(void)
 {
-    if (cache.jit || cache.failed)
-        return cache.jit != NULL;
-    LLVMInitializeNativeTarget();
-    LLVMInitializeNativeAsmPrinter();
-    cache.failed = !report(LLVMOrcCreateLLJIT(&cache.jit, jit_builder()), "starting LLJIT");
-    return !cache.failed;
+    for (;;) {
+        if (cache.failed)
+            return -1;
+        for (int i = 0; i < cache.n_jits; i++) {
+            if (!cache.busy[i]) {
+                cache.busy[i] = true;
+                return i;
+            }
+        }
+        if (cache.n_jits < JIT_INSTANCES_MAX) {
+            LLVMInitializeNativeTarget();
+            LLVMInitializeNativeAsmPrinter();
+            int i = cache.n_jits;
+            cache.failed =
+                !report(LLVMOrcCreateLLJIT(&cache.jits[i], jit_builder()), "starting LLJIT");
+            if (!cache.failed) {
+                cache.n_jits++;
+                cache.busy[i] = true;
+                return i;
+            }
+        } else {
+            pthread_cond_wait(&cache.changed, &cache.lock);
+        }
+    }
 }
 
 /* Emits the function's regions into the module; their start pcs get a
@@ -254,7 +285,7 @@ static const char *optimization_passes(const struct ptx_function *fn)
 }
 
 /* Optimizes the module and hands it to LLJIT (which takes it and its context). */
-static bool add_module(const struct ptx_function *fn, LLVMModuleRef mod,
+static bool add_module(LLVMOrcLLJITRef jit, const struct ptx_function *fn, LLVMModuleRef mod,
                        LLVMOrcThreadSafeContextRef tsc)
 {
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
@@ -268,14 +299,14 @@ static bool add_module(const struct ptx_function *fn, LLVMModuleRef mod,
     if (dump && *dump)
         LLVMPrintModuleToFile(mod, dump, NULL);
     LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
-    ok = report(LLVMOrcLLJITAddLLVMIRModule(cache.jit, LLVMOrcLLJITGetMainJITDylib(cache.jit), tsm),
+    ok = report(LLVMOrcLLJITAddLLVMIRModule(jit, LLVMOrcLLJITGetMainJITDylib(jit), tsm),
                 "adding the module");
     if (!ok)
         LLVMOrcDisposeThreadSafeModule(tsm);
     return ok;
 }
 
-static bool look_up_regions(struct jit_kernel *k, unsigned serial)
+static bool look_up_regions(LLVMOrcLLJITRef jit, struct jit_kernel *k, unsigned serial)
 {
     char name[64];
     for (uint32_t pc = 0; pc < k->n_code; pc++) {
@@ -283,7 +314,7 @@ static bool look_up_regions(struct jit_kernel *k, unsigned serial)
             continue;
         LLVMOrcExecutorAddress address = 0;
         snprintf(name, sizeof name, "k%u_r%u", serial, pc);
-        if (!report(LLVMOrcLLJITLookup(cache.jit, &address, name), "looking up a region"))
+        if (!report(LLVMOrcLLJITLookup(jit, &address, name), "looking up a region"))
             return false;
         k->region[pc] = (jit_region_fn)(uintptr_t)address;
     }
@@ -315,7 +346,10 @@ static void print_interpreted(const struct jit_kernel *k, const struct ptx_funct
     }
 }
 
-static struct jit_kernel *compile_kernel(const struct ptx_function *fn)
+/* Compiles fn with `jit`, its regions named after `serial`; NULL if it
+ * cannot. Outside the lock: other threads compile other kernels meanwhile. */
+static struct jit_kernel *compile_kernel(LLVMOrcLLJITRef jit, const struct ptx_function *fn,
+                                         unsigned serial)
 {
     double t0 = now_seconds();
     uint8_t *starts = region_starts(fn);
@@ -330,19 +364,18 @@ static struct jit_kernel *compile_kernel(const struct ptx_function *fn)
         kernel_free(k);
         return NULL;
     }
-    unsigned serial = cache.serial++;
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
     LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("kgemu", ctx);
-    LLVMSetDataLayout(mod, LLVMOrcLLJITGetDataLayoutStr(cache.jit));
-    LLVMSetTarget(mod, LLVMOrcLLJITGetTripleString(cache.jit));
+    LLVMSetDataLayout(mod, LLVMOrcLLJITGetDataLayoutStr(jit));
+    LLVMSetTarget(mod, LLVMOrcLLJITGetTripleString(jit));
     struct jit_emit e;
     jit_emit_init(&e, ctx, mod, fn);
     bool ok = emit_regions(&e, k, starts, serial) > 0;
     jit_emit_done(&e);
     free(starts);
     if (ok)
-        ok = add_module(fn, mod, tsc) && look_up_regions(k, serial);
+        ok = add_module(jit, fn, mod, tsc) && look_up_regions(jit, k, serial);
     else
         LLVMDisposeModule(mod);
     LLVMOrcDisposeThreadSafeContext(tsc);
@@ -405,6 +438,41 @@ uint64_t jit_compile_after(const struct ptx_function *fn)
     return n >= 0 ? (uint64_t)n : (uint64_t)fn->n_code * DEFAULT_COMPILE_AFTER_PER_INSTRUCTION;
 }
 
+/* Adds fn's entry, compiles it with the lock released and publishes it;
+ * the entry, or NULL when out of memory or LLJIT cannot start. Takes the
+ * key's bytes (`key->bytes` becomes NULL). Under the lock. */
+static struct jit_entry *compile_entry(const struct ptx_function *fn, struct kernel_key *key)
+{
+    int slot = take_jit();
+    struct jit_entry *e = slot >= 0 ? calloc(1, sizeof *e) : NULL;
+    if (!e) {
+        if (slot >= 0)
+            cache.busy[slot] = false;
+        return NULL;
+    }
+    e->key = *key;
+    key->bytes = NULL; /* the entry keeps it */
+    e->compiling = true;
+    e->next = cache.entries;
+    cache.entries = e;
+    unsigned serial = cache.serial++;
+    pthread_mutex_unlock(&cache.lock);
+    struct jit_kernel *k = compile_kernel(cache.jits[slot], fn, serial);
+    pthread_mutex_lock(&cache.lock);
+    e->kernel = k;
+    e->compiling = false;
+    cache.busy[slot] = false;
+    if (k)
+        cache.compiled++;
+    else
+        cache.fallbacks++;
+    if (getenv("KGEMU_JIT_STATS"))
+        fprintf(stderr, "kgemu jit: %u kernels compiled, %u fell back to the interpreter\n",
+                cache.compiled, cache.fallbacks);
+    pthread_cond_broadcast(&cache.changed);
+    return e;
+}
+
 const struct jit_kernel *jit_kernel_find(const struct ptx_function *fn, bool compile)
 {
     struct kernel_key key;
@@ -414,20 +482,10 @@ const struct jit_kernel *jit_kernel_find(const struct ptx_function *fn, bool com
     struct jit_entry *e = cache.entries;
     while (e && !same_key(&e->key, &key))
         e = e->next;
-    if (!e && compile && start_jit() && (e = calloc(1, sizeof *e)) != NULL) {
-        e->key = key;
-        key.bytes = NULL; /* the entry keeps it */
-        e->kernel = compile_kernel(fn);
-        e->next = cache.entries;
-        cache.entries = e;
-        if (e->kernel)
-            cache.compiled++;
-        else
-            cache.fallbacks++;
-        if (getenv("KGEMU_JIT_STATS"))
-            fprintf(stderr, "kgemu jit: %u kernels compiled, %u fell back to the interpreter\n",
-                    cache.compiled, cache.fallbacks);
-    }
+    if (!e && compile)
+        e = compile_entry(fn, &key);
+    while (e && e->compiling) /* another thread compiles the same code */
+        pthread_cond_wait(&cache.changed, &cache.lock);
     const struct jit_kernel *k = e ? e->kernel : NULL;
     pthread_mutex_unlock(&cache.lock);
     free(key.bytes);

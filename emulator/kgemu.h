@@ -110,6 +110,13 @@ int kgemu_set_registers(void *function, int registers);
  * the interpreter. Returns 0 (a CUresult). */
 int kgemu_compile(void *function);
 
+/* kgemu_compile for `count` kernels at once, on as many host threads (up to
+ * four): a grader that loads a reference's and a student's kernel compiles
+ * both in the time of the longer. The same kernel twice is compiled once.
+ * Returns 0 (a CUresult); CUDA_ERROR_INVALID_HANDLE, with nothing compiled,
+ * if one of them is not a live function of the current context. */
+int kgemu_compile_all(void *const *functions, int count);
+
 /* Copies the counters of the last launch of the current context. Returns 1
  * when there was a launch, 0 otherwise. */
 int kgemu_last_counters(struct kgemu_counters *counters);

@@ -41,7 +41,7 @@ static bool look_up(struct cuda_api *api, char *error, size_t size)
     api->kgemu_last_counters =
         (int (*)(struct kgemu_counters *))dlsym(api->library, "kgemu_last_counters");
     api->kgemu_set_registers = (int (*)(void *, int))dlsym(api->library, "kgemu_set_registers");
-    api->kgemu_compile = (int (*)(void *))dlsym(api->library, "kgemu_compile");
+    api->kgemu_compile_all = (int (*)(void *const *, int))dlsym(api->library, "kgemu_compile_all");
     api->kgemu_set_time_budget = (int (*)(double))dlsym(api->library, "kgemu_set_time_budget");
     api->kgemu_guard = (int (*)(unsigned long long, unsigned long long, unsigned long long))dlsym(
         api->library, "kgemu_guard");

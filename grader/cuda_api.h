@@ -79,7 +79,7 @@ struct cuda_api {
     int (*kgemu_last_fault)(struct kgemu_fault *fault);
     int (*kgemu_last_counters)(struct kgemu_counters *counters);
     int (*kgemu_set_registers)(void *function, int registers);
-    int (*kgemu_compile)(void *function);
+    int (*kgemu_compile_all)(void *const *functions, int count);
     int (*kgemu_set_time_budget)(double milliseconds);
     int (*kgemu_guard)(unsigned long long base, unsigned long long head, unsigned long long tail);
 };

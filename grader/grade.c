@@ -202,10 +202,24 @@ static enum load_outcome load_side(struct grading *g, int side, char *error, siz
         for (size_t i = 0; loaded == LOADED && api->kgemu_set_registers && i < r->n_kernels; i++)
             if (strcmp(r->kernels[i].name, entry) == 0 && r->kernels[i].registers > 0)
                 api->kgemu_set_registers(g->functions[side][k], r->kernels[i].registers);
-        if (loaded == LOADED && api->kgemu_compile)
-            api->kgemu_compile(g->functions[side][k]);
     }
     return loaded;
+}
+
+/* On the virtual GPU, every kernel of both sides compiled now, at once on
+ * as many host threads (each runs at the assessed size, so even the
+ * correctness cases run compiled): a Numba grading's two kernels cost the
+ * time of the longer compile. */
+static void compile_both_sides(struct grading *g)
+{
+    void *functions[2 * EXERCISE_KERNELS_MAX];
+    int n = 0;
+    for (int side = 0; side < 2; side++)
+        for (int k = 0; k < g->exercise.n_kernels; k++)
+            if (g->functions[side][k]) /* a side the caller loaded */
+                functions[n++] = g->functions[side][k];
+    if (g->api.kgemu_compile_all)
+        g->api.kgemu_compile_all(functions, n);
 }
 
 /* The student's compile: rejected, compile_error, or on to the checks. */
@@ -266,6 +280,7 @@ enum grader_verdict grade_load_student(struct grading *g, char *message, size_t 
 {
     switch (load_side(g, 1, message, size)) {
     case LOADED:
+        compile_both_sides(g);
         return GRADER_VERDICT_PASSED;
     case REFUSED: /* the student's own code: said as a compile error, never ours */
         return GRADER_VERDICT_COMPILE_ERROR;

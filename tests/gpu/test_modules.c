@@ -163,26 +163,24 @@ static void child_t4(void)
          "}\n"
 #define BUMP_BIG (1 << 22) /* enough warp instructions to compile during the launch */
 
-/* Runs `bump` of a new module of `source` on n floats 0..n-1 (compiled
- * first by kgemu_compile when `compile` says) and checks the result;
- * returns the launch's compiled instructions, or -1. */
-static long long bump_compiled(const char *source, int n, float k, bool compile)
+/* Loads `bump` from a new module of `source`. */
+static bool bump_load(const char *source, CUmodule *module, CUfunction *f)
+{
+    return CHECK_CU(gpu_test_load_source(module, source, "bump.cu")) &&
+           CHECK_CU(cuModuleGetFunction(f, *module, "bump"));
+}
+
+/* Runs `bump` on n floats 0..n-1 and checks the result; returns the
+ * launch's compiled instructions, or -1. */
+static long long bump_run(CUfunction f, int n, float k)
 {
     int (*counters_of)(struct kgemu_counters *);
     *(void **)&counters_of = dlsym(RTLD_DEFAULT, "kgemu_last_counters");
-    CUmodule module;
-    CUfunction f;
-    if (!CHECK(counters_of != NULL) ||
-        !CHECK_CU(gpu_test_load_source(&module, source, "bump.cu")) ||
-        !CHECK_CU(cuModuleGetFunction(&f, module, "bump")))
-        return -1;
-    int (*compile_now)(void *);
-    *(void **)&compile_now = dlsym(RTLD_DEFAULT, "kgemu_compile");
-    if (compile && (!CHECK(compile_now != NULL) || !CHECK_EQ(compile_now(f), CUDA_SUCCESS)))
-        return -1;
     float *host = malloc((size_t)n * sizeof *host);
-    if (!CHECK(host != NULL))
+    if (!CHECK(counters_of != NULL) || !CHECK(host != NULL)) {
+        free(host);
         return -1;
+    }
     for (int i = 0; i < n; i++)
         host[i] = (float)(i % 1000);
     CUdeviceptr d = gpu_test_upload(host, (size_t)n * sizeof *host);
@@ -199,6 +197,23 @@ static long long bump_compiled(const char *source, int n, float k, bool compile)
         compiled = (long long)c.compiled_instructions;
     }
     free(host);
+    return compiled;
+}
+
+/* Runs `bump` of a new module of `source` on n floats (compiled first by
+ * kgemu_compile when `compile` says); returns the launch's compiled
+ * instructions, or -1. */
+static long long bump_compiled(const char *source, int n, float k, bool compile)
+{
+    CUmodule module;
+    CUfunction f;
+    if (!bump_load(source, &module, &f))
+        return -1;
+    int (*compile_now)(void *);
+    *(void **)&compile_now = dlsym(RTLD_DEFAULT, "kgemu_compile");
+    long long compiled = -1;
+    if (!compile || (CHECK(compile_now != NULL) && CHECK_EQ(compile_now(f), CUDA_SUCCESS)))
+        compiled = bump_run(f, n, k);
     CHECK_CU(cuModuleUnload(module));
     return compiled;
 }
@@ -261,6 +276,44 @@ static void child_compiled_cache(void)
     *(void **)&counters_of = dlsym(RTLD_DEFAULT, "kgemu_last_counters");
     if (CHECK(counters_of != NULL))
         many_warps_compile_at_once(counters_of);
+}
+
+/* Six kernels, more than kgemu_compile_all compiles at once (four), the
+ * first two the same code from other source lines (one thread compiles it,
+ * the other waits for it): a small launch of each then runs compiled and
+ * right. */
+#define COMPILE_ALL_KERNELS 6
+static void child_compile_all(void)
+{
+    setenv("KGEMU_TIER", "jit", 1);
+    unsetenv("KGEMU_JIT_AFTER");
+    static const char *const sources[COMPILE_ALL_KERNELS] = {
+        BUMP_SOURCE("", "11.0f"), BUMP_SOURCE("\n// moved\n", "11.0f"),
+        BUMP_SOURCE("", "12.0f"), BUMP_SOURCE("", "13.0f"),
+        BUMP_SOURCE("", "14.0f"), BUMP_SOURCE("", "15.0f"),
+    };
+    static const float factors[COMPILE_ALL_KERNELS] = {11, 11, 12, 13, 14, 15};
+    int (*compile_all)(void *const *, int);
+    *(void **)&compile_all = dlsym(RTLD_DEFAULT, "kgemu_compile_all");
+    CUcontext ctx;
+    CUmodule modules[COMPILE_ALL_KERNELS];
+    CUfunction functions[COMPILE_ALL_KERNELS];
+    if (!CHECK(compile_all != NULL) || !gpu_test_start(&ctx))
+        return;
+    for (int i = 0; i < COMPILE_ALL_KERNELS; i++)
+        if (!bump_load(sources[i], &modules[i], &functions[i]))
+            return;
+    CHECK_EQ(compile_all(NULL, 0), CUDA_SUCCESS);
+    CHECK_EQ(compile_all(NULL, 1), CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ(compile_all((void *const *)functions, -1), CUDA_ERROR_INVALID_VALUE);
+    CUfunction with_stale[] = {functions[0], NULL};
+    CHECK_EQ(compile_all((void *const *)with_stale, 2), CUDA_ERROR_INVALID_HANDLE);
+    CHECK_EQ(bump_run(functions[0], 256, factors[0]), 0); /* the refusal compiled nothing */
+    CHECK_EQ(compile_all((void *const *)functions, COMPILE_ALL_KERNELS), CUDA_SUCCESS);
+    for (int i = 0; i < COMPILE_ALL_KERNELS; i++) {
+        CHECK(bump_run(functions[i], 256, factors[i]) > 0);
+        CHECK_CU(cuModuleUnload(modules[i]));
+    }
 }
 
 /* ------------------------------------------------------------ files */
@@ -514,6 +567,7 @@ int main(void)
     gpu_test_in_child("t4", child_t4);
     if (gpu_test_is_virtual())
         gpu_test_in_child("h100", child_compiled_cache);
+    gpu_test_in_child("h100", child_compile_all);
     CUcontext ctx;
     if (!gpu_test_start(&ctx))
         return gpu_test_summary();
