@@ -45,8 +45,7 @@ typedef void compare_block_fn(const struct compare_ctx *c, const unsigned char *
 
 /* ---- Recording a mismatch ---- */
 
-/* An element's value from its bits (only for the first mismatch). */
-static double element_value(enum value_type type, uint64_t bits)
+double compare_element_value(enum value_type type, uint64_t bits)
 {
     float f;
     double d;
@@ -76,8 +75,8 @@ static void record_first_mismatch(const struct compare_ctx *c, uint64_t index,
     struct compare_result *r = c->result;
     r->has_first = true;
     r->first_index = index;
-    r->first_expected = element_value(c->type, expected_bits);
-    r->first_actual = element_value(c->type, actual_bits);
+    r->first_expected = compare_element_value(c->type, expected_bits);
+    r->first_actual = compare_element_value(c->type, actual_bits);
     r->first_expected_bits = expected_bits;
     r->first_actual_bits = actual_bits;
 }

@@ -47,6 +47,10 @@ void compare_buffers_part(const void *expected, const void *actual, enum value_t
                           uint64_t first, size_t count, const struct compare_tolerance *tolerance,
                           struct compare_result *result);
 
+/* An element's value from its bits (its bytes, zero-extended), as a
+ * double: exact but for 64-bit integers above 2^53. */
+double compare_element_value(enum value_type type, uint64_t bits);
+
 /* A scalar output against a known value: |actual − expected| ≤ tolerance
  * (a NaN never passes). */
 bool compare_scalar(double actual, double expected, double tolerance);

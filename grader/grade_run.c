@@ -474,9 +474,11 @@ static json_t *first_mismatch_json(const struct run *r, const struct run_buffer 
         col = json_integer((json_int_t)(c->first_index % (uint64_t)columns));
     }
     bool indexed = b->spec->check.kind != CHECK_SCALAR;
-    return json_pack("{s:s, s:I, s:o, s:o, s:f, s:f, s:o}", "buffer", run_buffer_name(r, b),
+    enum value_type type = b->spec->type;
+    return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "buffer", run_buffer_name(r, b),
                      "index", (json_int_t)c->first_index, "row", row, "col", col, "expected",
-                     c->first_expected, "actual", c->first_actual, "inputs",
+                     mismatch_value_json(type, c->first_expected_bits, c->first_expected), "actual",
+                     mismatch_value_json(type, c->first_actual_bits, c->first_actual), "inputs",
                      indexed ? mismatch_inputs_json(r, b, c->first_index) : json_array());
 }
 
@@ -485,17 +487,20 @@ static void mismatch_message(const struct run_buffer *b, const char *name,
                              const struct compare_result *c, const json_t *first,
                              struct case_outcome *out)
 {
-    char where[64] = "";
+    char where[64] = "", expected[MISMATCH_VALUE_TEXT_MAX], actual[MISMATCH_VALUE_TEXT_MAX];
     json_t *row = json_object_get(first, "row"), *col = json_object_get(first, "col");
     if (json_is_integer(row))
         snprintf(where, sizeof where, " (row %lld, column %lld)",
                  (long long)json_integer_value(row), (long long)json_integer_value(col));
+    mismatch_value_text(b->spec->type, c->first_expected_bits, c->first_expected, expected,
+                        sizeof expected);
+    mismatch_value_text(b->spec->type, c->first_actual_bits, c->first_actual, actual,
+                        sizeof actual);
     out->verdict = GRADER_VERDICT_WRONG_ANSWER;
     snprintf(out->message, sizeof out->message,
              "%" PRIu64 " of %zu elements of '%s' are wrong; the first is [%" PRIu64
-             "]%s: expected %.9g, got %.9g",
-             c->mismatches, b->count, name, c->first_index, where, c->first_expected,
-             c->first_actual);
+             "]%s: expected %s, got %s",
+             c->mismatches, b->count, name, c->first_index, where, expected, actual);
 }
 
 /* Output buffer i of the student against the reference's, read from the

@@ -64,6 +64,16 @@ bool run_check_student(struct run *r, struct case_outcome *out);
  * Numba kernel ("transposed"), else the C kernel's. */
 const char *run_buffer_name(const struct run *r, const struct run_buffer *b);
 
+/* The values of a wrong element, exact in their own type (mismatch_inputs.c).
+ * `bits` are the element's bytes, zero-extended; `value` the same as a double
+ * (compare.h). Text: an integer in full, a float as "%.9g" ("1.17651522"). */
+#define MISMATCH_VALUE_TEXT_MAX 64
+void mismatch_value_text(enum value_type type, uint64_t bits, double value, char *out, size_t size);
+/* JSON: an integer as a JSON integer (exact; a u64 above INT64_MAX, which
+ * jansson's integers cannot hold, as its decimal text), a finite float as a
+ * number, a NaN or infinity as the text "nan", "inf" or "-inf". */
+json_t *mismatch_value_json(enum value_type type, uint64_t bits, double value);
+
 /* The inputs at element `index` of `output`'s first mismatch:
  * [{"name", "type", "value": "1.5"}] for each input buffer with as many
  * elements as the output (indexed like it), its pristine value as text in

@@ -39,13 +39,20 @@ numba's Reduce.__call__ does ("reduce").
 
 A kernel must take the form's parameters ("params", the course's names); a
 @vectorize ufunc is accepted only for an elementwise form (every parameter
-an array of one length, the last its output), and takes one input fewer; a
+an array of one length, the last its output), takes one input fewer, and
+only if numba would launch it on the exercise's arrays (its input types
+exactly theirs: numba's rule for a GPU ufunc); a
 @guvectorize gufunc only for a form of arrays, the last its only output
 ("gufunc"), and only if one of its signatures is of the exercise's types and
 its layout leaves each array one outer dimension (numba's kernel then takes
 the exercise's arrays as they are: for '(i)->()', m[rows, cols] and out[rows]);
 a @cuda.reduce only for a form that reduces one array into a one-element
 output of its type ("reduce").
+
+A compile error is said at the student's line at fault (in a device function
+a kernel calls, that function's line, not the call's), with the source in
+Python's line cache so that numba's messages quote it, and kgrade's advice
+where it knows what to do (decorate a helper, use math's exp).
 
 Numba 0.56 with CUDA 13's libNVVM needs a few shims (``apply_shims``):
 those numba_shims.py holds, which ``kgrade run`` applies too (libNVVM and
@@ -62,9 +69,12 @@ numba_shims.SUPPORTED_NUMBA lists the versions they were written for.
 
 import importlib.util
 import json
+import linecache
 import os
+import re
 import sys
 import traceback
+import types
 
 # Bound before any student module runs, which may rebind os._exit.
 _exit = os._exit
@@ -187,8 +197,29 @@ def supported_numba():
     return version
 
 
+def numba_path(file_name):
+    """The name numba reads a source file's lines under (ir.Loc._get_path:
+    the file's path relative to the current folder)."""
+    try:
+        return os.path.relpath(file_name)
+    except (ValueError, OSError):
+        return os.path.abspath(file_name)
+
+
+def register_source(source, file_name):
+    """Puts the student's source in Python's line cache under the names
+    numba and tracebacks look it up by, so that numba's messages quote the
+    student's code (without it: "<source missing, REPL/exec in use?>", the
+    module being compiled from a string). No modification time: the cache
+    keeps it (linecache.checkcache drops only entries of files it can stat)."""
+    lines = source.splitlines(True)
+    for name in {file_name, numba_path(file_name)}:
+        linecache.cache[name] = (len(source), None, lines, name)
+
+
 def load_module(source, file_name):
     """Runs the student's module in a namespace of its own."""
+    register_source(source, file_name)
     namespace = {"__name__": "__kgrade_submission__", "__file__": file_name}
     code = compile(source, file_name, "exec")
     exec(code, namespace)  # the student's module-level code: in the sandbox only
@@ -245,6 +276,7 @@ def kernel_function(namespace, kernel, file_name):
             raise Refused("the @vectorize function '%s' must take %d input%s (the arrays of %s "
                           "but the last, which it returns); yours takes %d" %
                           (name, count - 1, "" if count == 2 else "s", form_text(kernel), inputs))
+        check_ufunc_types(found, kernel)
         function = kernels[0][1].py_func
         return at_the_students_line(function, ufunc_source(function, inputs), file_name), \
             "vectorized"
@@ -310,6 +342,30 @@ def wrong_layout(kernel, wanted, dispatcher, layout, inputs):
                     ", ".join(str(t.ndim) for t in outer_types(dispatcher)),
                     ", ".join(kernel.get("params") or []),
                     ", ".join(str(w.ndim) for w in wanted), fitting))
+
+
+def check_ufunc_types(found, kernel):
+    """Refused unless numba would launch the @vectorize ufunc `found` on the
+    exercise's input arrays: numba's own rule (its UFuncMechanism resolving
+    the call), which takes a signature only if its input types are exactly
+    the arrays' (numpy's casting='no'); numba's words, and the signature to
+    declare: the exercise's types."""
+    import numpy as np
+    from numba.core import sigutils
+    from numba.cuda.vectorizers import CUDAUFuncMechanism
+    from numba.np.numpy_support import as_dtype
+    wanted = [as_dtype(t.dtype) for t in sigutils.normalize_signature(kernel["signature"])[0]]
+    try:
+        CUDAUFuncMechanism(found.functions, [np.zeros(1, w) for w in wanted[:-1]]).get_arguments()
+    except TypeError as numbas:
+        declared = ", ".join(str(t) for t in next(iter(found.functions)))
+        names = set(str(w) for w in wanted)
+        exact = "%s(%s)" % (wanted[-1], ", ".join(str(w) for w in wanted[:-1]))
+        raise Refused("the ufunc '%s' takes (%s); the exercise's arrays %s are %s: declare it as "
+                      "@vectorize(['%s'], target='cuda'). numba itself refuses this call: \"%s\"" %
+                      (kernel["name"], declared, ", ".join(kernel.get("params") or []),
+                       names.pop() if len(names) == 1 else "of " + ", ".join(map(str, wanted)),
+                       exact, " ".join(str(numbas).split())))
 
 
 def gufunc_kernel(found, kernel, file_name):
@@ -433,13 +489,29 @@ def compile_kernel(namespace, kernel, cc, file_name):
     return (without_lines(ptx) if kind == "reduce" else ptx), kind
 
 
+# numba's location of a fault in its messages (ir.Loc.strformat), innermost
+# first: in a device function, before the kernel's line that calls it.
+NUMBA_LOCATION = re.compile(r'^File "(.*)", line (\d+):$', re.MULTILINE)
+
+
+def numba_lines(error, file_name):
+    """The lines of the student's file that numba's message names, the
+    faulty one (innermost) first."""
+    paths = {file_name, numba_path(file_name)}
+    return [int(line) for path, line in NUMBA_LOCATION.findall(str(error)) if path in paths]
+
+
 def error_position(error, file_name):
-    """The line and column of the student's source an exception points at."""
+    """The line and column of the student's source an exception points at:
+    for numba's error, the line at fault (in a device function the kernel
+    calls, that function's line, not the call's), its column when numba
+    gives one."""
     if isinstance(error, SyntaxError):
         return error.lineno, error.offset
     loc = getattr(error, "loc", None)
     if loc is not None and getattr(loc, "line", None):
-        return loc.line, getattr(loc, "col", None)
+        line = (numba_lines(error, file_name) or [loc.line])[0]
+        return line, getattr(loc, "col", None) if line == loc.line else None
     line = None
     for frame in traceback.extract_tb(error.__traceback__):
         if frame.filename == file_name:
@@ -473,6 +545,19 @@ NUMBA_FRAMING = ("Failed in ", "During: ", "File \"", "<source elided>", "There 
                  "- Of which", "Overload of function", "With argument(s)", "No match")
 
 
+def said_lines(error):
+    """The lines of numba's error that say what is wrong: not its framing,
+    nor the source it quotes under each location (up to a blank line)."""
+    said, quoting = [], False
+    for line in str(error).splitlines():
+        quoting = (quoting or bool(NUMBA_LOCATION.match(line.strip()))) and bool(line.strip())
+        text = line.strip()
+        if not quoting and text and not text.startswith(NUMBA_FRAMING) \
+                and not text[:1].isdigit():  # numba quotes some source as "7 |  ..."
+            said.append(text)
+    return said
+
+
 def summary(error):
     """What is wrong in a line or two: a Python error's own words, or the
     heart of numba's typing error ("No implementation of function ...
@@ -480,12 +565,50 @@ def summary(error):
     if isinstance(error, SyntaxError):
         return "%s: %s" % (type(error).__name__, error.msg)
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    said = [line for line in lines if not line.startswith(NUMBA_FRAMING)
-            and not line[:1].isdigit()]  # numba quotes the source as "7 |  ..."
+    said = said_lines(error)
     text = " ".join(said[:2]) if said else (lines[0] if lines else type(error).__name__)
     if not text.startswith(type(error).__name__) and not hasattr(error, "loc"):
         text = "%s: %s" % (type(error).__name__, text)
     return text
+
+
+UNTYPED_GLOBAL = re.compile(r"Untyped global name '([^']+)'")
+NUMPY_FUNCTION = re.compile(r"unsupported NumPy function 'numpy\.(\w+)'")
+
+
+def advice(error, namespace, file_name):
+    """What to do about numba's error where kgrade knows: a plain Python
+    function of the module called from a kernel ("Untyped global name
+    'activate'") is to be decorated as a device function; numpy's function
+    where math has one of that name (np.exp, or numpy's exp imported: the
+    course's "you will need to modify this import") is math's in a kernel."""
+    import math
+    import numpy
+    text = str(error)
+    untyped, numpys = UNTYPED_GLOBAL.search(text), NUMPY_FUNCTION.search(text)
+    found = namespace.get(untyped.group(1)) if untyped else None
+    if isinstance(found, types.FunctionType) and found.__code__.co_filename == file_name:
+        return "decorate '%s' with @cuda.jit(device=True)" % untyped.group(1)
+    numpys_name = numpys.group(1) if numpys else \
+        found.__name__ if isinstance(found, numpy.ufunc) else None
+    if numpys_name and hasattr(math, numpys_name):
+        return "a kernel calls math.%s (from math import %s), not numpy's" % (numpys_name,
+                                                                            numpys_name)
+    return ""
+
+
+def compile_error(error, namespace, file_name):
+    """A compile_error result for `error`, at the student's line at fault;
+    one in a function that a kernel calls also names the line of the call."""
+    position = error_position(error, file_name)
+    message, hint = summary(error), advice(error, namespace, file_name)
+    called_at = getattr(getattr(error, "loc", None), "line", None)
+    if position[0] and called_at and called_at != position[0]:
+        message = "%s (line %d, in the function called at line %d)" % (
+            message.rstrip("."), position[0], called_at)
+    if hint:
+        message = "%s; %s" % (message.rstrip("."), hint)
+    return failure("compile_error", message, position, first_lines(error))
 
 
 def compile_request(request, ready=None):
@@ -499,6 +622,7 @@ def compile_request(request, ready=None):
         return failure("internal_error", str(error))
     if ready:
         ready(version)
+    namespace = {}
     try:
         namespace = load_module(request["source"], file_name)
         ptx, entries, vectorized, reduce = {}, {}, {}, {}
@@ -511,8 +635,7 @@ def compile_request(request, ready=None):
     except Refused as error:
         return failure("rejected", str(error))
     except Exception as error:  # the student's Python or numba's typing: a compile error
-        return failure("compile_error", summary(error), error_position(error, file_name),
-                       first_lines(error))
+        return compile_error(error, namespace, file_name)
     return {"status": "ok", "ptx": ptx, "entries": entries, "vectorized": vectorized,
             "reduce": reduce, "numba": version}
 

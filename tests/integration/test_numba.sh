@@ -136,6 +136,25 @@ sed 's|out\[i\] = math.tanh.*|out[i] = "grey"|' "$TMP/hidden.py" >"$TMP/typing.p
 expect "numba's typing error is a compile_error at its line" 1 "typing.py:8: error: .*setitem" -- \
     grade --exercise hidden-layer --n 5000 "$TMP/typing.py"
 
+# numba's errors at the student's faulty line, its messages quoting the
+# source (registered for numba: no "<source missing, REPL/exec in use?>"),
+# with kgrade's advice where it knows what to do.
+solutions=exercises/hidden-layer/solutions
+json=$(grade --exercise hidden-layer --n 5000 --json "$solutions/compile_error__numpy_exp_in_a_device_function.py" 2>/dev/null)
+expect "numpy's exp in a device function is a compile_error at the line calling exp (9), not the kernel's call (16)" \
+    0 "^true$" -- jq -e '.verdict == "compile_error" and .compile.diagnostics[0].line == 9
+        and (.compile.message | test("\\(line 9, in the function called at line 16\\); a kernel calls math.exp \\(from math import exp\\), not numpy.s$"))' <<<"$json"
+expect "... and numba's log quotes the student's code" 0 "^true$" -- jq -e '
+    (.compile.log | test("return \\(exp\\(value\\) - exp")) and (.compile.log | test("source missing") | not)' <<<"$json"
+expect "... and the grade's text quotes line 9" 1 "^ +9 \| +return \(exp\(value\)" -- \
+    grade --exercise hidden-layer --n 5000 "$solutions/compile_error__numpy_exp_in_a_device_function.py"
+expect "an undecorated helper called from a kernel is to be decorated as a device function" 1 \
+    "^hidden-layer: compile_error: Untyped global name 'activate': .*; decorate 'activate' with @cuda.jit\(device=True\)$" -- \
+    grade --exercise hidden-layer --n 5000 "$solutions/compile_error__undecorated_helpers.py"
+expect "a ufunc of other types than the exercise's arrays is rejected with numba's rule and the types to declare" 1 \
+    "^vector-add: rejected: the ufunc 'add_kernel' takes \(int64, int64\); the exercise's arrays x, y, out are float32: declare it as @vectorize\(\['float32\(float32, float32\)'\], target='cuda'\)\. numba itself refuses this call: \"No matching version\. GPU ufunc requires array arguments to have the exact types\." -- \
+    grade --exercise vector-add --n 5000 exercises/vector-add/solutions/rejected__vectorize_of_int64.py
+
 cat >"$TMP/unguarded.py" <<'PY'
 import math
 from numba import cuda

@@ -137,6 +137,94 @@ class SaysWhatIsWrong(unittest.TestCase):
         self.assertLessEqual(len(result["log"].encode("utf-8")), numba_compile.LOG_MAX)
         self.assertIn("\u00e9chec", result["message"])
 
+    def test_a_ufunc_of_other_types_is_refused_with_numbas_rule_and_the_types_to_declare(self):
+        # the course's add_ufunc, int64, for the exercise's float32 arrays:
+        # numba refuses to launch it on them (casting='no'), kgrade too,
+        # rather than cast them and judge a wrong answer
+        source = ("from numba import vectorize\n"
+                  "@vectorize(['int64(int64, int64)'], target='cuda')\n"
+                  "def hidden_layer(g, w):\n    return g + w\n")
+        result = compile_one(source)
+        self.assertEqual(result["status"], "rejected", result)
+        self.assertIn("GPU ufunc requires array arguments to have the exact types",
+                      result["message"])
+        self.assertIn("takes (int64, int64)", result["message"])
+        self.assertIn("@vectorize(['float32(float32, float32)'], target='cuda')",
+                      result["message"])
+        # one input of another type is enough; a ufunc whose body numba
+        # types as float64 (its result for a float32 signature) is not refused
+        mixed = source.replace("int64(int64, int64)", "float32(float32, float64)")
+        self.assertIn("takes (float32, float64)", compile_one(mixed)["message"])
+        widened = source.replace("int64(int64, int64)", "float32(float32, float32)") \
+                        .replace("g + w", "g / 255.0 * w")
+        self.assertEqual(compile_one(widened)["status"], "ok")
+
+
+NUMPY_EXP_IN_A_DEVICE_FUNCTION = """\
+import numpy as np
+from numba import cuda
+
+
+@cuda.jit(device=True)
+def activate(value):
+    return (np.exp(value) - np.exp(-value)) / (np.exp(value) + np.exp(-value))
+
+
+@cuda.jit
+def hidden_layer(greyscales, weights, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = activate(greyscales[i] / 255 * weights[i])
+"""
+
+
+class SaysWhereAndWhatToDo(unittest.TestCase):
+    """numba's compile errors at the student's faulty line, with the source
+    quoted, and kgrade's advice where it knows what to do."""
+
+    def test_numpys_exp_in_a_device_function_is_said_at_its_line_not_the_call(self):
+        result = compile_one(NUMPY_EXP_IN_A_DEVICE_FUNCTION)
+        self.assertEqual(result["status"], "compile_error")
+        self.assertEqual(result["line"], 7, result)  # np.exp's, not the kernel's call (14)
+        self.assertIn("numpy.exp", result["message"])
+        self.assertIn("(line 7, in the function called at line 14)", result["message"])
+        self.assertIn("math.exp", result["message"])
+
+    def test_numbas_messages_quote_the_students_source(self):
+        for source in (NUMPY_EXP_IN_A_DEVICE_FUNCTION,
+                       NUMPY_EXP_IN_A_DEVICE_FUNCTION.replace("import numpy as np",
+                                                              "from numpy import exp as np_exp")
+                       .replace("np.exp", "np_exp")):
+            result = compile_one(source)
+            self.assertEqual(result["status"], "compile_error")
+            self.assertNotIn("source missing", result["log"] + result["message"])
+            self.assertRegex(result["log"], r"return \(np[._]exp\(value\)")
+            self.assertEqual(result["line"], 7, result)
+
+    def test_an_undecorated_helper_is_to_be_decorated_as_a_device_function(self):
+        source = ("import math\nfrom numba import cuda\n\n"
+                  "def activate(value):\n    return math.tanh(value)\n\n"
+                  "@cuda.jit\ndef hidden_layer(g, w, out):\n    i = cuda.grid(1)\n"
+                  "    out[i] = activate(g[i] * w[i])\n")
+        result = compile_one(source)
+        self.assertEqual(result["status"], "compile_error")
+        self.assertEqual(result["line"], 10)
+        self.assertIn("Untyped global name 'activate'", result["message"])
+        self.assertTrue(result["message"].endswith(
+            "; decorate 'activate' with @cuda.jit(device=True)"), result["message"])
+
+    def test_another_untyped_global_keeps_numbas_message_alone(self):
+        # a function of another module (os.path's join) is no helper of the
+        # student's to decorate, a class no function
+        for name, definition in (("join", "from os.path import join"),
+                                 ("Helper", "class Helper:\n    pass")):
+            source = ("from numba import cuda\n%s\n\n@cuda.jit\n"
+                      "def hidden_layer(g, w, out):\n    out[0] = %s(g[0])\n" % (definition, name))
+            result = compile_one(source)
+            self.assertEqual(result["status"], "compile_error")
+            self.assertIn("Untyped global name '%s'" % name, result["message"])
+            self.assertNotIn("decorate", result["message"])
+
 
 L2_NORM = """\
 import math

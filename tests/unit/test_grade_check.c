@@ -14,6 +14,7 @@
 #include "grader/compare.h"
 #include "grader/grade_run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,80 @@ static void test_wrong_output_with_intact_guards(void **state)
     assert_int_equal(json_integer_value(json_object_get(f->out.json, "mismatches")), 1);
 }
 
+/* The fixture's buffer as elements of `type` (of 4 or 8 bytes), equal,
+ * but for element `index`: `expected` in the reference, `actual` in the
+ * student's output (their low bytes). Then the check. */
+static void check_typed(struct fixture *f, enum value_type type, size_t index, uint64_t expected,
+                        uint64_t actual)
+{
+    size_t size = value_type_bytes(type);
+    struct run_buffer *b = &f->r.buffers[0];
+    f->g.exercise.buffers[0].type = type;
+    b->count = sizeof f->expected / size;
+    memcpy((unsigned char *)f->expected + index * size, &expected, size);
+    memcpy(f->device + GUARD_BYTES, f->expected, sizeof f->expected);
+    memcpy(f->device + GUARD_BYTES + index * size, &actual, size);
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_int_equal(f->out.verdict, GRADER_VERDICT_WRONG_ANSWER);
+}
+
+static json_t *first_mismatch(struct fixture *f, const char *key)
+{
+    return json_object_get(json_object_get(f->out.json, "first_mismatch"), key);
+}
+
+/* An int32 count above 2^24 (a histogram's bin at 100M): exact in the
+ * JSON and the sentence, not a double's 6 significant digits (1.57054e7). */
+static void test_integers_are_exact_in_the_json_and_the_sentence(void **state)
+{
+    struct fixture *f = *state;
+    check_typed(f, VALUE_I32, 3, 15705399, 15705408);
+    assert_true(json_is_integer(first_mismatch(f, "expected")));
+    assert_int_equal(json_integer_value(first_mismatch(f, "expected")), 15705399);
+    assert_int_equal(json_integer_value(first_mismatch(f, "actual")), 15705408);
+    char *dumped = json_dumps(f->out.json, JSON_REAL_PRECISION(6)); /* as the grade report */
+    assert_non_null(strstr(dumped, "\"expected\": 15705399, \"actual\": 15705408"));
+    free(dumped);
+    assert_string_equal(f->out.message, "1 of 100 elements of 'c' are wrong; the first is [3]: "
+                                        "expected 15705399, got 15705408");
+}
+
+static void test_negative_and_64_bit_integers_are_exact(void **state)
+{
+    struct fixture *f = *state;
+    check_typed(f, VALUE_I64, 5, (uint64_t)INT64_C(-9007199254740993), 7);
+    assert_int_equal(json_integer_value(first_mismatch(f, "expected")),
+                     INT64_C(-9007199254740993)); /* -(2^53 + 1): no double holds it */
+    assert_int_equal(json_integer_value(first_mismatch(f, "actual")), 7);
+    assert_non_null(strstr(f->out.message, "expected -9007199254740993, got 7"));
+}
+
+/* A uint64 above INT64_MAX, which a JSON integer of jansson cannot hold:
+ * its decimal digits as a string; one below it stays an integer. */
+static void test_a_uint64_beyond_int64_is_its_digits(void **state)
+{
+    struct fixture *f = *state;
+    check_typed(f, VALUE_U64, 0, UINT64_MAX, UINT64_C(9007199254740993));
+    assert_string_equal(json_string_value(first_mismatch(f, "expected")), "18446744073709551615");
+    assert_int_equal(json_integer_value(first_mismatch(f, "actual")), INT64_C(9007199254740993));
+    assert_non_null(strstr(f->out.message, "expected 18446744073709551615, got 9007199254740993"));
+}
+
+/* Floats stay JSON numbers; a NaN, which JSON has no number for, is "nan"
+ * (the first mismatch was dropped whole before). */
+static void test_floats_stay_numbers_and_a_nan_is_text(void **state)
+{
+    struct fixture *f = *state;
+    float nan_value = NAN, one = 1;
+    uint32_t nan_bits, one_bits;
+    memcpy(&nan_bits, &nan_value, sizeof nan_bits);
+    memcpy(&one_bits, &one, sizeof one_bits);
+    check_typed(f, VALUE_F32, 9, one_bits, nan_bits);
+    assert_true(json_is_real(first_mismatch(f, "expected")));
+    assert_true(json_real_value(first_mismatch(f, "expected")) == 1.0);
+    assert_string_equal(json_string_value(first_mismatch(f, "actual")), "nan");
+}
+
 /* An output longer than the part the check reads at a time: a wrong
  * element in a later part is found, with its index in the whole buffer. */
 static void test_wrong_output_in_a_later_part(void **state)
@@ -188,6 +263,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_guards_are_checked_before_outputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_output_with_intact_guards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_output_in_a_later_part, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_integers_are_exact_in_the_json_and_the_sentence, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_negative_and_64_bit_integers_are_exact, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_a_uint64_beyond_int64_is_its_digits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_floats_stay_numbers_and_a_nan_is_text, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
