@@ -57,6 +57,16 @@ expect "a Numba grading on a device of another architecture (T4) compiles for it
 expect "... and a Numba reference, compiled beside the C one, times the student's" 0 \
     "^matmul-tiled: passed: " -- grade --exercise matmul-tiled --n 100 \
     exercises/matmul-tiled/solutions/passed__shared_tiles.py
+# transpose's reference.py: on the virtual H200 the padded Numba tile is
+# 1.35x reference.cu's time at 4096 (numba's 64-bit index arithmetic), so
+# only the padded tile in Numba lets it pass; the 32x32 tile's 32-way bank
+# conflicts, charged as a C kernel's, keep it too_slow against that.
+expect "transpose: the padded Numba tile passes on the virtual H200, timed against reference.py" 0 \
+    "^transpose: passed: " -- env KGEMU_DEVICE=h200 "$KGRADE" grade --exercise transpose \
+    --n 4096 exercises/transpose/solutions/passed__padded_tile.py
+expect "... and the 32x32 tile's bank conflicts keep it too_slow there" 1 "^transpose: too_slow: " -- \
+    env KGEMU_DEVICE=h200 "$KGRADE" grade --exercise transpose --n 4096 \
+    exercises/transpose/solutions/too_slow__bank_conflicts.py
 
 cat >"$TMP/add.py" <<'PY'
 from numba import vectorize

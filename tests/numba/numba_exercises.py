@@ -138,7 +138,22 @@ class Fault(ctypes.Structure):
 
 
 class Counters(ctypes.Structure):
-    _fields_ = [("modeled_ms", ctypes.c_double)]  # the first field; the rest is not read
+    """struct kgemu_counters (emulator/kgemu.h), whole."""
+    _fields_ = ([(name, ctypes.c_double) for name in
+                 ("modeled_ms", "issue_ms", "lsu_ms", "shared_ms", "latency_ms", "l2_ms",
+                  "dram_ms", "atomic_ms", "overhead_ms")] +
+                [("limiter", ctypes.c_char * 16), ("warp_instructions", ctypes.c_uint64 * 7)] +
+                [(name, ctypes.c_uint64) for name in
+                 ("global_requests", "global_sectors", "dram_read_bytes", "dram_write_bytes",
+                  "shared_requests", "shared_wavefronts", "global_atomics",
+                  "max_same_address_atomics")] +
+                [(name, ctypes.c_int) for name in
+                 ("blocks_per_sm", "registers_per_thread", "registers_exact",
+                  "worst_bank_conflict_ways", "worst_bank_conflict_line",
+                  "worst_sectors_per_request", "worst_sectors_line", "lines_are_source")] +
+                [(name, ctypes.c_uint64) for name in
+                 ("blocks_total", "blocks_complete", "compiled_instructions",
+                  "interpreted_instructions")])
 
 
 class VirtualGPU:
@@ -223,8 +238,11 @@ class VirtualGPU:
         self.check(self.cu.cuDeviceGet(ctypes.byref(device), 0))
         self.check(self.cu.cuCtxCreate_v4(ctypes.byref(self.context), None, 0, device))
 
+    def counters(self):
+        """The last launch's counters (kgemu_last_counters), or None."""
+        counters = Counters()
+        return counters if self.cu.kgemu_last_counters(ctypes.byref(counters)) else None
+
     def modeled_ms(self):
-        counters = ctypes.create_string_buffer(4096)  # larger than struct kgemu_counters
-        if not self.cu.kgemu_last_counters(counters):
-            return 0.0
-        return Counters.from_buffer(counters).modeled_ms
+        counters = self.counters()
+        return counters.modeled_ms if counters else 0.0

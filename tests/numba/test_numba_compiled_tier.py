@@ -56,25 +56,6 @@ THREADS = 128
 INTERPRETED_SHARE_MAX = 0.1
 
 
-class Counters(ctypes.Structure):
-    """struct kgemu_counters (emulator/kgemu.h), whole."""
-    _fields_ = ([(name, ctypes.c_double) for name in
-                 ("modeled_ms", "issue_ms", "lsu_ms", "shared_ms", "latency_ms", "l2_ms",
-                  "dram_ms", "atomic_ms", "overhead_ms")] +
-                [("limiter", ctypes.c_char * 16), ("warp_instructions", ctypes.c_uint64 * 7)] +
-                [(name, ctypes.c_uint64) for name in
-                 ("global_requests", "global_sectors", "dram_read_bytes", "dram_write_bytes",
-                  "shared_requests", "shared_wavefronts", "global_atomics",
-                  "max_same_address_atomics")] +
-                [(name, ctypes.c_int) for name in
-                 ("blocks_per_sm", "registers_per_thread", "registers_exact",
-                  "worst_bank_conflict_ways", "worst_bank_conflict_line",
-                  "worst_sectors_per_request", "worst_sectors_line", "lines_are_source")] +
-                [(name, ctypes.c_uint64) for name in
-                 ("blocks_total", "blocks_complete", "compiled_instructions",
-                  "interpreted_instructions")])
-
-
 def inputs(large):
     """Angles, and with `large` some that take libdevice's slow reduction."""
     rng = np.random.default_rng(3)
@@ -113,9 +94,7 @@ def run_kernel(source, name, element, x):
     fault = gpu.launch(function, [N // THREADS], [THREADS], values)
     if fault:
         raise AssertionError(fault)
-    counters = Counters()
-    gpu.cu.kgemu_last_counters(ctypes.byref(counters))
-    return gpu.download(values[11].value, out), counters
+    return gpu.download(values[11].value, out), gpu.counters()
 
 
 def tiled_inputs():

@@ -1,4 +1,4 @@
-# Known bad (speed): correct, but a 32 x 32 tile: the 32 elements of a column share one bank, and reading a column is a 32-way bank conflict.
+# Known bad (speed): correct, but a 32 x 32 tile: the 32 elements of a column share one bank, and reading a column is a 32-way bank conflict, charged as in C (the tests grade it at n = 2048: at 1001, the launch overhead keeps it near the bar).
 from numba import cuda, float32
 
 TILE = 32
