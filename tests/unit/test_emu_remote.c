@@ -161,6 +161,17 @@ static void closed_mid_copy(struct raw *c)
     EXPECT(c, raw_simple(c, REMOTE_MEMCPY_HTOD, r.arg[0], bytes, 0, &r) == REMOTE_MORE);
 }
 
+/* A copy larger than the window, made whole. */
+static void big_copy(struct raw *c)
+{
+    raw_ready(c);
+    struct remote_message r, chunk = {.op = REMOTE_CHUNK};
+    size_t bytes = c->window_bytes + 4096;
+    EXPECT(c, raw_simple(c, REMOTE_MEM_ALLOC, bytes, 0, 0, &r) == CUDA_SUCCESS);
+    EXPECT(c, raw_simple(c, REMOTE_MEMCPY_HTOD, r.arg[0], bytes, 1, &r) == REMOTE_MORE);
+    EXPECT(c, raw_call(c, &chunk, NULL, &r) == CUDA_SUCCESS);
+}
+
 /* Copies and memsets past the client's buffer, and into the caller's. */
 static void out_of_bounds(struct raw *c)
 {
@@ -323,6 +334,31 @@ static void a_socket_closed_mid_copy_ends_it(void **state)
     assert_true(serve(closed_mid_copy, CUDA_ERROR_INVALID_VALUE) > 0);
 }
 
+/* The same copy made here in one piece, from pageable memory. */
+static double local_copy_ms(size_t bytes)
+{
+    CUcontext context;
+    CUdeviceptr d;
+    double ms = -1;
+    unsigned char *host = calloc(1, bytes);
+    assert_int_equal(cuCtxCreate_v2(&context, 0, 0), CUDA_SUCCESS);
+    assert_int_equal(cuMemAlloc(&d, bytes), CUDA_SUCCESS);
+    assert_int_equal(cuMemcpyHtoD(d, host, bytes), CUDA_SUCCESS);
+    assert_int_equal(kgemu_device_time(&ms), CUDA_SUCCESS);
+    assert_int_equal(cuCtxDestroy(context), CUDA_SUCCESS);
+    free(host);
+    return ms;
+}
+
+/* Chunks change nothing of the model: one copy, its time. */
+static void a_copy_in_chunks_takes_the_time_of_one(void **state)
+{
+    (void)state;
+    double remote_ms = serve(big_copy, CUDA_SUCCESS);
+    assert_true(remote_ms > 0);
+    assert_true(remote_ms == local_copy_ms(REMOTE_WINDOW_BYTES + 4096));
+}
+
 static void the_client_reaches_only_its_own_memory(void **state)
 {
     (void)state;
@@ -350,6 +386,7 @@ int main(void)
         cmocka_unit_test(unknown_requests_end_it),
         cmocka_unit_test(a_socket_closed_mid_request_ends_it),
         cmocka_unit_test(a_socket_closed_mid_copy_ends_it),
+        cmocka_unit_test(a_copy_in_chunks_takes_the_time_of_one),
         cmocka_unit_test(the_client_reaches_only_its_own_memory),
         cmocka_unit_test(modules_and_launches_are_checked),
         cmocka_unit_test(a_socket_that_is_none_starts_nothing),
