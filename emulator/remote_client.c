@@ -4,7 +4,6 @@
  * of one request and its reply, and copies in chunks through the window
  * (remote_protocol.h says how they go).
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,30 +25,6 @@ static struct {
     unsigned char reply_data[REMOTE_INLINE_MAX];
 } client = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
-/* The handshake: the server's message, with the window's descriptor. */
-static int connect_receive(int fd, struct remote_message *hello)
-{
-    struct iovec iov = {.iov_base = hello, .iov_len = sizeof *hello};
-    union {
-        char buffer[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = control.buffer,
-                         .msg_controllen = sizeof control.buffer};
-    ssize_t n;
-    do
-        n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
-    while (n < 0 && errno == EINTR);
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    if (n != (ssize_t)sizeof *hello || c == NULL || c->cmsg_type != SCM_RIGHTS)
-        return -1;
-    int window_fd;
-    memcpy(&window_fd, CMSG_DATA(c), sizeof window_fd);
-    return window_fd;
-}
-
 static const char *connect_to_server(void)
 {
     const char *variable = getenv(REMOTE_FD_VARIABLE);
@@ -58,7 +33,7 @@ static const char *connect_to_server(void)
     if (variable == NULL || *end != '\0' || fd < 0 || fd > INT32_MAX)
         return "names no descriptor";
     struct remote_message hello;
-    int window_fd = connect_receive((int)fd, &hello);
+    int window_fd = remote_receive_hello((int)fd, &hello);
     if (window_fd < 0)
         return "is no socket the virtual GPU sent its handshake on";
     void *window = MAP_FAILED;
@@ -154,6 +129,15 @@ CUresult client_simple(enum remote_op op, uint64_t a0, uint64_t a1, uint64_t a2,
     req.arg[2] = a2;
     req.arg[3] = a3;
     return client_call(&req, NULL, reply != NULL ? reply : &ignored);
+}
+
+CUresult client_value(enum remote_op op, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                      uint64_t *value)
+{
+    struct remote_message reply;
+    CUresult rc = client_simple(op, a0, a1, a2, a3, &reply);
+    *value = reply.arg[0];
+    return rc;
 }
 
 size_t client_window_bytes(void)

@@ -42,6 +42,21 @@ CUresult client_call(struct remote_message *req, const struct client_transfer *t
 /* The shorthand: a request with up to four arguments and nothing more. */
 CUresult client_simple(enum remote_op op, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
                        struct remote_message *reply);
+/* A call whose answer is one value, the reply's first: `*value` gets it. */
+CUresult client_value(enum remote_op op, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                      uint64_t *value);
+/* The body of an entry point that makes such a call: CUDA_ERROR_INVALID_VALUE
+ * for a NULL `out`; else `*out` gets the answer, as a `type`, on success. */
+#define CLIENT_RETURN_VALUE(out, type, op, a0, a1, a2, a3)                                         \
+    do {                                                                                           \
+        uint64_t value_ = 0;                                                                       \
+        if ((out) == NULL)                                                                         \
+            return CUDA_ERROR_INVALID_VALUE;                                                       \
+        CUresult rc_ = client_value(op, a0, a1, a2, a3, &value_);                                  \
+        if (rc_ == CUDA_SUCCESS)                                                                   \
+            *(out) = (type)(uintptr_t)value_;                                                      \
+        return rc_;                                                                                \
+    } while (0)
 /* The window's size (0 before the connection). */
 size_t client_window_bytes(void);
 

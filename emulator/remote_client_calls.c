@@ -9,12 +9,6 @@
 
 #include "remote_client.h"
 
-#define REPLY_VALUE(type, out, reply, index)                                                       \
-    do {                                                                                           \
-        if ((out) != NULL)                                                                         \
-            *(out) = (type)(reply).arg[index];                                                     \
-    } while (0)
-
 /* ------------------------------------------------------ init, devices */
 
 CLIENT_EXPORT CUresult cuInit(unsigned int flags)
@@ -24,33 +18,17 @@ CLIENT_EXPORT CUresult cuInit(unsigned int flags)
 
 CLIENT_EXPORT CUresult cuDriverGetVersion(int *version)
 {
-    if (version == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_DRIVER_GET_VERSION, 0, 0, 0, 0, &r);
-    REPLY_VALUE(int, version, r, 0);
-    return rc;
+    CLIENT_RETURN_VALUE(version, int, REMOTE_DRIVER_GET_VERSION, 0, 0, 0, 0);
 }
 
 CLIENT_EXPORT CUresult cuDeviceGetCount(int *count)
 {
-    if (count == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_DEVICE_GET_COUNT, 0, 0, 0, 0, &r);
-    REPLY_VALUE(int, count, r, 0);
-    return rc;
+    CLIENT_RETURN_VALUE(count, int, REMOTE_DEVICE_GET_COUNT, 0, 0, 0, 0);
 }
 
 CLIENT_EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
-    if (device == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_DEVICE_GET, (uint64_t)ordinal, 0, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *device = (CUdevice)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(device, CUdevice, REMOTE_DEVICE_GET, (uint64_t)ordinal, 0, 0, 0);
 }
 
 CLIENT_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
@@ -69,14 +47,8 @@ CLIENT_EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 
 CLIENT_EXPORT CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
-    if (pi == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc =
-        client_simple(REMOTE_DEVICE_GET_ATTRIBUTE, (uint64_t)attrib, (uint64_t)dev, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *pi = (int)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(pi, int, REMOTE_DEVICE_GET_ATTRIBUTE, (uint64_t)attrib, (uint64_t)dev, 0,
+                        0);
 }
 
 CLIENT_EXPORT CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
@@ -91,13 +63,7 @@ CLIENT_EXPORT CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevic
 
 CLIENT_EXPORT CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev)
 {
-    if (bytes == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_DEVICE_TOTAL_MEM, (uint64_t)dev, 0, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *bytes = (size_t)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(bytes, size_t, REMOTE_DEVICE_TOTAL_MEM, (uint64_t)dev, 0, 0, 0);
 }
 
 CLIENT_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
@@ -112,27 +78,15 @@ CLIENT_EXPORT CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 
 CLIENT_EXPORT CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
-    if (canAccessPeer == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc =
-        client_simple(REMOTE_DEVICE_CAN_ACCESS_PEER, (uint64_t)dev, (uint64_t)peerDev, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *canAccessPeer = (int)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(canAccessPeer, int, REMOTE_DEVICE_CAN_ACCESS_PEER, (uint64_t)dev,
+                        (uint64_t)peerDev, 0, 0);
 }
 
 /* ------------------------------------------------------------- contexts */
 
 CLIENT_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    if (pctx == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_PRIMARY_RETAIN, (uint64_t)dev, 0, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *pctx = (CUcontext)(uintptr_t)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(pctx, CUcontext, REMOTE_PRIMARY_RETAIN, (uint64_t)dev, 0, 0, 0);
 }
 
 CLIENT_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
@@ -179,24 +133,12 @@ CLIENT_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
 
 CLIENT_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
-    if (pctx == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_CTX_GET_CURRENT, 0, 0, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *pctx = (CUcontext)(uintptr_t)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(pctx, CUcontext, REMOTE_CTX_GET_CURRENT, 0, 0, 0, 0);
 }
 
 CLIENT_EXPORT CUresult cuCtxGetDevice(CUdevice *device)
 {
-    if (device == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_CTX_GET_DEVICE, 0, 0, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *device = (CUdevice)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(device, CUdevice, REMOTE_CTX_GET_DEVICE, 0, 0, 0, 0);
 }
 
 CLIENT_EXPORT CUresult cuCtxSynchronize(void)
@@ -208,13 +150,7 @@ CLIENT_EXPORT CUresult cuCtxSynchronize(void)
 
 CLIENT_EXPORT CUresult cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
 {
-    if (dptr == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_MEM_ALLOC, bytesize, 0, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *dptr = r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(dptr, CUdeviceptr, REMOTE_MEM_ALLOC, bytesize, 0, 0, 0);
 }
 
 CLIENT_EXPORT CUresult cuMemFree(CUdeviceptr dptr)
@@ -240,8 +176,10 @@ CLIENT_EXPORT CUresult cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, C
     struct remote_message r;
     CUresult rc = client_simple(REMOTE_MEM_GET_ADDRESS_RANGE, dptr, 0, 0, 0, &r);
     if (rc == CUDA_SUCCESS) {
-        REPLY_VALUE(CUdeviceptr, pbase, r, 0);
-        REPLY_VALUE(size_t, psize, r, 1);
+        if (pbase != NULL)
+            *pbase = r.arg[0];
+        if (psize != NULL)
+            *psize = (size_t)r.arg[1];
     }
     return rc;
 }
@@ -295,13 +233,7 @@ CLIENT_EXPORT CUresult cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_
 
 CLIENT_EXPORT CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
-    if (phStream == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_STREAM_CREATE, Flags, 0, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *phStream = (CUstream)(uintptr_t)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(phStream, CUstream, REMOTE_STREAM_CREATE, Flags, 0, 0, 0);
 }
 
 CLIENT_EXPORT CUresult cuStreamDestroy(CUstream hStream)
@@ -327,13 +259,7 @@ CLIENT_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsig
 
 CLIENT_EXPORT CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
-    if (phEvent == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_EVENT_CREATE, Flags, 0, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *phEvent = (CUevent)(uintptr_t)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(phEvent, CUevent, REMOTE_EVENT_CREATE, Flags, 0, 0, 0);
 }
 
 CLIENT_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
@@ -419,14 +345,8 @@ CLIENT_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute att
 CLIENT_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    if (numBlocks == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc = client_simple(REMOTE_OCCUPANCY_ACTIVE_BLOCKS, (uintptr_t)func,
-                                (uint64_t)blockSize, dynamicSMemSize, flags, &r);
-    if (rc == CUDA_SUCCESS)
-        *numBlocks = (int)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(numBlocks, int, REMOTE_OCCUPANCY_ACTIVE_BLOCKS, (uintptr_t)func,
+                        (uint64_t)blockSize, dynamicSMemSize, flags);
 }
 
 CLIENT_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func,

@@ -293,14 +293,8 @@ CLIENT_EXPORT CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmod
 
 CLIENT_EXPORT CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
-    if (pi == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct remote_message r;
-    CUresult rc =
-        client_simple(REMOTE_FUNC_GET_ATTRIBUTE, (uint64_t)attrib, (uintptr_t)hfunc, 0, 0, &r);
-    if (rc == CUDA_SUCCESS)
-        *pi = (int)r.arg[0];
-    return rc;
+    CLIENT_RETURN_VALUE(pi, int, REMOTE_FUNC_GET_ATTRIBUTE, (uint64_t)attrib, (uintptr_t)hfunc, 0,
+                        0);
 }
 
 CLIENT_EXPORT CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)

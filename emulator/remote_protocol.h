@@ -147,5 +147,8 @@ enum remote_log_args {
  * holds REMOTE_INLINE_MAX bytes. */
 bool remote_send(int fd, const struct remote_message *message, const void *inline_data);
 bool remote_receive(int fd, struct remote_message *message, void *inline_buffer);
+/* The handshake's message, into `hello`; returns the window's descriptor
+ * (close-on-exec), or -1 when the socket carried no such message. */
+int remote_receive_hello(int fd, struct remote_message *hello);
 
 #endif

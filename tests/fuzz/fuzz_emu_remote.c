@@ -43,19 +43,9 @@ struct fuzz_client {
 static void client_hello(struct fuzz_client *c)
 {
     struct remote_message hello;
-    struct iovec iov = {.iov_base = &hello, .iov_len = sizeof hello};
-    union {
-        char buffer[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = control.buffer,
-                         .msg_controllen = sizeof control.buffer};
-    if (recvmsg(c->fd, &msg, MSG_WAITALL) != (ssize_t)sizeof hello || !CMSG_FIRSTHDR(&msg))
+    int window_fd = remote_receive_hello(c->fd, &hello);
+    if (window_fd < 0)
         abort();
-    int window_fd;
-    memcpy(&window_fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof window_fd);
     c->window_bytes = hello.arg[1];
     c->window = mmap(NULL, c->window_bytes, PROT_WRITE, MAP_SHARED, window_fd, 0);
     close(window_fd);

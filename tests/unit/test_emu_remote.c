@@ -54,18 +54,8 @@ struct raw {
 static void raw_hello(struct raw *c)
 {
     struct remote_message hello;
-    struct iovec iov = {.iov_base = &hello, .iov_len = sizeof hello};
-    union {
-        char buffer[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } control;
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = control.buffer,
-                         .msg_controllen = sizeof control.buffer};
-    EXPECT(c, recvmsg(c->fd, &msg, MSG_WAITALL) == (ssize_t)sizeof hello);
-    int window_fd;
-    memcpy(&window_fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof window_fd);
+    int window_fd = remote_receive_hello(c->fd, &hello);
+    EXPECT(c, window_fd >= 0);
     c->window_bytes = hello.arg[1];
     c->window = mmap(NULL, c->window_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, window_fd, 0);
     EXPECT(c, c->window != MAP_FAILED);
