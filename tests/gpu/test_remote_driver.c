@@ -11,7 +11,8 @@
  *   queries, copies of 68 MB (more than the 64 MB window: in chunks),
  *   memsets, a device-to-device copy, an NVRTC kernel launched between
  *   events on a stream, a link with its logs, a module variable, pointer
- *   and function attributes, and handles the server refuses;
+ *   and function attributes, and handles the server refuses; and once
+ *   with no socket, where every call is CUDA_ERROR_NO_DEVICE;
  * - numba's runtime (tests/numba/numba_remote_program.py, in Debian's
  *   python3 when numba is there): a CUDA ufunc and a @cuda.jit kernel on
  *   device arrays.
@@ -213,6 +214,14 @@ static int run_client(void)
     return gpu_test_summary();
 }
 
+/* Without the variable the client reaches nothing, and says so. */
+static int run_alone(void)
+{
+    CHECK_CU_IS(cuInit(0), CUDA_ERROR_NO_DEVICE);
+    CHECK_CU_IS(cuMemAlloc(&(CUdeviceptr){0}, 16), CUDA_ERROR_NO_DEVICE);
+    return gpu_test_summary();
+}
+
 /* ------------------------------------------------------------ the server */
 
 typedef int (*serve_fn)(int fd);
@@ -256,6 +265,22 @@ static void serve(serve_fn serve_client, const char *remote_dir, char *const arg
     CHECK_CU(cuCtxDestroy(context));
 }
 
+/* This program as a client with no socket: one check of its exit status. */
+static void run_unserved(const char *remote_dir, const char *self)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        unsetenv(REMOTE_FD_VARIABLE);
+        setenv("LD_LIBRARY_PATH", remote_dir, 1);
+        execl(self, self, "alone", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static int numba_present(void)
 {
     return access(PYTHON, X_OK) == 0 && system(PYTHON " -c 'import numba' >/dev/null 2>&1") == 0;
@@ -265,6 +290,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "client") == 0)
         return run_client();
+    if (argc > 1 && strcmp(argv[1], "alone") == 0)
+        return run_alone();
     serve_fn serve_client = (serve_fn)dlsym(RTLD_DEFAULT, "kgemu_serve");
     Dl_info where;
     if (serve_client == NULL || dladdr((void *)serve_client, &where) == 0) {
@@ -277,6 +304,7 @@ int main(int argc, char **argv)
     if (realpath(argv[0], self) == NULL)
         snprintf(self, sizeof self, "%s", argv[0]);
     serve(serve_client, remote_dir, (char *const[]){self, "client", NULL});
+    run_unserved(remote_dir, self);
     if (numba_present())
         serve(serve_client, remote_dir, (char *const[]){PYTHON, NUMBA_SCRIPT, NULL});
     else

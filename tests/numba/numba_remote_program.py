@@ -66,6 +66,12 @@ def main():
     host_result = normalize(greyscales)
     if not np.allclose(host_result, greyscales / np.float32(255)):
         failures.append("normalize on a host array differs")
+    try:
+        cuda.pinned_array(4, dtype=np.float32)
+        failures.append("a pinned array was made: its memory would be the server's")
+    except cuda.cudadrv.driver.CudaAPIError as error:
+        if "CUDA_ERROR_NOT_SUPPORTED" not in str(error):
+            failures.append("pinned_array: %s" % error)
     name = cuda.get_current_device().name
     if not name:
         failures.append("the device has no name")
