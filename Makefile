@@ -69,7 +69,10 @@ ASAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/asan/%.o) $(BUILD)/asan/gen/db_migrations.o
 # The virtual GPU: build/emulator/libcuda.so.1, a CUDA driver of its own. It
 # uses libc, libm and pthreads only; only what cuda.h and kgemu.h declare is
 # exported (EMU_EXPORT), everything else is hidden.
-EMU_SRC      := $(sort $(wildcard emulator/*.c))
+# The remote driver's client (emulator/remote_client*.c) is a library of
+# its own (REMOTE_LIB below), not a part of it.
+REMOTE_CLIENT_SRC := $(sort $(wildcard emulator/remote_client*.c))
+EMU_SRC      := $(filter-out $(REMOTE_CLIENT_SRC),$(sort $(wildcard emulator/*.c)))
 EMU_OBJ      := $(EMU_SRC:%.c=$(BUILD)/obj/%.o)
 EMU_ASAN_OBJ := $(EMU_SRC:%.c=$(BUILD)/asan/%.o)
 EMU_LIB      := $(BUILD)/emulator/libcuda.so.1
@@ -85,6 +88,12 @@ LLVM_LIBDIR  := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
 EMU_CFLAGS   += $(if $(LLVM_INCLUDE),-isystem $(LLVM_INCLUDE))
 EMU_LIBS     += $(if $(LLVM_LIBDIR),-L$(LLVM_LIBDIR) $(shell $(LLVM_CONFIG) --libs orcjit native 2>/dev/null))
 EMU_NEED_LLVM = $(if $(LLVM_INCLUDE),,$(error $(LLVM_CONFIG) not found: the virtual GPU needs LLVM 16 (Debian's llvm-16-dev); run 'make deps' as root or set LLVM_CONFIG))
+
+# The remote driver's client: a CUDA driver that forwards every call to a
+# virtual GPU in another process (kgemu_serve; emulator/README.md, "The
+# remote driver"). It shares the protocol's messages (remote_io.c) with it.
+REMOTE_LIB   := $(BUILD)/emulator/remote/libcuda.so.1
+REMOTE_OBJ   := $(REMOTE_CLIENT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/emulator/remote_io.o
 
 # Unit tests of the virtual GPU's parts (test_emu_*) link its objects.
 EMU_UNIT_SRC := $(sort $(wildcard tests/unit/test_emu_*.c))
@@ -138,7 +147,7 @@ NUMBA_FRONT_END := $(BUILD)/numba_compile.py $(BUILD)/numba_shims.py
 # sitecustomize.py first on the PYTHONPATH of the programs it starts.
 RUN_SITE := $(BUILD)/run-site/sitecustomize.py
 # What `kgrade run` and the `kgrade` Jupyter kernel need beside the binary.
-RUN_TARGETS := $(EMU_LIB) $(NUMBA_FRONT_END) $(RUN_SITE)
+RUN_TARGETS := $(EMU_LIB) $(REMOTE_LIB) $(NUMBA_FRONT_END) $(RUN_SITE)
 
 .PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-python test-integration test-full \
         test-references test-notebooks test-gpu test-fuzz run test-browser screenshots bench calibrate web \
@@ -231,6 +240,11 @@ $(EMU_LIB): $(EMU_OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,--no-undefined -o $@ $^ $(EMU_LIBS)
 
+$(REMOTE_LIB): $(REMOTE_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,--no-undefined -o $@ $^ -lpthread
+
 $(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC ASAN $<"
@@ -278,6 +292,9 @@ $(BUILD)/corpus/%.ptx: tests/corpus/%.cu
 	$(Q)$(CUDA_HOME)/bin/nvcc -arch=sm_90 -ptx -std=c++17 -lineinfo -o $@ $<
 
 $(BUILD)/tests/gpu/test_corpus: $(CORPUS_PTX)
+
+# It runs children whose driver is the remote driver's client.
+$(BUILD)/tests/gpu/test_remote_driver: $(REMOTE_LIB)
 
 # The GPU test of the published tables' orderings links the calibration's tables.
 $(BUILD)/tests/gpu/test_literature: tests/gpu/test_literature.c $(CALIB_OBJ) $(OBJ) $(wildcard tests/gpu/*.h)

@@ -310,6 +310,21 @@ void driver_timeline_copy(struct CUctx_st *ctx, CUstream stream, uint64_t dst, u
                           uint64_t bytes, bool synchronous);
 /* A memset of `bytes` of device memory on `stream`, at the memory's write rate. */
 void driver_timeline_memset(struct CUctx_st *ctx, CUstream stream, uint64_t bytes);
+/* A copy between device memory and a buffer of the host made in parts, as
+ * the remote driver's server (remote_server_copy.c) makes one through its
+ * window: each part is checked (the stream, the range inside one
+ * allocation of the current context) and moved without time, then the
+ * whole copy (or what was made of it) is placed once on the timeline, as
+ * one copy of `bytes` would be. Each takes the lock. */
+CUresult driver_copy_part(CUstream stream, CUdeviceptr device, void *host, size_t bytes,
+                          bool to_device);
+CUresult driver_copy_charge(CUstream stream, CUdeviceptr device, const void *host, size_t bytes,
+                            bool to_device, bool synchronous);
+/* CUDA_ERROR_INVALID_VALUE unless [address, address + bytes) lies inside
+ * one allocation the current context made itself (not page-locked host
+ * memory, which every context's table holds): what a remote client may
+ * name. Nothing to check when `bytes` is 0. Takes the lock. */
+CUresult driver_own_range_check(CUdeviceptr address, size_t bytes);
 /* Milliseconds of a timeline interval. */
 double driver_timeline_ms(int64_t interval);
 /* The most threads a block of `function` may have: its .maxntid

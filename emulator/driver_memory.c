@@ -270,6 +270,45 @@ EMU_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
     return memory_unified(dst, src, ByteCount, NULL, true);
 }
 
+/* --------------------------------------------- copies made in parts */
+
+CUresult driver_own_range_check(CUdeviceptr address, size_t bytes)
+{
+    struct CUctx_st *ctx;
+    CUresult rc = driver_enter(&ctx, DRIVER_IGNORE_STICKY);
+    struct emu_range range;
+    if (rc == CUDA_SUCCESS && bytes > 0 &&
+        (!emu_memory_find(ctx->memory, address, bytes, &range) || range.kind == EMU_ALLOC_HOST))
+        rc = CUDA_ERROR_INVALID_VALUE;
+    return driver_leave(rc);
+}
+
+CUresult driver_copy_part(CUstream stream, CUdeviceptr device, void *host, size_t bytes,
+                          bool to_device)
+{
+    struct CUctx_st *ctx;
+    CUresult rc = memory_begin(stream, &ctx);
+    if (rc == CUDA_SUCCESS)
+        rc = memory_range_check(ctx, device, bytes);
+    if (rc == CUDA_SUCCESS && to_device)
+        emu_host_copy(memory_host(device), host, bytes);
+    else if (rc == CUDA_SUCCESS)
+        emu_host_copy(host, memory_host(device), bytes);
+    return driver_leave(rc);
+}
+
+CUresult driver_copy_charge(CUstream stream, CUdeviceptr device, const void *host, size_t bytes,
+                            bool to_device, bool synchronous)
+{
+    struct CUctx_st *ctx;
+    CUresult rc = memory_begin(stream, &ctx);
+    uint64_t host_address = (uintptr_t)host;
+    if (rc == CUDA_SUCCESS && bytes > 0)
+        driver_timeline_copy(ctx, stream, to_device ? device : host_address,
+                             to_device ? host_address : device, bytes, synchronous);
+    return driver_leave(rc);
+}
+
 /* -------------------------------------------------------------- memsets */
 
 /* Fills `bytes` at `dst` with copies of the `width`-byte `element`: with

@@ -144,6 +144,21 @@ int kgemu_guard(unsigned long long base, unsigned long long head, unsigned long 
  * with no current context. */
 int kgemu_device_time(double *milliseconds);
 
+/* The remote driver's server (emulator/README.md, "The remote driver"):
+ * serves the driver calls of one client, a program whose CUDA driver is
+ * build/emulator/remote/libcuda.so.1, arriving on the connected stream
+ * socket `fd`, on the calling thread, until the client closes it. The
+ * client gets a context of its own, made here and pushed on the calling
+ * thread, and reaches nothing else: every request is checked, host data
+ * moves only through a shared-memory window made here. The context stays
+ * current when this returns, so the caller reads kgemu_device_time for the
+ * client's work, then destroys it (cuCtxDestroy of cuCtxGetCurrent).
+ * Returns 0 when the client closed the socket between requests,
+ * CUDA_ERROR_INVALID_VALUE when it broke the protocol (its context is made
+ * all the same), or the error that kept the session from starting
+ * (CUDA_ERROR_OPERATING_SYSTEM: the socket or the window; no context). */
+int kgemu_serve(int fd);
+
 /* Copies the last fault of the current context to `fault`. Returns 1 when
  * there was one, 0 when there was none or there is no current context. */
 int kgemu_last_fault(struct kgemu_fault *fault);

@@ -1,0 +1,97 @@
+/*
+ * Internal to emulator/: the remote driver's server (kgemu_serve), which
+ * serves one client's driver calls on this library's own entry points.
+ *
+ * A session is one client: its socket, the window it shares with it, and
+ * the context made for it at the handshake, which is the only context the
+ * client ever names. The client's context stack is counted here (every
+ * entry is that context), never the serving thread's, so the client can
+ * reach no other context of the process. Every handle and device pointer
+ * the client names is checked to be its context's before a call is made
+ * with it; the entry points check the rest (sizes, kinds, sticky faults).
+ * Nothing the client sends is a pointer the server dereferences: host data
+ * is only ever in the window, whose bytes are copied out before they are
+ * parsed, since the client may change them at any moment.
+ */
+#ifndef KGRADE_EMULATOR_REMOTE_SERVER_H
+#define KGRADE_EMULATOR_REMOTE_SERVER_H
+
+#include "driver.h"
+#include "remote_protocol.h"
+
+struct remote_link; /* remote_server_modules.c */
+
+struct remote_session {
+    int fd;
+    unsigned char *window; /* shared with the client: read it once, trust none of it */
+    size_t window_bytes;
+    CUcontext context; /* the client's, current on the serving thread */
+    int depth;         /* the client's context stack */
+    bool initialized;  /* the client called cuInit */
+    bool broken;       /* the client broke the protocol: the session ends */
+    unsigned char *in; /* the request's inline bytes (REMOTE_INLINE_MAX) */
+    unsigned char *out;
+    struct remote_link *links[REMOTE_LINKS_MAX];
+};
+
+/* A handler makes one call for the request and fills the reply's values
+ * (reply->arg, inline bytes in s->out); it returns the call's CUresult.
+ * One that talks with the client further (a copy in chunks) sets
+ * s->broken when the client breaks off. */
+typedef CUresult (*remote_handler)(struct remote_session *s, const struct remote_message *req,
+                                   struct remote_message *reply);
+
+/* What a request needs before its call is made. */
+enum remote_needs {
+    REMOTE_NEEDS_NOTHING = 0,
+    REMOTE_NEEDS_INIT = 1,    /* the client's cuInit: else CUDA_ERROR_NOT_INITIALIZED */
+    REMOTE_NEEDS_CONTEXT = 3, /* and a current context: else CUDA_ERROR_INVALID_CONTEXT */
+};
+
+struct remote_call {
+    remote_handler handler;
+    enum remote_needs needs;
+};
+
+/* The handlers of each request, indexed by enum remote_op (NULL: none). */
+extern const struct remote_call remote_calls[REMOTE_OPS];
+
+/* CUDA_ERROR_INVALID_HANDLE unless `handle` is a live handle of `kind` that
+ * the session's context owns. */
+CUresult remote_owned(const struct remote_session *s, enum driver_kind kind, uint64_t handle);
+/* A stream the client may name: 0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD,
+ * or one of its context's. */
+CUresult remote_stream_owned(const struct remote_session *s, uint64_t stream);
+/* Puts `text` (NUL-terminated, at most REMOTE_STRING_MAX bytes counted)
+ * in the reply's inline bytes, its terminator included. */
+void remote_reply_string(struct remote_session *s, struct remote_message *reply, const char *text);
+
+/* The copies (remote_server_copy.c). */
+CUresult remote_memcpy_htod(struct remote_session *s, const struct remote_message *req,
+                            struct remote_message *reply);
+CUresult remote_memcpy_dtoh(struct remote_session *s, const struct remote_message *req,
+                            struct remote_message *reply);
+
+/* Links, modules, functions and launches (remote_server_modules.c). */
+CUresult remote_link_create(struct remote_session *s, const struct remote_message *req,
+                            struct remote_message *reply);
+CUresult remote_link_add_data(struct remote_session *s, const struct remote_message *req,
+                              struct remote_message *reply);
+CUresult remote_link_complete(struct remote_session *s, const struct remote_message *req,
+                              struct remote_message *reply);
+CUresult remote_link_destroy(struct remote_session *s, const struct remote_message *req,
+                             struct remote_message *reply);
+CUresult remote_module_load(struct remote_session *s, const struct remote_message *req,
+                            struct remote_message *reply);
+CUresult remote_module_get_function(struct remote_session *s, const struct remote_message *req,
+                                    struct remote_message *reply);
+CUresult remote_module_get_global(struct remote_session *s, const struct remote_message *req,
+                                  struct remote_message *reply);
+CUresult remote_func_params(struct remote_session *s, const struct remote_message *req,
+                            struct remote_message *reply);
+CUresult remote_launch(struct remote_session *s, const struct remote_message *req,
+                       struct remote_message *reply);
+/* Destroys the links the client left. */
+void remote_links_release(struct remote_session *s);
+
+#endif

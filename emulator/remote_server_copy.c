@@ -1,0 +1,71 @@
+/*
+ * The remote driver's copies between the client's host memory and its
+ * device memory, through the window (remote_protocol.h): in chunks of the
+ * window's size, the server answering REMOTE_MORE after each chunk but
+ * the last and the client answering REMOTE_CHUNK once it has filled the
+ * window with the next (to the device) or taken the last out (from it).
+ *
+ * The whole copy is checked before its first chunk moves (the client's
+ * stream, a range inside one allocation of its context), and it takes
+ * its modeled time once, as the one copy the client asked for (the
+ * window is pageable host memory, as the client's buffer is): chunks
+ * change neither the copies counted nor their time. A client that breaks
+ * off is charged for what it moved.
+ */
+#include "remote_server.h"
+
+static CUresult copy_check(const struct remote_session *s, CUdeviceptr device, size_t bytes,
+                           uint64_t stream)
+{
+    CUresult rc = remote_stream_owned(s, stream);
+    return rc == CUDA_SUCCESS ? driver_own_range_check(device, bytes) : rc;
+}
+
+/* After a chunk but the last: REMOTE_MORE, then the client's REMOTE_CHUNK. */
+static bool copy_next(struct remote_session *s)
+{
+    struct remote_message more = {.op = REMOTE_MORE}, next;
+    if (remote_send(s->fd, &more, NULL) && remote_receive(s->fd, &next, s->in) &&
+        next.op == REMOTE_CHUNK)
+        return true;
+    s->broken = true;
+    return false;
+}
+
+/* Moves `bytes` between `device` and the client, chunk by chunk, then
+ * charges what moved. */
+static CUresult copy(struct remote_session *s, CUdeviceptr device, size_t bytes, uint64_t stream,
+                     bool synchronous, bool to_device)
+{
+    CUresult rc = copy_check(s, device, bytes, stream);
+    CUstream st = (CUstream)(uintptr_t)stream;
+    size_t done = 0;
+    while (rc == CUDA_SUCCESS && done < bytes) {
+        if (done > 0 && !copy_next(s))
+            break;
+        size_t chunk = bytes - done < s->window_bytes ? bytes - done : s->window_bytes;
+        rc = driver_copy_part(st, device + done, s->window, chunk, to_device);
+        if (rc == CUDA_SUCCESS)
+            done += chunk;
+    }
+    if (done > 0)
+        driver_copy_charge(st, device, s->window, done, to_device, synchronous);
+    return rc;
+}
+
+/* 0: the device pointer, 1: bytes, 2: the stream, 3: synchronous (the
+ * call without Async). The client has put the first chunk in the window. */
+CUresult remote_memcpy_htod(struct remote_session *s, const struct remote_message *req,
+                            struct remote_message *reply)
+{
+    (void)reply;
+    return copy(s, req->arg[0], (size_t)req->arg[1], req->arg[2], req->arg[3] != 0, true);
+}
+
+/* The same; the last chunk is in the window when the reply comes. */
+CUresult remote_memcpy_dtoh(struct remote_session *s, const struct remote_message *req,
+                            struct remote_message *reply)
+{
+    (void)reply;
+    return copy(s, req->arg[0], (size_t)req->arg[1], req->arg[2], req->arg[3] != 0, false);
+}

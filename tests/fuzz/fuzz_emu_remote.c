@@ -1,0 +1,133 @@
+/*
+ * Fuzz target (libFuzzer): the remote driver's server (kgemu_serve,
+ * emulator/remote_server*.c) decoding a client's requests. The input is
+ * a sequence of requests, each a struct remote_message and its inline
+ * bytes; a client thread sends them one by one after cuInit and its
+ * context (so that the calls are reached, not only their checks), reads
+ * each reply, and keeps the handles and pointers the replies give: an
+ * argument of HANDLE_BASE + i is replaced by the i-th reply's first value,
+ * so that inputs can chain an allocation to a copy, a module to its
+ * function and a launch. A message of op 0 (which names no request) is
+ * not sent: its inline bytes are put in the window (module images, link
+ * inputs, a copy's data). Any request must be answered or end the session;
+ * never crash, hang, leak or touch what the client does not own.
+ *
+ * Sizes that would only make the fuzzer wait or run out of memory are
+ * cut: allocations to ALLOC_MAX, a launch's grid and blocks to LAUNCH_MAX.
+ */
+#include "emulator/driver.h"
+#include "emulator/remote_protocol.h"
+#include "fuzz_input.h"
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define HANDLES     16
+#define HANDLE_BASE 0xffff0000u
+#define ALLOC_MAX   (1u << 20)
+#define LAUNCH_MAX  4u
+
+struct fuzz_client {
+    int fd;
+    const uint8_t *data;
+    size_t size;
+    unsigned char *reply_data;
+    unsigned char *window;
+    size_t window_bytes;
+    uint64_t handles[HANDLES];
+    unsigned replies;
+};
+
+static void client_hello(struct fuzz_client *c)
+{
+    struct remote_message hello;
+    int window_fd = remote_receive_hello(c->fd, &hello);
+    if (window_fd < 0)
+        abort();
+    c->window_bytes = hello.arg[1];
+    c->window = mmap(NULL, c->window_bytes, PROT_WRITE, MAP_SHARED, window_fd, 0);
+    close(window_fd);
+    if (c->window == MAP_FAILED)
+        abort();
+}
+
+/* Sends one request and keeps its reply's first value; false when the
+ * server ended the session. */
+static bool client_call(struct fuzz_client *c, struct remote_message *req, const void *data)
+{
+    struct remote_message reply;
+    if (!remote_send(c->fd, req, data) || !remote_receive(c->fd, &reply, c->reply_data))
+        return false;
+    c->handles[c->replies++ % HANDLES] = reply.arg[0];
+    return true;
+}
+
+static bool client_simple(struct fuzz_client *c, enum remote_op op, uint64_t a0)
+{
+    struct remote_message req = {.op = (int32_t)op, .arg = {a0}};
+    return client_call(c, &req, NULL);
+}
+
+/* The sizes that only cost time or memory, cut. */
+static void client_tame(struct remote_message *req)
+{
+    if (req->op == REMOTE_MEM_ALLOC)
+        req->arg[0] %= ALLOC_MAX;
+    if (req->op != REMOTE_LAUNCH)
+        return;
+    for (int i = REMOTE_LAUNCH_GRID_XY; i <= REMOTE_LAUNCH_BLOCK_Z; i++)
+        req->arg[i] = (req->arg[i] & 0xffffffffu) % LAUNCH_MAX | (req->arg[i] >> 32) % LAUNCH_MAX
+                                                                     << 32;
+}
+
+static void *client_run(void *arg)
+{
+    struct fuzz_client *c = arg;
+    client_hello(c);
+    bool on = client_simple(c, REMOTE_INIT, 0) && client_simple(c, REMOTE_PRIMARY_RETAIN, 0) &&
+              client_simple(c, REMOTE_CTX_PUSH, c->handles[1]);
+    for (size_t at = 0; on && at + sizeof(struct remote_message) <= c->size;) {
+        struct remote_message req;
+        memcpy(&req, c->data + at, sizeof req);
+        at += sizeof req;
+        req.inline_bytes =
+            (uint32_t)(req.inline_bytes < c->size - at ? req.inline_bytes : c->size - at);
+        for (int i = 0; i < REMOTE_ARGS; i++)
+            if (req.arg[i] >= HANDLE_BASE && req.arg[i] < HANDLE_BASE + HANDLES)
+                req.arg[i] = c->handles[req.arg[i] - HANDLE_BASE];
+        client_tame(&req);
+        if (req.op == 0)
+            memcpy(c->window, c->data + at, req.inline_bytes);
+        else
+            on = client_call(c, &req, c->data + at);
+        at += req.inline_bytes;
+    }
+    shutdown(c->fd, SHUT_RDWR);
+    munmap(c->window, c->window_bytes);
+    return NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+        abort();
+    struct fuzz_client client = {.fd = sv[1], .data = data, .size = size};
+    client.reply_data = malloc(REMOTE_INLINE_MAX);
+    pthread_t thread;
+    if (client.reply_data == NULL || pthread_create(&thread, NULL, client_run, &client) != 0)
+        abort();
+    int rc = kgemu_serve(sv[0]);
+    shutdown(sv[0], SHUT_RDWR);
+    pthread_join(thread, NULL);
+    close(sv[0]);
+    close(sv[1]);
+    free(client.reply_data);
+    CUcontext session = NULL;
+    if (rc == CUDA_ERROR_OPERATING_SYSTEM || cuCtxGetCurrent(&session) != CUDA_SUCCESS ||
+        cuCtxDestroy(session) != CUDA_SUCCESS)
+        abort();
+    return 0;
+}
