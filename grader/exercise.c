@@ -506,12 +506,17 @@ static bool parse_numba(struct loader *ld, const struct exercise *e, json_t *v, 
 
 static bool parse_kernel(struct loader *ld, struct exercise *e, json_t *v, const char *field)
 {
-    static const char *const keys[] = {"name", "params", "signature", "numba", NULL};
+    static const char *const keys[] = {"name", "params", "signature", "numba", "alternative", NULL};
     struct exercise_kernel *k = &e->kernels[e->n_kernels];
     if (!json_is_object(v) || !only_keys(ld, v, field, keys) ||
         !get_name(ld, v, "name", field, k->name) ||
+        (json_object_get(v, "alternative") &&
+         !get_name(ld, v, "alternative", field, k->alternative)) ||
         !get_text(ld, v, "signature", field, k->signature, sizeof k->signature, false))
         return ld->failed ? false : fail(ld, field, "a kernel is an object");
+    if (strcmp(k->alternative, k->name) == 0)
+        return fail(ld, field, "'alternative' names another kernel of reference.cu than '%s'",
+                    k->name);
     json_t *params = json_object_get(v, "params");
     if (!json_is_array(params) || json_array_size(params) > EXERCISE_PARAMS_MAX)
         return fail(ld, field, "'params' must be an array of at most %d names",
@@ -531,6 +536,14 @@ static bool parse_kernel(struct loader *ld, struct exercise *e, json_t *v, const
         return false;
     e->n_kernels++;
     return true;
+}
+
+bool exercise_has_alternative(const struct exercise *exercise)
+{
+    for (int k = 0; k < exercise->n_kernels; k++)
+        if (exercise->kernels[k].alternative[0])
+            return true;
+    return false;
 }
 
 static int kernel_index(const struct exercise *e, const char *name)

@@ -91,7 +91,12 @@ struct exercise_kernel {
     int n_params;
     char params[EXERCISE_PARAMS_MAX][EXERCISE_NAME_MAX]; /* buffer or scalar names */
     char signature[EXERCISE_TEXT_MAX]; /* what the student must write, for messages */
-    bool has_numba;                    /* a Numba form is declared */
+    /* "" or a kernel of reference.cu with the same parameters that computes
+     * an answer also accepted (a histogram's bins in double precision): the
+     * reference's launches run a second time with it in this kernel's
+     * place, and an output passes when it matches either run's */
+    char alternative[EXERCISE_NAME_MAX];
+    bool has_numba; /* a Numba form is declared */
     struct exercise_numba numba;
 };
 
@@ -162,6 +167,9 @@ const char *exercise_numba_name(const struct exercise *exercise, const char *nam
 
 /* What the student must define, for messages: "tile_transpose(a, transposed)". */
 bool exercise_numba_form(const struct exercise *exercise, int k, char *out, size_t size);
+
+/* Whether a kernel of the exercise declares an alternative. */
+bool exercise_has_alternative(const struct exercise *exercise);
 
 /* The environment of size expressions for one case (sizes bound to values). */
 void exercise_env(const struct exercise *exercise, const struct exercise_case *c,

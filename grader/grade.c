@@ -88,8 +88,11 @@ enum grader_compile_status grade_compile_side(struct grading *g, int side, const
                                               size_t size, const char *file_name)
 {
     const char *names[EXERCISE_KERNELS_MAX];
-    for (int k = 0; k < g->exercise.n_kernels; k++)
-        names[k] = g->exercise.kernels[k].name;
+    for (int k = 0; k < g->exercise.n_kernels; k++) {
+        const struct exercise_kernel *kernel = &g->exercise.kernels[k];
+        names[k] =
+            side == SIDE_ALTERNATIVE && kernel->alternative[0] ? kernel->alternative : kernel->name;
+    }
     char arch[16];
     grade_arch(g, arch);
     const char *extra[] = {"-lineinfo", "-std=c++17"};
@@ -143,7 +146,7 @@ static enum load_outcome load_module(struct grading *g, int side, const char *pt
         char what[256];
         cuda_api_describe(api, rc, what, sizeof what);
         snprintf(error, size, "the %s kernel could not be loaded (%.60s): %.120s",
-                 side ? "student's" : "reference", what, log);
+                 side == SIDE_STUDENT ? "student's" : "reference", what, log);
         return LOAD_FAILED;
     }
     return LOADED;
@@ -245,6 +248,21 @@ static enum grader_verdict compile_student(struct grading *g, char *message, siz
     return GRADER_VERDICT_PASSED;
 }
 
+bool grade_compile_reference(struct grading *g, const char *source, size_t size, char *error,
+                             size_t error_size)
+{
+    int sides = exercise_has_alternative(&g->exercise) ? 2 : 1;
+    for (int i = 0; i < sides; i++) {
+        int side = i == 0 ? SIDE_REFERENCE : SIDE_ALTERNATIVE;
+        if (grade_compile_side(g, side, source, size, REFERENCE_FILE) != GRADER_COMPILE_OK) {
+            snprintf(error, error_size, "the reference does not compile: %.300s",
+                     g->compiled[side].message);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The reference's PTX: handed to the job, or compiled here from the
  * exercise's files (`files`, read when the request came without them). */
 static bool obtain_reference(struct grading *g, const struct grader_exercise_files *files,
@@ -252,11 +270,7 @@ static bool obtain_reference(struct grading *g, const struct grader_exercise_fil
 {
     if (g->request->reference)
         return reference_from_json(g, g->request->reference, message, size);
-    if (grade_compile_side(g, 0, files->reference, files->reference_size, REFERENCE_FILE) ==
-        GRADER_COMPILE_OK)
-        return true;
-    snprintf(message, size, "the reference does not compile: %.200s", g->compiled[0].message);
-    return false;
+    return grade_compile_reference(g, files->reference, files->reference_size, message, size);
 }
 
 static enum grader_verdict prepare_reference(struct grading *g,
@@ -271,7 +285,9 @@ static enum grader_verdict prepare_reference(struct grading *g,
         snprintf(message, size, "no CUDA context could be created");
         return GRADER_VERDICT_INTERNAL_ERROR;
     }
-    if (load_side(g, 0, message, size) != LOADED)
+    if (load_side(g, SIDE_REFERENCE, message, size) != LOADED ||
+        (exercise_has_alternative(&g->exercise) &&
+         load_side(g, SIDE_ALTERNATIVE, message, size) != LOADED))
         return GRADER_VERDICT_INTERNAL_ERROR;
     return grade_load_student(g, message, size);
 }
@@ -483,7 +499,7 @@ static enum grader_verdict judge_speed(struct grading *g, char *message, size_t 
 static void release(struct grading *g)
 {
     bool driver = !g->api.stuck; /* a stuck kernel: every unload would wait for it */
-    for (int side = 0; side < 2; side++) {
+    for (int side = 0; side < GRADE_SIDES; side++) {
         if (g->modules[side] && driver)
             g->api.cuModuleUnload(g->modules[side]);
         for (int k = 0; k < EXERCISE_KERNELS_MAX && driver; k++)
@@ -629,14 +645,10 @@ json_t *grader_reference_build(const char *definition, size_t definition_size,
     }
     if (exercise_parse(definition, definition_size, "exercise.json", &g->exercise, error,
                        error_size) &&
-        grade_open_device(g, error, error_size)) {
-        if (grade_compile_side(g, 0, reference, reference_size, REFERENCE_FILE) !=
-            GRADER_COMPILE_OK)
-            snprintf(error, error_size, "the reference does not compile: %.300s",
-                     g->compiled[0].message);
-        else if (!(built = reference_to_json(g)))
-            snprintf(error, error_size, "out of memory");
-    }
+        grade_open_device(g, error, error_size) &&
+        grade_compile_reference(g, reference, reference_size, error, error_size) &&
+        !(built = reference_to_json(g)))
+        snprintf(error, error_size, "out of memory");
     grading_free(g);
     return built;
 }

@@ -25,10 +25,11 @@
 struct run_buffer {
     const struct exercise_buffer *spec;
     size_t count, bytes;
-    CUdeviceptr base; /* the allocation */
-    CUdeviceptr data; /* base + GUARD_BYTES: what the kernel gets */
-    void *pristine;   /* inputs: as generated */
-    void *expected;   /* outputs: the reference's (the student's are read a part at a time) */
+    CUdeviceptr base;  /* the allocation */
+    CUdeviceptr data;  /* base + GUARD_BYTES: what the kernel gets */
+    void *pristine;    /* inputs: as generated */
+    void *expected;    /* outputs: the reference's (the student's are read a part at a time) */
+    void *alternative; /* outputs: the alternative side's, when the exercise has one */
 };
 
 /* The outcome of the student's side of one case. */
@@ -49,16 +50,21 @@ struct numba_side {
     CUmodule modules[EXERCISE_KERNELS_MAX];
 };
 
+/* The sides of a grading: the reference, the student's, and the
+ * reference's alternative (reference.cu with the exercise's alternative
+ * kernels in place of theirs; only when the exercise declares one). */
+enum { SIDE_REFERENCE, SIDE_STUDENT, SIDE_ALTERNATIVE, GRADE_SIDES };
+
 struct grading {
     const struct grader_request *request;
     struct exercise exercise;
     struct cuda_api api;
     CUcontext context;
-    CUmodule modules[2];                           /* 0: the reference, 1: the student's */
-    CUfunction functions[2][EXERCISE_KERNELS_MAX]; /* per side, per exercise kernel */
-    struct grader_compile_result compiled[2];
-    struct numba_side numba[2]; /* per side: the Numba form's, when it is one */
-    char version[17];           /* the exercise's (grader_exercise_files.version) */
+    CUmodule modules[GRADE_SIDES];
+    CUfunction functions[GRADE_SIDES][EXERCISE_KERNELS_MAX]; /* per side, per exercise kernel */
+    struct grader_compile_result compiled[GRADE_SIDES];
+    struct numba_side numba[GRADE_SIDES]; /* per side: the Numba form's, when it is one */
+    char version[17];                     /* the exercise's (grader_exercise_files.version) */
     uint64_t seed;
     bool assessment;                 /* graded at the assessment size */
     enum grader_timing timing;       /* SINGLE or REPEATED, AUTO resolved */
@@ -85,8 +91,9 @@ struct grading {
  * compiled for. */
 void grade_arch(const struct grading *g, char arch[16]);
 
-/* Compiles one side (0: the reference, 1: the student's) for the device,
- * finding the exercise's kernels by name. */
+/* Compiles one side (SIDE_REFERENCE, SIDE_STUDENT, SIDE_ALTERNATIVE) for
+ * the device, finding the exercise's kernels by name (the alternative's:
+ * a kernel's alternative where it declares one). */
 enum grader_compile_status grade_compile_side(struct grading *g, int side, const char *source,
                                               size_t size, const char *file_name);
 
@@ -113,8 +120,15 @@ bool grade_open_device(struct grading *g, char *error, size_t size);
  * device's architecture. False with a sentence. */
 bool reference_from_json(struct grading *g, const json_t *reference, char *error, size_t size);
 
-/* The reference side of `g`, compiled, as grader_reference_build gives it. */
+/* The reference side of `g`, compiled, as grader_reference_build gives it
+ * (with the alternative side's under "alternative" when the exercise
+ * declares one). */
 json_t *reference_to_json(const struct grading *g);
+
+/* Compiles reference.cu for the reference side, and for the alternative
+ * side when the exercise declares one; false with a sentence. */
+bool grade_compile_reference(struct grading *g, const char *source, size_t size, char *error,
+                             size_t error_size);
 
 /* Runs one case of sizes: the reference, then the student's kernels, the
  * guards and the comparison. `timed`: the case whose times are the result.

@@ -7,7 +7,8 @@
  * runs. Then the inputs are restored, the outputs poisoned (or zeroed), the
  * guard zones around every buffer (inside the same allocation) refilled,
  * and the student's launches run. Guards are checked, then outputs
- * compared. On the virtual GPU the timed case's student launches carry a
+ * compared (against the reference's alternative too, where the exercise
+ * declares one). On the virtual GPU the timed case's student launches carry a
  * modeled-time budget of (speed bar × the reference's time).
  */
 #include "grade_run.h"
@@ -105,7 +106,8 @@ static bool allocate(struct run *r)
             r->g->api.kgemu_guard(b->base, GUARD_BYTES, GUARD_BYTES);
         void **host = b->spec->is_output ? &b->expected : &b->pristine;
         *host = host_buffer(b->bytes);
-        if (!*host)
+        bool alternative = b->spec->is_output && exercise_has_alternative(&r->g->exercise);
+        if (!*host || (alternative && !(b->alternative = host_buffer(b->bytes))))
             return run_fail(r, "out of host memory for buffer '%s'", b->spec->name);
         struct rng_key key = {r->g->seed, (uint64_t)i};
         if (!b->spec->is_output &&
@@ -123,6 +125,7 @@ static void release(struct run *r)
             r->g->api.cuMemFree(b->base);
         free(b->pristine);
         free(b->expected);
+        free(b->alternative);
     }
     if (r->scratch_base && !r->g->api.stuck)
         r->g->api.cuMemFree(r->scratch_base);
@@ -303,25 +306,46 @@ void run_wipe(struct run *r)
     }
 }
 
-bool run_reference_once(struct run *r, bool keep_outputs, float *ms)
+/* One run of a side of kgrade's (the reference or its alternative). */
+static bool run_kgrade_side(struct run *r, int side, bool keep_outputs, float *ms)
 {
     if (!prepare_buffers(r))
         return run_fail(r, "cannot set up the device buffers");
-    CUresult rc = timed_launches(r, 0, 0, ms);
+    CUresult rc = timed_launches(r, side, 0, ms);
     if (!keep_outputs)
         run_wipe(r);
     if (rc == CUDA_SUCCESS)
         return true;
     char what[256];
     cuda_api_describe(&r->g->api, rc, what, sizeof what);
-    return run_fail(r, "the reference kernel failed (%s)", what);
+    return run_fail(r, "the %s kernel failed (%s)",
+                    side == SIDE_ALTERNATIVE ? "reference's alternative" : "reference", what);
 }
 
-/* The correctness run of the reference: its outputs saved on the host, its
- * answer wiped from the device. */
+bool run_reference_once(struct run *r, bool keep_outputs, float *ms)
+{
+    return run_kgrade_side(r, SIDE_REFERENCE, keep_outputs, ms);
+}
+
+/* The outputs of the side that just ran, saved on the host (in `expected`,
+ * or with `alternative` in `alternative`), then wiped from the device:
+ * kgrade's answers do not stay there. */
+static bool save_outputs(struct run *r, bool alternative)
+{
+    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
+        struct run_buffer *b = &r->buffers[i];
+        if (b->spec->is_output && r->g->api.cuMemcpyDtoH(alternative ? b->alternative : b->expected,
+                                                         r->current[i], b->bytes) != CUDA_SUCCESS)
+            return run_fail(r, "cannot read the reference's '%s'", b->spec->name);
+    }
+    run_wipe(r);
+    return true;
+}
+
+/* The correctness run of the reference, then of its alternative when the
+ * exercise has one: their outputs saved on the host. */
 static bool run_reference(struct run *r, bool timed)
 {
-    struct cuda_api *api = &r->g->api;
     float ms = 0;
     grade_phase(r->g, GRADER_PHASE_REFERENCE);
     double started = timing_now_seconds();
@@ -333,14 +357,12 @@ static bool run_reference(struct run *r, bool timed)
     if (timed)
         r->g->reference_ms = ms;
     r->g->case_reference_ms = ms;
-    for (int i = 0; i < r->g->exercise.n_buffers; i++) {
-        struct run_buffer *b = &r->buffers[i];
-        if (b->spec->is_output &&
-            api->cuMemcpyDtoH(b->expected, r->current[i], b->bytes) != CUDA_SUCCESS)
-            return run_fail(r, "cannot read the reference's '%s'", b->spec->name);
-    }
-    run_wipe(r); /* the reference's answer does not stay on the device */
-    return true;
+    if (!save_outputs(r, false))
+        return false;
+    if (!exercise_has_alternative(&r->g->exercise))
+        return true;
+    float ignored;
+    return run_kgrade_side(r, SIDE_ALTERNATIVE, true, &ignored) && save_outputs(r, true);
 }
 
 const char *run_buffer_name(const struct run *r, const struct run_buffer *b)
@@ -503,12 +525,12 @@ static void mismatch_message(const struct run_buffer *b, const char *name,
              c->mismatches, b->count, name, c->first_index, where, expected, actual);
 }
 
-/* Output buffer i of the student against the reference's, read from the
+/* Output buffer i of the student against `expected` (a side of kgrade's), read from the
  * device CHECK_PART_BYTES at a time into one reused host buffer: a whole
  * copy would be hundreds of MB more, touched once (at 100M elements, most
  * of the check's time went to the kernel clearing its pages). False when
  * the device cannot be read (r->error set). */
-static bool compare_output(struct run *r, int i, struct compare_result *c)
+static bool compare_with(struct run *r, int i, const void *expected, struct compare_result *c)
 {
     const struct run_buffer *b = &r->buffers[i];
     const struct exercise_check *check = &b->spec->check;
@@ -531,10 +553,28 @@ static bool compare_output(struct run *r, int i, struct compare_result *c)
         if (r->g->api.cuMemcpyDtoH(r->check_part, r->current[i] + first * size, n * size) !=
             CUDA_SUCCESS)
             return run_fail(r, "cannot read the output '%s'", b->spec->name);
-        compare_buffers_part((const unsigned char *)b->expected + first * size, r->check_part,
+        compare_buffers_part((const unsigned char *)expected + first * size, r->check_part,
                              b->spec->type, first, n, check->kind == CHECK_TOLERANCE ? &tol : NULL,
                              c);
     }
+    return true;
+}
+
+/* Output buffer i of the student against the reference's, and when that
+ * fails, against the alternative's (where the exercise has one): a match
+ * with either passes; a mismatch is reported against the reference's. */
+static bool compare_output(struct run *r, int i, struct compare_result *c)
+{
+    const struct run_buffer *b = &r->buffers[i];
+    if (!compare_with(r, i, b->expected, c))
+        return false;
+    if (c->mismatches == 0 || !b->alternative)
+        return true;
+    struct compare_result alternative;
+    if (!compare_with(r, i, b->alternative, &alternative))
+        return false;
+    if (alternative.mismatches == 0)
+        *c = alternative;
     return true;
 }
 

@@ -327,8 +327,8 @@ json_t *grader_numba_answer(const json_t *asked, const json_t *said, bool starte
 /* A Numba reference as a grade job is handed it, from the front end's
  * result for reference.py (`numba`, which must be "ok") and the C
  * reference built for the same device (`reference`, for its
- * architecture). NULL with a sentence when the result is not a compiled
- * reference. */
+ * architecture and its alternative, which it keeps). NULL with a
+ * sentence when the result is not a compiled reference. */
 json_t *grader_numba_reference(const json_t *numba, const json_t *reference, char *error,
                                size_t error_size);
 

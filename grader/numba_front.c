@@ -257,8 +257,12 @@ json_t *grader_numba_reference(const json_t *numba, const json_t *reference, cha
                                                  "ptx", json_string_value(text), "vectorized",
                                                  json_is_true(json_object_get(vectorized, name))));
     }
-    return json_pack("{s:O, s:s, s:o}", "arch", json_object_get(reference, "arch"), "language",
-                     "numba", "kernels", kernels);
+    json_t *built = json_pack("{s:O, s:s, s:o}", "arch", json_object_get(reference, "arch"),
+                              "language", "numba", "kernels", kernels);
+    json_t *alternative = json_object_get(reference, "alternative");
+    if (built && alternative)
+        json_object_set(built, "alternative", alternative);
+    return built;
 }
 
 void numba_side_free(struct numba_side *side)

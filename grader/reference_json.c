@@ -3,7 +3,9 @@
  * {"arch": "sm_90", "ptx": "…", "kernels": [{"entry": "…", "registers": N}]},
  * one entry per kernel of the exercise, in its order; or a Numba reference,
  * {"arch", "language": "numba", "kernels": [{"name", "entry", "registers",
- * "ptx", "vectorized"}]}, a module per kernel. Written where the
+ * "ptx", "vectorized"}]}, a module per kernel. Either carries, when the
+ * exercise declares alternatives, "alternative": reference.cu compiled with
+ * them in place, as a C reference is written. Written where the
  * reference is compiled, apart from any student's code; read back in the
  * job, which checks it against the exercise and its device before use.
  */
@@ -17,9 +19,10 @@
 #define ENTRY_NAME_MAX 4096
 #define REGISTERS_MAX  255
 
-json_t *reference_to_json(const struct grading *g)
+/* A side compiled from reference.cu, as JSON. */
+static json_t *c_side_to_json(const struct grading *g, int side)
 {
-    const struct grader_compile_result *r = &g->compiled[0];
+    const struct grader_compile_result *r = &g->compiled[side];
     char arch[16];
     grade_arch(g, arch);
     json_t *kernels = json_array();
@@ -32,6 +35,17 @@ json_t *reference_to_json(const struct grading *g)
             kernels, json_pack("{s:s, s:i}", "entry", r->lowered_names[k], "registers", registers));
     }
     return json_pack("{s:s, s:s, s:o}", "arch", arch, "ptx", r->ptx, "kernels", kernels);
+}
+
+json_t *reference_to_json(const struct grading *g)
+{
+    json_t *built = c_side_to_json(g, SIDE_REFERENCE);
+    if (built && exercise_has_alternative(&g->exercise) &&
+        json_object_set_new(built, "alternative", c_side_to_json(g, SIDE_ALTERNATIVE)) != 0) {
+        json_decref(built);
+        return NULL;
+    }
+    return built;
 }
 
 static char *copy_of(const char *text)
@@ -84,30 +98,29 @@ static bool numba_reference_from_json(struct grading *g, const json_t *kernels)
     return r->ptx != NULL;
 }
 
-bool reference_from_json(struct grading *g, const json_t *reference, char *error, size_t size)
+/* Whether a handed reference (or its alternative) was built for the
+ * device's architecture; else why. */
+static bool built_for_device(struct grading *g, const json_t *reference, char *error, size_t size)
 {
-    struct grader_compile_result *r = &g->compiled[0];
     const char *built_for = json_string_value(json_object_get(reference, "arch"));
-    const char *ptx = json_string_value(json_object_get(reference, "ptx"));
-    json_t *kernels = json_object_get(reference, "kernels");
     char arch[16];
     grade_arch(g, arch);
-    if (!built_for || strcmp(built_for, arch) != 0) {
-        snprintf(error, size, "the reference was built for %.16s, and the device is %s",
-                 built_for ? built_for : "no architecture", arch);
-        return false;
-    }
-    const char *language = json_string_value(json_object_get(reference, "language"));
-    if (language && strcmp(language, "numba") == 0) {
-        if (!numba_reference_from_json(g, kernels)) {
-            grader_compile_result_free(r);
-            numba_side_free(&g->numba[0]);
-            snprintf(error, size, "the Numba reference handed to the job is not valid");
-            return false;
-        }
-        r->status = GRADER_COMPILE_OK;
+    if (built_for && strcmp(built_for, arch) == 0)
         return true;
-    }
+    snprintf(error, size, "the reference was built for %.16s, and the device is %s",
+             built_for ? built_for : "no architecture", arch);
+    return false;
+}
+
+/* A side compiled from reference.cu: its PTX and one entry per kernel. */
+static bool c_side_from_json(struct grading *g, int side, const json_t *reference, char *error,
+                             size_t size)
+{
+    struct grader_compile_result *r = &g->compiled[side];
+    const char *ptx = json_string_value(json_object_get(reference, "ptx"));
+    json_t *kernels = json_object_get(reference, "kernels");
+    if (!built_for_device(g, reference, error, size))
+        return false;
     bool ok = ptx && ptx[0] && json_is_array(kernels) &&
               json_array_size(kernels) == (size_t)g->exercise.n_kernels &&
               compile_result_allocate_kernels(r, json_array_size(kernels));
@@ -122,4 +135,37 @@ bool reference_from_json(struct grading *g, const json_t *reference, char *error
     r->ptx_size = strlen(r->ptx);
     r->status = GRADER_COMPILE_OK;
     return true;
+}
+
+/* The reference side, C or Numba. */
+static bool reference_side_from_json(struct grading *g, const json_t *reference, char *error,
+                                     size_t size)
+{
+    struct grader_compile_result *r = &g->compiled[SIDE_REFERENCE];
+    const char *language = json_string_value(json_object_get(reference, "language"));
+    if (!language || strcmp(language, "numba") != 0)
+        return c_side_from_json(g, SIDE_REFERENCE, reference, error, size);
+    if (!built_for_device(g, reference, error, size))
+        return false;
+    if (!numba_reference_from_json(g, json_object_get(reference, "kernels"))) {
+        grader_compile_result_free(r);
+        numba_side_free(&g->numba[SIDE_REFERENCE]);
+        snprintf(error, size, "the Numba reference handed to the job is not valid");
+        return false;
+    }
+    r->status = GRADER_COMPILE_OK;
+    return true;
+}
+
+bool reference_from_json(struct grading *g, const json_t *reference, char *error, size_t size)
+{
+    if (!reference_side_from_json(g, reference, error, size))
+        return false;
+    if (!exercise_has_alternative(&g->exercise))
+        return true;
+    const json_t *alternative = json_object_get(reference, "alternative");
+    if (json_is_object(alternative))
+        return c_side_from_json(g, SIDE_ALTERNATIVE, alternative, error, size);
+    snprintf(error, size, "the reference handed to the job has no alternative");
+    return false;
 }

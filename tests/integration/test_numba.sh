@@ -232,6 +232,32 @@ expect "a reference.py that does not compile is kgrade's internal_error, never t
     "^vector-add: internal_error: the Numba reference does not compile" -- \
     grade --exercises "$TMP/like" --exercise vector-add --n 5000 "$TMP/add_jit.py"
 
+# A histogram's bins may be computed in float32 (reference.cu's histogram,
+# and reference.py) or in float64 (the course's Numba formula, which
+# divides a float32 by the integer nbins): exercise.json's "alternative"
+# (histogram_f64) runs the reference again the float64 way, and a histogram
+# equal to either passes. With seed 1, at n = 7,000,000, one element lies
+# within rounding of a bin edge: without the alternative (a copy of the
+# exercise without it) the course's formula is a wrong_answer there.
+mkdir -p "$TMP/no-alternative"
+cp -r exercises/histogram "$TMP/no-alternative/"
+jq 'del(.kernels[0].alternative)' exercises/histogram/exercise.json \
+    >"$TMP/no-alternative/histogram/exercise.json"
+edge=(--exercise histogram --seed 1 --n 7000000)
+course=exercises/histogram/solutions/passed__course_formula_float64.py
+expect "the course's float64 histogram differs from the float32 reference at the edge case" 1 \
+    "^histogram: wrong_answer: .*'histogram_out' are wrong" -- \
+    grade --exercises "$TMP/no-alternative" "${edge[@]}" "$course"
+expect "... and passes against the exercise's alternative" 0 "^histogram: passed: " -- \
+    grade "${edge[@]}" "$course"
+expect "... as the float32 form does" 0 "^histogram: passed: " -- \
+    grade "${edge[@]}" exercises/histogram/solutions/passed__global_atomics_grid_stride.py
+expect "... and a C kernel computing the bins in double precision" 0 "^histogram: passed: " -- \
+    grade "${edge[@]}" exercises/histogram/solutions/passed__double_precision.cu
+expect "... while one element missing is a wrong_answer in either precision" 1 \
+    "^histogram: wrong_answer: .*the first is \[4\]: expected 2016730, got 2016729" -- \
+    grade "${edge[@]}" exercises/histogram/solutions/wrong_answer__last_element_skipped.py
+
 # ---------------------------------------------------- a hostile module
 here=$(pwd)
 cat >"$TMP/snoop.py" <<PY

@@ -234,6 +234,32 @@ static void the_numba_form_is_read(void **state)
     }
 }
 
+/* A kernel's alternative: a C identifier other than the kernel's name. */
+static void the_alternative_is_read(void **state)
+{
+    (void)state;
+    const char *from = "\"kernels\": [{\"name\": \"step\", ";
+    char text[sizeof valid + 128];
+    const char *at = strstr(valid, from);
+    assert_non_null(at);
+    snprintf(text, sizeof text, "%.*s%s\"alternative\": \"step_f64\", %s", (int)(at - valid), valid,
+             from, at + strlen(from));
+    struct exercise e;
+    char error[512] = "";
+    if (!parse(text, &e, error))
+        fail_msg("%s", error);
+    assert_string_equal(e.kernels[0].alternative, "step_f64");
+    assert_true(exercise_has_alternative(&e));
+    assert_true(parse(valid, &e, error));
+    assert_string_equal(e.kernels[0].alternative, "");
+    assert_false(exercise_has_alternative(&e));
+    char with[96];
+    snprintf(with, sizeof with, "%s\"alternative\": \"step\", ", from);
+    refused_with(from, with, "'alternative' names another kernel of reference.cu than 'step'");
+    snprintf(with, sizeof with, "%s\"alternative\": \"step-2\", ", from);
+    refused_with(from, with, "'alternative' must be a C identifier");
+}
+
 static void the_folder_must_match_the_id(void **state)
 {
     (void)state;
@@ -320,6 +346,7 @@ int main(void)
         cmocka_unit_test(the_bundled_exercises_load),
         cmocka_unit_test(malformed_fields_are_named),
         cmocka_unit_test(the_numba_form_is_read),
+        cmocka_unit_test(the_alternative_is_read),
         cmocka_unit_test(the_folder_must_match_the_id),
         cmocka_unit_test(dates_are_read_and_checked),
         cmocka_unit_test(course_dates_are_read_and_checked),

@@ -252,6 +252,36 @@ static void test_wrong_output_in_a_later_part(void **state)
     free(device);
 }
 
+/* An exercise with an alternative: an output that equals the
+ * alternative's passes; one that equals neither is reported against the
+ * reference's, and one element of the alternative's mixed into the
+ * reference's output is wrong (each output is judged against one side). */
+static void test_an_output_may_match_the_alternative(void **state)
+{
+    struct fixture *f = *state;
+    float alternative[COUNT];
+    memcpy(alternative, f->expected, sizeof alternative);
+    alternative[3] = 99;
+    alternative[8] = 98;
+    f->r.buffers[0].alternative = alternative;
+    float *device = (float *)(void *)(f->device + GUARD_BYTES);
+    memcpy(device, alternative, sizeof alternative);
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_int_equal(f->out.verdict, GRADER_VERDICT_PASSED);
+    device[8] = f->expected[8];
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_int_equal(f->out.verdict, GRADER_VERDICT_WRONG_ANSWER);
+    assert_string_equal(f->out.message, "1 of 100 elements of 'c' are wrong; the first is [3]: "
+                                        "expected 0.75, got 99");
+    memcpy(device, f->expected, sizeof f->expected);
+    device[50] = -1;
+    f->out.verdict = GRADER_VERDICT_PASSED;
+    assert_true(run_check_student(&f->r, &f->out));
+    assert_int_equal(f->out.verdict, GRADER_VERDICT_WRONG_ANSWER);
+    assert_string_equal(f->out.message, "1 of 100 elements of 'c' are wrong; the first is [50]: "
+                                        "expected 12.5, got -1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +300,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_uint64_beyond_int64_is_its_digits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floats_stay_numbers_and_a_nan_is_text, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_an_output_may_match_the_alternative, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
