@@ -41,6 +41,9 @@ class EveryExerciseHasItsNumbaData(unittest.TestCase):
                 for kernel in exercise["kernels"]:
                     self.assertIn("numba", kernel, "kernel %s has no Numba form" % kernel["name"])
                 self.assertTrue(os.path.isfile(os.path.join(folder, "starter.py")))
+                # Numba submissions are judged and timed against a Numba reference
+                self.assertTrue(os.path.isfile(os.path.join(folder, "reference.py")),
+                                "no reference.py")
                 verdicts = {verdict_of(p) for p in solutions(exercise_id)}
                 for needed in ("passed", "wrong_answer", "memory_error"):
                     self.assertIn(needed, verdicts, "no %s__*.py" % needed)
