@@ -209,15 +209,16 @@ static enum load_outcome load_side(struct grading *g, int side, char *error, siz
     return loaded;
 }
 
-/* On the virtual GPU, every kernel of both sides compiled now, at once on
- * as many host threads (each runs at the assessed size, so even the
- * correctness cases run compiled): a Numba grading's two kernels cost the
- * time of the longer compile. */
-static void compile_both_sides(struct grading *g)
+/* On the virtual GPU, every kernel of every loaded side (the reference's,
+ * its alternative's, the student's) compiled now, at once on as many host
+ * threads (each runs at the assessed size, so even the correctness cases
+ * run compiled): a Numba grading's kernels cost the time of the longest
+ * compile. */
+static void compile_loaded_sides(struct grading *g)
 {
-    void *functions[2 * EXERCISE_KERNELS_MAX];
+    void *functions[GRADE_SIDES * EXERCISE_KERNELS_MAX];
     int n = 0;
-    for (int side = 0; side < 2; side++)
+    for (int side = 0; side < GRADE_SIDES; side++)
         for (int k = 0; k < g->exercise.n_kernels; k++)
             if (g->functions[side][k]) /* a side the caller loaded */
                 functions[n++] = g->functions[side][k];
@@ -296,7 +297,7 @@ enum grader_verdict grade_load_student(struct grading *g, char *message, size_t 
 {
     switch (load_side(g, 1, message, size)) {
     case LOADED:
-        compile_both_sides(g);
+        compile_loaded_sides(g);
         return GRADER_VERDICT_PASSED;
     case REFUSED: /* the student's own code: said as a compile error, never ours */
         return GRADER_VERDICT_COMPILE_ERROR;
