@@ -86,15 +86,17 @@ static void set_limits(const struct child_plan *p)
             fail(p, "setting a resource limit", errno);
 }
 
-/* The pipes to 0 (input), 1 (/dev/null), 2 (log), 3 (result); every
- * other descriptor closed at exec (the error pipe until then). */
+/* The pipes to 0 (input), 1 (/dev/null), 2 (log), 3 (result), the peer
+ * socket (if any) to SANDBOX_PEER_FD; every other descriptor closed at exec
+ * (the error pipe until then). All of them were raised above these numbers. */
 static void arrange_fds(const struct child_plan *p)
 {
     if (dup2(p->stdin_fd, 0) < 0 || dup2(p->stdout_fd, 1) < 0 || dup2(p->stderr_fd, 2) < 0 ||
-        dup2(p->result_fd, 3) < 0)
+        dup2(p->result_fd, 3) < 0 || (p->peer_fd >= 0 && dup2(p->peer_fd, SANDBOX_PEER_FD) < 0))
         fail(p, "arranging the job's descriptors", errno);
-    if (syscall(SYS_close_range, 4, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) != 0)
-        for (int fd = 4; fd < 65536; fd++)
+    int first = p->peer_fd >= 0 ? SANDBOX_PEER_FD + 1 : SANDBOX_PEER_FD;
+    if (syscall(SYS_close_range, first, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) != 0)
+        for (int fd = first; fd < 65536; fd++)
             if (fd != p->error_fd)
                 close(fd);
 }

@@ -180,7 +180,11 @@ static bool prepare(struct job_run *j)
     p->plan = &j->view;
     p->landlock_abi = landlock_abi_version();
     p->landlock_fd = landlock_build(&j->view, p->landlock_abi);
-    if (!seccomp_compile(job->real_gpu, &p->seccomp, error, sizeof error)) {
+    if (job->peer_fd >= 3 && (p->peer_fd = fcntl(job->peer_fd, F_DUPFD_CLOEXEC, 10)) < 0) {
+        fail_setup(j, "the job's peer socket could not be passed on", strerror(errno));
+        return false;
+    }
+    if (!seccomp_compile(job->real_gpu, p->peer_fd >= 0, &p->seccomp, error, sizeof error)) {
         fail_setup(j, error, "");
         return false;
     }
@@ -256,8 +260,8 @@ static void note_namespaces(struct sandbox_protections *a, int flags)
 
 static void close_child_ends(struct job_run *j)
 {
-    int *ends[] = {&j->plan.stdin_fd, &j->plan.stdout_fd, &j->plan.stderr_fd,  &j->plan.result_fd,
-                   &j->plan.error_fd, &j->plan.sync_fd,   &j->plan.landlock_fd};
+    int *ends[] = {&j->plan.stdin_fd, &j->plan.stdout_fd, &j->plan.stderr_fd,   &j->plan.result_fd,
+                   &j->plan.error_fd, &j->plan.sync_fd,   &j->plan.landlock_fd, &j->plan.peer_fd};
     for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
         if (*ends[i] >= 0) {
             close(*ends[i]);
@@ -492,7 +496,7 @@ bool sandbox_run(const struct sandbox_job *job, struct sandbox_outcome *outcome)
     struct job_run j = {.job = job, .out = outcome, .pidfd = -1, .sync_w = -1};
     j.input_w = j.result_r = j.log_r = j.error_r = -1;
     j.plan.stdin_fd = j.plan.stdout_fd = j.plan.stderr_fd = j.plan.result_fd = -1;
-    j.plan.error_fd = j.plan.sync_fd = j.plan.landlock_fd = -1;
+    j.plan.error_fd = j.plan.sync_fd = j.plan.landlock_fd = j.plan.peer_fd = -1;
     j.result.cap = job->limits.output_bytes;
     j.log.cap = job->limits.log_bytes;
     j.error.cap = ERROR_MAX;

@@ -44,6 +44,9 @@ struct sandbox_limits {
     size_t log_bytes;      /* kept of fd 2 */
 };
 
+/* The descriptor a job's peer socket has in the job (sandbox_job.peer_fd). */
+#define SANDBOX_PEER_FD 4
+
 /* Defaults for a grading job on the virtual GPU. */
 #define SANDBOX_DEFAULT_WALL_SECONDS 120.0
 #define SANDBOX_DEFAULT_MEMORY_BYTES (8ull << 30)
@@ -93,6 +96,12 @@ struct sandbox_job {
      * job's own PID namespace (ASan reads /proc/self/maps). The cgroup
      * limits, seccomp and Landlock stay. */
     bool relaxed_for_sanitizers;
+    /* A connected socket the job gets as SANDBOX_PEER_FD, with the calls
+     * that send and receive on a socket allowed on that descriptor only
+     * (passing descriptors included): a job and its peer, such as a
+     * program whose CUDA driver is the virtual GPU's remote client and the
+     * process serving it. None when below 3; the caller keeps its own. */
+    int peer_fd;
     sandbox_line_fn *on_line; /* may be NULL */
     void *context;
 };

@@ -206,6 +206,18 @@ static bool allow_narrow(scmp_filter_ctx ctx, bool gpu)
     return rc == 0;
 }
 
+/* Sending and receiving on the job's peer socket, and on no other
+ * descriptor (the job cannot make sockets on the virtual GPU anyway). */
+static bool allow_peer(scmp_filter_ctx ctx)
+{
+    static const int calls[] = {SCMP_SYS(sendto), SCMP_SYS(sendmsg), SCMP_SYS(recvfrom),
+                                SCMP_SYS(recvmsg)};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, calls[i], 1, arg_is(0, SANDBOX_PEER_FD));
+    return rc == 0;
+}
+
 /* The compiled program, read back from libseccomp's export. */
 static bool export_program(scmp_filter_ctx ctx, struct sock_fprog *prog)
 {
@@ -228,7 +240,7 @@ static bool export_program(scmp_filter_ctx ctx, struct sock_fprog *prog)
     return true;
 }
 
-bool seccomp_compile(bool gpu, struct sock_fprog *prog, char *error, size_t error_size)
+bool seccomp_compile(bool gpu, bool peer, struct sock_fprog *prog, char *error, size_t error_size)
 {
     memset(prog, 0, sizeof *prog);
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
@@ -237,6 +249,7 @@ bool seccomp_compile(bool gpu, struct sock_fprog *prog, char *error, size_t erro
               seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 &&
               allow_all(ctx, common_calls, sizeof common_calls / sizeof *common_calls) &&
               (!gpu || allow_all(ctx, gpu_calls, sizeof gpu_calls / sizeof *gpu_calls)) &&
+              (gpu || !peer || allow_peer(ctx)) && /* a GPU job may send anywhere */
               allow_narrow(ctx, gpu) && export_program(ctx, prog);
     if (ctx)
         seccomp_release(ctx);

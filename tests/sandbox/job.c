@@ -29,6 +29,10 @@
  *                        UNIX socket bound there: "link ok|REASON", "bind ok|REASON"
  *   pid                  getpid() on fd 3
  *   hostname             the host name on fd 3
+ *   peer                 send "ping" on fd 4 (the peer socket), receive the
+ *                        answer with recvmsg: "peer: ANSWER" or "peer failed: ERRNO"
+ *   peer-dup             the same on a duplicate of fd 4 (the sandbox should
+ *                        kill the job: only fd 4 may send and receive)
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -129,6 +133,23 @@ static int forbidden(const char *what)
     return execve("/usr/bin/true", argv, environ);
 }
 
+/* "ping" sent on fd, the answer received (recvmsg, as a descriptor would
+ * come) and told on fd 3. */
+static int ping(int fd)
+{
+    char answer[32] = "";
+    struct iovec iov = {.iov_base = answer, .iov_len = sizeof answer - 1};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    ssize_t n = send(fd, "ping", 4, MSG_NOSIGNAL);
+    if (n == 4)
+        n = recvmsg(fd, &msg, 0);
+    if (n < 0)
+        fprintf(result, "peer failed: %d\n", errno);
+    else
+        fprintf(result, "peer: %.*s\n", (int)n, answer);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "true";
@@ -139,6 +160,10 @@ int main(int argc, char **argv)
     setvbuf(result, NULL, _IOLBF, 0);
     if (strcmp(mode, "true") == 0)
         return 0;
+    if (strcmp(mode, "peer") == 0)
+        return ping(4);
+    if (strcmp(mode, "peer-dup") == 0)
+        return ping(dup(4));
     if (strcmp(mode, "echo") == 0) {
         char buf[4096];
         ssize_t n;

@@ -22,6 +22,7 @@
 #include "test_job_path.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -294,6 +296,41 @@ static void test_forbidden_calls_kill(void **state)
         expect_killed_by_seccomp(modes[i]);
 }
 
+/* A job given a peer socket talks over it as fd 4 (the answer waits in the
+ * socket before the job starts); a duplicate of it may not send, and a job
+ * without one may not either. */
+static void run_with_peer(const char *mode, int peer, struct sandbox_outcome *o)
+{
+    const char *argv[] = {job_path, mode, NULL}, *env[] = {NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .peer_fd = peer};
+    job.limits = quick_limits();
+    sandbox_run(&job, o);
+}
+
+static void test_a_peer_socket_is_fd_4_and_only_it_talks(void **state)
+{
+    (void)state;
+    int pair[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+    assert_int_equal(write(pair[0], "pong", 4), 4);
+    struct sandbox_outcome o;
+    run_with_peer("peer", pair[1], &o);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_string_equal(o.output, "peer: pong\n");
+    sandbox_outcome_free(&o);
+    char sent[8] = "";
+    assert_int_equal(read(pair[0], sent, sizeof sent), 4);
+    assert_memory_equal(sent, "ping", 4);
+    assert_int_equal(fcntl(pair[1], F_GETFD), FD_CLOEXEC); /* the caller's end stays its own */
+    run_with_peer("peer-dup", pair[1], &o);
+    assert_int_equal(o.end, SANDBOX_SIGNALED);
+    assert_int_equal(o.signal, SIGSYS);
+    sandbox_outcome_free(&o);
+    close(pair[0]);
+    close(pair[1]);
+    expect_killed_by_seccomp("peer"); /* no peer: fd 4 is no socket of its own */
+}
+
 static void test_exec_by_path_kills(void **state)
 {
     (void)state;
@@ -534,6 +571,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_the_job_is_alone),
         cmocka_unit_test(test_forbidden_calls_kill),
         cmocka_unit_test(test_exec_by_path_kills),
+        cmocka_unit_test(test_a_peer_socket_is_fd_4_and_only_it_talks),
         cmocka_unit_test(test_wall_clock_limit_kills_the_tree),
         cmocka_unit_test(test_a_line_can_move_the_deadline),
         cmocka_unit_test(test_cpu_limit),
