@@ -353,9 +353,9 @@ test: deps $(BUILD)/kgrade $(RUN_TARGETS) $(WEB_TARGETS) $(PY_TARGETS) $(UNIT_BI
       $(SANDBOX_JOB) $(GPU_BIN) $(BUILD)/calibrate $(FUZZ_BIN) fmt-check
 	@tests/run-tests.sh $(BUILD)
 
-test-unit: $(UNIT_BIN) $(EMU_UNIT_BIN) $(SANDBOX_JOB)
+test-unit: $(UNIT_BIN) $(EMU_UNIT_BIN) $(SANDBOX_JOB) $(EMU_LIB) $(REMOTE_LIB)
 	@tests/run-tests.sh $(BUILD) unit
-test-asan: $(UNIT_ASAN) $(EMU_UNIT_ASAN) $(SANDBOX_JOB)
+test-asan: $(UNIT_ASAN) $(EMU_UNIT_ASAN) $(SANDBOX_JOB) $(EMU_LIB) $(REMOTE_LIB)
 	@tests/run-tests.sh $(BUILD) asan
 test-web:
 	@tests/run-tests.sh $(BUILD) web
