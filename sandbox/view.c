@@ -359,7 +359,9 @@ static int make_mount_point(const struct view_entry *e)
         return symlink(e->link, e->target) == 0 || errno == EEXIST ? 0 : errno;
     if (e->kind == VIEW_DIR)
         return mkdir(e->target, 0755) == 0 || errno == EEXIST ? 0 : errno;
-    int fd = open(e->target, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+    /* read-only: a target two names lead to (one through "..") is already
+     * a read-only bind of the file the second time */
+    int fd = open(e->target, O_CREAT | O_RDONLY | O_CLOEXEC, 0644);
     if (fd < 0)
         return errno;
     close(fd);

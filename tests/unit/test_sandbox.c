@@ -191,6 +191,26 @@ static void test_host_files_are_out_of_sight(void **state)
     expect_exit("read", "/usr/include/stdio.h", "read failed: 2\n");
 }
 
+/* One file named twice, once through "..": both names lead to one place of
+ * the view, bound once already when the second comes (it was refused as
+ * the sandbox's setup failure, EACCES). */
+static void test_a_path_named_twice_is_shown_once(void **state)
+{
+    (void)state;
+    char self[PATH_MAX + 32], through_parent[PATH_MAX + 32];
+    snprintf(self, sizeof self, "%s/test_sandbox", here);
+    snprintf(through_parent, sizeof through_parent, "%s/../unit/test_sandbox", here);
+    const char *argv[] = {job_path, "read", self, NULL}, *env[] = {NULL};
+    const char *paths[] = {through_parent, self, NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .read_paths = paths};
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_string_equal(o.output, "read ok\n");
+    sandbox_outcome_free(&o);
+}
+
 /* A checkout in /tmp (as CI's) must stay visible under the job's own /tmp. */
 static void test_paths_under_tmp_are_visible(void **state)
 {
@@ -567,6 +587,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_only_tmp_is_writable),
         cmocka_unit_test(test_relaxed_for_sanitizers_shows_its_own_proc),
         cmocka_unit_test(test_paths_under_tmp_are_visible),
+        cmocka_unit_test(test_a_path_named_twice_is_shown_once),
         cmocka_unit_test(test_a_named_library_comes_with_what_it_needs),
         cmocka_unit_test(test_the_job_is_alone),
         cmocka_unit_test(test_forbidden_calls_kill),
