@@ -60,6 +60,7 @@ void grade_phase(struct grading *g, enum grader_phase phase)
         .assessed = phase != GRADER_PHASE_COMPILE && g->case_assessed,
         .reference_seconds = phase == GRADER_PHASE_STUDENT ? g->case_reference_seconds : 0,
         .expected_seconds = expected_seconds(g, phase),
+        .device_name = g->api.device_name,
     };
     if (g->request->progress)
         g->request->progress(g->request->progress_context, &p);
@@ -611,6 +612,12 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
 json_t *grader_verdict_json(const struct grader_request *request, enum grader_verdict verdict,
                             const char *message, bool compiled)
 {
+    return grader_verdict_json_on(request, verdict, message, compiled, NULL);
+}
+
+json_t *grader_verdict_json_on(const struct grader_request *request, enum grader_verdict verdict,
+                               const char *message, bool compiled, const char *device_name)
+{
     struct grading *g = grading_new(request, request->seed);
     char ignored[GRADER_MESSAGE_MAX];
     struct grader_exercise_files files;
@@ -619,8 +626,9 @@ json_t *grader_verdict_json(const struct grader_request *request, enum grader_ve
     if (!load_exercise(g, &files, ignored, sizeof ignored))
         snprintf(g->exercise.id, sizeof g->exercise.id, "%s", request->exercise);
     grader_exercise_files_free(&files);
-    snprintf(g->api.device_name, sizeof g->api.device_name,
-             "unknown (the job ended before it reported)");
+    snprintf(g->api.device_name, sizeof g->api.device_name, "%s",
+             device_name && device_name[0] ? device_name
+                                           : "unknown (the job ended before it reported)");
     g->compiled[1].status = compiled                                  ? GRADER_COMPILE_OK
                             : verdict == GRADER_VERDICT_COMPILE_ERROR ? GRADER_COMPILE_ERROR
                                                                       : GRADER_COMPILE_INTERNAL;

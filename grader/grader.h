@@ -200,6 +200,9 @@ struct grader_progress {
      * will take here, from the reference's measured speed (a student's
      * kernel as fast as the reference); 0 when not known yet. */
     double expected_seconds;
+    /* The device the grading runs on, as the grade JSON names it ("kgrade
+     * virtual H100 (emulated)"); "" before it is open. */
+    const char *device_name;
 };
 
 typedef void grader_progress_fn(void *context, const struct grader_progress *progress);
@@ -356,6 +359,11 @@ json_t *grader_course_parse(const char *text, size_t size, const char *id);
  * had compiled. The caller owns the result. */
 json_t *grader_verdict_json(const struct grader_request *request, enum grader_verdict verdict,
                             const char *message, bool compiled);
+
+/* The same, on the device a job named before it was stopped
+ * (grader_progress.device_name); NULL or "": not known. */
+json_t *grader_verdict_json_on(const struct grader_request *request, enum grader_verdict verdict,
+                               const char *message, bool compiled, const char *device_name);
 
 /* The sandbox limits an exercise sets for its jobs ("limits" in
  * exercise.json); 0 for each it leaves to the caller's defaults. */

@@ -46,7 +46,9 @@ static const char *step_of(enum grader_phase phase)
 /* One line per change of phase, case or run: {"phase", "case", "cases",
  * "what": "assessment, n = 100,000,000", "stage": "assessment" or
  * "correctness" (the kind of case), "sizes": "n = 100,000,000", and while
- * running "step" (whose run) and "expected_seconds" when known}. */
+ * running "step" (whose run) and "expected_seconds" when known; the
+ * compile's line says the "device", which a verdict the parent decides
+ * (a job stopped at its limit) names too}. */
 static void show_phase(struct progress *p, const struct grader_progress *g)
 {
     const char *name = job_phase_name(g->phase), *step = step_of(g->phase);
@@ -68,6 +70,8 @@ static void show_phase(struct progress *p, const struct grader_progress *g)
         json_object_set_new(line, "step", json_string(step));
     if (g->expected_seconds > 0)
         json_object_set_new(line, "expected_seconds", json_real(g->expected_seconds));
+    if (g->phase == GRADER_PHASE_COMPILE && g->device_name && g->device_name[0])
+        json_object_set_new(line, "device", json_string(g->device_name));
     write_line(p->out, line);
 }
 

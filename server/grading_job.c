@@ -60,6 +60,7 @@ static const char *const env_passed[] = {"KGEMU_", "CUDA_VISIBLE_DEVICES=", NULL
 struct follow {
     const struct grading_job *job;
     char phase[16];  /* the last phase the worker reported */
+    char device[96]; /* the device it said it grades on, printable ASCII; "" until then */
     json_t *final;   /* the "done" or "error" line */
     bool ran;        /* a run has begun: the compile is over */
     double run_ends; /* once it has: the job's seconds at which the run limit ends */
@@ -177,6 +178,18 @@ static double student_limit(struct follow *f, const json_t *line, double elapsed
     return f->student_limit;
 }
 
+/* The device a worker names, for a verdict decided here: kept only if it
+ * is printable ASCII that fits. */
+static void keep_device(struct follow *f, const char *device)
+{
+    size_t n = device ? strlen(device) : 0;
+    for (size_t i = 0; i < n; i++)
+        if (device[i] < 0x20 || device[i] > 0x7e)
+            return;
+    if (n > 0 && n < sizeof f->device)
+        memcpy(f->device, device, n + 1);
+}
+
 static double on_line(void *context, const char *text, size_t length, double elapsed)
 {
     struct follow *f = context;
@@ -192,6 +205,7 @@ static double on_line(void *context, const char *text, size_t length, double ela
         f->final = line;
         return 0;
     }
+    keep_device(f, json_string_value(json_object_get(line, "device")));
     if (strcmp(phase, "compiling") != 0 && !f->ran) {
         f->ran = true;
         f->run_ends = elapsed + f->job->limits.run_seconds;
@@ -309,7 +323,7 @@ static json_t *result_of(struct follow *f, const struct sandbox_outcome *o,
                                         : verdict_of_end(f, o, message, sizeof message);
     if (f->job->worker_died)
         *f->job->worker_died = worker_died(o);
-    return grader_verdict_json(f->job->request, *verdict, message, f->ran);
+    return grader_verdict_json_on(f->job->request, *verdict, message, f->ran, f->device);
 }
 
 /* Where the job's files are: the kgrade binary (executed, not shown), the
