@@ -103,6 +103,13 @@ enum job_work {
 void grading_job_limits(const struct grading_job *job, enum job_work work,
                         struct sandbox_limits *l);
 
+/* What a sandboxed Python with numba reads (glob patterns, NULL-ended):
+ * Python's folders and the libraries its extensions load (numpy's BLAS
+ * through the alternatives' links), then libNVVM and libdevice. The front
+ * end's view, and a numba program's on the remote driver
+ * (tests/unit/test_sandbox_remote.c). */
+extern const char *const numba_python_view[];
+
 /* The Numba front end's job (numba_job.c): the student's Numba source
  * (request->source, with the exercise given whole) compiled to PTX by
  * grader/numba_compile.py in the sandbox, for the reference's

@@ -27,16 +27,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PYTHON_DEFAULT  "/usr/bin/python3"
-#define FRONT_END_NAME  "numba_compile.py"
-#define SHIMS_NAME      "numba_shims.py" /* the front end's shims, beside it */
-#define VIEW_PATHS_MAX  64
-#define FRONT_END_PATHS "/usr/lib/python3*", "/usr/lib/*-linux-gnu", "/lib/*-linux-gnu"
+#define PYTHON_DEFAULT "/usr/bin/python3"
+#define FRONT_END_NAME "numba_compile.py"
+#define SHIMS_NAME     "numba_shims.py" /* the front end's shims, beside it */
+#define VIEW_PATHS_MAX 64
 
-/* Python's folders and the libraries its extensions load (numpy's BLAS
- * through the alternatives' links), then libNVVM and libdevice. */
-static const char *const view_patterns[] = {
-    FRONT_END_PATHS,
+const char *const numba_python_view[] = {
+    "/usr/lib/python3*",
+    "/usr/lib/*-linux-gnu",
+    "/lib/*-linux-gnu",
     "/etc/alternatives",
     KGRADE_CUDA_HOME "/lib64/libnvvm.so*",
     KGRADE_CUDA_HOME "/nvvm/libdevice",
@@ -117,8 +116,8 @@ static void front_end_view(const char *script, const char *shims, glob_t *found,
                            const char *paths[VIEW_PATHS_MAX])
 {
     int n = 0;
-    for (int i = 0; view_patterns[i]; i++)
-        glob(view_patterns[i], i ? GLOB_APPEND : 0, NULL, found);
+    for (int i = 0; numba_python_view[i]; i++)
+        glob(numba_python_view[i], i ? GLOB_APPEND : 0, NULL, found);
     for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - 3; i++)
         paths[n++] = found->gl_pathv[i];
     paths[n++] = script;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "sandbox/sandbox.h"
+#include "server/grading_job.h"
 #include "test_job_path.h"
 
 #include <dlfcn.h>
@@ -33,18 +34,6 @@
 #define PYTHON         "/usr/bin/python3"
 #define PROGRAM        "tests/numba/numba_remote_program.py"
 #define VIEW_PATHS_MAX 64
-
-/* What Python, numpy and numba read, and the folders the program reads
- * (itself, and grader/ for numba_compile.py's shims). */
-static const char *const view_patterns[] = {
-    "/usr/lib/python3*",
-    "/usr/lib/*-linux-gnu",
-    "/lib/*-linux-gnu",
-    "/etc/alternatives",
-    KGRADE_CUDA_HOME "/lib64/libnvvm.so*",
-    KGRADE_CUDA_HOME "/nvvm/libdevice",
-    NULL,
-};
 
 static char build_dir[PATH_MAX]; /* build/, from where the sandbox's test job is */
 
@@ -83,13 +72,15 @@ static bool numba_installed(void)
     return access(PYTHON, X_OK) == 0 && system(PYTHON " -c 'import numba' >/dev/null 2>&1") == 0;
 }
 
-/* The view: the patterns' matches, then the program's folders. */
+/* The view: what a sandboxed numba reads (the front end's view), then the
+ * folders the program reads (itself, and grader/ for numba_compile.py's
+ * shims). */
 static void job_view(glob_t *found, const char *paths[VIEW_PATHS_MAX], char program_dir[PATH_MAX],
                      char grader_dir[PATH_MAX])
 {
     int n = 0;
-    for (int i = 0; view_patterns[i]; i++)
-        glob(view_patterns[i], i ? GLOB_APPEND : 0, NULL, found);
+    for (int i = 0; numba_python_view[i]; i++)
+        glob(numba_python_view[i], i ? GLOB_APPEND : 0, NULL, found);
     for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - 3; i++)
         paths[n++] = found->gl_pathv[i];
     assert_non_null(realpath("tests/numba", program_dir));
