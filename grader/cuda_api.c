@@ -45,6 +45,14 @@ static bool look_up(struct cuda_api *api, char *error, size_t size)
     api->kgemu_set_time_budget = (int (*)(double))dlsym(api->library, "kgemu_set_time_budget");
     api->kgemu_guard = (int (*)(unsigned long long, unsigned long long, unsigned long long))dlsym(
         api->library, "kgemu_guard");
+    api->kgemu_serve_start =
+        (__typeof__(&kgemu_serve_start))dlsym(api->library, "kgemu_serve_start");
+    api->kgemu_served_stats =
+        (__typeof__(&kgemu_served_stats))dlsym(api->library, "kgemu_served_stats");
+    api->kgemu_served_copies =
+        (__typeof__(&kgemu_served_copies))dlsym(api->library, "kgemu_served_copies");
+    api->kgemu_serve_stop = (__typeof__(&kgemu_serve_stop))dlsym(api->library, "kgemu_serve_stop");
+    api->kgemu_hash = (__typeof__(&kgemu_hash))dlsym(api->library, "kgemu_hash");
     api->emulated = dlsym(api->library, "kgemu_is_virtual") != NULL;
     return true;
 }

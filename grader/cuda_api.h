@@ -82,6 +82,12 @@ struct cuda_api {
     int (*kgemu_compile_all)(void *const *functions, int count);
     int (*kgemu_set_time_budget)(double milliseconds);
     int (*kgemu_guard)(unsigned long long base, unsigned long long head, unsigned long long tail);
+    /* the served sessions of the host form (grader/host_form.h) */
+    __typeof__(&kgemu_serve_start) kgemu_serve_start;
+    __typeof__(&kgemu_served_stats) kgemu_served_stats;
+    __typeof__(&kgemu_served_copies) kgemu_served_copies;
+    __typeof__(&kgemu_serve_stop) kgemu_serve_stop;
+    __typeof__(&kgemu_hash) kgemu_hash;
 };
 
 /* Loads a driver as `choice` says and initializes it (cuInit, a device).

@@ -11,9 +11,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static const char *const numba_types[VALUE_TYPE_COUNT] = {"int16", "uint16", "int32",   "uint32",
-                                                          "int64", "uint64", "float32", "float64"};
-
 /* Appends to out (of `size`) at *used; false once it no longer fits. */
 static bool append(char *out, size_t size, size_t *used, const char *format, ...)
     __attribute__((format(printf, 4, 5)));
@@ -46,7 +43,7 @@ bool exercise_numba_signature(const struct exercise *e, int k, char *out, size_t
         enum value_type t = param_type(e, p);
         const char *dims = p->n_dims == 2 ? "[:, ::1]" : p->n_dims == 1 ? "[::1]" : "";
         ok = t < VALUE_TYPE_COUNT &&
-             append(out, size, &used, "%s%s%s", i ? ", " : "", numba_types[t], dims);
+             append(out, size, &used, "%s%s%s", i ? ", " : "", value_type_numpy_name(t), dims);
     }
     return ok && append(out, size, &used, ")");
 }

@@ -10,6 +10,7 @@
  * (the reference failing, memory running out) is internal_error.
  */
 #include "grade.h"
+#include "host_form.h"
 #include "kernel_params.h"
 #include "numba_front.h"
 #include "signature.h"
@@ -232,6 +233,8 @@ static enum grader_verdict compile_student(struct grading *g, char *message, siz
 {
     const struct grader_request *q = g->request;
     grade_phase(g, GRADER_PHASE_COMPILE);
+    if (host_form_requested(q))
+        return host_form_start(g, message, size);
     if (q->language == GRADER_LANGUAGE_NUMBA)
         return numba_student_side(g, message, size);
     const char *file = q->file_name ? q->file_name : GRADER_DEFAULT_FILE_NAME;
@@ -498,6 +501,20 @@ static enum grader_verdict judge_speed(struct grading *g, char *message, size_t 
     return GRADER_VERDICT_PASSED;
 }
 
+/* The speed's verdict; for the host form, its message says where the time
+ * went: the copies of the student's call against the reference's. */
+static enum grader_verdict judge_speed_and_copies(struct grading *g, char *message, size_t size)
+{
+    enum grader_verdict v = judge_speed(g, message, size);
+    if (!g->host || !g->host->timed_known || g->request->correctness_only)
+        return v;
+    size_t used = strlen(message);
+    char copies[GRADER_MESSAGE_MAX / 2];
+    host_copies_text(g->host, copies, sizeof copies);
+    snprintf(message + used, size - used, ": %s", copies);
+    return v;
+}
+
 static void release(struct grading *g)
 {
     bool driver = !g->api.stuck; /* a stuck kernel: every unload would wait for it */
@@ -512,6 +529,7 @@ static void release(struct grading *g)
     }
     if (g->context && driver)
         g->api.cuCtxDestroy(g->context);
+    host_form_stop(g);
     cuda_api_unload(&g->api);
     json_decref(g->diagnostics);
     output_capture_release(&g->output);
@@ -528,7 +546,12 @@ bool grade_open_device(struct grading *g, char *error, size_t size)
     const char *emulator = g->request->emulator;
     if (!emulator && cuda_api_emulator_path(beside, sizeof beside))
         emulator = beside;
-    return cuda_api_load(&g->api, choices[g->request->device], emulator, error, size);
+    /* the host form's jobs are served by the virtual GPU */
+    enum cuda_device_choice choice =
+        host_form_requested(g->request) && g->request->device == GRADER_DEVICE_AUTO
+            ? CUDA_DEVICE_EMULATOR
+            : choices[g->request->device];
+    return cuda_api_load(&g->api, choice, emulator, error, size);
 }
 
 /* The exercise of the request: given whole (a job in the sandbox, which
@@ -596,13 +619,13 @@ json_t *grader_grade(const struct grader_request *request, enum grader_verdict *
     json_t *cases = json_array();
     enum grader_verdict v = compile_student(g, message, sizeof message);
     bool compiled = v == GRADER_VERDICT_PASSED;
-    if (v == GRADER_VERDICT_PASSED)
+    if (v == GRADER_VERDICT_PASSED && !g->host)
         v = prepare_reference(g, &files, message, sizeof message);
     grader_exercise_files_free(&files);
     if (v == GRADER_VERDICT_PASSED)
         v = run_cases(g, cases, message, sizeof message);
     if (v == GRADER_VERDICT_PASSED)
-        v = judge_speed(g, message, sizeof message);
+        v = judge_speed_and_copies(g, message, sizeof message);
     *verdict = v;
     json_t *result = grade_json(g, v, message, cases, compiled);
     grading_free(g);

@@ -55,6 +55,8 @@ struct numba_side {
  * kernels in place of theirs; only when the exercise declares one). */
 enum { SIDE_REFERENCE, SIDE_STUDENT, SIDE_ALTERNATIVE, GRADE_SIDES };
 
+struct host_form; /* the host form's jobs and calls (host_form.h) */
+
 struct grading {
     const struct grader_request *request;
     struct exercise exercise;
@@ -85,6 +87,7 @@ struct grading {
     struct timing_stats student_runs, reference_runs; /* the repeated timing's; runs 0 if none */
     json_t *diagnostics;                              /* the fault's, at its line */
     struct output_capture output;                     /* the student's kernels' printf output */
+    struct host_form *host; /* a host form's grading (host_form.h); NULL: the kernel form */
 };
 
 /* "sm_90": the architecture of the opened device, which both sides are

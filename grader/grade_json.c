@@ -6,6 +6,7 @@
  * did not reach are null, never left out, so clients need no special case.
  */
 #include "grade.h"
+#include "host_form.h"
 #include "utf8.h"
 
 #include <inttypes.h>
@@ -220,6 +221,8 @@ json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *m
         "correctness", correctness, "performance", performance_json(g, verdict), "diagnostics",
         g->diagnostics, "output", "");
     json_object_set_new(result, "correctness_only", json_boolean(g->request->correctness_only));
+    json_object_set_new(result, "form",
+                        json_string(host_form_requested(g->request) ? "host" : "kernel"));
     char *output = output_capture_text(&g->output);
     if (output != NULL)
         json_object_set_new(result, "output", json_string(output));

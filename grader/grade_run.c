@@ -15,6 +15,7 @@
 
 #include "compare.h"
 #include "gpu_wait.h"
+#include "host_form.h"
 #include "kernel_params.h"
 
 #include <inttypes.h>
@@ -83,18 +84,32 @@ static bool allocate_scratch(struct run *r)
     return true;
 }
 
+bool run_host_buffer(struct run *r, int i)
+{
+    struct run_buffer *b = &r->buffers[i];
+    b->spec = &r->g->exercise.buffers[i];
+    b->count = (size_t)eval(r, b->spec->length);
+    b->bytes = b->count * value_type_bytes(b->spec->type);
+    r->g->case_bytes += (double)b->bytes;
+    void **host = b->spec->is_output ? &b->expected : &b->pristine;
+    if (!(*host = host_buffer(b->bytes)))
+        return run_fail(r, "out of host memory for buffer '%s'", b->spec->name);
+    struct rng_key key = {r->g->seed, (uint64_t)i};
+    if (!b->spec->is_output &&
+        !inputs_generate(b->pristine, b->spec->type, b->count, &b->spec->content, key, 0))
+        return run_fail(r, "cannot generate the inputs of '%s'", b->spec->name);
+    return true;
+}
+
 static bool allocate(struct run *r)
 {
     const struct exercise *e = &r->g->exercise;
-    r->g->case_bytes = 0;
     if (!allocate_scratch(r))
         return false;
     for (int i = 0; i < e->n_buffers; i++) {
         struct run_buffer *b = &r->buffers[i];
-        b->spec = &e->buffers[i];
-        b->count = (size_t)eval(r, b->spec->length);
-        b->bytes = b->count * value_type_bytes(b->spec->type);
-        r->g->case_bytes += (double)b->bytes;
+        if (!run_host_buffer(r, i))
+            return false;
         if (r->g->api.cuMemAlloc(&b->base, b->bytes + 2 * GUARD_BYTES) != CUDA_SUCCESS)
             return run_fail(r, "no device memory for buffer '%s' (%zu bytes)", b->spec->name,
                             b->bytes);
@@ -104,20 +119,14 @@ static bool allocate(struct run *r)
          * a GPU only lets the guards' contents show writes afterwards. */
         if (r->g->api.kgemu_guard)
             r->g->api.kgemu_guard(b->base, GUARD_BYTES, GUARD_BYTES);
-        void **host = b->spec->is_output ? &b->expected : &b->pristine;
-        *host = host_buffer(b->bytes);
         bool alternative = b->spec->is_output && exercise_has_alternative(&r->g->exercise);
-        if (!*host || (alternative && !(b->alternative = host_buffer(b->bytes))))
+        if (alternative && !(b->alternative = host_buffer(b->bytes)))
             return run_fail(r, "out of host memory for buffer '%s'", b->spec->name);
-        struct rng_key key = {r->g->seed, (uint64_t)i};
-        if (!b->spec->is_output &&
-            !inputs_generate(b->pristine, b->spec->type, b->count, &b->spec->content, key, 0))
-            return run_fail(r, "cannot generate the inputs of '%s'", b->spec->name);
     }
     return true;
 }
 
-static void release(struct run *r)
+void run_release(struct run *r)
 {
     for (int i = 0; i < r->g->exercise.n_buffers; i++) {
         struct run_buffer *b = &r->buffers[i];
@@ -525,24 +534,44 @@ static void mismatch_message(const struct run_buffer *b, const char *name,
              c->mismatches, b->count, name, c->first_index, where, expected, actual);
 }
 
-/* Output buffer i of the student against `expected` (a side of kgrade's), read from the
- * device CHECK_PART_BYTES at a time into one reused host buffer: a whole
- * copy would be hundreds of MB more, touched once (at 100M elements, most
- * of the check's time went to the kernel clearing its pages). False when
- * the device cannot be read (r->error set). */
-static bool compare_with(struct run *r, int i, const void *expected, struct compare_result *c)
+/* Part [first, first + n) of the student's output buffer i: from
+ * `actual` (host memory) when given, else read from the device into
+ * r->check_part. NULL when the device cannot be read (r->error set). */
+static const void *student_part(struct run *r, int i, const void *actual, size_t first, size_t n)
+{
+    const struct run_buffer *b = &r->buffers[i];
+    size_t size = value_type_bytes(b->spec->type);
+    if (actual)
+        return (const unsigned char *)actual + first * size;
+    if (r->g->api.cuMemcpyDtoH(r->check_part, r->current[i] + first * size, n * size) !=
+        CUDA_SUCCESS) {
+        run_fail(r, "cannot read the output '%s'", b->spec->name);
+        return NULL;
+    }
+    return r->check_part;
+}
+
+/* Output buffer i of the student (`actual`, or on the device) against
+ * `expected` (a side of kgrade's), read from the device CHECK_PART_BYTES at
+ * a time into one reused host buffer: a whole copy would be hundreds of MB
+ * more, touched once (at 100M elements, most of the check's time went to
+ * the kernel clearing its pages). False when the device cannot be read
+ * (r->error set). */
+static bool compare_with(struct run *r, int i, const void *expected, const void *actual,
+                         struct compare_result *c)
 {
     const struct run_buffer *b = &r->buffers[i];
     const struct exercise_check *check = &b->spec->check;
     struct compare_tolerance tol = {check->atol, check->rtol};
     size_t size = value_type_bytes(b->spec->type);
     *c = (struct compare_result){0};
-    if (!r->check_part && !(r->check_part = malloc(CHECK_PART_BYTES)))
+    if (!actual && !r->check_part && !(r->check_part = malloc(CHECK_PART_BYTES)))
         return run_fail(r, "out of host memory to check the outputs");
     if (check->kind == CHECK_SCALAR) {
-        if (r->g->api.cuMemcpyDtoH(r->check_part, r->current[i], size) != CUDA_SUCCESS)
-            return run_fail(r, "cannot read the output '%s'", b->spec->name);
-        double v = b->spec->type == VALUE_F32 ? *(float *)r->check_part : *(double *)r->check_part;
+        const void *part = student_part(r, i, actual, 0, 1);
+        if (!part)
+            return false;
+        double v = b->spec->type == VALUE_F32 ? *(const float *)part : *(const double *)part;
         if (!compare_scalar(v, check->value, check->tolerance))
             *c = (struct compare_result){1, true, 0, check->value, v, 0, 0, 0};
         return true;
@@ -550,12 +579,11 @@ static bool compare_with(struct run *r, int i, const void *expected, struct comp
     size_t per_part = size ? CHECK_PART_BYTES / size : b->count; /* no type: all wrong, at once */
     for (size_t first = 0; first < b->count; first += per_part) {
         size_t n = b->count - first < per_part ? b->count - first : per_part;
-        if (r->g->api.cuMemcpyDtoH(r->check_part, r->current[i] + first * size, n * size) !=
-            CUDA_SUCCESS)
-            return run_fail(r, "cannot read the output '%s'", b->spec->name);
-        compare_buffers_part((const unsigned char *)expected + first * size, r->check_part,
-                             b->spec->type, first, n, check->kind == CHECK_TOLERANCE ? &tol : NULL,
-                             c);
+        const void *part = student_part(r, i, actual, first, n);
+        if (!part)
+            return false;
+        compare_buffers_part((const unsigned char *)expected + first * size, part, b->spec->type,
+                             first, n, check->kind == CHECK_TOLERANCE ? &tol : NULL, c);
     }
     return true;
 }
@@ -563,34 +591,37 @@ static bool compare_with(struct run *r, int i, const void *expected, struct comp
 /* Output buffer i of the student against the reference's, and when that
  * fails, against the alternative's (where the exercise has one): a match
  * with either passes; a mismatch is reported against the reference's. */
-static bool compare_output(struct run *r, int i, struct compare_result *c)
+static bool compare_output(struct run *r, int i, const void *actual, struct compare_result *c)
 {
     const struct run_buffer *b = &r->buffers[i];
-    if (!compare_with(r, i, b->expected, c))
+    if (!compare_with(r, i, b->expected, actual, c))
         return false;
     if (c->mismatches == 0 || !b->alternative)
         return true;
     struct compare_result alternative;
-    if (!compare_with(r, i, b->alternative, &alternative))
+    if (!compare_with(r, i, b->alternative, actual, &alternative))
         return false;
     if (alternative.mismatches == 0)
         *c = alternative;
     return true;
 }
 
-/* Compares every output; fills the case's JSON and, on a mismatch, the
- * verdict. False when an output cannot be read (r->error set). */
-static bool compare_outputs(struct run *r, struct case_outcome *out, json_t *entry)
+/* Compares every output on the device, or (`only` ≥ 0) only output
+ * `only`, the student's as `actual` in host memory; fills the case's JSON
+ * and, on a mismatch, the verdict. False when an output cannot be read
+ * (r->error set). */
+static bool compare_outputs(struct run *r, int only, const void *actual, struct case_outcome *out,
+                            json_t *entry)
 {
     uint64_t mismatches = 0;
     double max_error = 0;
     json_t *first = json_null();
     for (int i = 0; i < r->g->exercise.n_buffers; i++) {
         struct run_buffer *b = &r->buffers[i];
-        if (!b->spec->is_output)
+        if (!b->spec->is_output || (only >= 0 && i != only))
             continue;
         struct compare_result c;
-        if (!compare_output(r, i, &c)) {
+        if (!compare_output(r, i, actual, &c)) {
             json_decref(first);
             return false;
         }
@@ -656,7 +687,12 @@ bool run_check_student(struct run *r, struct case_outcome *out)
 {
     if (!guards_intact(r, out))
         return true;
-    return compare_outputs(r, out, out->json);
+    return compare_outputs(r, -1, NULL, out, out->json);
+}
+
+bool run_check_returned(struct run *r, int i, const void *actual, struct case_outcome *out)
+{
+    return compare_outputs(r, i, actual, out, out->json);
 }
 
 /* The repeated protocol of a real GPU, unless the one run was decisive:
@@ -695,14 +731,9 @@ static bool run_student(struct run *r, bool timed, struct case_outcome *out)
     return true;
 }
 
-bool grade_case(struct grading *g, const struct exercise_case *c, bool timed,
-                struct case_outcome *out, char *error, size_t error_size)
+void run_begin(struct run *r, struct grading *g, const struct exercise_case *c,
+               struct case_outcome *out, char *error, size_t error_size)
 {
-    struct run *r = calloc(1, sizeof *r);
-    if (!r) {
-        snprintf(error, error_size, "out of host memory");
-        return false;
-    }
     r->g = g;
     r->c = c;
     r->error = error;
@@ -713,11 +744,30 @@ bool grade_case(struct grading *g, const struct exercise_case *c, bool timed,
     out->json = json_object();
     sizes_json(r, out->json);
     set_scalars(r);
-    grade_phase(g, GRADER_PHASE_INPUTS);
-    bool ok = allocate(r) && run_reference(r, timed) && run_student(r, timed, out);
+    g->case_bytes = 0;
+}
+
+void run_end(struct run *r, bool ok, struct case_outcome *out)
+{
     if (ok && out->verdict != GRADER_VERDICT_PASSED && !json_object_get(out->json, "passed"))
         json_object_set_new(out->json, "passed", json_false());
-    release(r);
+    run_release(r);
     free(r);
+}
+
+bool grade_case(struct grading *g, const struct exercise_case *c, bool timed,
+                struct case_outcome *out, char *error, size_t error_size)
+{
+    if (g->host)
+        return host_case(g, c, timed, out, error, error_size);
+    struct run *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(error, error_size, "out of host memory");
+        return false;
+    }
+    run_begin(r, g, c, out, error, error_size);
+    grade_phase(g, GRADER_PHASE_INPUTS);
+    bool ok = allocate(r) && run_reference(r, timed) && run_student(r, timed, out);
+    run_end(r, ok, out);
     return ok;
 }

@@ -25,6 +25,28 @@ struct run {
     size_t error_size;
 };
 
+/* A case begun: `r` (zeroed) bound to the grading, the case and `error`,
+ * `out` passed so far with the case's JSON ({"sizes"}), the scalars set.
+ * run_end releases the buffers and `r` (malloc'ed), and marks a case that
+ * did not pass ("passed": false) when `ok` (the grader did not fail). */
+void run_begin(struct run *r, struct grading *g, const struct exercise_case *c,
+               struct case_outcome *out, char *error, size_t error_size);
+void run_end(struct run *r, bool ok, struct case_outcome *out);
+
+/* Buffer i's host side: its length, its host memory (`pristine` for an
+ * input, `expected` for an output) and, for an input, its values generated
+ * from the grading's seed (the same for every form and side). False with
+ * r->error set. */
+bool run_host_buffer(struct run *r, int i);
+/* The buffers' device and host memory released. */
+void run_release(struct run *r);
+
+/* The student's output i, returned in host memory (`actual`: the host
+ * form), against the reference's (`expected`): the case's JSON and, on a
+ * mismatch, the verdict, as for the kernel form. False when the grader
+ * itself failed (r->error set). */
+bool run_check_returned(struct run *r, int i, const void *actual, struct case_outcome *out);
+
 /* Writes the grader's own failure to r->error; returns false. */
 bool run_fail(struct run *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
 

@@ -25,6 +25,14 @@ enum value_type {
 static const char *const value_type_names[VALUE_TYPE_COUNT] = {"i16", "u16", "i32", "u32",
                                                                "i64", "u64", "f32", "f64"};
 
+/* numpy's and numba's name of a type: "float32", "int32". */
+static inline const char *value_type_numpy_name(enum value_type t)
+{
+    static const char *const names[VALUE_TYPE_COUNT] = {"int16", "uint16", "int32",   "uint32",
+                                                        "int64", "uint64", "float32", "float64"};
+    return t < VALUE_TYPE_COUNT ? names[t] : "?";
+}
+
 /* The type a name such as "f32" names; false when it names none. */
 static inline bool value_type_parse(const char *name, enum value_type *type)
 {

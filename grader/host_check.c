@@ -1,0 +1,164 @@
+/*
+ * What the host form judges of a call beyond its values (host_form.h):
+ * the provenance rule (the returned array is what the call copied back
+ * from the GPU, not what the host computed or brought back unchanged), and
+ * the calls' copies, for the speed's message and the grade JSON.
+ */
+#include "host_form.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The call's device-to-host copies, largest first, and its host-to-device
+ * ones. */
+struct call_copies {
+    struct kgemu_copy_record *all;
+    unsigned long long n;
+    struct kgemu_copy_record *back; /* DtoH, sorted by size, largest first */
+    unsigned long long n_back;
+    bool *used; /* per back */
+};
+
+static int larger_first(const void *a, const void *b)
+{
+    const struct kgemu_copy_record *x = a, *y = b;
+    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+}
+
+/* The call's records; false when out of memory or when some were not kept. */
+static bool read_copies(struct grading *g, struct host_job *job, const struct host_call_stats *call,
+                        struct call_copies *c)
+{
+    memset(c, 0, sizeof *c);
+    c->all = calloc(call->records + 1, sizeof *c->all);
+    c->back = calloc(call->records + 1, sizeof *c->back);
+    c->used = calloc(call->records + 1, sizeof *c->used);
+    if (!c->all || !c->back || !c->used || call->records > KGEMU_COPY_RECORDS_MAX)
+        return false;
+    c->n = g->api.kgemu_served_copies(job->served, call->first_record, c->all,
+                                      (unsigned)call->records);
+    for (unsigned long long i = 0; i < c->n; i++)
+        if (c->all[i].kind == KGEMU_COPY_DTOH && c->all[i].bytes > 0)
+            c->back[c->n_back++] = c->all[i];
+    qsort(c->back, c->n_back, sizeof *c->back, larger_first);
+    return c->n == call->records && !call->records_lost;
+}
+
+static void free_copies(struct call_copies *c)
+{
+    free(c->all);
+    free(c->back);
+    free(c->used);
+}
+
+/* The unused copy back whose bytes are `returned`[0, its size), within
+ * what is left (`bytes`); -1 when none is. Every byte hashed is taken from
+ * `*budget`; false in `*within` once it runs out. */
+static long long matching_copy(struct grading *g, struct call_copies *c, const unsigned char *at,
+                               size_t bytes, long long *budget, bool *within)
+{
+    unsigned long long hashed_size = 0, hash = 0;
+    for (unsigned long long j = 0; j < c->n_back && *within; j++) {
+        if (c->used[j] || c->back[j].bytes > bytes)
+            continue;
+        if (c->back[j].bytes != hashed_size) { /* the sizes come in runs: hashed once each */
+            hashed_size = c->back[j].bytes;
+            *budget -= (long long)hashed_size;
+            *within = *budget >= 0;
+            hash = g->api.kgemu_hash(at, hashed_size);
+        }
+        if (*within && hash == c->back[j].hash)
+            return (long long)j;
+    }
+    return -1;
+}
+
+/* Whether copy back j brought back what a copy to the device of the call
+ * put there. */
+static bool brought_back(const struct call_copies *c, unsigned long long j)
+{
+    for (unsigned long long i = 0; i < c->n; i++)
+        if (c->all[i].kind == KGEMU_COPY_HTOD && c->all[i].bytes == c->back[j].bytes &&
+            c->all[i].hash == c->back[j].hash)
+            return true;
+    return false;
+}
+
+/* Matches `returned` with whole copies back, in order of its bytes: NULL,
+ * or why not. */
+static const char *match_copies(struct grading *g, struct call_copies *c, const void *returned,
+                                size_t bytes)
+{
+    long long budget = (long long)bytes * HOST_PROVENANCE_HASH_FACTOR;
+    bool within = true;
+    for (size_t at = 0; at < bytes;) {
+        long long j =
+            matching_copy(g, c, (const unsigned char *)returned + at, bytes - at, &budget, &within);
+        if (!within)
+            return "it was made of more copies back than kgrade can match";
+        if (j < 0)
+            return c->n_back ? "its bytes are not those of the copies the call made from the "
+                               "device"
+                             : "the call made no copy from the device";
+        c->used[j] = true;
+        at += c->back[j].bytes;
+    }
+    for (unsigned long long j = 0; j < c->n_back; j++)
+        if (c->used[j] && brought_back(c, j))
+            return "it copied back what the call had copied to the device";
+    return NULL;
+}
+
+bool host_returned_from_gpu(struct grading *g, struct host_job *job,
+                            const struct host_call_stats *call, const void *returned, size_t bytes,
+                            char *why, size_t size)
+{
+    struct call_copies c;
+    const char *wrong = read_copies(g, job, call, &c)
+                            ? match_copies(g, &c, returned, bytes)
+                            : "the call made more copies than kgrade keeps track of";
+    free_copies(&c);
+    if (wrong)
+        snprintf(why, size,
+                 "%s's result was not copied back from the GPU: %s (kgrade grades what the GPU "
+                 "computed)",
+                 g->exercise.numba_host.function, wrong);
+    return wrong == NULL;
+}
+
+/* "1.6 GB", "400 MB", "12 KB", "8 bytes". */
+static void bytes_text(unsigned long long bytes, char *out, size_t size)
+{
+    static const char *const units[] = {"bytes", "KB", "MB", "GB", "TB"};
+    double value = (double)bytes;
+    int unit = 0;
+    while (value >= 1000 && unit < 4) {
+        value /= 1000;
+        unit++;
+    }
+    snprintf(out, size, "%.3g %s", value, units[unit]);
+}
+
+void host_copies_text(const struct host_form *host, char *out, size_t size)
+{
+    const struct host_call_stats *s = &host->timed[HOST_STUDENT];
+    const struct host_call_stats *r = &host->timed[HOST_REFERENCE];
+    char to[32];
+    bytes_text(s->bytes[KGEMU_COPY_HTOD], to, sizeof to);
+    snprintf(out, size,
+             "%llu cop%s to the device (%s) and %llu back, against the reference's %llu "
+             "and %llu",
+             s->copies[KGEMU_COPY_HTOD], s->copies[KGEMU_COPY_HTOD] == 1 ? "y" : "ies", to,
+             s->copies[KGEMU_COPY_DTOH], r->copies[KGEMU_COPY_HTOD], r->copies[KGEMU_COPY_DTOH]);
+}
+
+json_t *host_call_json(const struct host_call_stats *call)
+{
+    return json_pack("{s:f, s:I, s:I, s:I, s:I, s:I}", "device_ms", call->device_ms,
+                     "copies_to_device", (json_int_t)call->copies[KGEMU_COPY_HTOD],
+                     "bytes_to_device", (json_int_t)call->bytes[KGEMU_COPY_HTOD], "copies_back",
+                     (json_int_t)call->copies[KGEMU_COPY_DTOH], "bytes_back",
+                     (json_int_t)call->bytes[KGEMU_COPY_DTOH], "launches",
+                     (json_int_t)call->launches);
+}

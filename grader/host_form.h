@@ -1,0 +1,150 @@
+/*
+ * Internal to grader/: the host form's grading (exercise.json's
+ * "numba_host"; /work/notes/host-form-spec.md, sections 5 and 6).
+ *
+ * A Numba submission whose module defines the course's host function
+ * (create_hidden_layer) is graded by calling it: two host jobs, each a
+ * sandboxed python3 running grader/numba_host.py on a module (the
+ * exercise's reference_host.py, the student's source), are started beside
+ * the grade job by server/grading_job.c. Each job's CUDA driver is the
+ * remote driver client, served here on a thread of its own
+ * (kgemu_serve_start), so the grade job owns the virtual GPU and sees every
+ * copy and launch; each job's calls come and go on a seqpacket socket, one
+ * JSON text per packet with the arrays as memfds. Everything a host job
+ * sends is hostile: bounded, parsed strictly, its descriptors closed
+ * unread.
+ *
+ * Per case: the inputs generated as for the kernel form, the reference's
+ * call (its returned array is the expected one; its device time the
+ * speed's yardstick), then the student's: its returned array must have been
+ * copied back from the GPU (host_check.c), then it is compared by the
+ * exercise's tolerance as the kernel form's outputs are.
+ */
+#ifndef KGRADE_GRADER_HOST_FORM_H
+#define KGRADE_GRADER_HOST_FORM_H
+
+#include "grade.h"
+
+/* The grade job's descriptors for the host jobs (server/grading_job.c
+ * passes them): each job's driver, a stream socket its remote CUDA driver
+ * speaks on (served here), and its calls, a seqpacket socket
+ * (numba_host.py's protocol). */
+#define HOST_REFERENCE_DRIVER_FD 4
+#define HOST_REFERENCE_CALLS_FD  5
+#define HOST_STUDENT_DRIVER_FD   6
+#define HOST_STUDENT_CALLS_FD    7
+
+/* The largest packet either way (one JSON text), and the most descriptors
+ * a call carries (its array arguments, then the returned array's). */
+#define HOST_PACKET_MAX      (64 * 1024)
+#define HOST_DESCRIPTORS_MAX (EXERCISE_PARAMS_MAX + 1)
+
+/* How long a host job may take to import its module and say it is ready
+ * (numba's import alone takes seconds on a loaded machine), and the
+ * reference's call (the job's own limit ends it sooner). */
+#define HOST_READY_SECONDS          120.0
+#define HOST_REFERENCE_CALL_SECONDS 3600.0
+/* A student's call may take this many times the reference's wall-clock
+ * time on the case, at least the floor, before it is a timeout: below the
+ * job's own limit for a student's run (server/grading_job.h: 50×, 10 s),
+ * so the grade job says it first, naming the function. */
+#define HOST_STUDENT_CALL_FACTOR        40.0
+#define HOST_STUDENT_CALL_FLOOR_SECONDS 8.0
+/* The provenance check hashes at most this many times the returned
+ * array's bytes while matching it with the call's copies back. */
+#define HOST_PROVENANCE_HASH_FACTOR 8
+
+enum host_side { HOST_REFERENCE, HOST_STUDENT, HOST_SIDES };
+
+/* What one call did on the device: its served session's figures after the
+ * reply less those before the request. */
+struct host_call_stats {
+    double device_ms;
+    unsigned long long copies[KGEMU_COPY_KINDS], bytes[KGEMU_COPY_KINDS];
+    unsigned long long launches;
+    unsigned long long first_record, records; /* the call's copy records */
+    bool records_lost;                        /* some were counted, not kept */
+};
+
+/* One host job: its descriptors and its served driver session. */
+struct host_job {
+    int driver_fd, calls_fd;
+    struct kgemu_served *served;
+    bool stuck; /* a call outlived its limit: the session is left as it is */
+};
+
+struct host_form {
+    struct host_job jobs[HOST_SIDES];
+    struct host_call_stats timed[HOST_SIDES]; /* the calls at the timed case */
+    bool timed_known;
+};
+
+/* Whether the request's Numba result is the host form's ("form": "host"). */
+bool host_form_requested(const struct grader_request *request);
+
+/* The compile phase of a host form's grading: the exercise must declare
+ * one and the device be the virtual GPU; both jobs' driver sessions are
+ * served, and both jobs must say their module imported. PASSED (g->host
+ * set, the compile result says the module imported), compile_error (the
+ * student's module did not import: its traceback), or internal_error. */
+enum grader_verdict host_form_start(struct grading *g, char *message, size_t size);
+
+/* The host form's case (grade_case's, for g->host). */
+bool host_case(struct grading *g, const struct exercise_case *c, bool timed,
+               struct case_outcome *out, char *error, size_t error_size);
+
+/* Ends both sessions (but a stuck one) and frees g->host. */
+void host_form_stop(struct grading *g);
+
+/* -------------------------------------------------------- host_call.c */
+
+/* What a host job answered. */
+enum host_reply {
+    HOST_REPLY_READY,         /* {"ready": true} */
+    HOST_REPLY_IMPORT_FAILED, /* {"import_failed": TEXT} */
+    HOST_REPLY_RETURNED,      /* {"returned": true}: the return memfd holds the array */
+    HOST_REPLY_WRONG,         /* {"wrong": MESSAGE} */
+    HOST_REPLY_RAISED,        /* {"raised": TEXT} */
+    HOST_REPLY_ENDED,         /* the socket closed, or the packet was not one of these */
+    HOST_REPLY_LATE,          /* nothing within the limit */
+};
+
+/* Waits up to `seconds` for the job's next packet: its kind, and its TEXT
+ * (at most `size` − 1 bytes; "" for the others). Descriptors it carries are
+ * closed unread. */
+enum host_reply host_receive(int fd, double seconds, char *text, size_t size);
+
+/* One call of the job's function: `request` (its JSON text) sent with the
+ * argument memfds `fds` (`n`) and a fresh memfd of `returned_bytes` for
+ * the result, waited for up to `seconds`; the device's figures of the call
+ * in `stats`, its wall-clock seconds in `*seconds_taken`; when it returned,
+ * the array copied into `returned`. A failure of the grade job's own (no
+ * memfd) is HOST_REPLY_ENDED with `text` saying so and `*own_failure`. */
+enum host_reply host_call(struct grading *g, struct host_job *job, const char *request,
+                          const int *fds, int n, void *returned, size_t returned_bytes,
+                          double seconds, struct host_call_stats *stats, double *seconds_taken,
+                          char *text, size_t size, bool *own_failure);
+
+/* A sealed memfd holding `bytes` of `data` (an input: no job can change
+ * it); -1 with errno set. */
+int host_sealed_memfd(const char *name, const void *data, size_t bytes);
+
+/* ------------------------------------------------------- host_check.c */
+
+/* The provenance rule: whether `returned` (`bytes`) is, byte for byte, the
+ * concatenation in some order of whole device-to-host copies of the call,
+ * none of which brought back what a host-to-device copy of the call put
+ * there. When not, why, in `why`. */
+bool host_returned_from_gpu(struct grading *g, struct host_job *job,
+                            const struct host_call_stats *call, const void *returned, size_t bytes,
+                            char *why, size_t size);
+
+/* "4 copies to the device (1.6 GB) and 3 back, against the reference's 2
+ * and 1", from the timed case's calls. */
+void host_copies_text(const struct host_form *host, char *out, size_t size);
+
+/* A call's figures for the case's JSON: {"device_ms", "copies_to_device",
+ * "bytes_to_device", "copies_back", "bytes_back", "launches"}. */
+json_t *host_call_json(const struct host_call_stats *call);
+
+#endif

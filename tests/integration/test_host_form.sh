@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Integration tests of the host form's grading (grader/host_form.h) without a
+# sandbox: `kgrade worker` serves two host jobs (python3 numba_host.py on the
+# exercise's reference_host.py and on a solution) on real sockets, with the
+# real numba runtime on the remote driver, and judges each of hidden-layer's
+# host-form solutions (exercises/hidden-layer/solutions-host/VERDICT__*.py):
+# passed, too_slow (ufuncs on host arrays: copies both ways per call),
+# wrong_answer for numpy on the host, a result taken to the device and back,
+# a device array returned, runtime_error for an exception.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/lib.sh
+
+PYTHON=/usr/bin/python3 # Debian's, with numba
+EXERCISE=exercises/hidden-layer
+N="${HOST_FORM_N:-1000003}" # large enough for copies to weigh on the time
+
+grade() { "$PYTHON" tests/integration/host_form_job.py "$KGRADE" "$EXERCISE" "$1" "$N"; }
+
+# each solution graded once; the checks read what it said
+for solution in "$EXERCISE"/solutions-host/*.py; do
+    name=$(basename "$solution" .py)
+    grade "$solution" >"$TMP/$name.out" 2>&1
+    expect "$name: ${name%%__*}" 0 "^verdict: ${name%%__*}$" -- cat "$TMP/$name.out"
+done
+said() { cat "$TMP/$1.out"; }
+
+expect "the grade JSON says the host form" 0 "^form: host$" -- said passed__course_host_answer
+expect "... and the phases the job's limits follow" 0 \
+    "^phases: compiling running( running)* checking done$" -- said passed__course_host_answer
+expect "too_slow says where the time went" 0 \
+    "cop(y|ies) to the device \([0-9.]+ [KMG]?B(ytes)?\) and [0-9]+ back, against the reference's 2 and 1" -- \
+    said too_slow__ufuncs_on_host_arrays
+expect "numpy on the host: not copied back from the GPU" 0 \
+    "result was not copied back from the GPU: .*kgrade grades what the GPU computed" -- \
+    said wrong_answer__numpy_on_host
+expect "the round trip: what the host put on the device, copied back" 0 \
+    "it copied back what the call had copied to the device" -- said wrong_answer__host_result_round_trip
+expect "a device array: numba_host.py's message" 0 "returned a device array" -- \
+    said wrong_answer__returns_device_array
+expect "an exception: its traceback, at the student's line" 0 \
+    "raised an exception: .*runtime_error__raises.py" -- said runtime_error__raises
+finish
