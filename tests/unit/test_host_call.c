@@ -1,0 +1,185 @@
+/*
+ * Unit tests of the host form's channel (grader/host_call.c) on real
+ * sockets: a host job's packets are read strictly (one known key of the
+ * right type, at most HOST_PACKET_MAX bytes, else "ended"), the descriptors
+ * a packet carries are closed unread, silence is "late"; and an input's
+ * memfd is sealed: no job can change its bytes or its size.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "grader/host_form.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* The descriptors this process has open. */
+static int open_descriptors(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* What host_receive makes of `packet` (`length` bytes, sent with `fds`
+ * descriptors of /dev/null) from a job on the other end. */
+static enum host_reply reply_to(const char *packet, size_t length, int fds, char *text, size_t size)
+{
+    int pair[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+    int sent[8];
+    union {
+        char bytes[CMSG_SPACE(sizeof sent)];
+        struct cmsghdr align;
+    } control;
+    struct iovec iov = {(void *)packet, length};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    for (int i = 0; i < fds; i++)
+        sent[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fds > 0) {
+        msg.msg_control = control.bytes;
+        msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)fds);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)fds);
+        memcpy(CMSG_DATA(c), sent, sizeof(int) * (size_t)fds);
+    }
+    assert_int_equal(sendmsg(pair[1], &msg, 0), (ssize_t)length);
+    for (int i = 0; i < fds; i++)
+        close(sent[i]);
+    int before = open_descriptors();
+    enum host_reply reply = host_receive(pair[0], 1.0, text, size);
+    assert_int_equal(open_descriptors(), before); /* what came with it is closed */
+    close(pair[0]);
+    close(pair[1]);
+    return reply;
+}
+
+static enum host_reply reply_of(const char *packet, char *text)
+{
+    return reply_to(packet, strlen(packet), 0, text, GRADER_MESSAGE_MAX);
+}
+
+static void each_reply_is_read(void **state)
+{
+    (void)state;
+    char text[GRADER_MESSAGE_MAX];
+    assert_int_equal(reply_of("{\"ready\": true}", text), HOST_REPLY_READY);
+    assert_int_equal(reply_of("{\"returned\": true}", text), HOST_REPLY_RETURNED);
+    assert_string_equal(text, "");
+    assert_int_equal(reply_of("{\"wrong\": \"f returned None\"}", text), HOST_REPLY_WRONG);
+    assert_string_equal(text, "f returned None");
+    assert_int_equal(reply_of("{\"raised\": \"ZeroDivisionError\"}", text), HOST_REPLY_RAISED);
+    assert_string_equal(text, "ZeroDivisionError");
+    assert_int_equal(reply_of("{\"import_failed\": \"SyntaxError\"}", text),
+                     HOST_REPLY_IMPORT_FAILED);
+    assert_string_equal(text, "SyntaxError");
+    char small[8];
+    assert_int_equal(reply_to("{\"raised\": \"a long traceback\"}", 30, 0, small, sizeof small),
+                     HOST_REPLY_RAISED);
+    assert_string_equal(small, "a long "); /* cut to the room given */
+}
+
+/* Anything but one known key of the right type is the job's end. */
+static void anything_else_is_the_end(void **state)
+{
+    (void)state;
+    char text[GRADER_MESSAGE_MAX];
+    static const char *const bad[] = {
+        "{\"returned\": false}",
+        "{\"returned\": 1}",
+        "{\"wrong\": 3}",
+        "{\"returned\": true, \"wrong\": \"x\"}",
+        "{\"returned\": true, \"returned\": true}",
+        "{\"passed\": true}",
+        "[\"returned\"]",
+        "{\"returned\": true",
+        "returned",
+        "{\"raised\": \"\\udc80\"}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (reply_of(bad[i], text) != HOST_REPLY_ENDED)
+            fail_msg("'%s' was taken for a reply", bad[i]);
+    char *huge = malloc(HOST_PACKET_MAX + 64);
+    assert_non_null(huge);
+    int n = snprintf(huge, HOST_PACKET_MAX + 64, "{\"wrong\": \"");
+    memset(huge + n, 'x', HOST_PACKET_MAX);
+    memcpy(huge + n + HOST_PACKET_MAX, "\"}", 3);
+    assert_int_equal(reply_to(huge, strlen(huge), 0, text, sizeof text), HOST_REPLY_ENDED);
+    free(huge);
+}
+
+/* Descriptors a job sends are closed, whatever the packet. */
+static void descriptors_sent_are_closed(void **state)
+{
+    (void)state;
+    char text[GRADER_MESSAGE_MAX];
+    assert_int_equal(reply_to("{\"returned\": true}", 18, 3, text, sizeof text),
+                     HOST_REPLY_RETURNED);
+    assert_int_equal(reply_to("{\"nonsense\": 1}", 15, 8, text, sizeof text), HOST_REPLY_ENDED);
+}
+
+static void silence_is_late_and_a_close_the_end(void **state)
+{
+    (void)state;
+    char text[GRADER_MESSAGE_MAX];
+    int pair[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+    assert_int_equal(host_receive(pair[0], 0.05, text, sizeof text), HOST_REPLY_LATE);
+    close(pair[1]);
+    assert_int_equal(host_receive(pair[0], 1.0, text, sizeof text), HOST_REPLY_ENDED);
+    close(pair[0]);
+}
+
+/* An input's memfd: its bytes and its size are fixed; a job may still map
+ * it privately and write its own copy. */
+static void inputs_are_sealed(void **state)
+{
+    (void)state;
+    const char data[] = "0123456789abcdef";
+    int fd = host_sealed_memfd("input", data, sizeof data);
+    assert_true(fd >= 0);
+    char back[sizeof data];
+    assert_int_equal(pread(fd, back, sizeof back, 0), (ssize_t)sizeof data);
+    assert_memory_equal(back, data, sizeof data);
+    assert_int_equal(pwrite(fd, "x", 1, 0), -1);
+    assert_int_equal(errno, EPERM);
+    assert_int_not_equal(ftruncate(fd, 1), 0);
+    assert_ptr_equal(mmap(NULL, sizeof data, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
+                     MAP_FAILED);
+    char *own = mmap(NULL, sizeof data, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    assert_ptr_not_equal(own, MAP_FAILED);
+    own[0] = 'x';
+    assert_int_equal(pread(fd, back, 1, 0), 1);
+    assert_int_equal(back[0], '0');
+    munmap(own, sizeof data);
+    close(fd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(each_reply_is_read),
+        cmocka_unit_test(anything_else_is_the_end),
+        cmocka_unit_test(descriptors_sent_are_closed),
+        cmocka_unit_test(silence_is_late_and_a_close_the_end),
+        cmocka_unit_test(inputs_are_sealed),
+    };
+    return cmocka_run_group_tests_name("host_call", tests, NULL, NULL);
+}
