@@ -125,6 +125,8 @@ void host_form_stop(struct grading *g)
         close(job->calls_fd); /* the job's end: it exits, closing its driver */
         if (job->served && !job->stuck)
             g->api.kgemu_serve_stop(job->served);
+        /* a session left serving a stuck call runs in the driver: never unloaded */
+        g->api.stuck = g->api.stuck || (job->served && job->stuck);
     }
     free(g->host);
     g->host = NULL;

@@ -91,11 +91,12 @@ def main():
     with os.fdopen(results_read) as results:
         lines = [json.loads(line) for line in results]
     worker.wait()
-    for job in jobs:
+    for job in jobs:  # done once the worker closed their calls; a stuck one is ended here
         try:
-            job.wait(timeout=60)
+            job.wait(timeout=5)
         except subprocess.TimeoutExpired:
             job.kill()
+            job.wait()
     phases = [line.get("phase") for line in lines]
     print("phases:", " ".join(p for p in phases if p))
     last = lines[-1] if lines else {}

@@ -6,7 +6,10 @@
 # host-form solutions (exercises/hidden-layer/solutions-host/VERDICT__*.py):
 # passed, too_slow (ufuncs on host arrays: copies both ways per call),
 # wrong_answer for numpy on the host, a result taken to the device and back,
-# a device array returned, runtime_error for an exception.
+# a device array returned, runtime_error for an exception; and the grade job's
+# own hostile modules (tests/integration/host_form/): a call past its limit,
+# a program ending in its call or answering on the channel itself, a module
+# that does not import.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -17,8 +20,9 @@ N="${HOST_FORM_N:-1000003}" # large enough for copies to weigh on the time
 
 grade() { "$PYTHON" tests/integration/host_form_job.py "$KGRADE" "$EXERCISE" "$1" "$N"; }
 
-# each solution graded once; the checks read what it said
-for solution in "$EXERCISE"/solutions-host/*.py; do
+# each solution graded once (the exercise's, then the grade job's own
+# hostile ones), the checks read what it said
+for solution in "$EXERCISE"/solutions-host/*.py tests/integration/host_form/*.py; do
     name=$(basename "$solution" .py)
     grade "$solution" >"$TMP/$name.out" 2>&1
     expect "$name: ${name%%__*}" 0 "^verdict: ${name%%__*}$" -- cat "$TMP/$name.out"
@@ -27,9 +31,9 @@ said() { cat "$TMP/$1.out"; }
 
 expect "the grade JSON says the host form" 0 "^form: host$" -- said passed__course_host_answer
 expect "... and the phases the job's limits follow" 0 \
-    "^phases: compiling running( running)* checking done$" -- said passed__course_host_answer
+    "^phases: compiling running( running| student)* checking done$" -- said passed__course_host_answer
 expect "too_slow says where the time went" 0 \
-    "cop(y|ies) to the device \([0-9.]+ [KMG]?B(ytes)?\) and [0-9]+ back, against the reference's 2 and 1" -- \
+    "cop(y|ies) to the device \([0-9.]+ [KMG]?B(ytes)?\) and [0-9]+ back, against the reference's [0-9]+ and [0-9]+" -- \
     said too_slow__ufuncs_on_host_arrays
 expect "numpy on the host: not copied back from the GPU" 0 \
     "result was not copied back from the GPU: .*kgrade grades what the GPU computed" -- \
@@ -40,4 +44,13 @@ expect "a device array: numba_host.py's message" 0 "returned a device array" -- 
     said wrong_answer__returns_device_array
 expect "an exception: its traceback, at the student's line" 0 \
     "raised an exception: .*runtime_error__raises.py" -- said runtime_error__raises
+expect "a call past its limit: timeout, naming the function" 0 \
+    "create_hidden_layer ran longer than its .* limit on this case" -- said timeout__sleeps
+expect "the program ending in the call" 0 "the program ended during create_hidden_layer" -- \
+    said runtime_error__exits
+expect "a module answering on the channel itself: the program broke the protocol" 0 \
+    "the program ended during create_hidden_layer" -- said runtime_error__speaks_on_the_channel
+expect "a module that does not import: its traceback, at its line" 0 \
+    "the module failed to import: File \"compile_error__import_raises.py\", line 2" -- \
+    said compile_error__import_raises
 finish
