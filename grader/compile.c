@@ -306,19 +306,6 @@ static enum grader_compile_status run_nvrtc(const char *text, const char *file_n
     return status;
 }
 
-/* "2 GiB", "1.5 GiB", "640 MiB". */
-static void format_bytes(uint64_t bytes, char *out, size_t size)
-{
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double value = (double)bytes;
-    int unit = 0;
-    while (value >= 1024 && unit < 6) {
-        value /= 1024;
-        unit++;
-    }
-    snprintf(out, size, "%.3g %s", value, units[unit]);
-}
-
 /* The first line of the source where `word` stands as a whole word; 0 if none. */
 static int line_of_word(const char *source, size_t size, const char *word)
 {
@@ -360,19 +347,21 @@ static enum grader_compile_status check_static_data(const char *source, size_t s
         return GRADER_COMPILE_OK;
     char *name = grader_demangle(data.largest);
     const char *shown = name ? name : data.largest, *colons = strrchr(shown, ':');
-    char total[32], largest[32], limit[32], message[GRADER_MESSAGE_MAX];
-    format_bytes(data.total_bytes, total, sizeof total);
-    format_bytes(data.largest_bytes, largest, sizeof largest);
-    format_bytes(GRADER_STATIC_DATA_MAX, limit, sizeof limit);
+    char total[GRADER_NUMBER_TEXT_MAX], largest[GRADER_NUMBER_TEXT_MAX],
+        limit[GRADER_NUMBER_TEXT_MAX];
+    char message[GRADER_MESSAGE_MAX];
+    grader_bytes_text(data.total_bytes, true, total);
+    grader_bytes_text(data.largest_bytes, true, largest);
+    grader_bytes_text(GRADER_STATIC_DATA_MAX, true, limit);
     if (data.largest_bytes == data.total_bytes)
         snprintf(message, sizeof message,
-                 "'%.100s' takes %s of device memory; a kernel's __device__ and __constant__ "
-                 "variables may take at most %s: keep large data in the exercise's buffers",
+                 "'%.100s' takes %.32s of device memory; a kernel's __device__ and __constant__ "
+                 "variables may take at most %.32s: keep large data in the exercise's buffers",
                  shown, total, limit);
     else
         snprintf(message, sizeof message,
-                 "the __device__ and __constant__ variables take %s ('%.100s' alone %s); at most "
-                 "%s fit a grading job: keep large data in the exercise's buffers",
+                 "the __device__ and __constant__ variables take %.32s ('%.100s' alone %.32s); at "
+                 "most %.32s fit a grading job: keep large data in the exercise's buffers",
                  total, shown, largest, limit);
     bool added =
         add_diagnostic(result, line_of_word(source, size, colons ? colons + 1 : shown), message);

@@ -731,9 +731,15 @@ static bool run_student(struct run *r, bool timed, struct case_outcome *out)
     return true;
 }
 
-void run_begin(struct run *r, struct grading *g, const struct exercise_case *c,
-               struct case_outcome *out, char *error, size_t error_size)
+struct run *run_begin(struct grading *g, const struct exercise_case *c, struct case_outcome *out,
+                      char *error, size_t error_size)
 {
+    struct run *r = calloc(1, sizeof *r);
+    out->json = NULL;
+    if (!r) {
+        snprintf(error, error_size, "out of host memory");
+        return NULL;
+    }
     r->g = g;
     r->c = c;
     r->error = error;
@@ -745,6 +751,8 @@ void run_begin(struct run *r, struct grading *g, const struct exercise_case *c,
     sizes_json(r, out->json);
     set_scalars(r);
     g->case_bytes = 0;
+    grade_phase(g, GRADER_PHASE_INPUTS);
+    return r;
 }
 
 void run_end(struct run *r, bool ok, struct case_outcome *out)
@@ -760,13 +768,9 @@ bool grade_case(struct grading *g, const struct exercise_case *c, bool timed,
 {
     if (g->host)
         return host_case(g, c, timed, out, error, error_size);
-    struct run *r = calloc(1, sizeof *r);
-    if (!r) {
-        snprintf(error, error_size, "out of host memory");
+    struct run *r = run_begin(g, c, out, error, error_size);
+    if (!r)
         return false;
-    }
-    run_begin(r, g, c, out, error, error_size);
-    grade_phase(g, GRADER_PHASE_INPUTS);
     bool ok = allocate(r) && run_reference(r, timed) && run_student(r, timed, out);
     run_end(r, ok, out);
     return ok;

@@ -25,12 +25,14 @@ struct run {
     size_t error_size;
 };
 
-/* A case begun: `r` (zeroed) bound to the grading, the case and `error`,
- * `out` passed so far with the case's JSON ({"sizes"}), the scalars set.
- * run_end releases the buffers and `r` (malloc'ed), and marks a case that
- * did not pass ("passed": false) when `ok` (the grader did not fail). */
-void run_begin(struct run *r, struct grading *g, const struct exercise_case *c,
-               struct case_outcome *out, char *error, size_t error_size);
+/* A case begun (its inputs phase told): a run (malloc'ed) bound to the
+ * grading, the case and `error`, `out` passed so far with the case's JSON
+ * ({"sizes"}), the scalars set; NULL when out of memory (`error` set,
+ * out->json NULL). run_end releases the buffers and the run, and marks a
+ * case that did not pass ("passed": false) when `ok` (the grader did not
+ * fail). */
+struct run *run_begin(struct grading *g, const struct exercise_case *c, struct case_outcome *out,
+                      char *error, size_t error_size);
 void run_end(struct run *r, bool ok, struct case_outcome *out);
 
 /* Buffer i's host side: its length, its host memory (`pristine` for an

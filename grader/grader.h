@@ -424,6 +424,12 @@ const char *grader_number_text(double x, char out[GRADER_NUMBER_TEXT_MAX]);
  * Returns `out`. */
 const char *grader_ratio_text(double ratio, char out[GRADER_NUMBER_TEXT_MAX]);
 
+/* A size in bytes, in the unit that reads best (three significant
+ * figures): "1.6 GB", "400 MB" in powers of 1000, or with `binary` "2 GiB",
+ * "640 MiB"; "8 bytes". Returns `out`. */
+const char *grader_bytes_text(unsigned long long bytes, bool binary,
+                              char out[GRADER_NUMBER_TEXT_MAX]);
+
 /* A time given in milliseconds, in the unit that reads best: "335 µs",
  * "12.3 ms", "1.23 s" (three significant figures; "0 ms"). Returns `out`. */
 const char *grader_ms_text(double ms, char out[GRADER_NUMBER_TEXT_MAX]);

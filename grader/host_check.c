@@ -127,25 +127,12 @@ bool host_returned_from_gpu(struct grading *g, struct host_job *job,
     return wrong == NULL;
 }
 
-/* "1.6 GB", "400 MB", "12 KB", "8 bytes". */
-static void bytes_text(unsigned long long bytes, char *out, size_t size)
-{
-    static const char *const units[] = {"bytes", "KB", "MB", "GB", "TB"};
-    double value = (double)bytes;
-    int unit = 0;
-    while (value >= 1000 && unit < 4) {
-        value /= 1000;
-        unit++;
-    }
-    snprintf(out, size, "%.3g %s", value, units[unit]);
-}
-
 void host_copies_text(const struct host_form *host, char *out, size_t size)
 {
     const struct host_call_stats *s = &host->timed[HOST_STUDENT];
     const struct host_call_stats *r = &host->timed[HOST_REFERENCE];
-    char to[32];
-    bytes_text(s->bytes[KGEMU_COPY_HTOD], to, sizeof to);
+    char to[GRADER_NUMBER_TEXT_MAX];
+    grader_bytes_text(s->bytes[KGEMU_COPY_HTOD], false, to);
     snprintf(out, size,
              "%llu cop%s to the device (%s) and %llu back, against the reference's %llu "
              "and %llu",

@@ -303,13 +303,9 @@ static bool call_student(struct run *r, const char *request, const int *fds, int
 bool host_case(struct grading *g, const struct exercise_case *c, bool timed,
                struct case_outcome *out, char *error, size_t error_size)
 {
-    struct run *r = calloc(1, sizeof *r);
-    if (!r) {
-        snprintf(error, error_size, "out of host memory");
+    struct run *r = run_begin(g, c, out, error, error_size);
+    if (!r)
         return false;
-    }
-    run_begin(r, g, c, out, error, error_size);
-    grade_phase(g, GRADER_PHASE_INPUTS);
     int returned = exercise_buffer_index(&g->exercise, g->exercise.numba_host.returns);
     int fds[HOST_DESCRIPTORS_MAX], n = 0;
     bool ok = true;

@@ -106,3 +106,20 @@ const char *grader_ms_text(double ms, char out[GRADER_NUMBER_TEXT_MAX])
         snprintf(out, GRADER_NUMBER_TEXT_MAX, "%s ms", text);
     return out;
 }
+
+const char *grader_bytes_text(unsigned long long bytes, bool binary,
+                              char out[GRADER_NUMBER_TEXT_MAX])
+{
+    static const char *const units[2][7] = {
+        {"bytes", "KB", "MB", "GB", "TB", "PB", "EB"},
+        {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"},
+    };
+    double step = binary ? 1024 : 1000, value = (double)bytes;
+    int unit = 0;
+    while (value >= step && unit < 6) {
+        value /= step;
+        unit++;
+    }
+    snprintf(out, GRADER_NUMBER_TEXT_MAX, "%.3g %s", value, units[binary][unit]);
+    return out;
+}

@@ -92,12 +92,27 @@ static void test_no_small_ratio_reads_zero(void **state)
     }
 }
 
+/* Sizes in decimal units (the host form's copies) and binary ones (a
+ * kernel's static data), three significant figures. */
+static void test_bytes(void **state)
+{
+    (void)state;
+    char out[GRADER_NUMBER_TEXT_MAX];
+    assert_string_equal(grader_bytes_text(8, false, out), "8 bytes");
+    assert_string_equal(grader_bytes_text(1600000000ull, false, out), "1.6 GB");
+    assert_string_equal(grader_bytes_text(400012, false, out), "400 KB");
+    assert_string_equal(grader_bytes_text(1ull << 31, true, out), "2 GiB");
+    assert_string_equal(grader_bytes_text(640ull << 20, true, out), "640 MiB");
+    assert_string_equal(grader_bytes_text(~0ull, true, out), "16 EiB");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_every_exponent_fits),
         cmocka_unit_test(test_no_small_ratio_reads_zero),
+        cmocka_unit_test(test_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
