@@ -141,8 +141,11 @@ PY_TARGETS    := $(if $(HAVE_PYTHON),$(PY_CLIENT_ZIP))
 # The Numba front end, beside the binary: a grading job of a Numba source
 # runs it in the sandbox with Debian's python3 (server/grading_job.c), with
 # numba's shims for this toolkit beside it (grader/numba_shims.py), which
-# `kgrade run` applies too.
-NUMBA_FRONT_END := $(BUILD)/numba_compile.py $(BUILD)/numba_shims.py
+# `kgrade run` applies too, and the module loader it shares with the host
+# job (grader/numba_loader.py); the host job's script (grader/numba_host.py:
+# an exercise's host form, the student's function called on a served GPU).
+NUMBA_FRONT_END := $(BUILD)/numba_compile.py $(BUILD)/numba_shims.py $(BUILD)/numba_loader.py \
+                   $(BUILD)/numba_host.py
 # `kgrade run`'s Python site folder: server/run_sitecustomize.py as the
 # sitecustomize.py first on the PYTHONPATH of the programs it starts.
 RUN_SITE := $(BUILD)/run-site/sitecustomize.py

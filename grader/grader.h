@@ -312,7 +312,9 @@ json_t *grader_reference_build(const char *definition, size_t definition_size,
  * "file_name", "cc": [9, 0] (the reference's architecture), "cuda_home",
  * "kernels": [{"name", "signature", "params", "elementwise", "gufunc",
  * "reduce"}]}, each
- * kernel as the exercise's Numba form has it. `request` gives the
+ * kernel as the exercise's Numba form has it, and "numba_host":
+ * {"function"} when the exercise declares a host form (the front end then
+ * answers the host form's "ok" if the module defines that function). `request` gives the
  * exercise whole (definition) and the source; `reference` is the built
  * reference (grader_reference_build). NULL with a sentence when the
  * exercise has no Numba form. The front end's result goes back into
@@ -326,7 +328,9 @@ json_t *grader_numba_request(const struct grader_request *request, const json_t 
  * run the module), only kgrade's code ran: NULL with kgrade's failure in
  * `error`. Once started, the module may have written the line itself:
  * the answer is rebuilt from what kgrade reads ({"status": "ok", "ptx",
- * "entries", "vectorized", "reduce" for the asked kernels only, "numba"}, or
+ * "entries", "vectorized", "reduce" for the asked kernels only, "numba"};
+ * the host form's {"status": "ok", "form": "host", "function", "numba"},
+ * only for the function `asked` names in "numba_host"; or
  * "rejected" / "compile_error" with "message", "log", "line", "column"),
  * and anything else is a compile_error saying the module wrote on
  * kgrade's channel (numba_result.c). */

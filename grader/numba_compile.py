@@ -2,8 +2,10 @@
 
 kgrade's Numba front end. It runs inside the grading sandbox as
 ``python3 -I grader/numba_compile.py`` (the job's view holds Python, numba,
-llvmlite, numpy, the toolkit's libNVVM and numba_shims.py beside this file;
-never the exercise folder), reads
+llvmlite, numpy, the toolkit's libNVVM, and numba_loader.py (how the
+student's module is run and its errors said, shared with the host job
+grader/numba_host.py) and numba_shims.py beside this file; never the
+exercise folder), reads
 one JSON request on standard input and writes on fd 3 (the sandbox's result
 descriptor; standard output, which the student's module may print to, goes
 nowhere) a line {"phase": "started"} once numba is ready, before the
@@ -22,12 +24,18 @@ result:  {"status": "ok", "ptx": {"hidden_layer": "..."},
           "entries": {"hidden_layer": "_ZN6cudapy..."},
           "vectorized": {"hidden_layer": false}, "reduce": {"hidden_layer": false},
           "numba": "0.56.4"}
+      or {"status": "ok", "form": "host", "function": "create_hidden_layer",
+          "numba": "0.56.4"}
+          (the request names the exercise's host form, "numba_host":
+          {"function": "create_hidden_layer"}, and the module defines that
+          function: no kernel is compiled, kgrade calls the function)
       or {"status": "compile_error" | "rejected", "message": "what is wrong",
           "log": "numba's whole error", "line": N, "column": C}
           (log, line and column when known)
 
-The student's module is imported here and nowhere else: its module-level code
-runs in the sandbox. A kernel is a ``@cuda.jit`` function, a
+The student's module is imported here (and, in the host form, in a host
+job of its own, grader/numba_host.py) and nowhere else: its module-level
+code runs in the sandbox. A kernel is a ``@cuda.jit`` function, a
 ``@vectorize([...], target='cuda')`` ufunc, for which numba's own elementwise
 kernel (the one numba launches for it) is compiled over the exercise's arrays,
 or a ``@guvectorize([...], layout, target='cuda')`` gufunc, for which numba's
@@ -67,31 +75,18 @@ to load it).
 numba_shims.SUPPORTED_NUMBA lists the versions they were written for.
 """
 
-import importlib.util
 import json
-import linecache
 import os
 import re
+import runpy
 import sys
-import traceback
 import types
 
-# Bound before any student module runs, which may rebind os._exit.
-_exit = os._exit
 
-
-def load_beside(name):
-    """The module `name` from its file beside this script, by its path:
-    python3 -I puts no script folder on sys.path, and the sandbox shows
-    that folder's files, not its listing, which sys.path's finder reads."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-numba_shims = load_beside("numba_shims")
+# numba_loader.py, run from its path beside this script (see its docstring).
+numba_loader = types.SimpleNamespace(**runpy.run_path(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "numba_loader.py")))
+numba_shims = numba_loader.numba_shims
 
 RESULT_FD = 3
 MESSAGE_MAX = 400  # bytes of UTF-8, as grader/numba_result.c reads them
@@ -195,35 +190,6 @@ def supported_numba():
         raise Refused("numba %s is not one kgrade supports (%s)" %
                       (version, ", ".join(numba_shims.SUPPORTED_NUMBA)))
     return version
-
-
-def numba_path(file_name):
-    """The name numba reads a source file's lines under (ir.Loc._get_path:
-    the file's path relative to the current folder)."""
-    try:
-        return os.path.relpath(file_name)
-    except (ValueError, OSError):
-        return os.path.abspath(file_name)
-
-
-def register_source(source, file_name):
-    """Puts the student's source in Python's line cache under the names
-    numba and tracebacks look it up by, so that numba's messages quote the
-    student's code (without it: "<source missing, REPL/exec in use?>", the
-    module being compiled from a string). No modification time: the cache
-    keeps it (linecache.checkcache drops only entries of files it can stat)."""
-    lines = source.splitlines(True)
-    for name in {file_name, numba_path(file_name)}:
-        linecache.cache[name] = (len(source), None, lines, name)
-
-
-def load_module(source, file_name):
-    """Runs the student's module in a namespace of its own."""
-    register_source(source, file_name)
-    namespace = {"__name__": "__kgrade_submission__", "__file__": file_name}
-    code = compile(source, file_name, "exec")
-    exec(code, namespace)  # the student's module-level code: in the sandbox only
-    return namespace
 
 
 def form_text(kernel):
@@ -489,87 +455,15 @@ def compile_kernel(namespace, kernel, cc, file_name):
     return (without_lines(ptx) if kind == "reduce" else ptx), kind
 
 
-# numba's location of a fault in its messages (ir.Loc.strformat), innermost
-# first: in a device function, before the kernel's line that calls it.
-NUMBA_LOCATION = re.compile(r'^File "(.*)", line (\d+):$', re.MULTILINE)
-
-
-def numba_lines(error, file_name):
-    """The lines of the student's file that numba's message names, the
-    faulty one (innermost) first."""
-    paths = {file_name, numba_path(file_name)}
-    return [int(line) for path, line in NUMBA_LOCATION.findall(str(error)) if path in paths]
-
-
-def error_position(error, file_name):
-    """The line and column of the student's source an exception points at:
-    for numba's error, the line at fault (in a device function the kernel
-    calls, that function's line, not the call's), its column when numba
-    gives one."""
-    if isinstance(error, SyntaxError):
-        return error.lineno, error.offset
-    loc = getattr(error, "loc", None)
-    if loc is not None and getattr(loc, "line", None):
-        line = (numba_lines(error, file_name) or [loc.line])[0]
-        return line, getattr(loc, "col", None) if line == loc.line else None
-    line = None
-    for frame in traceback.extract_tb(error.__traceback__):
-        if frame.filename == file_name:
-            line = frame.lineno
-    return line, None
-
-
-def utf8_cut(text, size):
-    """`text` in at most `size` bytes of UTF-8, as kgrade reads its limits."""
-    return text.encode("utf-8", "replace")[:size].decode("utf-8", "ignore")
-
-
 def failure(status, message, position=(None, None), log=None):
-    result = {"status": status, "message": utf8_cut(message, MESSAGE_MAX)}
+    result = {"status": status, "message": numba_loader.utf8_cut(message, MESSAGE_MAX)}
     if log:
-        result["log"] = utf8_cut(log, LOG_MAX)
+        result["log"] = numba_loader.utf8_cut(log, LOG_MAX)
     if position[0]:
         result["line"] = position[0]
     if position[1]:
         result["column"] = position[1]
     return result
-
-
-def first_lines(text, count=40):
-    return "\n".join(line for line in str(text).strip().splitlines()[:count])
-
-
-# numba's framing of a typing error: which pipeline step, where, how many
-# candidates; the lines between say what is wrong.
-NUMBA_FRAMING = ("Failed in ", "During: ", "File \"", "<source elided>", "There are ",
-                 "- Of which", "Overload of function", "With argument(s)", "No match")
-
-
-def said_lines(error):
-    """The lines of numba's error that say what is wrong: not its framing,
-    nor the source it quotes under each location (up to a blank line)."""
-    said, quoting = [], False
-    for line in str(error).splitlines():
-        quoting = (quoting or bool(NUMBA_LOCATION.match(line.strip()))) and bool(line.strip())
-        text = line.strip()
-        if not quoting and text and not text.startswith(NUMBA_FRAMING) \
-                and not text[:1].isdigit():  # numba quotes some source as "7 |  ..."
-            said.append(text)
-    return said
-
-
-def summary(error):
-    """What is wrong in a line or two: a Python error's own words, or the
-    heart of numba's typing error ("No implementation of function ...
-    found for signature: >>> add(float32, Literal[str](text))")."""
-    if isinstance(error, SyntaxError):
-        return "%s: %s" % (type(error).__name__, error.msg)
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    said = said_lines(error)
-    text = " ".join(said[:2]) if said else (lines[0] if lines else type(error).__name__)
-    if not text.startswith(type(error).__name__) and not hasattr(error, "loc"):
-        text = "%s: %s" % (type(error).__name__, text)
-    return text
 
 
 UNTYPED_GLOBAL = re.compile(r"Untyped global name '([^']+)'")
@@ -600,15 +494,23 @@ def advice(error, namespace, file_name):
 def compile_error(error, namespace, file_name):
     """A compile_error result for `error`, at the student's line at fault;
     one in a function that a kernel calls also names the line of the call."""
-    position = error_position(error, file_name)
-    message, hint = summary(error), advice(error, namespace, file_name)
+    position = numba_loader.error_position(error, file_name)
+    message, hint = numba_loader.summary(error), advice(error, namespace, file_name)
     called_at = getattr(getattr(error, "loc", None), "line", None)
     if position[0] and called_at and called_at != position[0]:
         message = "%s (line %d, in the function called at line %d)" % (
             message.rstrip("."), position[0], called_at)
     if hint:
         message = "%s; %s" % (message.rstrip("."), hint)
-    return failure("compile_error", message, position, first_lines(error))
+    return failure("compile_error", message, position, numba_loader.first_lines(error))
+
+
+def host_function(request, namespace):
+    """The exercise's host function (request["numba_host"]["function"])
+    when the module defines it as a top-level callable: the module is then
+    graded in the host form, by calling it (grader/numba_host.py)."""
+    name = (request.get("numba_host") or {}).get("function")
+    return name if name and callable(namespace.get(name)) else None
 
 
 def compile_request(request, ready=None):
@@ -624,7 +526,10 @@ def compile_request(request, ready=None):
         ready(version)
     namespace = {}
     try:
-        namespace = load_module(request["source"], file_name)
+        namespace = numba_loader.load_module(request["source"], file_name)
+        host = host_function(request, namespace)
+        if host:
+            return {"status": "ok", "form": "host", "function": host, "numba": version}
         ptx, entries, vectorized, reduce = {}, {}, {}, {}
         for kernel in request["kernels"]:
             name = kernel["name"]
@@ -638,39 +543,6 @@ def compile_request(request, ready=None):
         return compile_error(error, namespace, file_name)
     return {"status": "ok", "ptx": ptx, "entries": entries, "vectorized": vectorized,
             "reduce": reduce, "numba": version}
-
-
-# seccomp: the architectures this knows, with execve's and execveat's numbers
-AUDIT_ARCH = {"x86_64": (0xC000003E, 59, 322), "aarch64": (0xC00000B7, 221, 281)}
-
-
-def forbid_exec():
-    """From now on execve and execveat kill the process, as the C worker's
-    sandbox_forbid_exec does: the sandbox lets a job exec once, to start.
-    A classic BPF program through prctl, since Python has no libseccomp."""
-    import ctypes
-    import platform
-    arch, execve, execveat = AUDIT_ARCH[platform.machine()]
-    ld_arch, ld_nr = (0x20, 0, 0, 4), (0x20, 0, 0, 0)  # BPF_LD|BPF_W|BPF_ABS
-    program = [ld_arch, (0x15, 0, 3, arch),  # BPF_JMP|BPF_JEQ|BPF_K: other arches allowed here
-               ld_nr, (0x15, 2, 0, execve), (0x15, 1, 0, execveat),
-               (0x06, 0, 0, 0x7FFF0000),   # BPF_RET: SECCOMP_RET_ALLOW
-               (0x06, 0, 0, 0x80000000)]   # SECCOMP_RET_KILL_PROCESS
-
-    class Instruction(ctypes.Structure):
-        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte),
-                    ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
-
-    class Program(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
-
-    code = (Instruction * len(program))(*[Instruction(*i) for i in program])
-    libc = ctypes.CDLL(None, use_errno=True)
-    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
-    if (libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0 or
-            libc.prctl(pr_set_seccomp, seccomp_mode_filter,
-                       ctypes.byref(Program(len(program), code)), 0, 0) != 0):
-        raise OSError(ctypes.get_errno(), "the exec filter could not be installed")
 
 
 def result_file():
@@ -714,24 +586,11 @@ def on_ready(out, version):
 def main():
     request = json.loads(sys.stdin.read())
     if "--no-exec" in sys.argv[1:]:  # in the sandbox, before any student code runs
-        forbid_exec()
+        numba_loader.forbid_exec()
     out = result_file()
     result = compile_request(request, lambda version: on_ready(out, version))
     write_line(out, result)
-    exit_now()
-
-
-def exit_now():
-    """Ends the process once the result is out, without the interpreter's
-    teardown (about 0.1 s of numba's and the module's objects freed one by
-    one, and whatever atexit handlers the module registered): the grading
-    waits for this process to end."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # the module's own stream: nothing more of it is read
-            pass
-    _exit(0)
+    numba_loader.exit_now()
 
 
 if __name__ == "__main__":

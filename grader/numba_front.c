@@ -118,9 +118,12 @@ json_t *grader_numba_request(const struct grader_request *request, const json_t 
         }
         json_array_append_new(kernels, kernel);
     }
-    return json_pack("{s:s%, s:s, s:[i, i], s:s, s:o}", "source", request->source, request->size,
-                     "file_name", request->file_name ? request->file_name : "kernel.py", "cc",
-                     cc[0], cc[1], "cuda_home", cuda_home, "kernels", kernels);
+    /* the host form: the front end says whether the module defines its function */
+    json_t *host = e.has_numba_host ? json_pack("{s:s}", "function", e.numba_host.function) : NULL;
+    return json_pack("{s:s%, s:s, s:[i, i], s:s, s:o, s:o*}", "source", request->source,
+                     request->size, "file_name",
+                     request->file_name ? request->file_name : "kernel.py", "cc", cc[0], cc[1],
+                     "cuda_home", cuda_home, "kernels", kernels, "numba_host", host);
 }
 
 /* ------------------------------------------------- the front end's result */

@@ -10,7 +10,10 @@
  * within its limit), and anything kgrade's front end would never write
  * (an "internal_error", an unknown status, a malformed field) is the
  * student's compile_error, in kgrade's words, never in theirs. Only a
- * result before "started" can be kgrade's own failure.
+ * result before "started" can be kgrade's own failure. The host form's
+ * "ok" keeps "form" and "function" only when they are "host" and the
+ * exercise's host function (the request's "numba_host"); otherwise they
+ * are dropped, and the result must be the kernel form's.
  */
 #include "grader.h"
 #include "numba_front.h"
@@ -101,6 +104,13 @@ static bool copy_kernel(json_t *answer, const json_t *said, const char *name)
     return true;
 }
 
+/* The numba version the front end says, or "". */
+static void copy_version(json_t *answer, const json_t *said)
+{
+    if (!copy_text(answer, said, "numba", ANSWER_VERSION_MAX, CUT))
+        json_object_set_new(answer, "numba", json_string(""));
+}
+
 /* "ok": every kernel `asked` names, nothing else. */
 static json_t *ok_answer(const json_t *asked, const json_t *said)
 {
@@ -119,8 +129,25 @@ static json_t *ok_answer(const json_t *asked, const json_t *said)
             return wrote_on_channel(what);
         }
     }
-    if (!copy_text(answer, said, "numba", ANSWER_VERSION_MAX, CUT))
-        json_object_set_new(answer, "numba", json_string(""));
+    copy_version(answer, said);
+    return answer;
+}
+
+/* The host form's "ok" ({"form": "host", "function": NAME}: the module
+ * defines the exercise's host function, no kernel compiled) when `said`
+ * says it of the function `asked` names; else NULL: "form" and "function"
+ * are dropped and the answer is the kernel form's. */
+static json_t *host_answer(const json_t *asked, const json_t *said)
+{
+    const char *form = json_string_value(json_object_get(said, "form"));
+    const char *function = json_string_value(json_object_get(said, "function"));
+    const char *wanted =
+        json_string_value(json_object_get(json_object_get(asked, "numba_host"), "function"));
+    if (!form || strcmp(form, "host") != 0 || !function || !wanted || strcmp(function, wanted) != 0)
+        return NULL;
+    json_t *answer =
+        json_pack("{s:s, s:s, s:s}", "status", "ok", "form", "host", "function", wanted);
+    copy_version(answer, said);
     return answer;
 }
 
@@ -138,8 +165,10 @@ json_t *grader_numba_answer(const json_t *asked, const json_t *said, bool starte
     }
     if (!status)
         return wrote_on_channel("a result without a status");
-    if (strcmp(status, "ok") == 0)
-        return ok_answer(asked, said);
+    if (strcmp(status, "ok") == 0) {
+        json_t *host = host_answer(asked, said);
+        return host ? host : ok_answer(asked, said);
+    }
     if (strcmp(status, "rejected") == 0 || strcmp(status, "compile_error") == 0)
         return failure_answer(status, said);
     if (strcmp(status, "internal_error") == 0)

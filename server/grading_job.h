@@ -110,6 +110,15 @@ void grading_job_limits(const struct grading_job *job, enum job_work work,
  * (tests/unit/test_sandbox_remote.c). */
 extern const char *const numba_python_view[];
 
+/* The Python files of kgrade a sandboxed numba job sees (NULL-ended), all
+ * installed beside kgrade (the Makefile's NUMBA_FRONT_END), the script
+ * first: the front end's (numba_compile.py), and the host job's
+ * (numba_host.py: an exercise's host form, the student's function called
+ * on a served GPU), each with the module loader they share and numba's
+ * shims. */
+extern const char *const numba_front_end_files[];
+extern const char *const numba_host_files[];
+
 /* The Numba front end's job (numba_job.c): the student's Numba source
  * (request->source, with the exercise given whole) compiled to PTX by
  * grader/numba_compile.py in the sandbox, for the reference's

@@ -28,9 +28,12 @@
 #include <unistd.h>
 
 #define PYTHON_DEFAULT "/usr/bin/python3"
-#define FRONT_END_NAME "numba_compile.py"
-#define SHIMS_NAME     "numba_shims.py" /* the front end's shims, beside it */
 #define VIEW_PATHS_MAX 64
+#define FILES_MAX      4 /* of numba_front_end_files, numba_host_files */
+
+const char *const numba_front_end_files[] = {"numba_compile.py", "numba_loader.py",
+                                             "numba_shims.py", NULL};
+const char *const numba_host_files[] = {"numba_host.py", "numba_loader.py", "numba_shims.py", NULL};
 
 const char *const numba_python_view[] = {
     "/usr/lib/python3*",
@@ -97,31 +100,37 @@ static bool python_path(char path[PATH_MAX], char *error, size_t size)
     return false;
 }
 
-/* One of the front end's files (`name`), installed beside kgrade. */
-static bool front_end_path(const char *self, const char *name, char path[PATH_MAX], char *error,
-                           size_t size)
+/* The paths of the front end's files (numba_front_end_files), installed
+ * beside kgrade, the script's first. */
+static bool front_end_paths(const char *self, char paths[FILES_MAX][PATH_MAX], char *error,
+                            size_t size)
 {
     char folder[PATH_MAX];
     snprintf(folder, sizeof folder, "%s", self);
-    snprintf(path, PATH_MAX, "%s/%s", dirname(folder), name);
-    if (access(path, R_OK) == 0)
-        return true;
-    snprintf(error, size, "the Numba front end is not installed beside kgrade (%.200s): run make",
-             path);
-    return false;
+    const char *beside = dirname(folder);
+    for (int i = 0; numba_front_end_files[i]; i++) {
+        snprintf(paths[i], PATH_MAX, "%s/%s", beside, numba_front_end_files[i]);
+        if (access(paths[i], R_OK) != 0) {
+            snprintf(error, size,
+                     "the Numba front end is not installed beside kgrade (%.200s): run make",
+                     paths[i]);
+            return false;
+        }
+    }
+    return true;
 }
 
-/* The front end's view: the patterns' matches, then the script and its shims. */
-static void front_end_view(const char *script, const char *shims, glob_t *found,
+/* The front end's view: the patterns' matches, then its files. */
+static void front_end_view(char files[FILES_MAX][PATH_MAX], glob_t *found,
                            const char *paths[VIEW_PATHS_MAX])
 {
     int n = 0;
     for (int i = 0; numba_python_view[i]; i++)
         glob(numba_python_view[i], i ? GLOB_APPEND : 0, NULL, found);
-    for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - 3; i++)
+    for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - FILES_MAX; i++)
         paths[n++] = found->gl_pathv[i];
-    paths[n++] = script;
-    paths[n++] = shims;
+    for (int i = 0; numba_front_end_files[i]; i++)
+        paths[n++] = files[i];
     paths[n] = NULL;
 }
 
@@ -199,10 +208,8 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
                       const struct grader_request *request, const json_t *reference,
                       const char *self, char *error, size_t error_size)
 {
-    char python[PATH_MAX], script[PATH_MAX], shims[PATH_MAX];
-    if (!python_path(python, error, error_size) ||
-        !front_end_path(self, FRONT_END_NAME, script, error, error_size) ||
-        !front_end_path(self, SHIMS_NAME, shims, error, error_size))
+    char python[PATH_MAX], files[FILES_MAX][PATH_MAX];
+    if (!python_path(python, error, error_size) || !front_end_paths(self, files, error, error_size))
         return NULL;
     json_t *asked = grader_numba_request(request, reference, KGRADE_CUDA_HOME, error, error_size);
     char *input = asked ? json_dumps(asked, JSON_COMPACT) : NULL;
@@ -210,10 +217,10 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
         json_decref(asked);
         return NULL;
     }
-    const char *argv[] = {python, "-I", "-B", script, "--no-exec", NULL};
+    const char *argv[] = {python, "-I", "-B", files[0], "--no-exec", NULL};
     const char *paths[VIEW_PATHS_MAX];
     glob_t found = {0};
-    front_end_view(script, shims, &found, paths);
+    front_end_view(files, &found, paths);
     struct job_command command = {argv, python_env, paths, NULL, NULL}; /* no GPU: it compiles */
     struct sandbox_limits limits;
     grading_job_limits(job, work, &limits);

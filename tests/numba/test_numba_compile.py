@@ -343,5 +343,58 @@ class CompilesTheCoursesGufuncs(unittest.TestCase):
         self.assertIn("must be a @cuda.jit kernel", result["message"])
 
 
+HOST_FORM = {"function": "create_hidden_layer"}
+COURSE_HOST_ANSWER = os.path.join(os.path.dirname(__file__), "..", "..", "exercises",
+                                  "hidden-layer", "solutions-host", "passed__course_host_answer.py")
+
+
+def compile_host_form(source, numba_host=HOST_FORM):
+    request = {"source": source, "file_name": "kernel.py", "cc": [9, 0],
+               "cuda_home": os.environ.get("CUDA_HOME_FOR_TESTS", "/usr/local/cuda"),
+               "kernels": [{"name": "hidden_layer", "signature": ARRAYS3}]}
+    if numba_host:
+        request["numba_host"] = numba_host
+    return numba_compile.compile_request(request)
+
+
+class TellsTheHostForm(unittest.TestCase):
+    """An exercise that declares a host form ("numba_host") and a module
+    that defines its function: the module is graded by calling it."""
+
+    def test_the_courses_answer_is_the_host_form_with_no_kernel_compiled(self):
+        with open(COURSE_HOST_ANSWER) as f:
+            result = compile_host_form(f.read())
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        self.assertEqual((result["form"], result["function"]), ("host", "create_hidden_layer"))
+        self.assertNotIn("ptx", result)
+        self.assertTrue(result["numba"].startswith("0."))
+
+    def test_a_module_without_the_function_is_the_kernel_form(self):
+        result = compile_host_form(HIDDEN_LAYER)
+        self.assertEqual(result["status"], "ok", result.get("message"))
+        self.assertNotIn("form", result)
+        self.assertIn("hidden_layer", result["ptx"])
+
+    def test_without_a_declared_host_form_the_function_is_not_called(self):
+        source = HIDDEN_LAYER + "\n\ndef create_hidden_layer(*arguments):\n    pass\n"
+        result = compile_host_form(source, numba_host=None)
+        self.assertNotIn("form", result)
+        self.assertIn("hidden_layer", result["ptx"])
+
+    def test_a_name_that_is_not_callable_is_not_the_host_form(self):
+        result = compile_host_form(HIDDEN_LAYER + "create_hidden_layer = 3\n")
+        self.assertNotIn("form", result)
+
+    def test_a_ufunc_that_does_not_compile_is_said_at_its_line(self):
+        source = ("from numba import vectorize\n\n"
+                  "@vectorize(['float32(float32)'], target='cuda')\n"
+                  "def normalize(x):\n    return x + 'a'\n\n"
+                  "def create_hidden_layer(n, greyscales, weights, exp, normalize, weigh, "
+                  "activate):\n    return normalize(greyscales)\n")
+        result = compile_host_form(source)
+        self.assertEqual(result["status"], "compile_error")
+        self.assertEqual(result["line"], 5)
+
+
 if __name__ == "__main__":
     unittest.main()

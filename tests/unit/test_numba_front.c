@@ -71,6 +71,24 @@ static void the_request_carries_the_form_and_the_devices_capability(void **state
     json_decref(asked);
 }
 
+/* The exercise's host form goes to the front end as its function's name:
+ * hidden-layer's create_hidden_layer; an exercise without one sends none. */
+static void the_request_names_the_host_forms_function(void **state)
+{
+    (void)state;
+    char error[512];
+    json_t *asked = request_for("hidden-layer", "sm_90", error);
+    assert_non_null(asked);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(asked, "numba_host"), "function")),
+        "create_hidden_layer");
+    json_decref(asked);
+    asked = request_for("vector-add", "sm_90", error);
+    assert_non_null(asked);
+    assert_null(json_object_get(asked, "numba_host"));
+    json_decref(asked);
+}
+
 static void a_reference_without_architecture_is_refused(void **state)
 {
     (void)state;
@@ -243,15 +261,21 @@ static void a_result_that_is_not_valid_is_refused(void **state)
 
 /* ------------------------------------------- the service's reading of it */
 
-/* grader_numba_answer of `said` for vector-add's request. */
-static json_t *answer_to(const char *said, bool started, char error[512])
+/* grader_numba_answer of `said` for exercise `id`'s request. */
+static json_t *answer_for(const char *id, const char *said, bool started, char error[512])
 {
-    json_t *asked = request_for("vector-add", "sm_90", error);
+    json_t *asked = request_for(id, "sm_90", error);
     json_t *line = json_loads(said, 0, NULL);
     json_t *answer = grader_numba_answer(asked, line, started, error, 512);
     json_decref(line);
     json_decref(asked);
     return answer;
+}
+
+/* grader_numba_answer of `said` for vector-add's request. */
+static json_t *answer_to(const char *said, bool started, char error[512])
+{
+    return answer_for("vector-add", said, started, error);
 }
 
 static const char *status_of(const json_t *answer)
@@ -329,6 +353,61 @@ static void an_ok_answer_keeps_only_the_asked_kernels(void **state)
     json_decref(said);
     json_decref(asked);
     free(ptx);
+}
+
+/* The host form's ok keeps "form" and "function" (the exercise's) and the
+ * numba version, nothing else. */
+static void a_host_form_answer_keeps_the_exercises_function(void **state)
+{
+    (void)state;
+    char error[512] = "";
+    json_t *answer = answer_for("hidden-layer",
+                                "{\"status\": \"ok\", \"form\": \"host\", \"function\": "
+                                "\"create_hidden_layer\", \"numba\": \"0.56.4\", \"ptx\": "
+                                "{\"evil\": \"p\"}, \"extra\": 1}",
+                                true, error);
+    assert_string_equal(status_of(answer), "ok");
+    assert_string_equal(json_string_value(json_object_get(answer, "form")), "host");
+    assert_string_equal(json_string_value(json_object_get(answer, "function")),
+                        "create_hidden_layer");
+    assert_string_equal(json_string_value(json_object_get(answer, "numba")), "0.56.4");
+    assert_int_equal(json_object_size(answer), 4);
+    json_decref(answer);
+}
+
+/* "form" and "function" other than "host" and the exercise's function are
+ * dropped: without the kernels' PTX, the module wrote on the channel. */
+static void a_host_form_claimed_otherwise_is_dropped(void **state)
+{
+    (void)state;
+    static const char *const claims[][2] = {
+        {"hidden-layer",
+         "{\"status\": \"ok\", \"form\": \"host\", \"function\": \"hidden_layer\"}"},
+        {"hidden-layer", "{\"status\": \"ok\", \"form\": \"kernel\", \"function\": "
+                         "\"create_hidden_layer\"}"},
+        {"hidden-layer", "{\"status\": \"ok\", \"form\": \"host\"}"},
+        {"hidden-layer", "{\"status\": \"ok\", \"form\": \"host\", \"function\": 7}"},
+        {"vector-add", "{\"status\": \"ok\", \"form\": \"host\", \"function\": "
+                       "\"create_hidden_layer\"}"},
+    };
+    for (size_t i = 0; i < sizeof claims / sizeof *claims; i++) {
+        char error[512] = "";
+        json_t *answer = answer_for(claims[i][0], claims[i][1], true, error);
+        assert_string_equal(status_of(answer), "compile_error");
+        assert_null(json_object_get(answer, "form"));
+        json_decref(answer);
+    }
+    /* the kernel form's ok for an exercise with a host form: no form */
+    char error[512] = "";
+    json_t *answer = answer_for("hidden-layer",
+                                "{\"status\": \"ok\", \"ptx\": {\"hidden_layer\": \"p\"}, "
+                                "\"entries\": {\"hidden_layer\": \"e\"}, \"form\": \"host\", "
+                                "\"function\": \"evil\"}",
+                                true, error);
+    assert_string_equal(status_of(answer), "ok");
+    assert_null(json_object_get(answer, "form"));
+    assert_null(json_object_get(answer, "function"));
+    json_decref(answer);
 }
 
 /* A sentence over its limit is cut at a character, not refused: numba's
@@ -442,6 +521,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_request_carries_the_form_and_the_devices_capability),
+        cmocka_unit_test(the_request_names_the_host_forms_function),
         cmocka_unit_test(a_reference_without_architecture_is_refused),
         cmocka_unit_test(elementwise_means_same_length_arrays_with_the_output_last),
         cmocka_unit_test(a_gufunc_fits_a_form_of_arrays_with_the_output_last),
@@ -454,6 +534,8 @@ int main(void)
         cmocka_unit_test(a_forged_failure_is_the_students_compile_error),
         cmocka_unit_test(an_ok_answer_keeps_only_the_asked_kernels),
         cmocka_unit_test(a_compile_error_answer_keeps_its_sentence),
+        cmocka_unit_test(a_host_form_answer_keeps_the_exercises_function),
+        cmocka_unit_test(a_host_form_claimed_otherwise_is_dropped),
         cmocka_unit_test(a_long_sentence_is_cut_at_a_character),
         cmocka_unit_test(arrays_are_packed_as_numba_passes_them),
         cmocka_unit_test(numbas_reduction_kernel_takes_two_arrays_its_init_and_a_flag),
