@@ -104,7 +104,7 @@ enum host_reply host_receive(int fd, double seconds, char *text, size_t size)
     do
         n = packet ? recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) : -1;
     while (n < 0 && errno == EINTR);
-    if (n > 0)
+    if (n >= 0) /* an empty packet may carry descriptors too */
         close_received(&msg);
     enum host_reply reply = n > 0 && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
                                 ? parse_reply(packet, (size_t)n, text, size)

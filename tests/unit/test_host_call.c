@@ -133,6 +133,7 @@ static void descriptors_sent_are_closed(void **state)
     assert_int_equal(reply_to("{\"returned\": true}", 18, 3, text, sizeof text),
                      HOST_REPLY_RETURNED);
     assert_int_equal(reply_to("{\"nonsense\": 1}", 15, 8, text, sizeof text), HOST_REPLY_ENDED);
+    assert_int_equal(reply_to("", 0, 2, text, sizeof text), HOST_REPLY_ENDED); /* empty */
 }
 
 static void silence_is_late_and_a_close_the_end(void **state)
