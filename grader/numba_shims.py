@@ -12,7 +12,14 @@ on any CUDA driver). numba 0.56 predates CUDA 13:
   refuses: the version is taken from libNVVM itself;
 - its float64 atomic add asks the current context for the device's compute
   capability, which a compile with no driver does not have: every device
-  kgrade models is sm_60 or later, which has the native instruction.
+  kgrade models is sm_60 or later, which has the native instruction;
+- a CUDA @vectorize ufunc's result has the type numba infers for the
+  function's body, not the one its signature declares (0.56's
+  cuda.jit(sig, device=True) drops it; later numbas keep it): the
+  course's normalize, 'float32(float32)' returning grayscales / 255, gave
+  float64 arrays, which its weigh, 'float32(float32, float32)', then
+  refuses ("GPU ufunc requires array arguments to have the exact
+  types"). The declared type is the result's, as in later numbas.
 
 These and numba_compile.py's own shims (line numbers, kernels built with
 no device) and its reading of numba's ufunc, gufunc and reduction objects,
@@ -84,3 +91,18 @@ def apply(cuda_home):
 
     nvvm.add_ir_version = add_ir_version
     nvvmutils.declare_atomic_add_float64 = declare_atomic_add_float64
+    ufuncs_of_the_declared_type()
+
+
+def ufuncs_of_the_declared_type():
+    """A CUDA @vectorize ufunc's output array of its signature's return
+    type: numba's elementwise kernel stores the function's result into it
+    (converted, as any store into an array)."""
+    from numba.cuda import vectorizers
+    compile_core = vectorizers.CUDAVectorize._compile_core
+
+    def compile_core_of_the_declared_type(self, sig):
+        function, _ = compile_core(self, sig)
+        return function, sig.return_type
+
+    vectorizers.CUDAVectorize._compile_core = compile_core_of_the_declared_type

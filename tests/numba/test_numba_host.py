@@ -25,7 +25,7 @@ import unittest
 
 import numpy as np
 
-from numba_exercises import CUDA_HOME, EMULATOR, ROOT
+from numba_exercises import CUDA_HOME, EMULATOR, ROOT, numba_compile
 
 BUILD = os.path.dirname(os.path.dirname(EMULATOR))
 CLIENT = os.path.join(os.path.dirname(EMULATOR), "remote", "libcuda.so.1")
@@ -36,8 +36,24 @@ HIGH_FD = 10        # the child's ends wait there until they are put at CHILD_FD
 N = 1000
 JOB_SECONDS = 120
 
-COURSE_ANSWER = os.path.join(ROOT, "exercises", "hidden-layer", "solutions-host",
-                             "passed__course_host_answer.py")
+HIDDEN_LAYER = os.path.join(ROOT, "exercises", "hidden-layer")
+# The host form's solutions: in a folder of their own until the grade job
+# grades the host form (tests/integration/test_grade.sh grades every
+# solutions/*.py by its name's verdict).
+SOLUTIONS_HOST = os.path.join(HIDDEN_LAYER, "solutions-host")
+COURSE_ANSWER = os.path.join(SOLUTIONS_HOST, "passed__course_host_answer.py")
+# What the host job replies to each solution's call; the verdict its name
+# says is the grade job's (the time, and where the returned array came
+# from: numpy on the host, or a host result copied to the device and back,
+# returns the right values and is not passed).
+REPLIES = {
+    "passed__course_host_answer.py": "returned",
+    "too_slow__ufuncs_on_host_arrays.py": "returned",
+    "wrong_answer__numpy_on_host.py": "returned",
+    "wrong_answer__host_result_round_trip.py": "returned",
+    "wrong_answer__returns_device_array.py": "wrong",
+    "runtime_error__raises.py": "raised",
+}
 
 # The course's answer with more functions, each a way the call goes wrong,
 # and one that writes into its input (line numbers matter: see RAISES_LINE).
@@ -292,6 +308,42 @@ class ModulesThatFail(unittest.TestCase):
     def test_a_module_without_the_function_fails(self):
         text = self.import_failed("def hidden_layer():\n    pass\n")
         self.assertEqual(text, "the module defines no function 'create_hidden_layer'")
+
+
+@unittest.skipUnless(os.path.exists(EMULATOR) and os.path.exists(CLIENT) and
+                     os.path.exists(HOST_JOB),
+                     "no virtual GPU, remote driver or host job built under " + BUILD)
+class TheHostFormsFiles(unittest.TestCase):
+    """hidden-layer's reference_host.py and host-form solutions, each
+    called once in a host job of its own."""
+
+    def reply(self, path):
+        job = HostJob(read(path))
+        self.assertEqual(job.said(), {"ready": True}, path)
+        greyscales, weights = inputs()
+        reply, returned, _ = job.call("create_hidden_layer", greyscales, weights)
+        status, errors = job.end()
+        self.assertEqual(status, 0, errors)
+        if "returned" in reply:
+            np.testing.assert_allclose(returned, expected_layer(greyscales, weights),
+                                       rtol=1e-5, atol=1e-6, err_msg=path)
+        return reply
+
+    def test_the_reference_returns_the_hidden_layer(self):
+        self.assertEqual(self.reply(os.path.join(HIDDEN_LAYER, "reference_host.py")),
+                         {"returned": True})
+
+    def test_each_solution_is_the_host_form_and_replies_as_expected(self):
+        self.assertEqual(sorted(os.listdir(SOLUTIONS_HOST)), sorted(REPLIES))
+        for name, kind in REPLIES.items():
+            with self.subTest(name):
+                path = os.path.join(SOLUTIONS_HOST, name)
+                front_end = numba_compile.compile_request({
+                    "source": read(path), "file_name": "submission.py", "cc": [9, 0],
+                    "cuda_home": CUDA_HOME, "kernels": [],
+                    "numba_host": {"function": "create_hidden_layer"}})
+                self.assertEqual(front_end.get("form"), "host", front_end)
+                self.assertEqual(list(self.reply(path)), [kind])
 
 
 if __name__ == "__main__":
