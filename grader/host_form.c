@@ -55,10 +55,12 @@ static bool serve_jobs(struct grading *g, char *message, size_t size)
         snprintf(message, size, "out of memory");
         return false;
     }
+    for (int side = 0; side < HOST_SIDES; side++) { /* both known before either starts */
+        g->host->jobs[side].driver_fd = fds[side][0];
+        g->host->jobs[side].calls_fd = fds[side][1];
+    }
     for (int side = 0; side < HOST_SIDES; side++) {
         struct host_job *job = &g->host->jobs[side];
-        job->driver_fd = fds[side][0];
-        job->calls_fd = fds[side][1];
         int rc = g->api.kgemu_serve_start(job->driver_fd, &job->served);
         if (rc != 0) {
             char what[256];
