@@ -161,6 +161,31 @@ static bool make_pipes(struct job_run *j)
     return high >= 0;
 }
 
+/* The job's peer sockets, raised above the numbers they get in the job. */
+static bool pass_peers(struct job_run *j)
+{
+    const struct sandbox_job *job = j->job;
+    if (job->peer_count < 0 || job->peer_count > SANDBOX_PEERS_MAX) {
+        char count[96];
+        snprintf(count, sizeof count, "%d given; a job takes 0 to %d peer sockets", job->peer_count,
+                 SANDBOX_PEERS_MAX);
+        fail_setup(j, "the job's peer_count is out of range", count);
+        return false;
+    }
+    for (int i = 0; i < job->peer_count; i++) {
+        j->plan.peer_fds[i] = fcntl(job->peer_fds[i], F_DUPFD_CLOEXEC, 10);
+        if (j->plan.peer_fds[i] < 0) {
+            char which[160];
+            snprintf(which, sizeof which, "peer_fds[%d] (%d): %s", i, job->peer_fds[i],
+                     strerror(errno));
+            fail_setup(j, "the job's peer socket could not be passed on", which);
+            return false;
+        }
+        j->plan.peer_count = i + 1;
+    }
+    return true;
+}
+
 static bool prepare(struct job_run *j)
 {
     char error[ERROR_MAX];
@@ -180,11 +205,9 @@ static bool prepare(struct job_run *j)
     p->plan = &j->view;
     p->landlock_abi = landlock_abi_version();
     p->landlock_fd = landlock_build(&j->view, p->landlock_abi);
-    if (job->peer_fd >= 3 && (p->peer_fd = fcntl(job->peer_fd, F_DUPFD_CLOEXEC, 10)) < 0) {
-        fail_setup(j, "the job's peer socket could not be passed on", strerror(errno));
+    if (!pass_peers(j))
         return false;
-    }
-    if (!seccomp_compile(job->real_gpu, p->peer_fd >= 0, &p->seccomp, error, sizeof error)) {
+    if (!seccomp_compile(job->real_gpu, p->peer_count, &p->seccomp, error, sizeof error)) {
         fail_setup(j, error, "");
         return false;
     }
@@ -260,13 +283,16 @@ static void note_namespaces(struct sandbox_protections *a, int flags)
 
 static void close_child_ends(struct job_run *j)
 {
-    int *ends[] = {&j->plan.stdin_fd, &j->plan.stdout_fd, &j->plan.stderr_fd,   &j->plan.result_fd,
-                   &j->plan.error_fd, &j->plan.sync_fd,   &j->plan.landlock_fd, &j->plan.peer_fd};
+    int *ends[] = {&j->plan.stdin_fd, &j->plan.stdout_fd, &j->plan.stderr_fd,  &j->plan.result_fd,
+                   &j->plan.error_fd, &j->plan.sync_fd,   &j->plan.landlock_fd};
     for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
         if (*ends[i] >= 0) {
             close(*ends[i]);
             *ends[i] = -1;
         }
+    for (int i = 0; i < j->plan.peer_count; i++)
+        close(j->plan.peer_fds[i]);
+    j->plan.peer_count = 0;
     view_release(&j->view);
 }
 
@@ -496,7 +522,7 @@ bool sandbox_run(const struct sandbox_job *job, struct sandbox_outcome *outcome)
     struct job_run j = {.job = job, .out = outcome, .pidfd = -1, .sync_w = -1};
     j.input_w = j.result_r = j.log_r = j.error_r = -1;
     j.plan.stdin_fd = j.plan.stdout_fd = j.plan.stderr_fd = j.plan.result_fd = -1;
-    j.plan.error_fd = j.plan.sync_fd = j.plan.landlock_fd = j.plan.peer_fd = -1;
+    j.plan.error_fd = j.plan.sync_fd = j.plan.landlock_fd = -1;
     j.result.cap = job->limits.output_bytes;
     j.log.cap = job->limits.log_bytes;
     j.error.cap = ERROR_MAX;
