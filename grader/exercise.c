@@ -651,14 +651,92 @@ static bool parse_launches(struct loader *ld, json_t *root, struct exercise *e)
     return true;
 }
 
+/* ------------------------------------------------------ the host form */
+
+enum exercise_host_argument exercise_host_argument(const struct exercise *e, int i, int *index)
+{
+    const char *name = e->numba_host.arguments[i];
+    if ((*index = size_index(e, name)) >= 0)
+        return HOST_ARGUMENT_SIZE;
+    if ((*index = exercise_buffer_index(e, name)) >= 0)
+        return HOST_ARGUMENT_BUFFER;
+    return HOST_ARGUMENT_MODULE;
+}
+
+/* A Python identifier of the host form, at `field`. */
+static bool get_python_name(struct loader *ld, json_t *v, const char *field, char *out)
+{
+    const char *text = json_string_value(v);
+    if (!text || !is_name(text))
+        return fail(ld, field, "must be a Python identifier (letters, digits, '_'; at most %d)",
+                    EXERCISE_NAME_MAX - 1);
+    snprintf(out, EXERCISE_NAME_MAX, "%s", text);
+    return true;
+}
+
+/* Argument i: a size, an input buffer, or a name of the module's; never
+ * an output (which the function returns) or a scalar (which has no place
+ * in a Python call: pass the size it is made of). */
+static bool parse_host_argument(struct loader *ld, struct exercise *e, json_t *v, size_t i)
+{
+    struct exercise_numba_host *h = &e->numba_host;
+    char field[64];
+    snprintf(field, sizeof field, "numba_host.arguments[%zu]", i);
+    if (!get_python_name(ld, v, field, h->arguments[i]))
+        return false;
+    const char *name = h->arguments[i];
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(h->arguments[j], name) == 0)
+            return fail(ld, field, "'%s' is passed twice", name);
+    int buffer = exercise_buffer_index(e, name);
+    if (buffer >= 0 && e->buffers[buffer].is_output)
+        return fail(ld, field,
+                    "'%s' is an output buffer: the function returns it (name it in 'returns')",
+                    name);
+    if (exercise_scalar_index(e, name) >= 0)
+        return fail(ld, field, "'%s' is a scalar: pass a size or an input buffer", name);
+    h->argument_count++;
+    return true;
+}
+
+/* "numba_host": {"function", "arguments": [...], "returns"}, optional. */
+static bool parse_numba_host(struct loader *ld, json_t *root, struct exercise *e)
+{
+    static const char *const keys[] = {"function", "arguments", "returns", NULL};
+    json_t *v = json_object_get(root, "numba_host");
+    if (!v)
+        return true;
+    if (!json_is_object(v) || !only_keys(ld, v, "numba_host", keys))
+        return ld->failed ? false
+                          : fail(ld, "numba_host",
+                                 "must be {\"function\", \"arguments\": [...], \"returns\"}");
+    struct exercise_numba_host *h = &e->numba_host;
+    if (!get_python_name(ld, json_object_get(v, "function"), "numba_host.function", h->function))
+        return false;
+    json_t *arguments = json_object_get(v, "arguments");
+    if (!json_is_array(arguments) || json_array_size(arguments) > EXERCISE_PARAMS_MAX)
+        return fail(ld, "numba_host", "'arguments' must be an array of at most %d names",
+                    EXERCISE_PARAMS_MAX);
+    size_t i;
+    json_t *a;
+    json_array_foreach(arguments, i, a) if (!parse_host_argument(ld, e, a, i)) return false;
+    if (!get_python_name(ld, json_object_get(v, "returns"), "numba_host.returns", h->returns))
+        return false;
+    int out = exercise_buffer_index(e, h->returns);
+    if (out < 0 || !e->buffers[out].is_output)
+        return fail(ld, "numba_host.returns", "'%s' names no output buffer", h->returns);
+    e->has_numba_host = true;
+    return true;
+}
+
 /* --------------------------------------------------------------- whole */
 
 static bool parse_header(struct loader *ld, json_t *root, struct exercise *e)
 {
-    static const char *const keys[] = {"id",      "title",       "course",   "assessment",
-                                       "sizes",   "correctness", "assessed", "buffers",
-                                       "scalars", "kernels",     "launches", "speed",
-                                       "limits",  "opens",       "deadline", NULL};
+    static const char *const keys[] = {
+        "id",       "title",   "course",   "assessment", "sizes",    "correctness",
+        "assessed", "buffers", "scalars",  "kernels",    "launches", "speed",
+        "limits",   "opens",   "deadline", "numba_host", NULL};
     if (!json_is_object(root))
         return fail(ld, "(top)", "an exercise is a JSON object");
     if (!only_keys(ld, root, "(top)", keys) ||
@@ -730,10 +808,11 @@ bool exercise_parse(const char *text, size_t length, const char *file, struct ex
                  jerror.text);
         return false;
     }
-    bool ok =
-        parse_header(&ld, root, e) && parse_sizes(&ld, root, e) && parse_cases(&ld, root, e) &&
-        parse_buffers(&ld, root, e) && parse_scalars(&ld, root, e) && parse_kernels(&ld, root, e) &&
-        parse_launches(&ld, root, e) && parse_speed(&ld, root, e) && parse_limits(&ld, root, e);
+    bool ok = parse_header(&ld, root, e) && parse_sizes(&ld, root, e) &&
+              parse_cases(&ld, root, e) && parse_buffers(&ld, root, e) &&
+              parse_scalars(&ld, root, e) && parse_kernels(&ld, root, e) &&
+              parse_launches(&ld, root, e) && parse_speed(&ld, root, e) &&
+              parse_limits(&ld, root, e) && parse_numba_host(&ld, root, e);
     json_decref(root);
     return ok;
 }

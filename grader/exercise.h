@@ -108,6 +108,20 @@ struct exercise_launch {
     int swap[2];                    /* buffers exchanged between repetitions, or -1 */
 };
 
+/* The host form ("numba_host" in exercise.json): a Python function of the
+ * course's that the student's module defines, called with the exercise's
+ * inputs as host arrays, returning one output as a host array; graded by
+ * calling it (grader/host_form.h). */
+struct exercise_numba_host {
+    char function[EXERCISE_NAME_MAX]; /* a Python identifier: "create_hidden_layer" */
+    int argument_count;
+    /* in call order: a size (a Python int), an input buffer (a host numpy
+     * array of its type and length), or else what the module defines of
+     * that name ("exp") */
+    char arguments[EXERCISE_PARAMS_MAX][EXERCISE_NAME_MAX];
+    char returns[EXERCISE_NAME_MAX]; /* an output buffer */
+};
+
 struct exercise {
     char id[EXERCISE_NAME_MAX];
     char title[EXERCISE_TEXT_MAX];
@@ -128,7 +142,9 @@ struct exercise {
     struct exercise_kernel kernels[EXERCISE_KERNELS_MAX];
     int n_launches;
     struct exercise_launch launches[EXERCISE_LAUNCHES_MAX];
-    double max_ratio; /* the speed bar: student time / reference time */
+    double max_ratio;    /* the speed bar: student time / reference time */
+    bool has_numba_host; /* a host form is declared */
+    struct exercise_numba_host numba_host;
     struct {
         double compile_seconds, run_seconds, memory_mb; /* 0: the sandbox's default */
     } limits;
@@ -167,6 +183,13 @@ const char *exercise_numba_name(const struct exercise *exercise, const char *nam
 
 /* What the student must define, for messages: "tile_transpose(a, transposed)". */
 bool exercise_numba_form(const struct exercise *exercise, int k, char *out, size_t size);
+
+/* What an argument of the host form is. */
+enum exercise_host_argument { HOST_ARGUMENT_SIZE, HOST_ARGUMENT_BUFFER, HOST_ARGUMENT_MODULE };
+/* Argument i of the host form: which kind, and in `*index` the size's or
+ * the buffer's index (-1 for the module's). */
+enum exercise_host_argument exercise_host_argument(const struct exercise *exercise, int i,
+                                                   int *index);
 
 /* Whether a kernel of the exercise declares an alternative. */
 bool exercise_has_alternative(const struct exercise *exercise);

@@ -1,9 +1,10 @@
 /*
  * An exercise's files, read on the trusted side (grader.h,
  * grader_exercise_read): its definition (exercise.json), its reference
- * source (reference.cu) and, where Numba submissions are compared like with
- * like, its Numba reference (reference.py), with their version, a hash of
- * them all.
+ * source (reference.cu), where Numba submissions are compared like with
+ * like, its Numba reference (reference.py), and where it declares a host
+ * form ("numba_host"), the host form's reference (reference_host.py), with
+ * their version, a hash of them all.
  *
  * This is the only place the grader reads an exercise's files for a
  * grading. The job that compiles and runs a student's source never sees
@@ -24,6 +25,7 @@
 #define DEFINITION_FILE "exercise.json"
 #define REFERENCE_FILE  "reference.cu"
 #define NUMBA_REFERENCE "reference.py"
+#define HOST_REFERENCE  "reference_host.py"
 #define FNV_OFFSET      0xcbf29ce484222325ull
 #define FNV_PRIME       0x100000001b3ull
 
@@ -64,6 +66,29 @@ static bool id_acceptable(const char *id)
     return strspn(id, "abcdefghijklmnopqrstuvwxyz0123456789-_") == n;
 }
 
+/* <exercises>/<id>/<file> into `*text`: required, or (`required` false)
+ * only when it exists. False with a sentence. */
+static bool read_part(const char *exercises, const char *id, const char *file, bool required,
+                      char **text, size_t *size, char *error, size_t error_size)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s/%s", exercises, id, file);
+    if (!required && access(path, F_OK) != 0)
+        return true;
+    *text = exercise_file_read(path, EXERCISE_REFERENCE_MAX, size, error, error_size);
+    return *text != NULL;
+}
+
+/* Whether exercise.json declares a host form (its validity is
+ * exercise_parse's to judge). */
+static bool declares_host_form(const struct grader_exercise_files *files)
+{
+    json_t *root = json_loadb(files->definition, files->definition_size, 0, NULL);
+    bool declared = json_object_get(root, "numba_host") != NULL;
+    json_decref(root);
+    return declared;
+}
+
 bool grader_exercise_read(const char *exercises, const char *id,
                           struct grader_exercise_files *files, char *error, size_t error_size)
 {
@@ -77,15 +102,15 @@ bool grader_exercise_read(const char *exercises, const char *id,
     snprintf(path, sizeof path, "%s/%s/%s", exercises, id, DEFINITION_FILE);
     files->definition = exercise_file_read(path, EXERCISE_DEFINITION_MAX, &files->definition_size,
                                            error, error_size);
-    snprintf(path, sizeof path, "%s/%s/%s", exercises, id, REFERENCE_FILE);
-    if (files->definition)
-        files->reference = exercise_file_read(path, EXERCISE_REFERENCE_MAX, &files->reference_size,
-                                              error, error_size);
-    snprintf(path, sizeof path, "%s/%s/%s", exercises, id, NUMBA_REFERENCE);
-    if (files->reference && access(path, F_OK) == 0)
-        files->numba_reference = exercise_file_read(
-            path, EXERCISE_REFERENCE_MAX, &files->numba_reference_size, error, error_size);
-    if (!files->reference || (access(path, F_OK) == 0 && !files->numba_reference)) {
+    bool ok = files->definition &&
+              read_part(exercises, id, REFERENCE_FILE, true, &files->reference,
+                        &files->reference_size, error, error_size) &&
+              read_part(exercises, id, NUMBA_REFERENCE, false, &files->numba_reference,
+                        &files->numba_reference_size, error, error_size) &&
+              (!declares_host_form(files) ||
+               read_part(exercises, id, HOST_REFERENCE, true, &files->host_reference,
+                         &files->host_reference_size, error, error_size));
+    if (!ok) {
         grader_exercise_files_free(files);
         return false;
     }
@@ -93,6 +118,8 @@ bool grader_exercise_read(const char *exercises, const char *id,
     h = fnv(h, files->reference, files->reference_size);
     if (files->numba_reference)
         h = fnv(h, files->numba_reference, files->numba_reference_size);
+    if (files->host_reference)
+        h = fnv(h, files->host_reference, files->host_reference_size);
     snprintf(files->version, sizeof files->version, "%016" PRIx64, h);
     return true;
 }
@@ -102,5 +129,6 @@ void grader_exercise_files_free(struct grader_exercise_files *files)
     free(files->definition);
     free(files->reference);
     free(files->numba_reference);
+    free(files->host_reference);
     memset(files, 0, sizeof *files);
 }

@@ -277,11 +277,17 @@ struct grader_exercise_files {
      * where the exercise has one (else NULL: the C reference) */
     char *numba_reference;
     size_t numba_reference_size;
-    char version[17]; /* a hash of both: the grade JSON's "exercise_version" */
+    /* reference_host.py: the host form's reference, which runs in a host
+     * job of its own like a student's module (required when exercise.json
+     * declares "numba_host"; else NULL) */
+    char *host_reference;
+    size_t host_reference_size;
+    char version[17]; /* a hash of them all: the grade JSON's "exercise_version" */
 };
 
-/* Reads <exercises>/<id>/exercise.json, reference.cu and reference.py
- * when there is one (`id` must be an
+/* Reads <exercises>/<id>/exercise.json, reference.cu, reference.py
+ * when there is one and reference_host.py when exercise.json declares
+ * "numba_host" (`id` must be an
  * exercise id, never a path). False with a sentence in `error`. Released
  * with grader_exercise_files_free. */
 bool grader_exercise_read(const char *exercises, const char *id,

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A valid exercise; the malformed cases replace one piece of it. */
@@ -281,6 +282,114 @@ static void the_folder_must_match_the_id(void **state)
     assert_non_null(strstr(error, "/nonexistent/exercise.json: cannot be read"));
 }
 
+/* "numba_host": the function, its arguments in order and the output it
+ * returns; each malformed piece refused with the field and what to do. */
+static void the_host_form_is_read(void **state)
+{
+    (void)state;
+    static const char host[] = ", \"numba_host\": {\"function\": \"create_layer\", "
+                               "\"arguments\": [\"rows\", \"in\", \"exp\"], \"returns\": \"out\"}";
+    char text[sizeof valid + sizeof host];
+    snprintf(text, sizeof text, "%.*s%s}", (int)sizeof valid - 2, valid, host);
+    struct exercise e;
+    char error[512] = "";
+    assert_true(parse(text, &e, error));
+    assert_true(e.has_numba_host);
+    assert_string_equal(e.numba_host.function, "create_layer");
+    assert_int_equal(e.numba_host.argument_count, 3);
+    assert_string_equal(e.numba_host.returns, "out");
+    int index;
+    assert_int_equal(exercise_host_argument(&e, 0, &index), HOST_ARGUMENT_SIZE);
+    assert_int_equal(index, 0);
+    assert_int_equal(exercise_host_argument(&e, 1, &index), HOST_ARGUMENT_BUFFER);
+    assert_int_equal(index, 0);
+    assert_int_equal(exercise_host_argument(&e, 2, &index), HOST_ARGUMENT_MODULE);
+    assert_true(parse(valid, &e, error));
+    assert_false(e.has_numba_host);
+    static const char *const bad[][2] = {
+        {"\"returns\": \"out\"", "\"returns\": \"in\"}"},
+        {"\"returns\": \"out\"", "\"returns\": \"zzz\"}"},
+        {"\"function\": \"create_layer\"", "\"function\": \"create-layer\""},
+        {"\"arguments\": [\"rows\", \"in\", \"exp\"]", "\"arguments\": [\"rows\", \"out\"]"},
+        {"\"arguments\": [\"rows\", \"in\", \"exp\"]", "\"arguments\": [\"r\"]"},
+        {"\"arguments\": [\"rows\", \"in\", \"exp\"]", "\"arguments\": [\"in\", \"in\"]"},
+        {"\"arguments\": [\"rows\", \"in\", \"exp\"]", "\"arguments\": \"rows\""},
+        {"\"returns\": \"out\"", "\"returns\": \"out\", \"kernel\": 1}"},
+    };
+    static const char *const why[] = {
+        "numba_host.returns: 'in' names no output buffer",
+        "numba_host.returns: 'zzz' names no output buffer",
+        "numba_host.function: must be a Python identifier",
+        "numba_host.arguments[1]: 'out' is an output buffer: the function returns it",
+        "numba_host.arguments[0]: 'r' is a scalar: pass a size or an input buffer",
+        "numba_host.arguments[1]: 'in' is passed twice",
+        "numba_host: 'arguments' must be an array of at most 16 names",
+        "numba_host: unknown field 'kernel'",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char broken[sizeof text + 64];
+        const char *at = strstr(text, bad[i][0]);
+        assert_non_null(at);
+        size_t tail = strlen(bad[i][0]) + (bad[i][1][strlen(bad[i][1]) - 1] == '}' ? 1 : 0);
+        snprintf(broken, sizeof broken, "%.*s%s%s", (int)(at - text), text, bad[i][1], at + tail);
+        refused(broken, why[i]);
+    }
+}
+
+/* A file of the exercise folder `folder`/demo. */
+static void write_file(const char *folder, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/demo/%s", folder, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void remove_file(const char *folder, const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/demo/%s", folder, name);
+    remove(path);
+}
+
+/* The trusted side reads reference_host.py when the exercise declares a
+ * host form: required then, and part of the exercise's version. */
+static void the_host_reference_is_read(void **state)
+{
+    (void)state;
+    char folder[] = "/tmp/kgrade-test-host-XXXXXX", path[256];
+    assert_non_null(mkdtemp(folder));
+    snprintf(path, sizeof path, "%s/demo", folder);
+    assert_int_equal(mkdir(path, 0700), 0);
+    write_file(folder, "exercise.json", "{\"id\": \"demo\", \"numba_host\": {}}");
+    write_file(folder, "reference.cu", "// reference");
+    struct grader_exercise_files files;
+    char error[512] = "";
+    assert_false(grader_exercise_read(folder, "demo", &files, error, sizeof error));
+    assert_non_null(strstr(error, "demo/reference_host.py: cannot be read"));
+    write_file(folder, "reference_host.py", "def f(): pass\n");
+    assert_true(grader_exercise_read(folder, "demo", &files, error, sizeof error));
+    assert_string_equal(files.host_reference, "def f(): pass\n");
+    char version[sizeof files.version];
+    memcpy(version, files.version, sizeof version);
+    grader_exercise_files_free(&files);
+    write_file(folder, "reference_host.py", "def f(): return 1\n");
+    assert_true(grader_exercise_read(folder, "demo", &files, error, sizeof error));
+    assert_string_not_equal(files.version, version);
+    grader_exercise_files_free(&files);
+    write_file(folder, "exercise.json", "{\"id\": \"demo\"}"); /* no host form: not read */
+    assert_true(grader_exercise_read(folder, "demo", &files, error, sizeof error));
+    assert_null(files.host_reference);
+    grader_exercise_files_free(&files);
+    remove_file(folder, "exercise.json");
+    remove_file(folder, "reference.cu");
+    remove_file(folder, "reference_host.py");
+    rmdir(path);
+    rmdir(folder);
+}
+
 /* "opens" and "deadline": read as instants; a bad one refused with its key. */
 static void dates_are_read_and_checked(void **state)
 {
@@ -347,6 +456,8 @@ int main(void)
         cmocka_unit_test(malformed_fields_are_named),
         cmocka_unit_test(the_numba_form_is_read),
         cmocka_unit_test(the_alternative_is_read),
+        cmocka_unit_test(the_host_form_is_read),
+        cmocka_unit_test(the_host_reference_is_read),
         cmocka_unit_test(the_folder_must_match_the_id),
         cmocka_unit_test(dates_are_read_and_checked),
         cmocka_unit_test(course_dates_are_read_and_checked),
