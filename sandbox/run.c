@@ -53,6 +53,7 @@ struct job_run {
     size_t lines_seen; /* bytes of result already handed to on_line */
     double started, deadline;
     bool killed;
+    bool stopped;       /* killed because its caller said so (stop_fd) */
     double cpu_seconds; /* the job's, once it has exited */
     pid_t pid;
     int pidfd;
@@ -409,8 +410,8 @@ static void kill_tree(struct job_run *j)
  * done. */
 static bool follow(struct job_run *j, int *status, bool *exited)
 {
-    struct pollfd fds[5];
-    int n = 0, result_at = -1, log_at = -1, error_at = -1, input_at = -1;
+    struct pollfd fds[6];
+    int n = 0, result_at = -1, log_at = -1, error_at = -1, input_at = -1, stop_at = -1;
     if (j->result_r >= 0)
         fds[result_at = n++] = (struct pollfd){j->result_r, POLLIN, 0};
     if (j->log_r >= 0)
@@ -421,6 +422,8 @@ static bool follow(struct job_run *j, int *status, bool *exited)
         fds[input_at = n++] = (struct pollfd){j->input_w, POLLOUT, 0};
     if (j->pidfd >= 0 && !*exited)
         fds[n++] = (struct pollfd){j->pidfd, POLLIN, 0};
+    if (j->job->stop_fd && !*exited && !j->killed)
+        fds[stop_at = n++] = (struct pollfd){*j->job->stop_fd, POLLIN, 0};
     double left = j->deadline - now_seconds();
     int wait_ms = left <= 0 ? 0 : left > 0.05 && j->pidfd < 0 ? 50 : (int)(left * 1000) + 1;
     if (*exited)
@@ -443,6 +446,10 @@ static bool follow(struct job_run *j, int *status, bool *exited)
         j->cpu_seconds = (double)usage.ru_utime.tv_sec + (double)usage.ru_stime.tv_sec +
                          (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     }
+    if (!*exited && stop_at >= 0 && fds[stop_at].revents) {
+        j->stopped = true;
+        kill_tree(j);
+    }
     if (!*exited && now_seconds() >= j->deadline)
         kill_tree(j);
     bool pipes_open = j->result_r >= 0 || j->log_r >= 0 || j->error_r >= 0;
@@ -459,6 +466,10 @@ static void classify(struct job_run *j, int status)
         o->end = SANDBOX_SETUP_FAILED;
         snprintf(o->reason, sizeof o->reason, "the sandbox could not be set up: %.200s",
                  j->error.data);
+    } else if (j->stopped) {
+        o->end = SANDBOX_STOPPED;
+        snprintf(o->reason, sizeof o->reason, "stopped by its caller after %.1f s",
+                 o->wall_seconds);
     } else if (j->killed) {
         o->end = SANDBOX_TIMED_OUT;
         snprintf(o->reason, sizeof o->reason, "killed after %.1f s, its wall-clock limit",
@@ -515,6 +526,15 @@ static void ignore_sigpipe(void)
         signal(SIGPIPE, SIG_IGN);
 }
 
+/* The caller's peer descriptors, when it handed them over: the job has
+ * its own by now (or never will). */
+static void hand_peers(const struct sandbox_job *job)
+{
+    for (int i = 0; job->peers_handed && i < job->peer_count && i < SANDBOX_PEERS_MAX; i++)
+        if (job->peer_fds[i] >= 0)
+            close(job->peer_fds[i]);
+}
+
 bool sandbox_run(const struct sandbox_job *job, struct sandbox_outcome *outcome)
 {
     ignore_sigpipe();
@@ -529,6 +549,7 @@ bool sandbox_run(const struct sandbox_job *job, struct sandbox_outcome *outcome)
     j.started = now_seconds();
     j.deadline = j.started + job->limits.wall_seconds;
     bool started = prepare(&j) && launch(&j);
+    hand_peers(job);
     if (started) {
         int status = 0;
         bool exited = false;

@@ -108,9 +108,17 @@ struct sandbox_job {
      * virtual GPU's remote client and the process serving it. The first
      * peer_count are passed (0: none; more than SANDBOX_PEERS_MAX, or one
      * that is no open descriptor, fails the set-up); the caller keeps its
-     * own. */
+     * own, unless it hands them over. */
     int peer_fds[SANDBOX_PEERS_MAX];
     int peer_count;
+    /* Handed over: sandbox_run closes the caller's peer descriptors once
+     * the job has its own (or could not start), so that each peer sees the
+     * job's end as its socket's, not when the caller's copy goes. */
+    bool peers_handed;
+    /* When not NULL: the job is stopped (killed, SANDBOX_STOPPED) once
+     * this descriptor is readable or hung up, e.g. a pipe whose writing end
+     * the caller closes when the job's work is no longer needed. */
+    const int *stop_fd;
     sandbox_line_fn *on_line; /* may be NULL */
     void *context;
 };
@@ -139,6 +147,7 @@ enum sandbox_end {
     SANDBOX_CPU_LIMIT,     /* past RLIMIT_CPU */
     SANDBOX_OUT_OF_MEMORY, /* killed by the memory limit */
     SANDBOX_SETUP_FAILED,  /* the sandbox could not be set up: reason */
+    SANDBOX_STOPPED,       /* stopped by its caller (sandbox_job.stop_fd); killed */
 };
 
 struct sandbox_outcome {

@@ -48,6 +48,14 @@ static const char *const python_env[] = {
     "OMP_NUM_THREADS=1",      "NUMBA_NUM_THREADS=1", NULL,
 };
 
+void numba_python_env(const char **env, int max)
+{
+    int n = 0;
+    for (; python_env[n] && n < max - 1; n++)
+        env[n] = python_env[n];
+    env[n] = NULL;
+}
+
 #define CALL_NAME_MAX 64
 
 struct front_end_follow {
@@ -83,8 +91,7 @@ static double on_front_end_line(void *context, const char *text, size_t length, 
     return 0;
 }
 
-/* The Python to run: KGRADE_PYTHON or Debian's, by its real path. */
-static bool python_path(char path[PATH_MAX], char *error, size_t size)
+bool numba_python_path(char path[PATH_MAX], char *error, size_t size)
 {
     const char *wanted = getenv("KGRADE_PYTHON");
     wanted = wanted && wanted[0] ? wanted : PYTHON_DEFAULT;
@@ -97,9 +104,8 @@ static bool python_path(char path[PATH_MAX], char *error, size_t size)
     return false;
 }
 
-/* One of the front end's files (`name`), installed beside kgrade. */
-static bool front_end_path(const char *self, const char *name, char path[PATH_MAX], char *error,
-                           size_t size)
+bool numba_installed_path(const char *self, const char *name, char path[PATH_MAX], char *error,
+                          size_t size)
 {
     char folder[PATH_MAX];
     snprintf(folder, sizeof folder, "%s", self);
@@ -200,9 +206,9 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
                       const char *self, char *error, size_t error_size)
 {
     char python[PATH_MAX], script[PATH_MAX], shims[PATH_MAX];
-    if (!python_path(python, error, error_size) ||
-        !front_end_path(self, FRONT_END_NAME, script, error, error_size) ||
-        !front_end_path(self, SHIMS_NAME, shims, error, error_size))
+    if (!numba_python_path(python, error, error_size) ||
+        !numba_installed_path(self, FRONT_END_NAME, script, error, error_size) ||
+        !numba_installed_path(self, SHIMS_NAME, shims, error, error_size))
         return NULL;
     json_t *asked = grader_numba_request(request, reference, KGRADE_CUDA_HOME, error, error_size);
     char *input = asked ? json_dumps(asked, JSON_COMPACT) : NULL;
@@ -214,7 +220,7 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
     const char *paths[VIEW_PATHS_MAX];
     glob_t found = {0};
     front_end_view(script, shims, &found, paths);
-    struct job_command command = {argv, python_env, paths, NULL, NULL}; /* no GPU: it compiles */
+    struct job_command command = {.argv = argv, .env = python_env, .paths = paths}; /* no GPU */
     struct sandbox_limits limits;
     grading_job_limits(job, work, &limits);
     struct front_end_follow f = {0};

@@ -365,6 +365,61 @@ static void test_a_peer_socket_is_fd_4_and_only_it_talks(void **state)
     expect_killed_by_seccomp("peer"); /* no peer: fd 4 is no socket of its own */
 }
 
+/* Handed-over peers are closed in the caller once the job has them: the
+ * peer then sees the job's end as its socket's, not when the caller's copy
+ * goes (the job answers, ends, and the peer reads end of file). */
+static void test_handed_peers_are_closed_here(void **state)
+{
+    (void)state;
+    int pair[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+    assert_int_equal(write(pair[0], "pong", 4), 4);
+    const char *argv[] = {job_path, "peer", NULL}, *env[] = {NULL};
+    struct sandbox_job job = {
+        .argv = argv, .env = env, .peer_fds = {pair[1]}, .peer_count = 1, .peers_handed = true};
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    sandbox_outcome_free(&o);
+    errno = 0;
+    assert_int_equal(fcntl(pair[1], F_GETFD), -1);
+    assert_int_equal(errno, EBADF);
+    char sent[8];
+    assert_int_equal(read(pair[0], sent, sizeof sent), 4); /* "ping" */
+    assert_int_equal(read(pair[0], sent, sizeof sent), 0); /* and the end */
+    close(pair[0]);
+}
+
+static void *close_after_a_moment(void *fd)
+{
+    usleep(300 * 1000);
+    close(*(int *)fd);
+    return NULL;
+}
+
+/* A job is stopped when its stop descriptor hangs up: SANDBOX_STOPPED,
+ * long before its wall-clock limit. */
+static void test_a_job_stops_when_its_caller_says_so(void **state)
+{
+    (void)state;
+    int stop[2];
+    assert_int_equal(pipe(stop), 0);
+    const char *argv[] = {job_path, "spin", NULL}, *env[] = {NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .stop_fd = &stop[0]};
+    job.limits = quick_limits();
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, close_after_a_moment, &stop[1]), 0);
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    pthread_join(thread, NULL);
+    assert_int_equal(o.end, SANDBOX_STOPPED);
+    assert_non_null(strstr(o.reason, "stopped by its caller"));
+    assert_true(o.wall_seconds < job.limits.wall_seconds / 2);
+    sandbox_outcome_free(&o);
+    close(stop[0]);
+}
+
 /* `count` socketpairs, stream and seqpacket in turn (as a host job's), the
  * answer "pongFD" waiting in each for the job's descriptor FD. */
 static void make_peers(int count, int ours[SANDBOX_PEERS_MAX], int theirs[SANDBOX_PEERS_MAX])
@@ -769,6 +824,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_forbidden_calls_kill),
         cmocka_unit_test(test_exec_by_path_kills),
         cmocka_unit_test(test_a_peer_socket_is_fd_4_and_only_it_talks),
+        cmocka_unit_test(test_handed_peers_are_closed_here),
+        cmocka_unit_test(test_a_job_stops_when_its_caller_says_so),
         cmocka_unit_test(test_every_peer_socket_talks),
         cmocka_unit_test(test_no_descriptor_past_the_peers_talks),
         cmocka_unit_test(test_a_wrong_peer_count_or_socket_fails_the_setup),
