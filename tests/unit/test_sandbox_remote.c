@@ -126,8 +126,12 @@ static void test_numba_in_the_sandbox_runs_on_the_served_gpu(void **state)
     char program_dir[PATH_MAX], grader_dir[PATH_MAX];
     glob_t found = {0};
     job_view(&found, paths, program_dir, grader_dir);
-    struct sandbox_job job = {
-        .argv = argv, .env = env, .read_paths = paths, .libraries = libraries, .peer_fd = pair[1]};
+    struct sandbox_job job = {.argv = argv,
+                              .env = env,
+                              .read_paths = paths,
+                              .libraries = libraries,
+                              .peer_fds = {pair[1]},
+                              .peer_count = 1};
     sandbox_default_limits(&job.limits);
     job.limits.memory_bytes = 4ull << 30;
     struct sandbox_outcome o;
