@@ -1,7 +1,9 @@
 """numba 0.56 with CUDA 13's toolkit: the shims that make them work together.
 
 Applied by kgrade's Numba front end (grader/numba_compile.py, which
-compiles a student's kernels with no driver at all) and by `kgrade run`
+compiles a student's kernels with no driver at all), by the host job
+(grader/numba_host.py: a student's host function on the virtual GPU's
+remote driver, in the sandbox) and by `kgrade run`
 (server/run_sitecustomize.py: numba's own runtime on the virtual GPU, or
 on any CUDA driver). numba 0.56 predates CUDA 13:
 
