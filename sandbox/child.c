@@ -125,7 +125,6 @@ int child_main(void *arg)
         fail(p, "naming the host", errno);
     become_nobody(p);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* set again: the ids changed */
-    set_limits(p);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         fail(p, "setting no_new_privs", errno);
     if (p->landlock_fd >= 0) {
@@ -134,6 +133,9 @@ int child_main(void *arg)
         if (rc != 0)
             fail(p, "entering Landlock", rc);
     }
+    /* after Landlock, which opens descriptors: until the exec, this child
+     * holds every descriptor its caller held, more than the job may open */
+    set_limits(p);
     arrange_fds(p);
     if (p->seccomp.len > 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->seccomp) != 0)
         fail(p, "installing the seccomp filter", errno);

@@ -700,6 +700,29 @@ static void test_a_multithreaded_parent(void **state)
     pthread_join(t, NULL);
 }
 
+/* The service runs jobs at once from its threads, each holding its view's
+ * descriptors while it starts: a job's child starts with all of them, more
+ * than the job may open, until it execs. Its set-up must not need a
+ * descriptor past its limit (entering Landlock opens some). */
+static void test_a_parent_holding_many_descriptors(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    l.open_files = 32;
+    int held[64];
+    for (int i = 0; i < 64; i++)
+        assert_true((held[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0);
+    struct sandbox_outcome o;
+    run("true", NULL, &l, &o, NULL);
+    for (int i = 0; i < 64; i++)
+        close(held[i]);
+    if (o.end != SANDBOX_EXITED)
+        fprintf(stderr, "the job: %s\n", o.reason);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_int_equal(o.exit_code, 0);
+    sandbox_outcome_free(&o);
+}
+
 static void test_setup_failure_says_why(void **state)
 {
     (void)state;
@@ -838,6 +861,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_file_size_limit),
         cmocka_unit_test(test_task_and_file_limits),
         cmocka_unit_test(test_a_multithreaded_parent),
+        cmocka_unit_test(test_a_parent_holding_many_descriptors),
         cmocka_unit_test(test_setup_failure_says_why),
         cmocka_unit_test(test_a_device_path_must_be_a_device_node),
         cmocka_unit_test(test_a_gpu_job_has_its_own_proc),
