@@ -129,8 +129,9 @@ static bool host_process_start(struct host_process *h, const struct host_process
                                int worker[2])
 {
     int driver[2], calls[2];
-    json_t *input = json_pack("{s:s, s:s, s:s}", "source", source, "file_name", file_name,
-                              "function", function);
+    /* the toolkit whose libNVVM the view shows (numba_python_view) */
+    json_t *input = json_pack("{s:s, s:s, s:s, s:s}", "source", source, "file_name", file_name,
+                              "function", function, "cuda_home", KGRADE_CUDA_HOME);
     h->input = input ? json_dumps(input, JSON_COMPACT) : NULL;
     json_decref(input);
     if (!h->input || !socket_pairs(driver, calls)) {
