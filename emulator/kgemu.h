@@ -24,6 +24,7 @@
 #ifndef KGRADE_EMULATOR_KGEMU_H
 #define KGRADE_EMULATOR_KGEMU_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define KGEMU_MESSAGE_MAX 512
@@ -158,6 +159,80 @@ int kgemu_device_time(double *milliseconds);
  * all the same), or the error that kept the session from starting
  * (CUDA_ERROR_OPERATING_SYSTEM: the socket or the window; no context). */
 int kgemu_serve(int fd);
+
+/* A served session: kgemu_serve on a thread of its own, whose caller reads
+ * what the client has done so far while it is served (emulator/README.md,
+ * "The remote driver"): the grade job serves the sandboxed Python of the
+ * host form's reference and student at once and measures each call. */
+struct kgemu_served; /* one client served on a thread of its own */
+
+/* Serves the client on the connected stream socket `fd` (as kgemu_serve
+ * does) on a new thread, once its window, handshake and context are made.
+ * 0, or the error that kept it from starting (kgemu_serve's, or
+ * CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_OPERATING_SYSTEM for the thread);
+ * *served is NULL then. When the session ends (the client closed the
+ * socket or broke the protocol) its thread shuts the socket down and
+ * destroys the client's context; the socket stays the caller's to close,
+ * after kgemu_serve_stop. */
+int kgemu_serve_start(int fd, struct kgemu_served **served);
+
+enum kgemu_copy_kind {
+    KGEMU_COPY_HTOD = 0,
+    KGEMU_COPY_DTOH = 1,
+    KGEMU_COPY_DTOD = 2,
+    KGEMU_COPY_KINDS = 3
+};
+
+/* One copy the client made, in the order made: a copy through the window
+ * in chunks is one copy. Counted when it moved bytes (a copy that failed
+ * its checks moved none; one the client broke off counts what moved). */
+struct kgemu_copy_record {
+    int kind; /* enum kgemu_copy_kind */
+    unsigned long long bytes;
+    unsigned long long hash; /* kgemu_hash of the bytes copied (HtoD: as they reached the device;
+                              * DtoH: as they left it); 0 for DtoD */
+};
+
+#define KGEMU_COPY_RECORDS_MAX 65536
+
+/* What a served session has done so far. */
+struct kgemu_served_stats {
+    /* The client context's timeline end (as kgemu_device_time), as of the
+     * last request answered. */
+    double device_ms;
+    unsigned long long copies[KGEMU_COPY_KINDS]; /* copies made so far, memsets not counted */
+    unsigned long long bytes[KGEMU_COPY_KINDS];
+    /* Copy records so far: each copy one, kept up to KGEMU_COPY_RECORDS_MAX,
+     * then counted, not kept (records_lost 1). */
+    unsigned long long records;
+    int records_lost;
+    unsigned long long launches; /* kernel launches so far (those that succeeded) */
+    int ended;                   /* the client closed its socket or broke the protocol */
+    /* Once ended: what kgemu_serve would have returned (0: closed between
+     * requests; CUDA_ERROR_INVALID_VALUE: broke the protocol). */
+    int result;
+};
+
+/* A snapshot of the session so far, safe while it is served, from any
+ * thread: it never waits for the client's work (the serving thread
+ * publishes each request's effect before it answers it). 0 or
+ * CUDA_ERROR_INVALID_VALUE (a NULL argument). */
+int kgemu_served_stats(struct kgemu_served *served, struct kgemu_served_stats *stats);
+/* Copy records [first, first + count) into `records`, as far as they are
+ * kept; returns how many were copied. */
+unsigned kgemu_served_copies(struct kgemu_served *served, unsigned long long first,
+                             struct kgemu_copy_record *records, unsigned count);
+/* Ends the session, whether the client is still connected, has closed or
+ * broke the protocol: shuts the socket down (not closed: the caller's),
+ * joins the thread (after the request it is serving, a launch included),
+ * destroys the client's context, frees. Returns the session's result (as
+ * stats.result); 0 for NULL. */
+int kgemu_serve_stop(struct kgemu_served *served);
+
+/* The hash of copy records: 64 bits over `size` bytes, fast (8-byte words), the same for the same
+ * bytes whatever their alignment. The grade job hashes a returned array's parts with it. It is
+ * XXH64 (seed 0). */
+unsigned long long kgemu_hash(const void *bytes, size_t size);
 
 /* Copies the last fault of the current context to `fault`. Returns 1 when
  * there was one, 0 when there was none or there is no current context. */
