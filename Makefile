@@ -296,8 +296,8 @@ $(BUILD)/corpus/%.ptx: tests/corpus/%.cu
 
 $(BUILD)/tests/gpu/test_corpus: $(CORPUS_PTX)
 
-# It runs children whose driver is the remote driver's client.
-$(BUILD)/tests/gpu/test_remote_driver: $(REMOTE_LIB)
+# They run children whose driver is the remote driver's client.
+$(BUILD)/tests/gpu/test_remote_driver $(BUILD)/tests/gpu/test_remote_served: $(REMOTE_LIB)
 
 # The GPU test of the published tables' orderings links the calibration's tables.
 $(BUILD)/tests/gpu/test_literature: tests/gpu/test_literature.c $(CALIB_OBJ) $(OBJ) $(wildcard tests/gpu/*.h)

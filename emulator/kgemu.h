@@ -170,36 +170,47 @@ struct kgemu_served; /* one client served on a thread of its own */
  * does) on a new thread, once its window, handshake and context are made.
  * 0, or the error that kept it from starting (kgemu_serve's, or
  * CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_OPERATING_SYSTEM for the thread);
- * *served is NULL then. The socket stays the caller's to close, after
- * kgemu_serve_stop. */
+ * *served is NULL then. When the session ends (the client closed the
+ * socket or broke the protocol) its thread shuts the socket down and
+ * destroys the client's context; the socket stays the caller's to close,
+ * after kgemu_serve_stop. */
 int kgemu_serve_start(int fd, struct kgemu_served **served);
 
-enum kgemu_copy_kind { KGEMU_COPY_HTOD = 0, KGEMU_COPY_DTOH = 1, KGEMU_COPY_DTOD = 2, KGEMU_COPY_KINDS = 3 };
+enum kgemu_copy_kind {
+    KGEMU_COPY_HTOD = 0,
+    KGEMU_COPY_DTOH = 1,
+    KGEMU_COPY_DTOD = 2,
+    KGEMU_COPY_KINDS = 3
+};
 
 /* One copy the client made, in the order made: a copy through the window
  * in chunks is one copy. Counted when it moved bytes (a copy that failed
  * its checks moved none; one the client broke off counts what moved). */
 struct kgemu_copy_record {
-    int kind;                     /* enum kgemu_copy_kind */
+    int kind; /* enum kgemu_copy_kind */
     unsigned long long bytes;
-    unsigned long long hash;      /* kgemu_hash of the bytes copied (HtoD: as they reached the device;
-                                   * DtoH: as they left it); 0 for DtoD */
+    unsigned long long hash; /* kgemu_hash of the bytes copied (HtoD: as they reached the device;
+                              * DtoH: as they left it); 0 for DtoD */
 };
 
 #define KGEMU_COPY_RECORDS_MAX 65536
 
+/* What a served session has done so far. */
 struct kgemu_served_stats {
-    double device_ms;                            /* the client context's timeline end (as kgemu_device_time),
-                                                    as of the last request answered */
+    /* The client context's timeline end (as kgemu_device_time), as of the
+     * last request answered. */
+    double device_ms;
     unsigned long long copies[KGEMU_COPY_KINDS]; /* copies made so far, memsets not counted */
     unsigned long long bytes[KGEMU_COPY_KINDS];
-    unsigned long long records;                  /* copy records so far (each copy one, up to KGEMU_COPY_RECORDS_MAX; */
-    int records_lost;                            /*  then counted, not kept: 1) */
-    unsigned long long launches;                 /* kernel launches so far (those that ran to the end) */
-    int ended;                                   /* the client closed its socket or broke the protocol */
-    int result;                                  /* once ended: what kgemu_serve would have returned (0:
-                                                    closed between requests; CUDA_ERROR_INVALID_VALUE:
-                                                    broke the protocol) */
+    /* Copy records so far: each copy one, kept up to KGEMU_COPY_RECORDS_MAX,
+     * then counted, not kept (records_lost 1). */
+    unsigned long long records;
+    int records_lost;
+    unsigned long long launches; /* kernel launches so far (those that succeeded) */
+    int ended;                   /* the client closed its socket or broke the protocol */
+    /* Once ended: what kgemu_serve would have returned (0: closed between
+     * requests; CUDA_ERROR_INVALID_VALUE: broke the protocol). */
+    int result;
 };
 
 /* A snapshot of the session so far, safe while it is served, from any
@@ -218,9 +229,9 @@ unsigned kgemu_served_copies(struct kgemu_served *served, unsigned long long fir
  * stats.result); 0 for NULL. */
 int kgemu_serve_stop(struct kgemu_served *served);
 
-/* The hash of copy records: 64 bits over `size` bytes, fast (8-byte words), the same for the same bytes
- * whatever their alignment. The grade job hashes a returned array's parts with it. It is XXH64
- * (seed 0). */
+/* The hash of copy records: 64 bits over `size` bytes, fast (8-byte words), the same for the same
+ * bytes whatever their alignment. The grade job hashes a returned array's parts with it. It is
+ * XXH64 (seed 0). */
 unsigned long long kgemu_hash(const void *bytes, size_t size);
 
 /* Copies the last fault of the current context to `fault`. Returns 1 when

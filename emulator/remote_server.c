@@ -73,7 +73,7 @@ static CUresult session_context(struct remote_session *s)
     return rc;
 }
 
-static CUresult session_start(struct remote_session *s)
+CUresult remote_session_open(struct remote_session *s)
 {
     s->in = malloc(REMOTE_INLINE_MAX);
     s->out = malloc(REMOTE_INLINE_MAX);
@@ -89,7 +89,7 @@ static CUresult session_start(struct remote_session *s)
     return session_context(s);
 }
 
-static void session_end(struct remote_session *s)
+void remote_session_close(struct remote_session *s)
 {
     remote_links_release(s);
     if (s->window != NULL)
@@ -125,21 +125,28 @@ static bool session_closed(int fd)
     return recv(fd, &byte, 1, MSG_PEEK) <= 0;
 }
 
+CUresult remote_session_serve(struct remote_session *s)
+{
+    CUresult rc = CUDA_SUCCESS;
+    while (rc == CUDA_SUCCESS && !session_closed(s->fd)) {
+        struct remote_message req, reply = {0};
+        if (!remote_receive(s->fd, &req, s->in) || !session_request_valid(s, &req))
+            return CUDA_ERROR_INVALID_VALUE;
+        reply.op = (int32_t)session_call(s, &req, &reply);
+        remote_served_answered(s);
+        if (s->broken || !remote_send(s->fd, &reply, s->out))
+            rc = CUDA_ERROR_INVALID_VALUE;
+    }
+    return rc;
+}
+
 EMU_EXPORT int kgemu_serve(int fd)
 {
     struct remote_session s = {.fd = fd};
-    CUresult rc = session_start(&s);
-    while (rc == CUDA_SUCCESS && !session_closed(fd)) {
-        struct remote_message req, reply = {0};
-        if (!remote_receive(fd, &req, s.in) || !session_request_valid(&s, &req)) {
-            rc = CUDA_ERROR_INVALID_VALUE;
-            break;
-        }
-        reply.op = (int32_t)session_call(&s, &req, &reply);
-        if (s.broken || !remote_send(fd, &reply, s.out))
-            rc = CUDA_ERROR_INVALID_VALUE;
-    }
-    session_end(&s);
+    CUresult rc = remote_session_open(&s);
+    if (rc == CUDA_SUCCESS)
+        rc = remote_session_serve(&s);
+    remote_session_close(&s);
     return (int)rc;
 }
 

@@ -32,7 +32,26 @@ struct remote_session {
     unsigned char *in; /* the request's inline bytes (REMOTE_INLINE_MAX) */
     unsigned char *out;
     struct remote_link *links[REMOTE_LINKS_MAX];
+    struct kgemu_served *served; /* kgemu_serve_start's: what the session did; NULL: kgemu_serve */
 };
+
+/* A session's life (remote_server.c), on the thread that serves it: its
+ * window, handshake and context (made current on the thread), then its
+ * requests until the client closes the socket (CUDA_SUCCESS) or breaks
+ * the protocol (CUDA_ERROR_INVALID_VALUE), then what it holds but the
+ * context (kgemu_serve's caller, or kgemu_serve_stop, destroys that). */
+CUresult remote_session_open(struct remote_session *s);
+CUresult remote_session_serve(struct remote_session *s);
+void remote_session_close(struct remote_session *s);
+
+/* What a served session did (remote_served.c), published for
+ * kgemu_served_stats as it happens; nothing when s->served is NULL. A
+ * copy that moved bytes, with the hash of what moved (0 for DtoD); a
+ * launch that ran; a request answered (the timeline's end as of now). */
+void remote_served_copy(struct remote_session *s, enum kgemu_copy_kind kind, uint64_t bytes,
+                        uint64_t hash);
+void remote_served_launch(struct remote_session *s);
+void remote_served_answered(struct remote_session *s);
 
 /* A handler makes one call for the request and fills the reply's values
  * (reply->arg, inline bytes in s->out); it returns the call's CUresult.

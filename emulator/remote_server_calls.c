@@ -241,6 +241,8 @@ HANDLER(call_memcpy_dtod)
         rc = driver_own_range_check(req->arg[1], bytes);
     if (rc == CUDA_SUCCESS)
         rc = cuMemcpyDtoDAsync(req->arg[0], req->arg[1], bytes, (CUstream)(uintptr_t)req->arg[3]);
+    if (rc == CUDA_SUCCESS && bytes > 0)
+        remote_served_copy(s, KGEMU_COPY_DTOD, bytes, 0);
     return rc;
 }
 

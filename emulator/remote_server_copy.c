@@ -10,7 +10,9 @@
  * its modeled time once, as the one copy the client asked for (the
  * window is pageable host memory, as the client's buffer is): chunks
  * change neither the copies counted nor their time. A client that breaks
- * off is charged for what it moved.
+ * off is charged for what it moved. A served session (kgemu_serve_start)
+ * records each copy once, with the hash of all its bytes in order, taken
+ * from the device's side of each chunk, which the client cannot change.
  */
 #include "remote_server.h"
 
@@ -33,23 +35,29 @@ static bool copy_next(struct remote_session *s)
 }
 
 /* Moves `bytes` between `device` and the client, chunk by chunk, then
- * charges what moved. */
+ * charges what moved and, in a served session, records it with the hash
+ * of its device bytes in order. */
 static CUresult copy(struct remote_session *s, CUdeviceptr device, size_t bytes, uint64_t stream,
                      bool synchronous, bool to_device)
 {
     CUresult rc = copy_check(s, device, bytes, stream);
     CUstream st = (CUstream)(uintptr_t)stream;
+    struct emu_hash hash;
+    emu_hash_start(&hash);
     size_t done = 0;
     while (rc == CUDA_SUCCESS && done < bytes) {
         if (done > 0 && !copy_next(s))
             break;
         size_t chunk = bytes - done < s->window_bytes ? bytes - done : s->window_bytes;
-        rc = driver_copy_part(st, device + done, s->window, chunk, to_device);
+        rc = driver_copy_part(st, device + done, s->window, chunk, to_device,
+                              s->served != NULL ? &hash : NULL);
         if (rc == CUDA_SUCCESS)
             done += chunk;
     }
-    if (done > 0)
-        driver_copy_charge(st, device, s->window, done, to_device, synchronous);
+    if (done == 0)
+        return rc;
+    driver_copy_charge(st, device, s->window, done, to_device, synchronous);
+    remote_served_copy(s, to_device ? KGEMU_COPY_HTOD : KGEMU_COPY_DTOH, done, emu_hash_end(&hash));
     return rc;
 }
 

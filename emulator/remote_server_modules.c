@@ -289,10 +289,13 @@ CUresult remote_launch(struct remote_session *s, const struct remote_message *re
     size_t size = req->inline_bytes;
     void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, s->in, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
                      CU_LAUNCH_PARAM_END};
-    return cuLaunchKernel(
+    rc = cuLaunchKernel(
         (CUfunction)(uintptr_t)a[REMOTE_LAUNCH_FUNCTION], (unsigned)a[REMOTE_LAUNCH_GRID_XY],
         (unsigned)(a[REMOTE_LAUNCH_GRID_XY] >> 32), (unsigned)a[REMOTE_LAUNCH_GRID_Z],
         (unsigned)a[REMOTE_LAUNCH_BLOCK_XY], (unsigned)(a[REMOTE_LAUNCH_BLOCK_XY] >> 32),
         (unsigned)a[REMOTE_LAUNCH_BLOCK_Z], (unsigned)a[REMOTE_LAUNCH_SHARED],
         (CUstream)(uintptr_t)a[REMOTE_LAUNCH_STREAM], NULL, size > 0 ? extra : NULL);
+    if (rc == CUDA_SUCCESS)
+        remote_served_launch(s);
+    return rc;
 }

@@ -1,7 +1,9 @@
 """numba 0.56 with CUDA 13's toolkit: the shims that make them work together.
 
 Applied by kgrade's Numba front end (grader/numba_compile.py, which
-compiles a student's kernels with no driver at all) and by `kgrade run`
+compiles a student's kernels with no driver at all), by the host job
+(grader/numba_host.py: a student's host function on the virtual GPU's
+remote driver, in the sandbox) and by `kgrade run`
 (server/run_sitecustomize.py: numba's own runtime on the virtual GPU, or
 on any CUDA driver). numba 0.56 predates CUDA 13:
 
@@ -19,7 +21,13 @@ on any CUDA driver). numba 0.56 predates CUDA 13:
   course's normalize, 'float32(float32)' returning grayscales / 255, gave
   float64 arrays, which its weigh, 'float32(float32, float32)', then
   refuses ("GPU ufunc requires array arguments to have the exact
-  types"). The declared type is the result's, as in later numbas.
+  types"). The declared type is the result's, as in later numbas;
+- with a driver, it compiles for the architecture closest to the device's
+  in a table keyed by the CUDA runtime's version, which ends at CUDA 11
+  (sm_86 at most) and is empty without libcudart (a sandboxed job sees
+  only libNVVM and libdevice: "No supported GPU compute capabilities
+  found"): it compiles for the device's own, as the front end does for
+  the reference's (CUDA 13's libNVVM compiles for sm_75 and later).
 
 These and numba_compile.py's own shims (line numbers, kernels built with
 no device) and its reading of numba's ufunc, gufunc and reduction objects,
@@ -92,6 +100,7 @@ def apply(cuda_home):
     nvvm.add_ir_version = add_ir_version
     nvvmutils.declare_atomic_add_float64 = declare_atomic_add_float64
     ufuncs_of_the_declared_type()
+    nvvm.find_closest_arch = tuple  # the device's own (major, minor)
 
 
 def ufuncs_of_the_declared_type():

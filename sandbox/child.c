@@ -87,14 +87,18 @@ static void set_limits(const struct child_plan *p)
 }
 
 /* The pipes to 0 (input), 1 (/dev/null), 2 (log), 3 (result), the peer
- * socket (if any) to SANDBOX_PEER_FD; every other descriptor closed at exec
- * (the error pipe until then). All of them were raised above these numbers. */
+ * sockets (if any) to SANDBOX_PEER_FD onwards; every other descriptor
+ * closed at exec (the error pipe until then). All of them were raised above
+ * these numbers. */
 static void arrange_fds(const struct child_plan *p)
 {
     if (dup2(p->stdin_fd, 0) < 0 || dup2(p->stdout_fd, 1) < 0 || dup2(p->stderr_fd, 2) < 0 ||
-        dup2(p->result_fd, 3) < 0 || (p->peer_fd >= 0 && dup2(p->peer_fd, SANDBOX_PEER_FD) < 0))
+        dup2(p->result_fd, 3) < 0)
         fail(p, "arranging the job's descriptors", errno);
-    int first = p->peer_fd >= 0 ? SANDBOX_PEER_FD + 1 : SANDBOX_PEER_FD;
+    for (int i = 0; i < p->peer_count; i++)
+        if (dup2(p->peer_fds[i], SANDBOX_PEER_FD + i) < 0)
+            fail(p, "arranging the job's peer sockets", errno);
+    int first = SANDBOX_PEER_FD + p->peer_count;
     if (syscall(SYS_close_range, first, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) != 0)
         for (int fd = first; fd < 65536; fd++)
             if (fd != p->error_fd)
@@ -121,7 +125,6 @@ int child_main(void *arg)
         fail(p, "naming the host", errno);
     become_nobody(p);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* set again: the ids changed */
-    set_limits(p);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         fail(p, "setting no_new_privs", errno);
     if (p->landlock_fd >= 0) {
@@ -130,6 +133,9 @@ int child_main(void *arg)
         if (rc != 0)
             fail(p, "entering Landlock", rc);
     }
+    /* after Landlock, which opens descriptors: until the exec, this child
+     * holds every descriptor its caller held, more than the job may open */
+    set_limits(p);
     arrange_fds(p);
     if (p->seccomp.len > 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->seccomp) != 0)
         fail(p, "installing the seccomp filter", errno);

@@ -53,6 +53,7 @@ struct job_run {
     size_t lines_seen; /* bytes of result already handed to on_line */
     double started, deadline;
     bool killed;
+    bool stopped;       /* killed because its caller said so (stop_fd) */
     double cpu_seconds; /* the job's, once it has exited */
     pid_t pid;
     int pidfd;
@@ -161,6 +162,31 @@ static bool make_pipes(struct job_run *j)
     return high >= 0;
 }
 
+/* The job's peer sockets, raised above the numbers they get in the job. */
+static bool pass_peers(struct job_run *j)
+{
+    const struct sandbox_job *job = j->job;
+    if (job->peer_count < 0 || job->peer_count > SANDBOX_PEERS_MAX) {
+        char count[96];
+        snprintf(count, sizeof count, "%d given; a job takes 0 to %d peer sockets", job->peer_count,
+                 SANDBOX_PEERS_MAX);
+        fail_setup(j, "the job's peer_count is out of range", count);
+        return false;
+    }
+    for (int i = 0; i < job->peer_count; i++) {
+        j->plan.peer_fds[i] = fcntl(job->peer_fds[i], F_DUPFD_CLOEXEC, 10);
+        if (j->plan.peer_fds[i] < 0) {
+            char which[160];
+            snprintf(which, sizeof which, "peer_fds[%d] (%d): %s", i, job->peer_fds[i],
+                     strerror(errno));
+            fail_setup(j, "the job's peer socket could not be passed on", which);
+            return false;
+        }
+        j->plan.peer_count = i + 1;
+    }
+    return true;
+}
+
 static bool prepare(struct job_run *j)
 {
     char error[ERROR_MAX];
@@ -180,11 +206,9 @@ static bool prepare(struct job_run *j)
     p->plan = &j->view;
     p->landlock_abi = landlock_abi_version();
     p->landlock_fd = landlock_build(&j->view, p->landlock_abi);
-    if (job->peer_fd >= 3 && (p->peer_fd = fcntl(job->peer_fd, F_DUPFD_CLOEXEC, 10)) < 0) {
-        fail_setup(j, "the job's peer socket could not be passed on", strerror(errno));
+    if (!pass_peers(j))
         return false;
-    }
-    if (!seccomp_compile(job->real_gpu, p->peer_fd >= 0, &p->seccomp, error, sizeof error)) {
+    if (!seccomp_compile(job->real_gpu, p->peer_count, &p->seccomp, error, sizeof error)) {
         fail_setup(j, error, "");
         return false;
     }
@@ -260,13 +284,16 @@ static void note_namespaces(struct sandbox_protections *a, int flags)
 
 static void close_child_ends(struct job_run *j)
 {
-    int *ends[] = {&j->plan.stdin_fd, &j->plan.stdout_fd, &j->plan.stderr_fd,   &j->plan.result_fd,
-                   &j->plan.error_fd, &j->plan.sync_fd,   &j->plan.landlock_fd, &j->plan.peer_fd};
+    int *ends[] = {&j->plan.stdin_fd, &j->plan.stdout_fd, &j->plan.stderr_fd,  &j->plan.result_fd,
+                   &j->plan.error_fd, &j->plan.sync_fd,   &j->plan.landlock_fd};
     for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
         if (*ends[i] >= 0) {
             close(*ends[i]);
             *ends[i] = -1;
         }
+    for (int i = 0; i < j->plan.peer_count; i++)
+        close(j->plan.peer_fds[i]);
+    j->plan.peer_count = 0;
     view_release(&j->view);
 }
 
@@ -383,8 +410,8 @@ static void kill_tree(struct job_run *j)
  * done. */
 static bool follow(struct job_run *j, int *status, bool *exited)
 {
-    struct pollfd fds[5];
-    int n = 0, result_at = -1, log_at = -1, error_at = -1, input_at = -1;
+    struct pollfd fds[6];
+    int n = 0, result_at = -1, log_at = -1, error_at = -1, input_at = -1, stop_at = -1;
     if (j->result_r >= 0)
         fds[result_at = n++] = (struct pollfd){j->result_r, POLLIN, 0};
     if (j->log_r >= 0)
@@ -395,6 +422,8 @@ static bool follow(struct job_run *j, int *status, bool *exited)
         fds[input_at = n++] = (struct pollfd){j->input_w, POLLOUT, 0};
     if (j->pidfd >= 0 && !*exited)
         fds[n++] = (struct pollfd){j->pidfd, POLLIN, 0};
+    if (j->job->stop_fd && !*exited && !j->killed)
+        fds[stop_at = n++] = (struct pollfd){*j->job->stop_fd, POLLIN, 0};
     double left = j->deadline - now_seconds();
     int wait_ms = left <= 0 ? 0 : left > 0.05 && j->pidfd < 0 ? 50 : (int)(left * 1000) + 1;
     if (*exited)
@@ -417,6 +446,10 @@ static bool follow(struct job_run *j, int *status, bool *exited)
         j->cpu_seconds = (double)usage.ru_utime.tv_sec + (double)usage.ru_stime.tv_sec +
                          (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
     }
+    if (!*exited && stop_at >= 0 && fds[stop_at].revents) {
+        j->stopped = true;
+        kill_tree(j);
+    }
     if (!*exited && now_seconds() >= j->deadline)
         kill_tree(j);
     bool pipes_open = j->result_r >= 0 || j->log_r >= 0 || j->error_r >= 0;
@@ -433,6 +466,10 @@ static void classify(struct job_run *j, int status)
         o->end = SANDBOX_SETUP_FAILED;
         snprintf(o->reason, sizeof o->reason, "the sandbox could not be set up: %.200s",
                  j->error.data);
+    } else if (j->stopped) {
+        o->end = SANDBOX_STOPPED;
+        snprintf(o->reason, sizeof o->reason, "stopped by its caller after %.1f s",
+                 o->wall_seconds);
     } else if (j->killed) {
         o->end = SANDBOX_TIMED_OUT;
         snprintf(o->reason, sizeof o->reason, "killed after %.1f s, its wall-clock limit",
@@ -489,6 +526,15 @@ static void ignore_sigpipe(void)
         signal(SIGPIPE, SIG_IGN);
 }
 
+/* The caller's peer descriptors, when it handed them over: the job has
+ * its own by now (or never will). */
+static void hand_peers(const struct sandbox_job *job)
+{
+    for (int i = 0; job->peers_handed && i < job->peer_count && i < SANDBOX_PEERS_MAX; i++)
+        if (job->peer_fds[i] >= 0)
+            close(job->peer_fds[i]);
+}
+
 bool sandbox_run(const struct sandbox_job *job, struct sandbox_outcome *outcome)
 {
     ignore_sigpipe();
@@ -496,13 +542,14 @@ bool sandbox_run(const struct sandbox_job *job, struct sandbox_outcome *outcome)
     struct job_run j = {.job = job, .out = outcome, .pidfd = -1, .sync_w = -1};
     j.input_w = j.result_r = j.log_r = j.error_r = -1;
     j.plan.stdin_fd = j.plan.stdout_fd = j.plan.stderr_fd = j.plan.result_fd = -1;
-    j.plan.error_fd = j.plan.sync_fd = j.plan.landlock_fd = j.plan.peer_fd = -1;
+    j.plan.error_fd = j.plan.sync_fd = j.plan.landlock_fd = -1;
     j.result.cap = job->limits.output_bytes;
     j.log.cap = job->limits.log_bytes;
     j.error.cap = ERROR_MAX;
     j.started = now_seconds();
     j.deadline = j.started + job->limits.wall_seconds;
     bool started = prepare(&j) && launch(&j);
+    hand_peers(job);
     if (started) {
         int status = 0;
         bool exited = false;

@@ -19,7 +19,8 @@
  * The job reads its input on fd 0 and writes its result on fd 3, line by
  * line (the caller is told each line as it comes); fd 1 goes nowhere and
  * fd 2 is kept as a log. So nothing a job prints on its standard output can
- * pass for its result.
+ * pass for its result. Sockets the caller gives it (its peers) are fds 4
+ * onwards, the only descriptors it may send and receive on.
  *
  * It uses libseccomp, Landlock and namespaces; never the grader, the
  * database or the server.
@@ -44,8 +45,11 @@ struct sandbox_limits {
     size_t log_bytes;      /* kept of fd 2 */
 };
 
-/* The descriptor a job's peer socket has in the job (sandbox_job.peer_fd). */
+/* The descriptor a job's first peer socket has in the job; the others
+ * follow it in order (sandbox_job.peer_fds). */
 #define SANDBOX_PEER_FD 4
+/* The most peer sockets a job may be given. */
+#define SANDBOX_PEERS_MAX 4
 
 /* Defaults for a grading job on the virtual GPU. */
 #define SANDBOX_DEFAULT_WALL_SECONDS 120.0
@@ -96,12 +100,25 @@ struct sandbox_job {
      * job's own PID namespace (ASan reads /proc/self/maps). The cgroup
      * limits, seccomp and Landlock stay. */
     bool relaxed_for_sanitizers;
-    /* A connected socket the job gets as SANDBOX_PEER_FD, with the calls
-     * that send and receive on a socket allowed on that descriptor only
-     * (passing descriptors included): a job and its peer, such as a
-     * program whose CUDA driver is the virtual GPU's remote client and the
-     * process serving it. None when below 3; the caller keeps its own. */
-    int peer_fd;
+    /* Connected sockets the job gets as descriptors SANDBOX_PEER_FD,
+     * SANDBOX_PEER_FD + 1, ... in order, with the calls that send and
+     * receive on a socket (sendto, sendmsg, recvfrom, recvmsg; passing
+     * descriptors by SCM_RIGHTS included) allowed on those descriptors
+     * only: a job and its peers, such as a program whose CUDA driver is the
+     * virtual GPU's remote client and the process serving it. The first
+     * peer_count are passed (0: none; more than SANDBOX_PEERS_MAX, or one
+     * that is no open descriptor, fails the set-up); the caller keeps its
+     * own, unless it hands them over. */
+    int peer_fds[SANDBOX_PEERS_MAX];
+    int peer_count;
+    /* Handed over: sandbox_run closes the caller's peer descriptors once
+     * the job has its own (or could not start), so that each peer sees the
+     * job's end as its socket's, not when the caller's copy goes. */
+    bool peers_handed;
+    /* When not NULL: the job is stopped (killed, SANDBOX_STOPPED) once
+     * this descriptor is readable or hung up, e.g. a pipe whose writing end
+     * the caller closes when the job's work is no longer needed. */
+    const int *stop_fd;
     sandbox_line_fn *on_line; /* may be NULL */
     void *context;
 };
@@ -130,6 +147,7 @@ enum sandbox_end {
     SANDBOX_CPU_LIMIT,     /* past RLIMIT_CPU */
     SANDBOX_OUT_OF_MEMORY, /* killed by the memory limit */
     SANDBOX_SETUP_FAILED,  /* the sandbox could not be set up: reason */
+    SANDBOX_STOPPED,       /* stopped by its caller (sandbox_job.stop_fd); killed */
 };
 
 struct sandbox_outcome {

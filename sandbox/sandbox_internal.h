@@ -73,8 +73,9 @@ struct child_plan {
     int sync_fd;        /* read: the parent has mapped ids and placed the cgroup */
     int error_fd;       /* write: why the setup failed (close-on-exec: EOF means exec'd) */
     int stdin_fd, stdout_fd, stderr_fd, result_fd;
-    int peer_fd; /* the job's SANDBOX_PEER_FD; -1: none */
-    bool view;   /* build the filesystem view */
+    int peer_fds[SANDBOX_PEERS_MAX]; /* the job's SANDBOX_PEER_FD onwards */
+    int peer_count;
+    bool view; /* build the filesystem view */
     struct view_plan *plan;
     int landlock_fd; /* -1: none */
     int landlock_abi;
@@ -115,10 +116,10 @@ int landlock_enter(int ruleset_fd, int abi, bool view, bool proc, bool gpu_drive
 
 /* ---- seccomp (seccomp_filter.c) */
 
-/* Compiles the allowlist (wider with a real GPU's devices; with `peer`,
- * sending and receiving on SANDBOX_PEER_FD). The program is malloc'ed into
- * `prog`. False with a sentence in `error`. */
-bool seccomp_compile(bool gpu, bool peer, struct sock_fprog *prog, char *error, size_t error_size);
+/* Compiles the allowlist (wider with a real GPU's devices; with `peers`,
+ * sending and receiving on SANDBOX_PEER_FD .. SANDBOX_PEER_FD + peers - 1).
+ * The program is malloc'ed into `prog`. False with a sentence in `error`. */
+bool seccomp_compile(bool gpu, int peers, struct sock_fprog *prog, char *error, size_t error_size);
 
 /* ---- cgroups (cgroup.c) */
 

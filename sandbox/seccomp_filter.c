@@ -5,11 +5,13 @@
  * as do the 32-bit and x32 entry points (libseccomp's bad-architecture
  * action): no ptrace, mount, keyctl, bpf, io_uring, perf_event_open, no new
  * processes (clone only with CLONE_THREAD), no sockets on the virtual GPU
- * (UNIX sockets only, for a real GPU's driver). clone3 fails with ENOSYS,
- * since its flags cannot be inspected, so the C library falls back to
- * clone. execveat is allowed for the one exec that starts the job (its
- * program, by descriptor; execve never); the job forbids it for itself
- * once started (sandbox_forbid_exec).
+ * (UNIX sockets only, for a real GPU's driver), sending and receiving only
+ * on the job's peer sockets (fds 4 .. 4 + peers - 1; a real GPU's driver
+ * anywhere). clone3 fails with ENOSYS, since its flags cannot be
+ * inspected, so the C library falls back to clone. execveat is allowed
+ * for the one exec that starts the job (its program, by descriptor;
+ * execve never); the job forbids it for itself once started
+ * (sandbox_forbid_exec).
  */
 #include "sandbox_internal.h"
 
@@ -206,15 +208,17 @@ static bool allow_narrow(scmp_filter_ctx ctx, bool gpu)
     return rc == 0;
 }
 
-/* Sending and receiving on the job's peer socket, and on no other
- * descriptor (the job cannot make sockets on the virtual GPU anyway). */
-static bool allow_peer(scmp_filter_ctx ctx)
+/* Sending and receiving on the job's `peers` peer sockets, and on no other
+ * descriptor (the job cannot make sockets on the virtual GPU anyway): one
+ * rule per call and descriptor, the descriptor compared whole (64 bits). */
+static bool allow_peers(scmp_filter_ctx ctx, int peers)
 {
     static const int calls[] = {SCMP_SYS(sendto), SCMP_SYS(sendmsg), SCMP_SYS(recvfrom),
                                 SCMP_SYS(recvmsg)};
     int rc = 0;
-    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
-        rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, calls[i], 1, arg_is(0, SANDBOX_PEER_FD));
+    for (int fd = SANDBOX_PEER_FD; fd < SANDBOX_PEER_FD + peers; fd++)
+        for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+            rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, calls[i], 1, arg_is(0, (scmp_datum_t)fd));
     return rc == 0;
 }
 
@@ -240,7 +244,7 @@ static bool export_program(scmp_filter_ctx ctx, struct sock_fprog *prog)
     return true;
 }
 
-bool seccomp_compile(bool gpu, bool peer, struct sock_fprog *prog, char *error, size_t error_size)
+bool seccomp_compile(bool gpu, int peers, struct sock_fprog *prog, char *error, size_t error_size)
 {
     memset(prog, 0, sizeof *prog);
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
@@ -249,7 +253,7 @@ bool seccomp_compile(bool gpu, bool peer, struct sock_fprog *prog, char *error, 
               seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) == 0 &&
               allow_all(ctx, common_calls, sizeof common_calls / sizeof *common_calls) &&
               (!gpu || allow_all(ctx, gpu_calls, sizeof gpu_calls / sizeof *gpu_calls)) &&
-              (gpu || !peer || allow_peer(ctx)) && /* a GPU job may send anywhere */
+              (gpu || allow_peers(ctx, peers)) && /* a GPU job may send anywhere */
               allow_narrow(ctx, gpu) && export_program(ctx, prog);
     if (ctx)
         seccomp_release(ctx);

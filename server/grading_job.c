@@ -393,16 +393,23 @@ void grading_job_sandbox(const struct grading_job *job, const struct job_command
         .device_paths = command->devices,
         .real_gpu = command->devices && command->devices[0],
         .relaxed_for_sanitizers = job->relaxed_for_sanitizers,
+        .peer_count = command->peer_count,
+        .peers_handed = true,
+        .stop_fd = command->stop_fd,
         .on_line = tell,
         .context = context,
         .limits = *limits,
     };
+    for (int i = 0; i < command->peer_count && i < SANDBOX_PEERS_MAX; i++)
+        s.peer_fds[i] = command->peers[i];
     sandbox_run(&s, outcome);
 }
 
-/* A worker in the sandbox, fed `input`, followed by `f` to its end. */
+/* A worker in the sandbox, fed `input`, followed by `f` to its end; with
+ * `peers` (GRADING_HOST_PEERS of them, handed over: -1 once the
+ * sandbox has them), a host-form grading's. */
 static void run_worker(const struct grading_job *job, const struct job_paths *p, bool grading,
-                       const char *input, size_t input_size, struct follow *f,
+                       const char *input, size_t input_size, int *peers, struct follow *f,
                        struct sandbox_outcome *outcome)
 {
     const char *argv[] = {p->self, "worker", NULL};
@@ -417,10 +424,18 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
     snprintf(setting, sizeof setting, "%s=%s", GRADER_CUDA_DRIVER, driver);
     build_env(env, driver[0] ? setting : NULL);
     view_paths(devices[0] ? driver : NULL, &found, paths);
-    struct job_command command = {argv, env, paths, libraries, devices};
+    struct job_command command = {.argv = argv,
+                                  .env = env,
+                                  .paths = paths,
+                                  .libraries = libraries,
+                                  .devices = devices,
+                                  .peers = peers,
+                                  .peer_count = peers ? GRADING_HOST_PEERS : 0};
     struct sandbox_limits limits;
     grading_job_limits(job, grading ? JOB_WORK_STUDENT_GRADE : JOB_WORK_REFERENCE, &limits);
     grading_job_sandbox(job, &command, &limits, input, input_size, on_line, f, outcome);
+    for (int i = 0; peers && i < GRADING_HOST_PEERS; i++)
+        peers[i] = -1;
     if (job->log && outcome->log_size > 0)
         job->log(job->context, outcome->log, outcome->log_size, outcome->log_truncated);
     globfree(&found);
@@ -474,7 +489,7 @@ static json_t *reference_of(const struct grading_job *job, const struct job_path
     struct follow f = {.job = &quiet};
     struct sandbox_outcome outcome = {0};
     if (input)
-        run_worker(job, p, false, input, input_size, &f, &outcome);
+        run_worker(job, p, false, input, input_size, NULL, &f, &outcome);
     reference = json_incref(json_object_get(f.final, "reference"));
     if (!reference)
         reference_failure(job, &f, &outcome, refused, error, error_size);
@@ -488,11 +503,12 @@ static json_t *reference_of(const struct grading_job *job, const struct job_path
 
 /* The grade job: the student's source with the exercise given whole and,
  * for a Numba source, what the front end's job made of it (`numba`; NULL
- * with the front end's failure in `why`: kgrade's, never the student's). */
+ * with the front end's failure in `why`: kgrade's, never the student's);
+ * `peers`: a host-form grading's (host_processes.c), else NULL. */
 static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_paths *p,
                                 const struct grader_exercise_files *files, const json_t *reference,
-                                const json_t *numba, const char *why, enum grader_verdict *verdict,
-                                char *error, size_t error_size)
+                                const json_t *numba, const char *why, int *peers,
+                                enum grader_verdict *verdict, char *error, size_t error_size)
 {
     struct grader_request request = *job->request;
     request.definition = files->definition;
@@ -515,7 +531,7 @@ static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_
     }
     struct follow f = {.job = job};
     struct sandbox_outcome outcome;
-    run_worker(job, p, true, input, input_size, &f, &outcome);
+    run_worker(job, p, true, input, input_size, peers, &f, &outcome);
     json_t *result = result_of(&f, &outcome, verdict, error, error_size);
     sandbox_outcome_free(&outcome);
     json_decref(f.final);
@@ -620,6 +636,39 @@ static void front_ends_end(struct front_ends *f)
     json_decref(numba_job_finish(&f->reference, NULL, ignored, sizeof ignored));
 }
 
+/* The host function a Numba source is graded through (its front end's
+ * "form": "host"), or NULL: its kernels. */
+static const char *host_function(const json_t *numba)
+{
+    const char *form = json_string_value(json_object_get(numba, "form"));
+    return form && strcmp(form, "host") == 0 ? json_string_value(json_object_get(numba, "function"))
+                                             : NULL;
+}
+
+/* The student's source graded: through its host function, with the host
+ * jobs beside the grade job (host_processes.c), or its kernels. */
+static json_t *grade_source(const struct grading_job *job, const struct job_paths *p,
+                            const struct grader_exercise_files *files, const json_t *reference,
+                            const json_t *numba, const char *why, enum grader_verdict *verdict,
+                            char *error, size_t error_size)
+{
+    const char *function = host_function(numba);
+    if (!function)
+        return grade_in_sandbox(job, p, files, reference, numba, why, NULL, verdict, error,
+                                error_size);
+    struct host_processes hosts;
+    char failed[GRADER_MESSAGE_MAX];
+    if (!host_processes_start(&hosts, job, p->self, p->emulator, files, function, failed,
+                              sizeof failed)) {
+        *verdict = GRADER_VERDICT_INTERNAL_ERROR;
+        return grader_verdict_json(job->request, *verdict, failed, false);
+    }
+    json_t *result = grade_in_sandbox(job, p, files, reference, numba, why, hosts.worker_peers,
+                                      verdict, error, error_size);
+    host_processes_finish(&hosts);
+    return result;
+}
+
 /* The exercise read, its reference obtained, the source graded; a Numba
  * source's front end runs beside the reference's job. */
 static json_t *grade_exercise(const struct grading_job *job, const struct job_paths *p,
@@ -644,8 +693,8 @@ static json_t *grade_exercise(const struct grading_job *job, const struct job_pa
         json_t *numba =
             fronts.numba ? numba_job_finish(&fronts.student, reference, front_why, sizeof front_why)
                          : NULL;
-        result = grade_in_sandbox(job, p, &files, reference, numba, front_why, verdict, error,
-                                  error_size);
+        result =
+            grade_source(job, p, &files, reference, numba, front_why, verdict, error, error_size);
         json_decref(numba);
     } else if (refused) { /* a configuration error: the request cannot be served */
         snprintf(error, error_size, "%s", why);

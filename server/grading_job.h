@@ -9,6 +9,7 @@
 #include "grader/grader.h"
 #include "sandbox/sandbox.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -82,6 +83,11 @@ struct job_command {
     const char *const *paths;     /* besides the libraries this process has loaded */
     const char *const *libraries; /* loaded by the job besides those (the virtual GPU) */
     const char *const *devices;   /* the real GPU's device nodes it runs on; NULL: none */
+    /* Peer sockets the job gets as descriptors SANDBOX_PEER_FD, 5...;
+     * handed over: the sandbox closes them here once the job has its own. */
+    const int *peers;
+    int peer_count;
+    const int *stop_fd; /* the job is stopped once it is readable; NULL: never */
 };
 
 /* A command in the sandbox, with the GPU's device nodes when it names
@@ -116,8 +122,19 @@ extern const char *const numba_python_view[];
  * (numba_host.py: an exercise's host form, the student's function called
  * on a served GPU), each with the module loader they share and numba's
  * shims. */
-extern const char *const numba_front_end_files[];
-extern const char *const numba_host_files[];
+#define NUMBA_FILES_MAX 4 /* entries of each list, its NULL included */
+extern const char *const numba_front_end_files[NUMBA_FILES_MAX];
+extern const char *const numba_host_files[NUMBA_FILES_MAX];
+
+/* What numba_job.c shares with the host form's jobs: Debian's Python
+ * (KGRADE_PYTHON or /usr/bin/python3, by its real path), a file of the
+ * front end installed beside kgrade's binary `self`, and the environment
+ * of a sandboxed Python with numba (copied into `env`, at most `max`
+ * entries with its NULL). False with a sentence for a missing file. */
+bool numba_python_path(char path[PATH_MAX], char *error, size_t size);
+bool numba_installed_path(const char *self, const char *name, char path[PATH_MAX], char *error,
+                          size_t size);
+void numba_python_env(const char **env, int max);
 
 /* The Numba front end's job (numba_job.c): the student's Numba source
  * (request->source, with the exercise given whole) compiled to PTX by
@@ -160,5 +177,52 @@ void numba_job_start(struct numba_job_thread *t, const struct grading_job *job, 
  * NULL reference (it could not be built) the result is dropped. */
 json_t *numba_job_finish(struct numba_job_thread *t, const json_t *reference, char *error,
                          size_t error_size);
+
+/* ------------------------------------------ the host form (host_processes.c) */
+
+/* The grade job's peer sockets in a host-form grading, in the order of
+ * grader/host_form.h's HOST_*_FD (4-7): the reference's driver and calls,
+ * then the student's. A host job's own: its driver socket (the remote
+ * client's KGEMU_REMOTE_FD) is 4, its call channel 5. */
+#define GRADING_HOST_PEERS          4
+#define GRADING_HOST_DRIVER_FD_TEXT "4"
+
+/* One host job: grader/numba_host.py in the sandbox, on a thread. */
+struct host_process {
+    const struct grading_job *job;
+    const char *self, *python, *runner, *client;
+    const int *stop_fd;
+    int peers[2]; /* its driver socket and call channel: handed to the sandbox */
+    char *input;  /* {"source", "file_name", "function"} */
+    struct sandbox_outcome outcome;
+    char error[GRADER_MESSAGE_MAX];
+    bool running, setup_failed;
+    pthread_t thread;
+};
+
+/* The two host jobs of a host-form grading, and the grade job's ends of
+ * their sockets (GRADING_HOST_PEERS of them, in the grade job's order;
+ * -1 once handed to the grade job's sandbox). */
+struct host_processes {
+    const struct grading_job *job;
+    const char *self;
+    char python[PATH_MAX], runner[PATH_MAX], client[PATH_MAX];
+    int stop[2]; /* closing stop[1] stops whatever host job is left */
+    int worker_peers[GRADING_HOST_PEERS];
+    struct host_process reference, student;
+};
+
+/* Starts the exercise's host-form reference and the student's module
+ * (job->request->source), each on a thread, with `function` as the host
+ * function. The virtual GPU at `emulator` has the remote client beside it.
+ * False with a sentence (kgrade's failure) when they cannot start; all is
+ * then finished. */
+bool host_processes_start(struct host_processes *all, const struct grading_job *job,
+                          const char *self, const char *emulator,
+                          const struct grader_exercise_files *files, const char *function,
+                          char *error, size_t size);
+/* Once the grade job has ended: closes what is left of its ends, stops the
+ * host jobs that have not ended, joins them. */
+void host_processes_finish(struct host_processes *all);
 
 #endif

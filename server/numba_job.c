@@ -29,11 +29,11 @@
 
 #define PYTHON_DEFAULT "/usr/bin/python3"
 #define VIEW_PATHS_MAX 64
-#define FILES_MAX      4 /* of numba_front_end_files, numba_host_files */
 
-const char *const numba_front_end_files[] = {"numba_compile.py", "numba_loader.py",
-                                             "numba_shims.py", NULL};
-const char *const numba_host_files[] = {"numba_host.py", "numba_loader.py", "numba_shims.py", NULL};
+const char *const numba_front_end_files[NUMBA_FILES_MAX] = {"numba_compile.py", "numba_loader.py",
+                                                            "numba_shims.py", NULL};
+const char *const numba_host_files[NUMBA_FILES_MAX] = {"numba_host.py", "numba_loader.py",
+                                                       "numba_shims.py", NULL};
 
 const char *const numba_python_view[] = {
     "/usr/lib/python3*",
@@ -50,6 +50,14 @@ static const char *const python_env[] = {
     "OPENBLAS_NUM_THREADS=1", /* numpy's BLAS would start a thread per core */
     "OMP_NUM_THREADS=1",      "NUMBA_NUM_THREADS=1", NULL,
 };
+
+void numba_python_env(const char **env, int max)
+{
+    int n = 0;
+    for (; python_env[n] && n < max - 1; n++)
+        env[n] = python_env[n];
+    env[n] = NULL;
+}
 
 #define CALL_NAME_MAX 64
 
@@ -86,8 +94,7 @@ static double on_front_end_line(void *context, const char *text, size_t length, 
     return 0;
 }
 
-/* The Python to run: KGRADE_PYTHON or Debian's, by its real path. */
-static bool python_path(char path[PATH_MAX], char *error, size_t size)
+bool numba_python_path(char path[PATH_MAX], char *error, size_t size)
 {
     const char *wanted = getenv("KGRADE_PYTHON");
     wanted = wanted && wanted[0] ? wanted : PYTHON_DEFAULT;
@@ -100,34 +107,38 @@ static bool python_path(char path[PATH_MAX], char *error, size_t size)
     return false;
 }
 
-/* The paths of the front end's files (numba_front_end_files), installed
- * beside kgrade, the script's first. */
-static bool front_end_paths(const char *self, char paths[FILES_MAX][PATH_MAX], char *error,
-                            size_t size)
+bool numba_installed_path(const char *self, const char *name, char path[PATH_MAX], char *error,
+                          size_t size)
 {
     char folder[PATH_MAX];
     snprintf(folder, sizeof folder, "%s", self);
-    const char *beside = dirname(folder);
-    for (int i = 0; numba_front_end_files[i]; i++) {
-        snprintf(paths[i], PATH_MAX, "%s/%s", beside, numba_front_end_files[i]);
-        if (access(paths[i], R_OK) != 0) {
-            snprintf(error, size,
-                     "the Numba front end is not installed beside kgrade (%.200s): run make",
-                     paths[i]);
+    snprintf(path, PATH_MAX, "%s/%s", dirname(folder), name);
+    if (access(path, R_OK) == 0)
+        return true;
+    snprintf(error, size, "the Numba front end is not installed beside kgrade (%.200s): run make",
+             path);
+    return false;
+}
+
+/* The paths of the front end's files (numba_front_end_files), installed
+ * beside kgrade, the script's first. */
+static bool front_end_paths(const char *self, char paths[NUMBA_FILES_MAX][PATH_MAX], char *error,
+                            size_t size)
+{
+    for (int i = 0; numba_front_end_files[i]; i++)
+        if (!numba_installed_path(self, numba_front_end_files[i], paths[i], error, size))
             return false;
-        }
-    }
     return true;
 }
 
 /* The front end's view: the patterns' matches, then its files. */
-static void front_end_view(char files[FILES_MAX][PATH_MAX], glob_t *found,
+static void front_end_view(char files[NUMBA_FILES_MAX][PATH_MAX], glob_t *found,
                            const char *paths[VIEW_PATHS_MAX])
 {
     int n = 0;
     for (int i = 0; numba_python_view[i]; i++)
         glob(numba_python_view[i], i ? GLOB_APPEND : 0, NULL, found);
-    for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - FILES_MAX; i++)
+    for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - NUMBA_FILES_MAX; i++)
         paths[n++] = found->gl_pathv[i];
     for (int i = 0; numba_front_end_files[i]; i++)
         paths[n++] = files[i];
@@ -208,8 +219,9 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
                       const struct grader_request *request, const json_t *reference,
                       const char *self, char *error, size_t error_size)
 {
-    char python[PATH_MAX], files[FILES_MAX][PATH_MAX];
-    if (!python_path(python, error, error_size) || !front_end_paths(self, files, error, error_size))
+    char python[PATH_MAX], files[NUMBA_FILES_MAX][PATH_MAX];
+    if (!numba_python_path(python, error, error_size) ||
+        !front_end_paths(self, files, error, error_size))
         return NULL;
     json_t *asked = grader_numba_request(request, reference, KGRADE_CUDA_HOME, error, error_size);
     char *input = asked ? json_dumps(asked, JSON_COMPACT) : NULL;
@@ -221,7 +233,7 @@ json_t *numba_job_run(const struct grading_job *job, enum job_work work,
     const char *paths[VIEW_PATHS_MAX];
     glob_t found = {0};
     front_end_view(files, &found, paths);
-    struct job_command command = {argv, python_env, paths, NULL, NULL}; /* no GPU: it compiles */
+    struct job_command command = {.argv = argv, .env = python_env, .paths = paths}; /* no GPU */
     struct sandbox_limits limits;
     grading_job_limits(job, work, &limits);
     struct front_end_follow f = {0};

@@ -1,6 +1,7 @@
 /*
- * Fuzz target (libFuzzer): the remote driver's server (kgemu_serve,
- * emulator/remote_server*.c) decoding a client's requests. The input is
+ * Fuzz target (libFuzzer): the remote driver's server (a served session:
+ * kgemu_serve_start, emulator/remote_server*.c, remote_served.c) decoding
+ * a client's requests. The input is
  * a sequence of requests, each a struct remote_message and its inline
  * bytes; a client thread sends them one by one after cuInit and its
  * context (so that the calls are reached, not only their checks), reads
@@ -10,7 +11,8 @@
  * function and a launch. A message of op 0 (which names no request) is
  * not sent: its inline bytes are put in the window (module images, link
  * inputs, a copy's data). Any request must be answered or end the session;
- * never crash, hang, leak or touch what the client does not own.
+ * never crash, hang, leak or touch what the client does not own; once the
+ * client is gone the session's stats must agree with its copy records.
  *
  * Sizes that would only make the fuzzer wait or run out of memory are
  * cut: allocations to ALLOC_MAX, a launch's grid and blocks to LAUNCH_MAX.
@@ -20,6 +22,7 @@
 #include "fuzz_input.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -109,6 +112,22 @@ static void *client_run(void *arg)
     return NULL;
 }
 
+/* The session's stats must agree with its records. */
+static void check_records(struct kgemu_served *served)
+{
+    struct kgemu_served_stats stats;
+    struct kgemu_copy_record record;
+    if (kgemu_served_stats(served, &stats) != CUDA_SUCCESS || !stats.ended)
+        abort();
+    unsigned long long copies = 0, bytes = 0, moved = 0;
+    for (int kind = 0; kind < KGEMU_COPY_KINDS; kind++)
+        copies += stats.copies[kind], bytes += stats.bytes[kind];
+    for (unsigned long long i = 0; kgemu_served_copies(served, i, &record, 1) == 1; i++)
+        moved += record.bytes;
+    if (copies != stats.records || moved != bytes || stats.records_lost)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     int sv[2];
@@ -117,17 +136,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fuzz_client client = {.fd = sv[1], .data = data, .size = size};
     client.reply_data = malloc(REMOTE_INLINE_MAX);
     pthread_t thread;
-    if (client.reply_data == NULL || pthread_create(&thread, NULL, client_run, &client) != 0)
+    struct kgemu_served *served = NULL;
+    if (client.reply_data == NULL || kgemu_serve_start(sv[0], &served) != CUDA_SUCCESS ||
+        pthread_create(&thread, NULL, client_run, &client) != 0)
         abort();
-    int rc = kgemu_serve(sv[0]);
-    shutdown(sv[0], SHUT_RDWR);
     pthread_join(thread, NULL);
+    struct kgemu_served_stats stats = {0};
+    while (!stats.ended && kgemu_served_stats(served, &stats) == CUDA_SUCCESS)
+        sched_yield();
+    check_records(served);
+    kgemu_serve_stop(served);
     close(sv[0]);
     close(sv[1]);
     free(client.reply_data);
-    CUcontext session = NULL;
-    if (rc == CUDA_ERROR_OPERATING_SYSTEM || cuCtxGetCurrent(&session) != CUDA_SUCCESS ||
-        cuCtxDestroy(session) != CUDA_SUCCESS)
-        abort();
     return 0;
 }

@@ -305,6 +305,14 @@ class ModulesThatFail(unittest.TestCase):
         self.assertIn('File "submission.py", line 1', text)
         self.assertIn("SyntaxError", text)
 
+    def test_a_request_over_a_packet_ends_the_job_saying_so(self):
+        job = HostJob("def create_hidden_layer(*arguments):\n    pass\n")
+        self.assertEqual(job.said(), {"ready": True})
+        job.channel.send(b" " * (65 << 10))
+        status, errors = job.end()
+        self.assertEqual(status, 2)
+        self.assertIn("the grade job's request is not valid: a request over 65536 bytes", errors)
+
     def test_a_module_without_the_function_fails(self):
         text = self.import_failed("def hidden_layer():\n    pass\n")
         self.assertEqual(text, "the module defines no function 'create_hidden_layer'")

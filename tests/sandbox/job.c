@@ -30,10 +30,24 @@
  *   pid                  getpid() on fd 3
  *   hostname             the host name on fd 3
  *   peer                 send "ping" on fd 4 (the peer socket), receive the
- *                        answer with recvmsg: "peer: ANSWER" or "peer failed: ERRNO"
+ *                        answer with recvmsg: "peer 4: ANSWER" or "peer 4 failed: ERRNO"
+ *   peers N              the same on fds 4 .. 4+N-1, a line each
  *   peer-dup             the same on a duplicate of fd 4 (the sandbox should
- *                        kill the job: only fd 4 may send and receive)
+ *                        kill the job: only the peer sockets may send and receive)
+ *   peer-at FD           the same on FD, made a duplicate of fd 4 first if
+ *                        it is not open (so only the filter can refuse it)
+ *   memfd                receive a packet on fd 5 (a SOCK_SEQPACKET peer) with
+ *                        two memfds by SCM_RIGHTS: an argument, sealed against
+ *                        writes, mapped MAP_PRIVATE read-write ("private: TEXT",
+ *                        then written to), then mapped MAP_SHARED writable
+ *                        ("sealed shared: ERRNO"); a result mapped MAP_SHARED
+ *                        read-write and RESULT_TEXT written into it ("shared
+ *                        written"); then "done" sent back on fd 5
+ *   memfd-create         make a memfd of its own, size and map it:
+ *                        "memfd_create ok" or "memfd_create failed: ERRNO"
  */
+#include "job.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -144,10 +159,103 @@ static int ping(int fd)
     if (n == 4)
         n = recvmsg(fd, &msg, 0);
     if (n < 0)
-        fprintf(result, "peer failed: %d\n", errno);
+        fprintf(result, "peer %d failed: %d\n", fd, errno);
     else
-        fprintf(result, "peer: %.*s\n", (int)n, answer);
+        fprintf(result, "peer %d: %.*s\n", fd, (int)n, answer);
     return 0;
+}
+
+static int ping_at(int fd)
+{
+    if (fcntl(fd, F_GETFD) < 0 && dup2(4, fd) != fd) {
+        fprintf(result, "dup2 failed: %d\n", errno);
+        return 1;
+    }
+    return ping(fd);
+}
+
+/* One packet on `fd` with up to `max` descriptors; how many came, or -1. */
+static int receive_fds(int fd, int *fds, int max)
+{
+    char text[64];
+    union {
+        struct cmsghdr header;
+        char space[CMSG_SPACE(4 * sizeof(int))];
+    } control;
+    struct iovec iov = {.iov_base = text, .iov_len = sizeof text};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.space,
+                         .msg_controllen = sizeof control.space};
+    if (recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) < 0)
+        return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (!c || c->cmsg_type != SCM_RIGHTS)
+        return 0;
+    int n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+    memcpy(fds, CMSG_DATA(c), (size_t)(n < max ? n : max) * sizeof(int));
+    return n;
+}
+
+/* What a host job does with the grade job's memfds (see the mode list). */
+static int use_memfds(void)
+{
+    int fds[4];
+    int n = receive_fds(5, fds, 4);
+    fprintf(result, "received %d descriptors\n", n);
+    if (n != 2)
+        return 1;
+    char *argument = mmap(NULL, MEMFD_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE, fds[0], 0);
+    if (argument == MAP_FAILED) {
+        fprintf(result, "private failed: %d\n", errno);
+        return 1;
+    }
+    fprintf(result, "private: %s\n", argument);
+    strcpy(argument, "changed by the job");
+    void *shared = mmap(NULL, MEMFD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+    fprintf(result, "sealed shared: %d\n", shared == MAP_FAILED ? errno : 0);
+    char *out = mmap(NULL, MEMFD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
+    if (out == MAP_FAILED) {
+        fprintf(result, "shared failed: %d\n", errno);
+        return 1;
+    }
+    strcpy(out, RESULT_TEXT);
+    fprintf(result, "shared written\n");
+    return send(5, "done", 4, MSG_NOSIGNAL) == 4 ? 0 : 1;
+}
+
+static int create_memfd(void)
+{
+    int fd = memfd_create("job", MFD_CLOEXEC);
+    void *p = fd >= 0 && ftruncate(fd, MEMFD_BYTES) == 0
+                  ? mmap(NULL, MEMFD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                  : MAP_FAILED;
+    if (p == MAP_FAILED)
+        fprintf(result, "memfd_create failed: %d\n", errno);
+    else
+        fprintf(result, "memfd_create ok\n");
+    return 0;
+}
+
+/* The modes that talk to peers or share memory; -1 for any other mode. */
+static int talk(const char *mode, const char *arg)
+{
+    if (strcmp(mode, "peer") == 0)
+        return ping(4);
+    if (strcmp(mode, "peer-dup") == 0)
+        return ping(dup(4));
+    if (strcmp(mode, "peers") == 0) {
+        for (int fd = 4; fd < 4 + atoi(arg); fd++)
+            ping(fd);
+        return 0;
+    }
+    if (strcmp(mode, "peer-at") == 0)
+        return ping_at(atoi(arg));
+    if (strcmp(mode, "memfd") == 0)
+        return use_memfds();
+    if (strcmp(mode, "memfd-create") == 0)
+        return create_memfd();
+    return -1;
 }
 
 int main(int argc, char **argv)
@@ -160,10 +268,9 @@ int main(int argc, char **argv)
     setvbuf(result, NULL, _IOLBF, 0);
     if (strcmp(mode, "true") == 0)
         return 0;
-    if (strcmp(mode, "peer") == 0)
-        return ping(4);
-    if (strcmp(mode, "peer-dup") == 0)
-        return ping(dup(4));
+    int talked = talk(mode, arg);
+    if (talked >= 0)
+        return talked;
     if (strcmp(mode, "echo") == 0) {
         char buf[4096];
         ssize_t n;

@@ -9,6 +9,16 @@
  * speaking the protocol by hand (remote_protocol.h), and serves it on the
  * test's thread; the server must answer or end cleanly (the ASan build
  * checks it touches nothing it should not).
+ *
+ * Served sessions (kgemu_serve_start, remote_served.c): two clients served
+ * at once on threads of their own, each session's stats read mid-session
+ * at a gate where its client waits (its copies, their hashes against
+ * kgemu_hash of the bytes, its launch and device time, nothing of the
+ * other's); a copy larger than the window as one record; a copy broken
+ * off; records past the limit; kgemu_serve_stop while the client is
+ * connected, mid-request, mid-copy, after it broke the protocol or closed
+ * (LeakSanitizer checks that everything is freed). And kgemu_hash itself:
+ * XXH64's published values, any alignment, any pieces.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -95,6 +105,70 @@ static void raw_ready(struct raw *c)
 static void raw_write(struct raw *c, const void *bytes, size_t n)
 {
     EXPECT(c, send(c->fd, bytes, n, MSG_NOSIGNAL) == (ssize_t)n);
+}
+
+static const unsigned char tiny_params[12] = {0}; /* k's: a pointer and an int */
+
+/* tiny_ptx loaded from the window (without its terminator: the server
+ * adds one), and its kernel k, whose name must come with its terminator. */
+static uint64_t raw_tiny_kernel(struct raw *c, uint64_t *module)
+{
+    struct remote_message r;
+    memcpy(c->window, tiny_ptx, sizeof tiny_ptx - 1);
+    struct remote_message load = {.op = REMOTE_MODULE_LOAD, .window_bytes = sizeof tiny_ptx - 1};
+    EXPECT(c, raw_call(c, &load, NULL, &r) == CUDA_SUCCESS);
+    *module = r.arg[0];
+    struct remote_message get = {
+        .op = REMOTE_MODULE_GET_FUNCTION, .inline_bytes = 1, .arg = {*module}};
+    EXPECT(c, raw_call(c, &get, "k", &r) == CUDA_ERROR_INVALID_VALUE);
+    get.inline_bytes = 2;
+    EXPECT(c, raw_call(c, &get, "k", &r) == CUDA_SUCCESS);
+    return r.arg[0];
+}
+
+/* A launch of one thread of `function` with tiny_params. */
+static struct remote_message raw_tiny_launch(uint64_t function)
+{
+    return (struct remote_message){
+        .op = REMOTE_LAUNCH,
+        .inline_bytes = sizeof tiny_params,
+        .arg = {function, 1 | (uint64_t)1 << 32, 1, 1 | (uint64_t)1 << 32, 1, 0, 0}};
+}
+
+/* A copy of `bytes` from `data` to `device` as the client library makes
+ * it: each chunk put in the window before its request or REMOTE_CHUNK. */
+static void raw_htod(struct raw *c, uint64_t device, const unsigned char *data, size_t bytes,
+                     bool synchronous)
+{
+    struct remote_message req = {.op = REMOTE_MEMCPY_HTOD, .arg = {device, bytes, 0, synchronous}};
+    struct remote_message chunk = {.op = REMOTE_CHUNK}, r;
+    for (size_t done = 0;; req = chunk) {
+        size_t n = bytes - done < c->window_bytes ? bytes - done : c->window_bytes;
+        memcpy(c->window, data + done, n);
+        done += n;
+        int32_t status = raw_call(c, &req, NULL, &r);
+        EXPECT(c, status == (done < bytes ? REMOTE_MORE : CUDA_SUCCESS));
+        if (status != REMOTE_MORE)
+            return;
+    }
+}
+
+/* The other way: each chunk taken out of the window after its answer. */
+static void raw_dtoh(struct raw *c, unsigned char *data, uint64_t device, size_t bytes)
+{
+    struct remote_message req = {.op = REMOTE_MEMCPY_DTOH, .arg = {device, bytes, 0, 1}};
+    struct remote_message chunk = {.op = REMOTE_CHUNK}, r;
+    for (size_t done = 0;; req = chunk) {
+        size_t n = bytes - done < c->window_bytes ? bytes - done : c->window_bytes;
+        int32_t status = raw_call(c, &req, NULL, &r);
+        EXPECT(c, status == (done + n < bytes ? REMOTE_MORE : CUDA_SUCCESS));
+        if (status != REMOTE_MORE && status != CUDA_SUCCESS)
+            return;
+        memcpy(data + done, c->window, n);
+        done += n;
+        if (status == CUDA_SUCCESS)
+            return;
+    }
 }
 
 /* ------------------------------------------------------------ scenarios */
@@ -196,28 +270,16 @@ static void modules(struct raw *c)
     struct remote_jit_option many[REMOTE_JIT_OPTIONS + 1] = {{0}};
     load.inline_bytes = sizeof many;
     EXPECT(c, raw_call(c, &load, many, &r) == CUDA_ERROR_INVALID_VALUE);
-    memcpy(c->window, tiny_ptx, sizeof tiny_ptx - 1); /* no terminator: the server adds one */
-    load = (struct remote_message){.op = REMOTE_MODULE_LOAD, .window_bytes = sizeof tiny_ptx - 1};
-    EXPECT(c, raw_call(c, &load, NULL, &r) == CUDA_SUCCESS);
-    uint64_t module = r.arg[0];
-    struct remote_message get = {
-        .op = REMOTE_MODULE_GET_FUNCTION, .inline_bytes = 1, .arg = {module}};
-    EXPECT(c, raw_call(c, &get, "k", &r) == CUDA_ERROR_INVALID_VALUE); /* no terminator */
-    get.inline_bytes = 2;
-    EXPECT(c, raw_call(c, &get, "k", &r) == CUDA_SUCCESS);
-    uint64_t function = r.arg[0];
+    uint64_t module = 0, function = raw_tiny_kernel(c, &module);
     EXPECT(c, raw_simple(c, REMOTE_FUNC_PARAMS, function, 0, 0, &r) == CUDA_SUCCESS);
     EXPECT(c, r.arg[0] == 2 && r.inline_bytes == 16);
-    unsigned char params[16] = {0};
-    struct remote_message launch = {
-        .op = REMOTE_LAUNCH,
-        .inline_bytes = 3,
-        .arg = {function, 1 | (uint64_t)1 << 32, 1, 1 | (uint64_t)1 << 32, 1, 0, 0}};
-    EXPECT(c, raw_call(c, &launch, params, &r) == CUDA_ERROR_INVALID_VALUE);
-    launch.inline_bytes = 12;
-    EXPECT(c, raw_call(c, &launch, params, &r) == CUDA_SUCCESS);
+    struct remote_message launch = raw_tiny_launch(function);
+    launch.inline_bytes = 3;
+    EXPECT(c, raw_call(c, &launch, tiny_params, &r) == CUDA_ERROR_INVALID_VALUE);
+    launch.inline_bytes = sizeof tiny_params;
+    EXPECT(c, raw_call(c, &launch, tiny_params, &r) == CUDA_SUCCESS);
     EXPECT(c, raw_simple(c, REMOTE_MODULE_UNLOAD, module, 0, 0, NULL) == CUDA_SUCCESS);
-    EXPECT(c, raw_call(c, &launch, params, &r) == CUDA_ERROR_INVALID_HANDLE);
+    EXPECT(c, raw_call(c, &launch, tiny_params, &r) == CUDA_ERROR_INVALID_HANDLE);
 }
 
 /* ---------------------------------------------------------- the harness */
@@ -227,17 +289,29 @@ struct scenario {
     struct raw client;
 };
 
+/* The client's end of a session: the handshake, then, once its scenario
+ * is over, the socket closed and its window unmapped. */
+static void raw_begin(struct raw *c)
+{
+    c->reply_data = malloc(REMOTE_INLINE_MAX);
+    raw_hello(c);
+}
+
+static void raw_end(struct raw *c)
+{
+    shutdown(c->fd, SHUT_RDWR);
+    close(c->fd);
+    if (c->window != MAP_FAILED)
+        munmap(c->window, c->window_bytes);
+    free(c->reply_data);
+}
+
 static void *client_thread(void *arg)
 {
     struct scenario *s = arg;
-    s->client.reply_data = malloc(REMOTE_INLINE_MAX);
-    raw_hello(&s->client);
+    raw_begin(&s->client);
     s->run(&s->client);
-    shutdown(s->client.fd, SHUT_RDWR);
-    close(s->client.fd);
-    if (s->client.window != MAP_FAILED)
-        munmap(s->client.window, s->client.window_bytes);
-    free(s->client.reply_data);
+    raw_end(&s->client);
     return NULL;
 }
 
@@ -367,6 +441,401 @@ static void a_socket_that_is_none_starts_nothing(void **state)
     assert_int_equal(kgemu_serve(-1), CUDA_ERROR_OPERATING_SYSTEM);
 }
 
+/* ------------------------------------------- served sessions (threads) */
+
+#define ENDED_WAIT_MS 20000 /* how long a session may take to see its client gone */
+
+/* A client of kgemu_serve_start: a raw client on a thread of its own that
+ * pauses at gates, where the test reads its session's stats mid-session. */
+struct served_client {
+    struct raw raw;
+    void (*run)(struct served_client *);
+    size_t bytes; /* of its pattern */
+    unsigned char *pattern;
+    pthread_t thread;
+    int server_fd;
+    struct kgemu_served *served;
+    pthread_mutex_t lock;
+    pthread_cond_t moved;
+    int reached, released; /* gates */
+};
+
+/* The client waits at its next gate until the test releases it. */
+static void gate_pause(struct served_client *c)
+{
+    pthread_mutex_lock(&c->lock);
+    int gate = ++c->reached;
+    pthread_cond_broadcast(&c->moved);
+    while (c->released < gate)
+        pthread_cond_wait(&c->moved, &c->lock);
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* The test waits until the client is at gate `gate`. */
+static void gate_reached(struct served_client *c, int gate)
+{
+    pthread_mutex_lock(&c->lock);
+    while (c->reached < gate)
+        pthread_cond_wait(&c->moved, &c->lock);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void gate_release(struct served_client *c, int gate)
+{
+    pthread_mutex_lock(&c->lock);
+    c->released = gate;
+    pthread_cond_broadcast(&c->moved);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void *served_client_thread(void *arg)
+{
+    struct served_client *c = arg;
+    raw_begin(&c->raw);
+    c->run(c);
+    raw_end(&c->raw);
+    return NULL;
+}
+
+/* Bytes that differ from one client (`seed`) to the other. */
+static unsigned char *pattern(size_t bytes, unsigned seed)
+{
+    unsigned char *p = malloc(bytes);
+    assert_non_null(p);
+    for (size_t i = 0; i < bytes; i++)
+        p[i] = (unsigned char)((i * 2654435761u + seed * 977u) >> 11);
+    return p;
+}
+
+/* Starts `c` (run, bytes and seed) on a socketpair and serves it. */
+static void served_begin(struct served_client *c, void (*run)(struct served_client *), size_t bytes,
+                         unsigned seed)
+{
+    *c = (struct served_client){.run = run, .bytes = bytes, .pattern = pattern(bytes, seed)};
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->moved, NULL);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    c->server_fd = sv[0];
+    c->raw.fd = sv[1];
+    assert_int_equal(pthread_create(&c->thread, NULL, served_client_thread, c), 0);
+    assert_int_equal(kgemu_serve_start(c->server_fd, &c->served), CUDA_SUCCESS);
+    assert_non_null(c->served);
+}
+
+/* Stops the session (its result must be `want`), then lets the client go. */
+static void served_finish(struct served_client *c, int want)
+{
+    assert_int_equal(kgemu_serve_stop(c->served), want);
+    gate_release(c, INT32_MAX);
+    pthread_join(c->thread, NULL);
+    close(c->server_fd);
+    assert_int_equal(c->raw.failures, 0);
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->moved);
+    free(c->pattern);
+}
+
+static struct kgemu_served_stats served_stats(struct served_client *c)
+{
+    struct kgemu_served_stats stats;
+    assert_int_equal(kgemu_served_stats(c->served, &stats), CUDA_SUCCESS);
+    return stats;
+}
+
+/* The stats once the session has seen its client gone. */
+static struct kgemu_served_stats served_ended(struct served_client *c)
+{
+    struct kgemu_served_stats stats = served_stats(c);
+    for (int ms = 0; !stats.ended && ms < ENDED_WAIT_MS; ms++) {
+        usleep(1000);
+        stats = served_stats(c);
+    }
+    assert_true(stats.ended);
+    return stats;
+}
+
+static void assert_record(struct served_client *c, unsigned long long index, int kind,
+                          unsigned long long bytes, unsigned long long hash)
+{
+    struct kgemu_copy_record record;
+    assert_int_equal(kgemu_served_copies(c->served, index, &record, 1), 1);
+    assert_int_equal(record.kind, kind);
+    assert_int_equal(record.bytes, bytes);
+    assert_int_equal(record.hash, hash);
+}
+
+/* Its pattern to the device, a launch, back (gate 1); then a memset, a
+ * copy on the device and an asynchronous one to it, and it closes. */
+static void copies_and_a_launch(struct served_client *sc)
+{
+    struct raw *c = &sc->raw;
+    struct remote_message r;
+    raw_ready(c);
+    EXPECT(c, raw_simple(c, REMOTE_MEM_ALLOC, sc->bytes, 0, 0, &r) == CUDA_SUCCESS);
+    uint64_t a = r.arg[0], module = 0;
+    raw_htod(c, a, sc->pattern, sc->bytes, true);
+    struct remote_message launch = raw_tiny_launch(raw_tiny_kernel(c, &module));
+    EXPECT(c, raw_call(c, &launch, tiny_params, &r) == CUDA_SUCCESS);
+    unsigned char *back = malloc(sc->bytes);
+    raw_dtoh(c, back, a, sc->bytes);
+    EXPECT(c, memcmp(back, sc->pattern, sc->bytes) == 0);
+    free(back);
+    gate_pause(sc);
+    EXPECT(c, raw_simple(c, REMOTE_MEM_ALLOC, sc->bytes, 0, 0, &r) == CUDA_SUCCESS);
+    uint64_t b = r.arg[0];
+    EXPECT(c, raw_simple(c, REMOTE_MEMSET_D8, a, 7, sc->bytes, NULL) == CUDA_SUCCESS);
+    EXPECT(c, raw_simple(c, REMOTE_MEMCPY_DTOD, b, a, sc->bytes, NULL) == CUDA_SUCCESS);
+    raw_htod(c, b, sc->pattern, sc->bytes, false);
+}
+
+/* What copies_and_a_launch did up to its first gate, alone. */
+static void assert_first_part(struct served_client *c)
+{
+    struct kgemu_served_stats stats = served_stats(c);
+    assert_false(stats.ended);
+    assert_true(stats.device_ms > 0);
+    assert_int_equal(stats.copies[KGEMU_COPY_HTOD], 1);
+    assert_int_equal(stats.copies[KGEMU_COPY_DTOH], 1);
+    assert_int_equal(stats.copies[KGEMU_COPY_DTOD], 0);
+    assert_int_equal(stats.bytes[KGEMU_COPY_HTOD], c->bytes);
+    assert_int_equal(stats.bytes[KGEMU_COPY_DTOH], c->bytes);
+    assert_int_equal(stats.records, 2);
+    assert_int_equal(stats.launches, 1);
+    unsigned long long hash = kgemu_hash(c->pattern, c->bytes);
+    assert_record(c, 0, KGEMU_COPY_HTOD, c->bytes, hash);
+    assert_record(c, 1, KGEMU_COPY_DTOH, c->bytes, hash);
+}
+
+/* The rest: the memset not counted, the device's copy with no hash, the
+ * asynchronous copy as a synchronous one. */
+static void assert_second_part(struct served_client *c, double first_ms)
+{
+    struct kgemu_served_stats stats = served_ended(c);
+    assert_int_equal(stats.result, CUDA_SUCCESS);
+    assert_true(stats.device_ms > first_ms);
+    assert_int_equal(stats.copies[KGEMU_COPY_HTOD], 2);
+    assert_int_equal(stats.copies[KGEMU_COPY_DTOD], 1);
+    assert_int_equal(stats.bytes[KGEMU_COPY_DTOD], c->bytes);
+    assert_int_equal(stats.records, 4);
+    assert_int_equal(stats.records_lost, 0);
+    assert_record(c, 2, KGEMU_COPY_DTOD, c->bytes, 0);
+    assert_record(c, 3, KGEMU_COPY_HTOD, c->bytes, kgemu_hash(c->pattern, c->bytes));
+    struct kgemu_copy_record none[2];
+    assert_int_equal(kgemu_served_copies(c->served, 3, none, 2), 1);
+    assert_int_equal(kgemu_served_copies(c->served, 4, none, 2), 0);
+}
+
+static void two_sessions_at_once_see_only_their_own(void **state)
+{
+    (void)state;
+    struct served_client a, b;
+    served_begin(&a, copies_and_a_launch, 1000, 1);
+    served_begin(&b, copies_and_a_launch, ((size_t)3 << 20) + 5, 2);
+    gate_reached(&a, 1);
+    gate_reached(&b, 1);
+    assert_first_part(&a);
+    assert_first_part(&b);
+    assert_true(kgemu_hash(a.pattern, a.bytes) != kgemu_hash(b.pattern, b.bytes));
+    double a_ms = served_stats(&a).device_ms, b_ms = served_stats(&b).device_ms;
+    assert_true(a_ms < b_ms); /* 1000 bytes take less time than 3 MB */
+    gate_release(&a, 1);
+    gate_release(&b, 1);
+    assert_second_part(&a, a_ms);
+    assert_second_part(&b, b_ms);
+    served_finish(&a, CUDA_SUCCESS);
+    served_finish(&b, CUDA_SUCCESS);
+}
+
+/* More than the window each way, then connected until the server shuts
+ * its end (stop). */
+static void chunks_then_wait(struct served_client *sc)
+{
+    struct raw *c = &sc->raw;
+    struct remote_message r;
+    raw_ready(c);
+    EXPECT(c, raw_simple(c, REMOTE_MEM_ALLOC, sc->bytes, 0, 0, &r) == CUDA_SUCCESS);
+    raw_htod(c, r.arg[0], sc->pattern, sc->bytes, true);
+    unsigned char *back = malloc(sc->bytes);
+    raw_dtoh(c, back, r.arg[0], sc->bytes);
+    EXPECT(c, memcmp(back, sc->pattern, sc->bytes) == 0);
+    free(back);
+    gate_pause(sc);
+    char byte;
+    EXPECT(c, recv(c->fd, &byte, 1, 0) == 0);
+}
+
+static void a_copy_in_chunks_is_one_record(void **state)
+{
+    (void)state;
+    struct served_client c;
+    served_begin(&c, chunks_then_wait, 2 * REMOTE_WINDOW_BYTES + 4099, 3);
+    gate_reached(&c, 1);
+    struct kgemu_served_stats stats = served_stats(&c);
+    assert_int_equal(stats.records, 2);
+    assert_int_equal(stats.copies[KGEMU_COPY_HTOD], 1);
+    assert_int_equal(stats.copies[KGEMU_COPY_DTOH], 1);
+    unsigned long long hash = kgemu_hash(c.pattern, c.bytes);
+    assert_record(&c, 0, KGEMU_COPY_HTOD, c.bytes, hash);
+    assert_record(&c, 1, KGEMU_COPY_DTOH, c.bytes, hash);
+    served_finish(&c, CUDA_SUCCESS); /* stopped while the client is connected */
+}
+
+static void garbage_then_wait(struct served_client *sc)
+{
+    garbage(&sc->raw);
+    gate_pause(sc);
+}
+
+static void half_a_request_then_wait(struct served_client *sc)
+{
+    raw_ready(&sc->raw);
+    struct remote_message req = {.op = REMOTE_MEM_ALLOC};
+    raw_write(&sc->raw, &req, sizeof req / 2);
+    gate_pause(sc);
+}
+
+/* A copy left after its first chunk. */
+static void half_a_copy(struct served_client *sc)
+{
+    struct raw *c = &sc->raw;
+    struct remote_message r;
+    raw_ready(c);
+    EXPECT(c, raw_simple(c, REMOTE_MEM_ALLOC, sc->bytes, 0, 0, &r) == CUDA_SUCCESS);
+    memcpy(c->window, sc->pattern, c->window_bytes);
+    EXPECT(c, raw_simple(c, REMOTE_MEMCPY_HTOD, r.arg[0], sc->bytes, 0, &r) == REMOTE_MORE);
+}
+
+/* The same, the client still connected. */
+static void half_a_copy_then_wait(struct served_client *sc)
+{
+    half_a_copy(sc);
+    gate_pause(sc);
+}
+
+static void closes_at_once(struct served_client *sc)
+{
+    raw_ready(&sc->raw);
+}
+
+static void stop_ends_a_session_in_any_state(void **state)
+{
+    (void)state;
+    struct served_client c;
+    served_begin(&c, garbage_then_wait, 1, 0);
+    gate_reached(&c, 1);
+    assert_int_equal(served_ended(&c).result, CUDA_ERROR_INVALID_VALUE);
+    served_finish(&c, CUDA_ERROR_INVALID_VALUE);
+    served_begin(&c, half_a_request_then_wait, 1, 0);
+    gate_reached(&c, 1);
+    assert_false(served_stats(&c).ended);
+    served_finish(&c, CUDA_ERROR_INVALID_VALUE);
+    served_begin(&c, half_a_copy_then_wait, REMOTE_WINDOW_BYTES + 4096, 4);
+    gate_reached(&c, 1);
+    assert_false(served_stats(&c).ended);
+    assert_int_equal(served_stats(&c).records, 0); /* recorded once it ends */
+    served_finish(&c, CUDA_ERROR_INVALID_VALUE);
+    served_begin(&c, closes_at_once, 1, 0);
+    assert_int_equal(served_ended(&c).result, CUDA_SUCCESS);
+    served_finish(&c, CUDA_SUCCESS);
+    assert_int_equal(kgemu_serve_stop(NULL), CUDA_SUCCESS);
+}
+
+/* What moved is recorded, its hash of what moved. */
+static void a_copy_broken_off_counts_what_moved(void **state)
+{
+    (void)state;
+    struct served_client c;
+    served_begin(&c, half_a_copy, REMOTE_WINDOW_BYTES + 4096, 4);
+    struct kgemu_served_stats stats = served_ended(&c);
+    assert_int_equal(stats.result, CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(stats.records, 1);
+    assert_int_equal(stats.bytes[KGEMU_COPY_HTOD], REMOTE_WINDOW_BYTES);
+    assert_record(&c, 0, KGEMU_COPY_HTOD, REMOTE_WINDOW_BYTES,
+                  kgemu_hash(c.pattern, REMOTE_WINDOW_BYTES));
+    served_finish(&c, CUDA_ERROR_INVALID_VALUE);
+}
+
+/* One copy more than the records kept, of one byte each. */
+static void many_copies(struct served_client *sc)
+{
+    struct raw *c = &sc->raw;
+    struct remote_message r;
+    raw_ready(c);
+    EXPECT(c, raw_simple(c, REMOTE_MEM_ALLOC, 2, 0, 0, &r) == CUDA_SUCCESS);
+    for (int i = 0; i <= KGEMU_COPY_RECORDS_MAX; i++)
+        EXPECT(c,
+               raw_simple(c, REMOTE_MEMCPY_DTOD, r.arg[0] + 1, r.arg[0], 1, NULL) == CUDA_SUCCESS);
+}
+
+static void records_past_the_limit_are_counted_not_kept(void **state)
+{
+    (void)state;
+    struct served_client c;
+    served_begin(&c, many_copies, 1, 0);
+    struct kgemu_served_stats stats = served_ended(&c);
+    assert_int_equal(stats.records, KGEMU_COPY_RECORDS_MAX + 1);
+    assert_int_equal(stats.copies[KGEMU_COPY_DTOD], KGEMU_COPY_RECORDS_MAX + 1);
+    assert_true(stats.records_lost);
+    struct kgemu_copy_record record;
+    assert_int_equal(kgemu_served_copies(c.served, KGEMU_COPY_RECORDS_MAX - 1, &record, 1), 1);
+    assert_int_equal(kgemu_served_copies(c.served, KGEMU_COPY_RECORDS_MAX, &record, 1), 0);
+    served_finish(&c, CUDA_SUCCESS);
+}
+
+static void a_start_that_fails_serves_nothing(void **state)
+{
+    (void)state;
+    struct kgemu_served *served = (struct kgemu_served *)&served;
+    assert_int_equal(kgemu_serve_start(-1, &served), CUDA_ERROR_OPERATING_SYSTEM);
+    assert_null(served);
+    assert_int_equal(kgemu_serve_start(-1, NULL), CUDA_ERROR_INVALID_VALUE);
+    struct kgemu_served_stats stats;
+    assert_int_equal(kgemu_served_stats(NULL, &stats), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(kgemu_served_copies(NULL, 0, NULL, 0), 0);
+}
+
+/* ----------------------------------------------------------- kgemu_hash */
+
+/* XXH64's published values (seed 0). */
+static void the_hash_is_xxh64(void **state)
+{
+    (void)state;
+    static const char long_text[] = "Nobody inspects the spammish repetition";
+    assert_int_equal(kgemu_hash("", 0), 0xef46db3751d8e999ull);
+    assert_int_equal(kgemu_hash(NULL, 0), 0xef46db3751d8e999ull);
+    assert_int_equal(kgemu_hash("a", 1), 0xd24ec4f1a98c6e5bull);
+    assert_int_equal(kgemu_hash("abc", 3), 0x44bc2cf5ad770999ull);
+    assert_int_equal(kgemu_hash(long_text, sizeof long_text - 1), 0xfbcea83c8a378bf1ull);
+}
+
+/* The same bytes at every alignment, and in pieces of every size. */
+static void the_hash_depends_on_the_bytes_alone(void **state)
+{
+    (void)state;
+    enum { SIZE = 1000, ALIGNMENTS = 8 };
+    unsigned char *bytes = pattern(SIZE, 5), *moved = malloc(SIZE + ALIGNMENTS);
+    for (size_t size = 0; size <= 100; size += 1) {
+        unsigned long long want = kgemu_hash(bytes, size);
+        for (size_t at = 1; at < ALIGNMENTS; at++) {
+            memcpy(moved + at, bytes, size);
+            assert_int_equal(kgemu_hash(moved + at, size), want);
+        }
+    }
+    unsigned long long whole = kgemu_hash(bytes, SIZE);
+    for (size_t piece = 1; piece <= 70; piece++) {
+        struct emu_hash hash;
+        emu_hash_start(&hash);
+        for (size_t done = 0; done < SIZE; done += piece)
+            emu_hash_add(&hash, bytes + done, SIZE - done < piece ? SIZE - done : piece);
+        assert_int_equal(emu_hash_end(&hash), whole);
+    }
+    bytes[SIZE / 2] ^= 1;
+    assert_true(kgemu_hash(bytes, SIZE) != whole);
+    free(bytes);
+    free(moved);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +849,14 @@ int main(void)
         cmocka_unit_test(the_client_reaches_only_its_own_memory),
         cmocka_unit_test(modules_and_launches_are_checked),
         cmocka_unit_test(a_socket_that_is_none_starts_nothing),
+        cmocka_unit_test(two_sessions_at_once_see_only_their_own),
+        cmocka_unit_test(a_copy_in_chunks_is_one_record),
+        cmocka_unit_test(stop_ends_a_session_in_any_state),
+        cmocka_unit_test(a_copy_broken_off_counts_what_moved),
+        cmocka_unit_test(records_past_the_limit_are_counted_not_kept),
+        cmocka_unit_test(a_start_that_fails_serves_nothing),
+        cmocka_unit_test(the_hash_is_xxh64),
+        cmocka_unit_test(the_hash_depends_on_the_bytes_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

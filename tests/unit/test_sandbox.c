@@ -3,8 +3,10 @@
  * this test as build/tests/sandbox/job): what reaches the caller (fd 3 line
  * by line, fd 2 as a log, fd 1 nowhere, all capped), what the job sees (its
  * environment only, its paths only, a library it names with those it
- * needs, no /proc, a writable /tmp, PID 1, its own host name), what kills it (forbidden system
- * calls, the wall-clock, CPU, memory and file-size limits), and a set-up that fails.
+ * needs, no /proc, a writable /tmp, PID 1, its own host name, its peer sockets as fds 4
+ * onwards and memfds passed over them), what kills it (forbidden system calls, sending on
+ * any descriptor but a peer's, the wall-clock, CPU, memory and file-size limits), and a
+ * set-up that fails.
  *
  * The limits here are small so the tests are quick; the bounds on how long
  * a killed job takes are generous: they prove the kill works, they do not
@@ -20,8 +22,10 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_internal.h"
 #include "test_job_path.h"
+#include "tests/sandbox/job.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -30,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -316,15 +321,26 @@ static void test_forbidden_calls_kill(void **state)
         expect_killed_by_seccomp(modes[i]);
 }
 
-/* A job given a peer socket talks over it as fd 4 (the answer waits in the
- * socket before the job starts); a duplicate of it may not send, and a job
- * without one may not either. */
-static void run_with_peer(const char *mode, int peer, struct sandbox_outcome *o)
+/* A job given peer sockets talks over them as fds 4, 5, ... (the answers
+ * wait in the sockets before the job starts); a duplicate of one may not
+ * send, nor a descriptor past the last, nor a job without peers. */
+static void run_with_peers(const char *mode, const char *arg, const int *peers, int count,
+                           struct sandbox_outcome *o)
 {
-    const char *argv[] = {job_path, mode, NULL}, *env[] = {NULL};
-    struct sandbox_job job = {.argv = argv, .env = env, .peer_fd = peer};
+    const char *argv[] = {job_path, mode, arg, NULL}, *env[] = {NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .peer_count = count};
+    for (int i = 0; i < count && i < SANDBOX_PEERS_MAX; i++)
+        job.peer_fds[i] = peers[i];
     job.limits = quick_limits();
     sandbox_run(&job, o);
+}
+
+static void expect_signaled_by_seccomp(struct sandbox_outcome *o)
+{
+    assert_int_equal(o->end, SANDBOX_SIGNALED);
+    assert_int_equal(o->signal, SIGSYS);
+    assert_non_null(strstr(o->reason, "seccomp"));
+    sandbox_outcome_free(o);
 }
 
 static void test_a_peer_socket_is_fd_4_and_only_it_talks(void **state)
@@ -334,21 +350,236 @@ static void test_a_peer_socket_is_fd_4_and_only_it_talks(void **state)
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
     assert_int_equal(write(pair[0], "pong", 4), 4);
     struct sandbox_outcome o;
-    run_with_peer("peer", pair[1], &o);
+    run_with_peers("peer", NULL, &pair[1], 1, &o);
     assert_int_equal(o.end, SANDBOX_EXITED);
-    assert_string_equal(o.output, "peer: pong\n");
+    assert_string_equal(o.output, "peer 4: pong\n");
     sandbox_outcome_free(&o);
     char sent[8] = "";
     assert_int_equal(read(pair[0], sent, sizeof sent), 4);
     assert_memory_equal(sent, "ping", 4);
     assert_int_equal(fcntl(pair[1], F_GETFD), FD_CLOEXEC); /* the caller's end stays its own */
-    run_with_peer("peer-dup", pair[1], &o);
-    assert_int_equal(o.end, SANDBOX_SIGNALED);
-    assert_int_equal(o.signal, SIGSYS);
-    sandbox_outcome_free(&o);
+    run_with_peers("peer-dup", NULL, &pair[1], 1, &o);
+    expect_signaled_by_seccomp(&o);
     close(pair[0]);
     close(pair[1]);
     expect_killed_by_seccomp("peer"); /* no peer: fd 4 is no socket of its own */
+}
+
+/* Handed-over peers are closed in the caller once the job has them: the
+ * peer then sees the job's end as its socket's, not when the caller's copy
+ * goes (the job answers, ends, and the peer reads end of file). */
+static void test_handed_peers_are_closed_here(void **state)
+{
+    (void)state;
+    int pair[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+    assert_int_equal(write(pair[0], "pong", 4), 4);
+    const char *argv[] = {job_path, "peer", NULL}, *env[] = {NULL};
+    struct sandbox_job job = {
+        .argv = argv, .env = env, .peer_fds = {pair[1]}, .peer_count = 1, .peers_handed = true};
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    sandbox_outcome_free(&o);
+    errno = 0;
+    assert_int_equal(fcntl(pair[1], F_GETFD), -1);
+    assert_int_equal(errno, EBADF);
+    char sent[8];
+    assert_int_equal(read(pair[0], sent, sizeof sent), 4); /* "ping" */
+    assert_int_equal(read(pair[0], sent, sizeof sent), 0); /* and the end */
+    close(pair[0]);
+}
+
+static void *close_after_a_moment(void *fd)
+{
+    usleep(300 * 1000);
+    close(*(int *)fd);
+    return NULL;
+}
+
+/* A job is stopped when its stop descriptor hangs up: SANDBOX_STOPPED,
+ * long before its wall-clock limit. */
+static void test_a_job_stops_when_its_caller_says_so(void **state)
+{
+    (void)state;
+    int stop[2];
+    assert_int_equal(pipe(stop), 0);
+    const char *argv[] = {job_path, "spin", NULL}, *env[] = {NULL};
+    struct sandbox_job job = {.argv = argv, .env = env, .stop_fd = &stop[0]};
+    job.limits = quick_limits();
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, close_after_a_moment, &stop[1]), 0);
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    pthread_join(thread, NULL);
+    assert_int_equal(o.end, SANDBOX_STOPPED);
+    assert_non_null(strstr(o.reason, "stopped by its caller"));
+    assert_true(o.wall_seconds < job.limits.wall_seconds / 2);
+    sandbox_outcome_free(&o);
+    close(stop[0]);
+}
+
+/* `count` socketpairs, stream and seqpacket in turn (as a host job's), the
+ * answer "pongFD" waiting in each for the job's descriptor FD. */
+static void make_peers(int count, int ours[SANDBOX_PEERS_MAX], int theirs[SANDBOX_PEERS_MAX])
+{
+    for (int i = 0; i < count; i++) {
+        int pair[2], type = i % 2 ? SOCK_SEQPACKET : SOCK_STREAM;
+        assert_int_equal(socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, pair), 0);
+        ours[i] = pair[0];
+        theirs[i] = pair[1];
+        char answer[16];
+        int n = snprintf(answer, sizeof answer, "pong%d", SANDBOX_PEER_FD + i);
+        assert_int_equal(write(ours[i], answer, (size_t)n), n);
+    }
+}
+
+static void close_peers(int count, int ours[SANDBOX_PEERS_MAX], int theirs[SANDBOX_PEERS_MAX])
+{
+    for (int i = 0; i < count; i++) {
+        close(ours[i]);
+        close(theirs[i]);
+    }
+}
+
+/* With `count` peers the job pings each and hears each one's answer. */
+static void expect_peers_talk(int count)
+{
+    int ours[SANDBOX_PEERS_MAX], theirs[SANDBOX_PEERS_MAX];
+    make_peers(count, ours, theirs);
+    char arg[8], expected[128] = "";
+    snprintf(arg, sizeof arg, "%d", count);
+    for (int fd = SANDBOX_PEER_FD; fd < SANDBOX_PEER_FD + count; fd++)
+        snprintf(expected + strlen(expected), sizeof expected - strlen(expected),
+                 "peer %d: pong%d\n", fd, fd);
+    struct sandbox_outcome o;
+    run_with_peers("peers", arg, theirs, count, &o);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_string_equal(o.output, expected);
+    sandbox_outcome_free(&o);
+    for (int i = 0; i < count; i++) {
+        char sent[8] = "";
+        assert_int_equal(read(ours[i], sent, sizeof sent), 4);
+        assert_memory_equal(sent, "ping", 4);
+    }
+    close_peers(count, ours, theirs);
+}
+
+static void test_every_peer_socket_talks(void **state)
+{
+    (void)state;
+    expect_peers_talk(2);
+    expect_peers_talk(SANDBOX_PEERS_MAX);
+}
+
+/* The descriptor after the last peer is killed by the filter (SIGSYS, not
+ * EBADF): closed, and as a duplicate of fd 4 made by the job. */
+static void test_no_descriptor_past_the_peers_talks(void **state)
+{
+    (void)state;
+    int ours[SANDBOX_PEERS_MAX], theirs[SANDBOX_PEERS_MAX];
+    make_peers(2, ours, theirs);
+    struct sandbox_outcome o;
+    run_with_peers("peers", "3", theirs, 2, &o); /* fds 4 and 5 talk, 6 is closed */
+    assert_int_equal(o.signal, SIGSYS);
+    assert_string_equal(o.output, "peer 4: pong4\npeer 5: pong5\n");
+    expect_signaled_by_seccomp(&o);
+    run_with_peers("peer-at", "6", theirs, 2, &o);
+    expect_signaled_by_seccomp(&o);
+    close_peers(2, ours, theirs);
+}
+
+static void test_a_wrong_peer_count_or_socket_fails_the_setup(void **state)
+{
+    (void)state;
+    int peers[SANDBOX_PEERS_MAX] = {0, 1, 2, 0};
+    struct sandbox_outcome o;
+    run_with_peers("true", NULL, peers, SANDBOX_PEERS_MAX + 1, &o);
+    assert_int_equal(o.end, SANDBOX_SETUP_FAILED);
+    assert_string_equal(o.reason,
+                        "the job's peer_count is out of range: 5 given; a job takes 0 to 4 peer "
+                        "sockets");
+    sandbox_outcome_free(&o);
+    peers[1] = -1;
+    run_with_peers("true", NULL, peers, 2, &o);
+    assert_int_equal(o.end, SANDBOX_SETUP_FAILED);
+    assert_non_null(strstr(o.reason, "peer_fds[1] (-1)"));
+    sandbox_outcome_free(&o);
+}
+
+/* A memfd with `text`, `MEMFD_BYTES` long; sealed against any change. */
+static int make_memfd(const char *text, bool sealed)
+{
+    int fd = memfd_create("test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, MEMFD_BYTES), 0);
+    assert_int_equal(pwrite(fd, text, strlen(text), 0), (ssize_t)strlen(text));
+    if (sealed)
+        assert_int_equal(
+            fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL), 0);
+    return fd;
+}
+
+static void send_fds(int socket, const int *fds, int count)
+{
+    union {
+        struct cmsghdr header;
+        char space[CMSG_SPACE(SANDBOX_PEERS_MAX * sizeof(int))];
+    } control = {0};
+    struct iovec iov = {.iov_base = "call", .iov_len = 4};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.space,
+                         .msg_controllen = CMSG_SPACE((size_t)count * sizeof(int))};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN((size_t)count * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, (size_t)count * sizeof(int));
+    assert_int_equal(sendmsg(socket, &msg, 0), 4);
+}
+
+/* As a host job gets its call: memfds by SCM_RIGHTS on its seqpacket peer
+ * (fd 5). Its private mapping of the sealed argument stays its own (and a
+ * writable shared one is refused: EPERM); its write to the shared result
+ * reaches this process. */
+static void test_memfds_pass_to_a_job_and_map(void **state)
+{
+    (void)state;
+    int ours[SANDBOX_PEERS_MAX], theirs[SANDBOX_PEERS_MAX];
+    make_peers(2, ours, theirs);
+    char answer[16];
+    assert_int_equal(read(theirs[1], answer, sizeof answer), 5); /* no "pong5" for this job */
+    int memfds[2] = {make_memfd("the argument", true), make_memfd("", false)};
+    send_fds(ours[1], memfds, 2);
+    struct sandbox_outcome o;
+    run_with_peers("memfd", NULL, theirs, 2, &o);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_int_equal(o.exit_code, 0);
+    char expected[128];
+    snprintf(expected, sizeof expected,
+             "received 2 descriptors\nprivate: the argument\nsealed shared: %d\nshared written\n",
+             EPERM);
+    assert_string_equal(o.output, expected);
+    sandbox_outcome_free(&o);
+    char seen[64] = "";
+    assert_int_equal(pread(memfds[0], seen, sizeof seen - 1, 0), sizeof seen - 1);
+    assert_string_equal(seen, "the argument");
+    assert_int_equal(pread(memfds[1], seen, sizeof seen - 1, 0), sizeof seen - 1);
+    assert_string_equal(seen, RESULT_TEXT);
+    assert_int_equal(read(ours[1], answer, sizeof answer), 4);
+    assert_memory_equal(answer, "done", 4);
+    close(memfds[0]);
+    close(memfds[1]);
+    close_peers(2, ours, theirs);
+}
+
+/* memfd_create is on the allowlist: a job may make shared memory of its own. */
+static void test_a_job_may_create_a_memfd(void **state)
+{
+    (void)state;
+    expect_exit("memfd-create", NULL, "memfd_create ok\n");
 }
 
 static void test_exec_by_path_kills(void **state)
@@ -467,6 +698,29 @@ static void test_a_multithreaded_parent(void **state)
     sandbox_outcome_free(&o);
     pthread_cancel(t);
     pthread_join(t, NULL);
+}
+
+/* The service runs jobs at once from its threads, each holding its view's
+ * descriptors while it starts: a job's child starts with all of them, more
+ * than the job may open, until it execs. Its set-up must not need a
+ * descriptor past its limit (entering Landlock opens some). */
+static void test_a_parent_holding_many_descriptors(void **state)
+{
+    (void)state;
+    struct sandbox_limits l = quick_limits();
+    l.open_files = 32;
+    int held[64];
+    for (int i = 0; i < 64; i++)
+        assert_true((held[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0);
+    struct sandbox_outcome o;
+    run("true", NULL, &l, &o, NULL);
+    for (int i = 0; i < 64; i++)
+        close(held[i]);
+    if (o.end != SANDBOX_EXITED)
+        fprintf(stderr, "the job: %s\n", o.reason);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_int_equal(o.exit_code, 0);
+    sandbox_outcome_free(&o);
 }
 
 static void test_setup_failure_says_why(void **state)
@@ -593,6 +847,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_forbidden_calls_kill),
         cmocka_unit_test(test_exec_by_path_kills),
         cmocka_unit_test(test_a_peer_socket_is_fd_4_and_only_it_talks),
+        cmocka_unit_test(test_handed_peers_are_closed_here),
+        cmocka_unit_test(test_a_job_stops_when_its_caller_says_so),
+        cmocka_unit_test(test_every_peer_socket_talks),
+        cmocka_unit_test(test_no_descriptor_past_the_peers_talks),
+        cmocka_unit_test(test_a_wrong_peer_count_or_socket_fails_the_setup),
+        cmocka_unit_test(test_memfds_pass_to_a_job_and_map),
+        cmocka_unit_test(test_a_job_may_create_a_memfd),
         cmocka_unit_test(test_wall_clock_limit_kills_the_tree),
         cmocka_unit_test(test_a_line_can_move_the_deadline),
         cmocka_unit_test(test_cpu_limit),
@@ -600,6 +861,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_file_size_limit),
         cmocka_unit_test(test_task_and_file_limits),
         cmocka_unit_test(test_a_multithreaded_parent),
+        cmocka_unit_test(test_a_parent_holding_many_descriptors),
         cmocka_unit_test(test_setup_failure_says_why),
         cmocka_unit_test(test_a_device_path_must_be_a_device_node),
         cmocka_unit_test(test_a_gpu_job_has_its_own_proc),

@@ -1,0 +1,230 @@
+/*
+ * The host form's jobs (grading_job.h; issue 34): a Numba submission that
+ * defines the exercise's host function (hidden-layer's create_hidden_layer)
+ * is graded by calling it, in a Python process of its own. Two host jobs,
+ * Debian's Python running grader/numba_host.py in the sandbox, each with
+ * the view of the front end's job (numba_python_view) and the remote
+ * driver's client as its CUDA driver: the exercise's host-form reference
+ * (reference_host.py, which the student's job never sees) and the
+ * student's module. The grade job owns the virtual GPU and serves both
+ * clients' driver calls over their peer sockets; its descriptors 4 and 5
+ * are the reference's driver and call channel, 6 and 7 the student's
+ * (grader/host_form.h). A host job has no GPU of its own, sees nothing of
+ * kgrade's but its runner, and holds nothing of the other job's.
+ *
+ * Each host job's own descriptors are handed to the sandbox, which closes
+ * this process's copies, so that the grade job sees a host job's end as
+ * its socket's; once the grade job has ended, whatever is left of the host
+ * jobs is stopped.
+ */
+#include "grading_job.h"
+
+#include <fcntl.h>
+#include <glob.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define REMOTE_CLIENT  "remote/libcuda.so.1" /* beside the virtual GPU's libcuda.so.1 */
+#define VIEW_PATHS_MAX 64
+#define HOST_ENV_MAX   16
+
+/* What the runner (numba_host_files[0]) reads beside itself: the rest of
+ * numba_host_files, the module loader and the shims. */
+static const char *const *const runner_files = numba_host_files + 1;
+
+/* The remote driver's client, beside the virtual GPU. */
+static bool remote_client_path(const char *emulator, char path[PATH_MAX], char *error, size_t size)
+{
+    char folder[PATH_MAX];
+    snprintf(folder, sizeof folder, "%s", emulator);
+    snprintf(path, PATH_MAX, "%s/%s", dirname(folder), REMOTE_CLIENT);
+    if (emulator[0] && access(path, R_OK) == 0)
+        return true;
+    snprintf(error, size,
+             "the host form needs the virtual GPU's remote driver (%.200s is missing): run make",
+             path);
+    return false;
+}
+
+/* The runner's view: Python's, then the runner and its files. */
+static bool runner_view(struct host_process *h, glob_t *found, const char *paths[VIEW_PATHS_MAX],
+                        char files[][PATH_MAX], char *error, size_t size)
+{
+    int n = 0;
+    for (int i = 0; numba_python_view[i]; i++)
+        glob(numba_python_view[i], i ? GLOB_APPEND : 0, NULL, found);
+    for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - NUMBA_FILES_MAX; i++)
+        paths[n++] = found->gl_pathv[i];
+    for (int i = 0; runner_files[i]; i++) {
+        if (!numba_installed_path(h->self, runner_files[i], files[i], error, size))
+            return false;
+        paths[n++] = files[i];
+    }
+    paths[n++] = h->runner;
+    paths[n] = NULL;
+    return true;
+}
+
+static void *host_process_thread(void *context)
+{
+    struct host_process *h = context;
+    char driver[PATH_MAX + 32], files[NUMBA_FILES_MAX][PATH_MAX];
+    snprintf(driver, sizeof driver, "NUMBA_CUDA_DRIVER=%s", h->client);
+    const char *env[HOST_ENV_MAX];
+    numba_python_env(env, HOST_ENV_MAX - 2);
+    int n = 0;
+    while (env[n])
+        n++;
+    env[n++] = driver;
+    env[n++] = "KGEMU_REMOTE_FD=" GRADING_HOST_DRIVER_FD_TEXT;
+    env[n] = NULL;
+    const char *argv[] = {h->python, "-I", "-B", h->runner, NULL};
+    const char *libraries[] = {h->client, NULL};
+    const char *paths[VIEW_PATHS_MAX];
+    glob_t found = {0};
+    if (!runner_view(h, &found, paths, files, h->error, sizeof h->error)) {
+        globfree(&found);
+        close(h->peers[0]);
+        close(h->peers[1]);
+        h->setup_failed = true;
+        return NULL;
+    }
+    struct job_command command = {.argv = argv,
+                                  .env = env,
+                                  .paths = paths,
+                                  .libraries = libraries,
+                                  .peers = h->peers,
+                                  .peer_count = 2,
+                                  .stop_fd = h->stop_fd};
+    struct sandbox_limits limits;
+    grading_job_limits(h->job, JOB_WORK_STUDENT_GRADE, &limits);
+    grading_job_sandbox(h->job, &command, &limits, h->input, strlen(h->input), NULL, NULL,
+                        &h->outcome);
+    globfree(&found);
+    return NULL;
+}
+
+/* Two connected pairs: a stream for the driver, a seqpacket for calls.
+ * Ends [0] and [1] of each kept by the grade job and the host job. */
+static bool socket_pairs(int driver[2], int calls[2])
+{
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, driver) != 0)
+        return false;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, calls) == 0)
+        return true;
+    close(driver[0]);
+    close(driver[1]);
+    return false;
+}
+
+/* One host job started on its thread: `source` (NUL-terminated) called
+ * through `function`, its grade job's ends in `worker`. */
+static bool host_process_start(struct host_process *h, const struct host_processes *all,
+                               const char *source, const char *file_name, const char *function,
+                               int worker[2])
+{
+    int driver[2], calls[2];
+    /* the toolkit whose libNVVM the view shows (numba_python_view) */
+    json_t *input = json_pack("{s:s, s:s, s:s, s:s}", "source", source, "file_name", file_name,
+                              "function", function, "cuda_home", KGRADE_CUDA_HOME);
+    h->input = input ? json_dumps(input, JSON_COMPACT) : NULL;
+    json_decref(input);
+    if (!h->input || !socket_pairs(driver, calls)) {
+        snprintf(h->error, sizeof h->error, "the host job's sockets could not be made");
+        return false;
+    }
+    h->job = all->job;
+    h->self = all->self;
+    h->python = all->python;
+    h->runner = all->runner;
+    h->client = all->client;
+    h->stop_fd = &all->stop[0];
+    h->peers[0] = driver[1];
+    h->peers[1] = calls[1];
+    worker[0] = driver[0];
+    worker[1] = calls[0];
+    h->running = pthread_create(&h->thread, NULL, host_process_thread, h) == 0;
+    if (!h->running) {
+        close(driver[1]);
+        close(calls[1]);
+        snprintf(h->error, sizeof h->error, "the host job's thread could not be started");
+    }
+    return h->running;
+}
+
+static void worker_peers_close(struct host_processes *all)
+{
+    for (int i = 0; i < GRADING_HOST_PEERS; i++)
+        if (all->worker_peers[i] >= 0)
+            close(all->worker_peers[i]);
+    for (int i = 0; i < GRADING_HOST_PEERS; i++)
+        all->worker_peers[i] = -1;
+}
+
+bool host_processes_start(struct host_processes *all, const struct grading_job *job,
+                          const char *self, const char *emulator,
+                          const struct grader_exercise_files *files, const char *function,
+                          char *error, size_t size)
+{
+    memset(all, 0, sizeof *all);
+    all->job = job;
+    all->self = self;
+    all->stop[0] = all->stop[1] = -1;
+    for (int i = 0; i < GRADING_HOST_PEERS; i++)
+        all->worker_peers[i] = -1;
+    if (!files->host_reference) {
+        snprintf(error, size, "the exercise declares a host form but has no reference_host.py");
+        return false;
+    }
+    if (!numba_python_path(all->python, error, size) ||
+        !numba_installed_path(self, numba_host_files[0], all->runner, error, size) ||
+        !remote_client_path(emulator, all->client, error, size))
+        return false;
+    if (pipe2(all->stop, O_CLOEXEC) != 0) {
+        snprintf(error, size, "the host jobs' stop pipe could not be made");
+        return false;
+    }
+    const struct grader_request *q = job->request;
+    char *student = strndup(q->source, q->size);
+    bool started = student &&
+                   host_process_start(&all->reference, all, files->host_reference,
+                                      "reference_host.py", function, &all->worker_peers[0]) &&
+                   host_process_start(&all->student, all, student,
+                                      q->file_name ? q->file_name : "submission.py", function,
+                                      &all->worker_peers[2]);
+    free(student);
+    if (!started) {
+        snprintf(error, size, "%s",
+                 all->reference.error[0] ? all->reference.error : all->student.error);
+        host_processes_finish(all);
+    }
+    return started;
+}
+
+/* The host job ended; its thread joined. */
+static void host_process_join(struct host_process *h)
+{
+    if (h->running)
+        pthread_join(h->thread, NULL);
+    h->running = false;
+    sandbox_outcome_free(&h->outcome);
+    free(h->input);
+    h->input = NULL;
+}
+
+void host_processes_finish(struct host_processes *all)
+{
+    worker_peers_close(all); /* the grade job's ends: the host jobs see their sockets end */
+    if (all->stop[1] >= 0)
+        close(all->stop[1]); /* whatever has not ended yet is stopped */
+    host_process_join(&all->reference);
+    host_process_join(&all->student);
+    if (all->stop[0] >= 0)
+        close(all->stop[0]);
+    all->stop[0] = all->stop[1] = -1;
+}
