@@ -208,13 +208,15 @@ static bool allow_narrow(scmp_filter_ctx ctx, bool gpu)
     return rc == 0;
 }
 
-/* Sending and receiving on the job's `peers` peer sockets, and on no other
- * descriptor (the job cannot make sockets on the virtual GPU anyway): one
- * rule per call and descriptor, the descriptor compared whole (64 bits). */
+/* Sending and receiving on the job's `peers` peer sockets, and shutting
+ * them down (a served driver session ends so: kgemu_serve_stop), on no
+ * other descriptor (the job cannot make sockets on the virtual GPU anyway):
+ * one rule per call and descriptor, the descriptor compared whole (64
+ * bits). */
 static bool allow_peers(scmp_filter_ctx ctx, int peers)
 {
     static const int calls[] = {SCMP_SYS(sendto), SCMP_SYS(sendmsg), SCMP_SYS(recvfrom),
-                                SCMP_SYS(recvmsg)};
+                                SCMP_SYS(recvmsg), SCMP_SYS(shutdown)};
     int rc = 0;
     for (int fd = SANDBOX_PEER_FD; fd < SANDBOX_PEER_FD + peers; fd++)
         for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)

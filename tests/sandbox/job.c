@@ -34,6 +34,8 @@
  *   peers N              the same on fds 4 .. 4+N-1, a line each
  *   peer-dup             the same on a duplicate of fd 4 (the sandbox should
  *                        kill the job: only the peer sockets may send and receive)
+ *   peer-shutdown FD     shut down FD (a served driver session ends so):
+ *                        "shutdown FD: 0" or "shutdown FD failed: ERRNO"
  *   peer-at FD           the same on FD, made a duplicate of fd 4 first if
  *                        it is not open (so only the filter can refuse it)
  *   memfd                receive a packet on fd 5 (a SOCK_SEQPACKET peer) with
@@ -251,6 +253,11 @@ static int talk(const char *mode, const char *arg)
     }
     if (strcmp(mode, "peer-at") == 0)
         return ping_at(atoi(arg));
+    if (strcmp(mode, "peer-shutdown") == 0) {
+        int rc = shutdown(atoi(arg), SHUT_RDWR);
+        fprintf(result, rc == 0 ? "shutdown %s: 0\n" : "shutdown %s failed: %d\n", arg, errno);
+        return 0;
+    }
     if (strcmp(mode, "memfd") == 0)
         return use_memfds();
     if (strcmp(mode, "memfd-create") == 0)

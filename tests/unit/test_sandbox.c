@@ -365,6 +365,26 @@ static void test_a_peer_socket_is_fd_4_and_only_it_talks(void **state)
     expect_killed_by_seccomp("peer"); /* no peer: fd 4 is no socket of its own */
 }
 
+/* A peer socket may be shut down (kgemu_serve_stop ends a served driver
+ * session so, in the host form's grade job); no other descriptor. */
+static void test_a_peer_socket_may_be_shut_down(void **state)
+{
+    (void)state;
+    int pair[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+    struct sandbox_outcome o;
+    run_with_peers("peer-shutdown", "4", &pair[1], 1, &o);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_string_equal(o.output, "shutdown 4: 0\n");
+    sandbox_outcome_free(&o);
+    char end;
+    assert_int_equal(read(pair[0], &end, 1), 0); /* shut down: the peer reads its end */
+    run_with_peers("peer-shutdown", "3", &pair[1], 1, &o);
+    expect_signaled_by_seccomp(&o);
+    close(pair[0]);
+    close(pair[1]);
+}
+
 /* Handed-over peers are closed in the caller once the job has them: the
  * peer then sees the job's end as its socket's, not when the caller's copy
  * goes (the job answers, ends, and the peer reads end of file). */
@@ -847,6 +867,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_forbidden_calls_kill),
         cmocka_unit_test(test_exec_by_path_kills),
         cmocka_unit_test(test_a_peer_socket_is_fd_4_and_only_it_talks),
+        cmocka_unit_test(test_a_peer_socket_may_be_shut_down),
         cmocka_unit_test(test_handed_peers_are_closed_here),
         cmocka_unit_test(test_a_job_stops_when_its_caller_says_so),
         cmocka_unit_test(test_every_peer_socket_talks),
