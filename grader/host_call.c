@@ -113,16 +113,15 @@ enum host_reply host_receive(int fd, double seconds, char *text, size_t size)
     return reply;
 }
 
-/* Sends `request` with `fds` in one packet. */
-static bool send_request(int fd, const char *request, const int *fds, int n)
+bool host_send_packet(int fd, const char *packet, size_t length, const int *fds, int n)
 {
     union {
         char bytes[CMSG_SPACE(sizeof(int) * HOST_DESCRIPTORS_MAX)];
         struct cmsghdr align;
     } control;
-    struct iovec iov = {(void *)request, strlen(request)};
+    struct iovec iov = {(void *)packet, length};
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (n > HOST_DESCRIPTORS_MAX || iov.iov_len > HOST_PACKET_MAX)
+    if (n > HOST_DESCRIPTORS_MAX || length > HOST_PACKET_MAX)
         return false;
     if (n > 0) {
         memset(&control, 0, sizeof control);
@@ -138,7 +137,7 @@ static bool send_request(int fd, const char *request, const int *fds, int n)
     do
         sent = sendmsg(fd, &msg, MSG_NOSIGNAL);
     while (sent < 0 && errno == EINTR);
-    return sent == (ssize_t)iov.iov_len;
+    return sent == (ssize_t)length;
 }
 
 /* A memfd of `bytes` whose size no job can change. */
@@ -220,7 +219,7 @@ enum host_reply host_call(struct grading *g, struct host_job *job, const char *r
     double started = timing_now_seconds();
     enum host_reply reply = host_receive(job->calls_fd, 0, text, size) != HOST_REPLY_LATE
                                 ? HOST_REPLY_ENDED /* it spoke out of turn, or ended */
-                            : send_request(job->calls_fd, request, all, n + 1)
+                            : host_send_packet(job->calls_fd, request, strlen(request), all, n + 1)
                                 ? host_receive(job->calls_fd, seconds, text, size)
                                 : HOST_REPLY_ENDED;
     *seconds_taken = timing_now_seconds() - started;

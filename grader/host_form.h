@@ -114,6 +114,10 @@ enum host_reply {
  * closed unread. */
 enum host_reply host_receive(int fd, double seconds, char *text, size_t size);
 
+/* Sends `packet` (`length` bytes, at most HOST_PACKET_MAX) with `fds` (`n`,
+ * at most HOST_DESCRIPTORS_MAX) in one packet; false when it did not go. */
+bool host_send_packet(int fd, const char *packet, size_t length, const int *fds, int n);
+
 /* One call of the job's function: `request` (its JSON text) sent with the
  * argument memfds `fds` (`n`) and a fresh memfd of `returned_bytes` for
  * the result, waited for up to `seconds`; the device's figures of the call

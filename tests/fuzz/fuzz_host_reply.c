@@ -21,24 +21,9 @@
 static void send_packet(int fd, const char *packet, size_t size, int fds)
 {
     int sent[DESCRIPTORS_MAX];
-    union {
-        char bytes[CMSG_SPACE(sizeof sent)];
-        struct cmsghdr align;
-    } control;
-    struct iovec iov = {(void *)packet, size};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
     for (int i = 0; i < fds; i++)
         sent[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (fds > 0) {
-        msg.msg_control = control.bytes;
-        msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)fds);
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)fds);
-        memcpy(CMSG_DATA(c), sent, sizeof(int) * (size_t)fds);
-    }
-    if (sendmsg(fd, &msg, MSG_DONTWAIT) < 0 && size > 0)
+    if (!host_send_packet(fd, packet, size, sent, fds))
         abort(); /* the fuzzer's input fits a packet */
     for (int i = 0; i < fds; i++)
         close(sent[i]);
