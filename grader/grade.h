@@ -28,6 +28,7 @@ struct run_buffer {
     CUdeviceptr base;  /* the allocation */
     CUdeviceptr data;  /* base + GUARD_BYTES: what the kernel gets */
     void *pristine;    /* inputs: as generated */
+    bool mapped;       /* `pristine` is a read-only mapping (the host form's sealed memfd) */
     void *expected;    /* outputs: the reference's (the student's are read a part at a time) */
     void *alternative; /* outputs: the alternative side's, when the exercise has one */
 };

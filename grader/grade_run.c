@@ -132,7 +132,10 @@ void run_release(struct run *r)
         struct run_buffer *b = &r->buffers[i];
         if (b->base && !r->g->api.stuck)
             r->g->api.cuMemFree(b->base);
-        free(b->pristine);
+        if (b->mapped)
+            munmap(b->pristine, b->bytes);
+        else
+            free(b->pristine);
         free(b->expected);
         free(b->alternative);
     }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 bool host_form_requested(const struct grader_request *request)
@@ -149,6 +150,18 @@ static json_t *array_json(const struct run *r, int i)
     return json_pack("{s:s, s:[I]}", "dtype", dtype, "shape", (json_int_t)b->count);
 }
 
+/* An input's values kept only in its sealed memfd, mapped read-only (the
+ * host's copy freed: at the assessed size, hundreds of MB each). */
+static void keep_in_memfd(struct run_buffer *b, int fd)
+{
+    void *view = b->bytes ? mmap(NULL, b->bytes, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (view == MAP_FAILED)
+        return; /* the copy stays */
+    free(b->pristine);
+    b->pristine = view;
+    b->mapped = true;
+}
+
 /* The call's request (malloc'ed JSON text): each argument a size's
  * value, an input array (its memfd in `fds`, `*n` of them, in order) or
  * the module's name. NULL with r->error set. */
@@ -168,6 +181,8 @@ static char *call_request(struct run *r, int returned, int fds[HOST_DESCRIPTORS_
             json_array_append_new(arguments, json_pack("{s:o}", "array", array_json(r, index)));
             fds[(*n)++] = host_sealed_memfd(h->arguments[i], r->buffers[index].pristine,
                                             r->buffers[index].bytes);
+            if (fds[*n - 1] >= 0)
+                keep_in_memfd(&r->buffers[index], fds[*n - 1]);
             if (fds[*n - 1] < 0) {
                 json_decref(arguments);
                 run_fail(r, "no memory for the input '%s'", h->arguments[i]);
