@@ -22,6 +22,12 @@ on any CUDA driver). numba 0.56 predates CUDA 13:
   float64 arrays, which its weigh, 'float32(float32, float32)', then
   refuses ("GPU ufunc requires array arguments to have the exact
   types"). The declared type is the result's, as in later numbas;
+- a CUDA ufunc called on device arrays learns each one's type with
+  np.asarray, which copies the whole array to the host: a copy back per
+  device-array argument per call, which the course's intended answer
+  (ufuncs on device arrays, to keep the data on the device) pays on a real
+  GPU as on the virtual one, and which made it no faster than ufuncs on
+  host arrays. A device array's type is its dtype, as in later numbas;
 - with a driver, it compiles for the architecture closest to the device's
   in a table keyed by the CUDA runtime's version, which ends at CUDA 11
   (sm_86 at most) and is empty without libcudart (a sandboxed job sees
@@ -100,6 +106,7 @@ def apply(cuda_home):
     nvvm.add_ir_version = add_ir_version
     nvvmutils.declare_atomic_add_float64 = declare_atomic_add_float64
     ufuncs_of_the_declared_type()
+    ufunc_argument_types_without_copies()
     nvvm.find_closest_arch = tuple  # the device's own (major, minor)
 
 
@@ -115,3 +122,18 @@ def ufuncs_of_the_declared_type():
         return function, sig.return_type
 
     vectorizers.CUDAVectorize._compile_core = compile_core_of_the_declared_type
+
+
+def ufunc_argument_types_without_copies():
+    """A CUDA ufunc's device-array argument's type read from its dtype, not
+    from a copy of the array on the host (np.asarray)."""
+    import numpy as np
+    from numba.np.ufunc import deviceufunc
+
+    def fill_argtypes(self):
+        for i, ary in enumerate(self.arrays):
+            if ary is not None:
+                self.argtypes[i] = (ary.dtype if self.is_device_array(ary)
+                                    else np.asarray(ary).dtype)
+
+    deviceufunc.UFuncMechanism._fill_argtypes = fill_argtypes
