@@ -9,7 +9,7 @@
 # a device array returned, runtime_error for an exception; and the grade job's
 # own hostile modules (tests/integration/host_form/): a call past its limit,
 # a program ending in its call or answering on the channel itself, a module
-# that does not import, wrong values computed on the GPU.
+# that does not import, a result computed on the GPU but wrong.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -59,7 +59,7 @@ expect "a module that does not import: its traceback, at its line" 0 \
     said compile_error__import_raises
 expect "wrong values: the kernel form's first mismatch" 0 \
     "elements of 'out' are wrong; the first is \[[0-9]+\]: expected [-0-9.e]+, got [-0-9.e]+" -- \
-    said wrong_answer__divides_by_256
+    said wrong_answer__halves_the_greyscales
 expect "... with the inputs at that element" 0 '"first_mismatch": \{"buffer": "out".*"inputs": \[\{"name": "greyscales"' -- \
-    said wrong_answer__divides_by_256
+    said wrong_answer__halves_the_greyscales
 finish
