@@ -433,6 +433,9 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
                                   .peer_count = peers ? GRADING_HOST_PEERS : 0};
     struct sandbox_limits limits;
     grading_job_limits(job, grading ? JOB_WORK_STUDENT_GRADE : JOB_WORK_REFERENCE, &limits);
+    if (peers) /* the served sessions' windows and the case's inputs are memfds, files as
+                * RLIMIT_FSIZE counts them: each within the job's memory */
+        limits.file_bytes = limits.memory_bytes;
     grading_job_sandbox(job, &command, &limits, input, input_size, on_line, f, outcome);
     for (int i = 0; peers && i < GRADING_HOST_PEERS; i++)
         peers[i] = -1;

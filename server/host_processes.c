@@ -103,6 +103,9 @@ static void *host_process_thread(void *context)
                                   .stop_fd = h->stop_fd};
     struct sandbox_limits limits;
     grading_job_limits(h->job, JOB_WORK_STUDENT_GRADE, &limits);
+    /* the whole grading's time: nothing moves its deadline as the grade
+     * job's lines move the grade job's, and the stop pipe ends it with it */
+    limits.wall_seconds += h->job->limits.run_seconds;
     grading_job_sandbox(h->job, &command, &limits, h->input, strlen(h->input), NULL, NULL,
                         &h->outcome);
     globfree(&found);
