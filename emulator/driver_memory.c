@@ -282,6 +282,17 @@ CUresult driver_own_range(CUdeviceptr address, size_t bytes, struct emu_range *r
     return driver_leave(rc);
 }
 
+CUresult driver_own_allocations(struct emu_range **ranges, size_t *count)
+{
+    struct CUctx_st *ctx;
+    *ranges = NULL;
+    *count = 0;
+    CUresult rc = driver_enter(&ctx, DRIVER_IGNORE_STICKY);
+    if (rc == CUDA_SUCCESS && !emu_memory_list(ctx->memory, ranges, count))
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    return driver_leave(rc);
+}
+
 CUresult driver_own_range_check(CUdeviceptr address, size_t bytes)
 {
     struct emu_range range;

@@ -6,11 +6,12 @@
  * back, in any pieces, at any offset, or through a copy within the
  * device, is told from one whose kernels wrote what it copies back.
  *
- * Per allocation the host wrote into, one entry per 4 KiB page it spans
- * (REMOTE_HOST_PAGE, aligned on device addresses): the range of the page
- * the host wrote ([lo, hi), the union of several writes as one range) and
- * kgemu_hash of the page's bytes there right after the last write. Bytes
- * are as the host left them while the page's bytes over its range still
+ * The host writes by a copy to the device, a memset, a copy within the
+ * device of bytes as it left them, and a module's image (its variables'
+ * initial bytes, zeros included). Per allocation the host wrote into, one entry per 4 KiB page it
+ * spans (REMOTE_HOST_PAGE, aligned on device addresses): the range of the page the host wrote ([lo,
+ * hi), the union of several writes as one range) and kgemu_hash of the page's bytes there right
+ * after the last write. Bytes are as the host left them while the page's bytes over its range still
  * have that hash: a kernel that wrote other values there changes it (one
  * that rewrites the same values is not seen, which only a kernel can do).
  * An allocation is found by the base the driver gives for an address, and
@@ -153,16 +154,30 @@ static struct host_page *entry_of(struct remote_host_allocation *a, uint64_t pag
     return &a->pages[page - a->first_page];
 }
 
-void remote_host_freed(struct remote_session *s, CUdeviceptr base)
+static void allocation_drop(struct remote_host_memory *host, size_t i)
 {
-    struct remote_host_memory *host = &s->host;
-    size_t i = allocation_slot(host, base);
-    if (i == host->count || host->allocations[i].base != base)
-        return;
     free(host->allocations[i].pages);
     memmove(host->allocations + i, host->allocations + i + 1,
             (host->count - i - 1) * sizeof *host->allocations);
     host->count--;
+}
+
+void remote_host_freed(struct remote_session *s, CUdeviceptr base)
+{
+    size_t i = allocation_slot(&s->host, base);
+    if (i < s->host.count && s->host.allocations[i].base == base)
+        allocation_drop(&s->host, i);
+}
+
+void remote_host_prune(struct remote_session *s)
+{
+    for (size_t i = s->host.count; i-- > 0;) {
+        const struct remote_host_allocation *a = &s->host.allocations[i];
+        struct emu_range range;
+        if (driver_own_range(a->base, 1, &range) != CUDA_SUCCESS || range.base != a->base ||
+            range.serial != a->serial)
+            allocation_drop(&s->host, i);
+    }
 }
 
 void remote_host_release(struct remote_session *s)
@@ -214,6 +229,39 @@ void remote_host_wrote(struct remote_session *s, CUdeviceptr device, size_t byte
         *entry = (struct host_page){(uint16_t)part.lo, (uint16_t)part.hi,
                                     page_hash(page, part.lo, part.hi)};
     }
+}
+
+/* ------------------------------------------------------ module variables */
+
+/* The client's allocations (none when the session is not served). */
+static size_t own_allocations(struct remote_session *s, struct emu_range **ranges)
+{
+    size_t count = 0;
+    *ranges = NULL;
+    if (s->served != NULL && driver_own_allocations(ranges, &count) != CUDA_SUCCESS)
+        count = 0;
+    return count;
+}
+
+uint64_t remote_host_newest(struct remote_session *s)
+{
+    struct emu_range *ranges;
+    size_t count = own_allocations(s, &ranges);
+    uint64_t newest = 0;
+    for (size_t i = 0; i < count; i++)
+        newest = ranges[i].serial > newest ? ranges[i].serial : newest;
+    free(ranges);
+    return newest;
+}
+
+void remote_host_module_loaded(struct remote_session *s, uint64_t newest)
+{
+    struct emu_range *ranges;
+    size_t count = own_allocations(s, &ranges);
+    for (size_t i = 0; i < count; i++)
+        if (ranges[i].kind == EMU_ALLOC_GLOBAL && ranges[i].serial > newest)
+            remote_host_wrote(s, ranges[i].base, ranges[i].size);
+    free(ranges);
 }
 
 /* ------------------------------------------------ what is still the host's */

@@ -97,8 +97,15 @@ void remote_host_copying(struct remote_session *s, CUdeviceptr dst, CUdeviceptr 
                          struct remote_host_spans *spans);
 void remote_host_copied(struct remote_session *s, CUdeviceptr dst, bool made,
                         struct remote_host_spans *spans);
-/* The allocation at `base` was freed; all are, when the session closes. */
+/* Around a module's load: the newest allocation before it, then its
+ * variables (.global, .const), whose bytes the host's image gave, as the
+ * host's. */
+uint64_t remote_host_newest(struct remote_session *s);
+void remote_host_module_loaded(struct remote_session *s, uint64_t newest);
+/* The allocation at `base` was freed; those freed otherwise (a module
+ * unloaded) go in the pruning; all go when the session closes. */
 void remote_host_freed(struct remote_session *s, CUdeviceptr base);
+void remote_host_prune(struct remote_session *s);
 void remote_host_release(struct remote_session *s);
 
 /* A handler makes one call for the request and fills the reply's values

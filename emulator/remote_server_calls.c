@@ -453,11 +453,16 @@ HANDLER(call_func_set_cache_config)
                : rc;
 }
 
+/* Its variables' entries go (remote_host_prune). */
 HANDLER(call_module_unload)
 {
     UNUSED_REPLY;
     CUresult rc = remote_owned(s, DRIVER_MODULE, req->arg[0]);
-    return rc == CUDA_SUCCESS ? cuModuleUnload((CUmodule)(uintptr_t)req->arg[0]) : rc;
+    if (rc == CUDA_SUCCESS)
+        rc = cuModuleUnload((CUmodule)(uintptr_t)req->arg[0]);
+    if (rc == CUDA_SUCCESS)
+        remote_host_prune(s);
+    return rc;
 }
 
 /* -------------------------------------------------------------- the table */

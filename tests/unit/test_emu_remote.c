@@ -21,7 +21,7 @@
  * how many of their bytes are as the host left them (host_bytes): uploads
  * in pieces, at an offset, copied within the device, a memset; kernels
  * that overwrite an upload, compute from it, overwrite half of it; memory
- * freed and allocated again. And kgemu_hash itself:
+ * freed and allocated again; a module's variables. And kgemu_hash itself:
  * XXH64's published values, any alignment, any pieces.
  */
 #include <setjmp.h>
@@ -942,6 +942,41 @@ static void host_free_and_again(struct host_client *h)
     free(inverse);
 }
 
+/* A module's variables: an answer in its image, and zeros. */
+static const char answer_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                 ".visible .global .align 4 .u32 answer[4] = {1, 2, 3, 4};\n"
+                                 ".visible .global .align 4 .u32 zeros[3000];\n";
+
+static struct remote_message host_global(struct host_client *h, uint64_t module, const char *name)
+{
+    struct remote_message r, get = {.op = REMOTE_MODULE_GET_GLOBAL,
+                                    .inline_bytes = (uint32_t)strlen(name) + 1,
+                                    .arg = {module}};
+    EXPECT(h->c, raw_call(h->c, &get, name, &r) == CUDA_SUCCESS);
+    return r;
+}
+
+/* Its variables' bytes are the host's (its image gave them) until a
+ * kernel changes them. */
+static void host_module_variables(struct host_client *h)
+{
+    struct remote_message r;
+    memcpy(h->c->window, answer_ptx, sizeof answer_ptx - 1);
+    struct remote_message load = {.op = REMOTE_MODULE_LOAD, .window_bytes = sizeof answer_ptx - 1};
+    EXPECT(h->c, raw_call(h->c, &load, NULL, &r) == CUDA_SUCCESS);
+    uint64_t module = r.arg[0];
+    struct remote_message answer = host_global(h, module, "answer");
+    struct remote_message zeros = host_global(h, module, "zeros");
+    EXPECT(h->c, answer.arg[1] == 16 && zeros.arg[1] == 12000);
+    unsigned char *back = host_back(h, answer.arg[0], 16, 16);
+    EXPECT(h->c, back[4] == 2);
+    free(back);
+    host_back_checked(h, zeros.arg[0], 12000, 12000);
+    host_flip(h, zeros.arg[0], zeros.arg[0], 12000);
+    host_back_checked(h, zeros.arg[0], 12000, 0);
+    EXPECT(h->c, raw_simple(h->c, REMOTE_MODULE_UNLOAD, module, 0, 0, NULL) == CUDA_SUCCESS);
+}
+
 static void host_bytes_scenarios(struct served_client *sc)
 {
     uint64_t module = 0;
@@ -959,6 +994,7 @@ static void host_bytes_scenarios(struct served_client *sc)
     host_uploads(&h);
     host_kernels(&h);
     host_free_and_again(&h);
+    host_module_variables(&h);
 }
 
 static void copies_back_tell_the_host_bytes(void **state)
