@@ -8,12 +8,14 @@
  *
  * The host writes by a copy to the device, a memset, a copy within the
  * device of bytes as it left them, and a module's image (its variables'
- * initial bytes, zeros included). Per allocation the host wrote into, one entry per 4 KiB page it
- * spans (REMOTE_HOST_PAGE, aligned on device addresses): the range of the page the host wrote ([lo,
- * hi), the union of several writes as one range) and kgemu_hash of the page's bytes there right
- * after the last write. Bytes are as the host left them while the page's bytes over its range still
- * have that hash: a kernel that wrote other values there changes it (one
- * that rewrites the same values is not seen, which only a kernel can do).
+ * initial bytes, zeros included). Per allocation the host wrote into, one
+ * entry per 4 KiB page it spans (REMOTE_HOST_PAGE, aligned on device
+ * addresses): the range of the page the host wrote ([lo, hi), the union
+ * of several writes as one range) and kgemu_hash of the page's bytes there
+ * right after the last write. Bytes are as the host left them while the
+ * page's bytes over its range still have that hash: a kernel that wrote
+ * other values there changes it (one that rewrites the same values is not
+ * seen, which only a kernel can do).
  * An allocation is found by the base the driver gives for an address, and
  * its entries hold only while the driver's allocation there is the same
  * one (its serial), so memory freed and made again (cuMemFree, a module
@@ -43,9 +45,8 @@ struct remote_host_allocation {
     struct host_page *pages;
 };
 
-/* A part of a page: page's number and [lo, hi) within it. */
+/* A part of a page: [lo, hi) within it. */
 struct page_part {
-    uint64_t page;
     unsigned lo, hi;
 };
 
@@ -65,7 +66,7 @@ static struct page_part page_part(CUdeviceptr device, size_t bytes, uint64_t pag
     uint64_t start = page * REMOTE_HOST_PAGE, end = device + bytes;
     uint64_t lo = device > start ? device - start : 0;
     uint64_t hi = end < start + REMOTE_HOST_PAGE ? end - start : REMOTE_HOST_PAGE;
-    return (struct page_part){page, (unsigned)lo, (unsigned)hi};
+    return (struct page_part){(unsigned)lo, (unsigned)hi};
 }
 
 /* Whether the page's bytes over its entry are still as the host left them. */

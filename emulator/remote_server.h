@@ -76,7 +76,7 @@ void remote_served_answered(struct remote_session *s);
 /* Which of a served session's device bytes are as the host left them
  * (remote_host_bytes.c; nothing when s->served is NULL). For each page of
  * an allocation the host wrote (a copy to the device, a memset, a copy
- * within it of bytes as the host left them), the range of the page it
+ * within it of bytes as the host left them, a module's variables), the range of the page it
  * wrote (the union of several, as one range) and the hash of its bytes
  * there once written; a page whose bytes no longer have that hash was
  * changed since (by a kernel). The caller has checked the ranges (its
