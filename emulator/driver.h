@@ -328,6 +328,11 @@ CUresult driver_copy_charge(CUstream stream, CUdeviceptr device, const void *hos
  * memory, which every context's table holds): what a remote client may
  * name. Nothing to check when `bytes` is 0. Takes the lock. */
 CUresult driver_own_range_check(CUdeviceptr address, size_t bytes);
+/* The same, and `range` gets the allocation (for bytes > 0). */
+CUresult driver_own_range(CUdeviceptr address, size_t bytes, struct emu_range *range);
+/* The current context's allocations, as emu_memory_list gives them
+ * (`*ranges` malloc'ed). Takes the lock. */
+CUresult driver_own_allocations(struct emu_range **ranges, size_t *count);
 /* Milliseconds of a timeline interval. */
 double driver_timeline_ms(int64_t interval);
 /* The most threads a block of `function` may have: its .maxntid

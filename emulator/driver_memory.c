@@ -272,15 +272,31 @@ EMU_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 
 /* --------------------------------------------- copies made in parts */
 
-CUresult driver_own_range_check(CUdeviceptr address, size_t bytes)
+CUresult driver_own_range(CUdeviceptr address, size_t bytes, struct emu_range *range)
 {
     struct CUctx_st *ctx;
     CUresult rc = driver_enter(&ctx, DRIVER_IGNORE_STICKY);
-    struct emu_range range;
     if (rc == CUDA_SUCCESS && bytes > 0 &&
-        (!emu_memory_find(ctx->memory, address, bytes, &range) || range.kind == EMU_ALLOC_HOST))
+        (!emu_memory_find(ctx->memory, address, bytes, range) || range->kind == EMU_ALLOC_HOST))
         rc = CUDA_ERROR_INVALID_VALUE;
     return driver_leave(rc);
+}
+
+CUresult driver_own_allocations(struct emu_range **ranges, size_t *count)
+{
+    struct CUctx_st *ctx;
+    *ranges = NULL;
+    *count = 0;
+    CUresult rc = driver_enter(&ctx, DRIVER_IGNORE_STICKY);
+    if (rc == CUDA_SUCCESS && !emu_memory_list(ctx->memory, ranges, count))
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    return driver_leave(rc);
+}
+
+CUresult driver_own_range_check(CUdeviceptr address, size_t bytes)
+{
+    struct emu_range range;
+    return driver_own_range(address, bytes, &range);
 }
 
 CUresult driver_copy_part(CUstream stream, CUdeviceptr device, void *host, size_t bytes,

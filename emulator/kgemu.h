@@ -191,6 +191,9 @@ struct kgemu_copy_record {
     unsigned long long bytes;
     unsigned long long hash; /* kgemu_hash of the bytes copied (HtoD: as they reached the device;
                               * DtoH: as they left it); 0 for DtoD */
+    unsigned long long host_bytes; /* DtoH: how many of its bytes came back as the host left them
+                                    * (copied to the device, memset, or copied within it from such
+                                    * bytes, and not changed since by a kernel); 0 for the others */
 };
 
 #define KGEMU_COPY_RECORDS_MAX 65536

@@ -54,7 +54,7 @@ static bool served_room(struct kgemu_served *served)
 }
 
 void remote_served_copy(struct remote_session *s, enum kgemu_copy_kind kind, uint64_t bytes,
-                        uint64_t hash)
+                        uint64_t hash, uint64_t host_bytes)
 {
     struct kgemu_served *served = s->served;
     if (served == NULL)
@@ -64,8 +64,8 @@ void remote_served_copy(struct remote_session *s, enum kgemu_copy_kind kind, uin
     served->stats.bytes[kind] += bytes;
     served->stats.records++;
     if (served_room(served))
-        served->records[served->kept++] =
-            (struct kgemu_copy_record){.kind = (int)kind, .bytes = bytes, .hash = hash};
+        served->records[served->kept++] = (struct kgemu_copy_record){
+            .kind = (int)kind, .bytes = bytes, .hash = hash, .host_bytes = host_bytes};
     else
         served->stats.records_lost = 1;
     pthread_mutex_unlock(&served->lock);

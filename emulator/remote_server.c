@@ -92,6 +92,7 @@ CUresult remote_session_open(struct remote_session *s)
 void remote_session_close(struct remote_session *s)
 {
     remote_links_release(s);
+    remote_host_release(s);
     if (s->window != NULL)
         munmap(s->window, s->window_bytes);
     free(s->in);

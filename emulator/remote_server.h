@@ -21,6 +21,25 @@
 
 struct remote_link; /* remote_server_modules.c */
 
+/* The pages of the client's device memory the host wrote (remote_host_bytes.c):
+ * per allocation the host wrote into, sorted by base. */
+#define REMOTE_HOST_PAGE 4096u /* bytes of a page, aligned on the device's addresses */
+struct remote_host_allocation;
+struct remote_host_memory {
+    struct remote_host_allocation *allocations;
+    size_t count, capacity;
+};
+
+/* Parts of a copy within the device whose source bytes are as the host
+ * left them: [offset, offset + bytes) of the copy each. */
+struct remote_host_span {
+    uint64_t offset, bytes;
+};
+struct remote_host_spans {
+    struct remote_host_span *span;
+    size_t count, capacity;
+};
+
 struct remote_session {
     int fd;
     unsigned char *window; /* shared with the client: read it once, trust none of it */
@@ -33,6 +52,7 @@ struct remote_session {
     unsigned char *out;
     struct remote_link *links[REMOTE_LINKS_MAX];
     struct kgemu_served *served; /* kgemu_serve_start's: what the session did; NULL: kgemu_serve */
+    struct remote_host_memory host; /* a served session's only */
 };
 
 /* A session's life (remote_server.c), on the thread that serves it: its
@@ -49,9 +69,44 @@ void remote_session_close(struct remote_session *s);
  * copy that moved bytes, with the hash of what moved (0 for DtoD); a
  * launch that ran; a request answered (the timeline's end as of now). */
 void remote_served_copy(struct remote_session *s, enum kgemu_copy_kind kind, uint64_t bytes,
-                        uint64_t hash);
+                        uint64_t hash, uint64_t host_bytes);
 void remote_served_launch(struct remote_session *s);
 void remote_served_answered(struct remote_session *s);
+
+/* Which of a served session's device bytes are as the host left them
+ * (remote_host_bytes.c; nothing when s->served is NULL). For each page of
+ * an allocation the host wrote (a copy to the device, a memset, a copy
+ * within it of bytes as the host left them, a module's variables), the range of the page it
+ * wrote (the union of several, as one range) and the hash of its bytes
+ * there once written; a page whose bytes no longer have that hash was
+ * changed since (by a kernel). The caller has checked the ranges (its
+ * client's, inside one allocation).
+ *
+ * Around the host's write of [device, device + bytes): writing before
+ * (what it will partly overwrite is kept only if still as the host left
+ * it), wrote after (with what was written). */
+void remote_host_writing(struct remote_session *s, CUdeviceptr device, size_t bytes);
+void remote_host_wrote(struct remote_session *s, CUdeviceptr device, size_t bytes);
+/* How many of [device, device + bytes) are as the host left them. */
+uint64_t remote_host_kept(struct remote_session *s, CUdeviceptr device, size_t bytes);
+/* Around a copy within the device: `spans` gets the parts of the source
+ * that are as the host left them (before the copy, with writing for their
+ * destination); after it, wrote for each when the copy was made; then
+ * `spans` is freed. */
+void remote_host_copying(struct remote_session *s, CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                         struct remote_host_spans *spans);
+void remote_host_copied(struct remote_session *s, CUdeviceptr dst, bool made,
+                        struct remote_host_spans *spans);
+/* Around a module's load: the newest allocation before it, then its
+ * variables (.global, .const), whose bytes the host's image gave, as the
+ * host's. */
+uint64_t remote_host_newest(struct remote_session *s);
+void remote_host_module_loaded(struct remote_session *s, uint64_t newest);
+/* The allocation at `base` was freed; those freed otherwise (a module
+ * unloaded) go in the pruning; all go when the session closes. */
+void remote_host_freed(struct remote_session *s, CUdeviceptr base);
+void remote_host_prune(struct remote_session *s);
+void remote_host_release(struct remote_session *s);
 
 /* A handler makes one call for the request and fills the reply's values
  * (reply->arg, inline bytes in s->out); it returns the call's CUresult.

@@ -198,13 +198,17 @@ HANDLER(call_mem_alloc)
 }
 
 /* Only memory of the client's context: cuMemFree would find an address of
- * any context. */
+ * any context. What the host wrote there goes with it. */
 HANDLER(call_mem_free)
 {
-    UNUSED_SESSION, UNUSED_REPLY;
+    UNUSED_REPLY;
     CUdeviceptr pointer = req->arg[0];
     CUresult rc = pointer != 0 ? driver_own_range_check(pointer, 1) : CUDA_SUCCESS;
-    return rc == CUDA_SUCCESS ? cuMemFree(pointer) : rc;
+    if (rc == CUDA_SUCCESS)
+        rc = cuMemFree(pointer);
+    if (rc == CUDA_SUCCESS)
+        remote_host_freed(s, pointer);
+    return rc;
 }
 
 HANDLER(call_mem_get_info)
@@ -230,6 +234,7 @@ HANDLER(call_mem_get_address_range)
     return rc;
 }
 
+/* What it copies of bytes as the host left them is the host's too. */
 HANDLER(call_memcpy_dtod)
 {
     UNUSED_REPLY;
@@ -239,22 +244,32 @@ HANDLER(call_memcpy_dtod)
         rc = driver_own_range_check(req->arg[0], bytes);
     if (rc == CUDA_SUCCESS)
         rc = driver_own_range_check(req->arg[1], bytes);
-    if (rc == CUDA_SUCCESS)
-        rc = cuMemcpyDtoDAsync(req->arg[0], req->arg[1], bytes, (CUstream)(uintptr_t)req->arg[3]);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    struct remote_host_spans spans;
+    remote_host_copying(s, req->arg[0], req->arg[1], bytes, &spans);
+    rc = cuMemcpyDtoDAsync(req->arg[0], req->arg[1], bytes, (CUstream)(uintptr_t)req->arg[3]);
+    remote_host_copied(s, req->arg[0], rc == CUDA_SUCCESS, &spans);
     if (rc == CUDA_SUCCESS && bytes > 0)
-        remote_served_copy(s, KGEMU_COPY_DTOD, bytes, 0);
+        remote_served_copy(s, KGEMU_COPY_DTOD, bytes, 0, 0);
     return rc;
 }
 
+/* What it sets is the host's. */
 HANDLER(call_memset_d8)
 {
     UNUSED_REPLY;
+    size_t bytes = (size_t)req->arg[2];
     CUresult rc = remote_stream_owned(s, req->arg[3]);
     if (rc == CUDA_SUCCESS)
-        rc = driver_own_range_check(req->arg[0], (size_t)req->arg[2]);
+        rc = driver_own_range_check(req->arg[0], bytes);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    remote_host_writing(s, req->arg[0], bytes);
+    rc = cuMemsetD8Async(req->arg[0], (unsigned char)req->arg[1], bytes,
+                         (CUstream)(uintptr_t)req->arg[3]);
     if (rc == CUDA_SUCCESS)
-        rc = cuMemsetD8Async(req->arg[0], (unsigned char)req->arg[1], (size_t)req->arg[2],
-                             (CUstream)(uintptr_t)req->arg[3]);
+        remote_host_wrote(s, req->arg[0], bytes);
     return rc;
 }
 
@@ -438,11 +453,16 @@ HANDLER(call_func_set_cache_config)
                : rc;
 }
 
+/* Its variables' entries go (remote_host_prune). */
 HANDLER(call_module_unload)
 {
     UNUSED_REPLY;
     CUresult rc = remote_owned(s, DRIVER_MODULE, req->arg[0]);
-    return rc == CUDA_SUCCESS ? cuModuleUnload((CUmodule)(uintptr_t)req->arg[0]) : rc;
+    if (rc == CUDA_SUCCESS)
+        rc = cuModuleUnload((CUmodule)(uintptr_t)req->arg[0]);
+    if (rc == CUDA_SUCCESS)
+        remote_host_prune(s);
+    return rc;
 }
 
 /* -------------------------------------------------------------- the table */

@@ -12,7 +12,9 @@
  * change neither the copies counted nor their time. A client that breaks
  * off is charged for what it moved. A served session (kgemu_serve_start)
  * records each copy once, with the hash of all its bytes in order, taken
- * from the device's side of each chunk, which the client cannot change.
+ * from the device's side of each chunk, which the client cannot change;
+ * what a copy to the device wrote is the host's (remote_host_bytes.c), and
+ * a copy from it records how many of its bytes still are.
  */
 #include "remote_server.h"
 
@@ -42,6 +44,8 @@ static CUresult copy(struct remote_session *s, CUdeviceptr device, size_t bytes,
 {
     CUresult rc = copy_check(s, device, bytes, stream);
     CUstream st = (CUstream)(uintptr_t)stream;
+    if (rc == CUDA_SUCCESS && to_device)
+        remote_host_writing(s, device, bytes);
     struct emu_hash hash;
     emu_hash_start(&hash);
     size_t done = 0;
@@ -57,7 +61,11 @@ static CUresult copy(struct remote_session *s, CUdeviceptr device, size_t bytes,
     if (done == 0)
         return rc;
     driver_copy_charge(st, device, s->window, done, to_device, synchronous);
-    remote_served_copy(s, to_device ? KGEMU_COPY_HTOD : KGEMU_COPY_DTOH, done, emu_hash_end(&hash));
+    if (to_device)
+        remote_host_wrote(s, device, done);
+    uint64_t host_bytes = to_device ? 0 : remote_host_kept(s, device, done);
+    remote_served_copy(s, to_device ? KGEMU_COPY_HTOD : KGEMU_COPY_DTOH, done, emu_hash_end(&hash),
+                       host_bytes);
     return rc;
 }
 

@@ -200,7 +200,8 @@ void remote_links_release(struct remote_session *s)
 
 /* -------------------------------------------------------------- modules */
 
-/* inline: JIT options; window: the image (PTX). */
+/* inline: JIT options; window: the image (PTX). The variables it places
+ * hold bytes the host gave (remote_host_module_loaded). */
 CUresult remote_module_load(struct remote_session *s, const struct remote_message *req,
                             struct remote_message *reply)
 {
@@ -209,11 +210,14 @@ CUresult remote_module_load(struct remote_session *s, const struct remote_messag
         return CUDA_ERROR_OUT_OF_MEMORY;
     char *image = NULL;
     CUmodule module = NULL;
+    uint64_t newest = remote_host_newest(s);
     CUresult rc = jit_decode(s, req, jit);
     if (rc == CUDA_SUCCESS)
         rc = window_copy(s, req, &image);
     if (rc == CUDA_SUCCESS)
         rc = cuModuleLoadDataEx(&module, image, jit->count, jit->options, jit->values);
+    if (rc == CUDA_SUCCESS)
+        remote_host_module_loaded(s, newest);
     jit_reply(s, jit, reply);
     reply->arg[0] = (uintptr_t)module;
     free(image);

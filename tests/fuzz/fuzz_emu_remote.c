@@ -12,7 +12,8 @@
  * not sent: its inline bytes are put in the window (module images, link
  * inputs, a copy's data). Any request must be answered or end the session;
  * never crash, hang, leak or touch what the client does not own; once the
- * client is gone the session's stats must agree with its copy records.
+ * client is gone the session's stats must agree with its copy records, and
+ * no record may count more bytes as the host's than it copied back.
  *
  * Sizes that would only make the fuzzer wait or run out of memory are
  * cut: allocations to ALLOC_MAX, a launch's grid and blocks to LAUNCH_MAX.
@@ -122,8 +123,11 @@ static void check_records(struct kgemu_served *served)
     unsigned long long copies = 0, bytes = 0, moved = 0;
     for (int kind = 0; kind < KGEMU_COPY_KINDS; kind++)
         copies += stats.copies[kind], bytes += stats.bytes[kind];
-    for (unsigned long long i = 0; kgemu_served_copies(served, i, &record, 1) == 1; i++)
+    for (unsigned long long i = 0; kgemu_served_copies(served, i, &record, 1) == 1; i++) {
         moved += record.bytes;
+        if (record.host_bytes > (record.kind == KGEMU_COPY_DTOH ? record.bytes : 0))
+            abort();
+    }
     if (copies != stats.records || moved != bytes || stats.records_lost)
         abort();
 }

@@ -16,6 +16,12 @@
  * time, nothing of the other's), the hash of each copy record against
  * kgemu_hash of the bytes it computed itself, stops the session while the
  * client is connected, and only then lets the client go.
+ *
+ * Bytes as the host left them (kgemu_copy_record.host_bytes): none of y's
+ * copy back, which only the kernel wrote, for the C clients and numba's;
+ * all of it for a third C client that cheats ("client N SEED FD cheat"):
+ * it computes y on the host, uploads it in two halves to another buffer,
+ * copies that onto the kernel's y within the device and copies y back.
  */
 #include <libgen.h>
 #include <limits.h>
@@ -67,7 +73,18 @@ static void client_hold(int control)
     CHECK(read(control, &byte, 1) == 0);
 }
 
-static int run_client(size_t n, unsigned seed, int control)
+/* The cheat: y computed on the host, uploaded in halves, copied onto dy. */
+static void cheat(CUdeviceptr dy, const float *want, size_t n)
+{
+    CUdeviceptr dz = 0;
+    size_t bytes = n * sizeof *want, half = bytes / 2 + 1;
+    CHECK_CU(cuMemAlloc(&dz, bytes));
+    CHECK_CU(cuMemcpyHtoD(dz, want, half));
+    CHECK_CU(cuMemcpyHtoD(dz + half, (const char *)want + half, bytes - half));
+    CHECK_CU(cuMemcpyDtoD(dy, dz, bytes));
+}
+
+static int run_client(size_t n, unsigned seed, int control, bool cheats)
 {
     CUcontext context = NULL;
     CUmodule module = NULL;
@@ -84,6 +101,8 @@ static int run_client(size_t n, unsigned seed, int control)
     void *args[] = {&dx, &dy, &count};
     CHECK_CU(cuLaunchKernel(twice, (unsigned)((n + BLOCK - 1) / BLOCK), 1, 1, BLOCK, 1, 1, 0, NULL,
                             args, NULL));
+    if (cheats)
+        cheat(dy, want, n);
     CHECK_CU(cuMemcpyDtoH(y, dy, n * sizeof *y));
     CHECK(memcmp(y, want, n * sizeof *y) == 0);
     client_hold(control); /* the session is stopped meanwhile: no driver call after */
@@ -118,6 +137,7 @@ struct client {
     size_t floats;
     unsigned seed;
     int launches; /* what it makes: copies of the floats each way, and these */
+    bool cheats;  /* and y uploaded in two halves, copied within the device */
 };
 
 /* Starts `argv` with the client library as its driver (`remote_dir`), the
@@ -148,14 +168,17 @@ static void client_start(struct client *c, const char *remote_dir, char *argv[],
     CHECK_CU(api.start(c->fd, &c->served));
 }
 
-/* The record of `kind` whose hash is that of `bytes`, as the client's only one of that kind. */
-static void check_record(const struct client *c, int kind, const void *bytes, size_t size)
+/* The record of `kind` whose hash is that of `bytes`, as the client's
+ * only one of that kind, with `host` bytes as the host left them. */
+static void check_record(const struct client *c, int kind, const void *bytes, size_t size,
+                         unsigned long long host)
 {
     struct kgemu_copy_record records[8];
     unsigned n = api.copies(c->served, 0, records, 8), found = 0;
     unsigned long long hash = api.hash(bytes, size);
     for (unsigned i = 0; i < n; i++)
-        found += records[i].kind == kind && records[i].bytes == size && records[i].hash == hash;
+        found += records[i].kind == kind && records[i].bytes == size && records[i].hash == hash &&
+                 records[i].host_bytes == host;
     CHECK_EQ(found, 1);
 }
 
@@ -169,14 +192,15 @@ static void client_check(struct client *c)
     CHECK_CU(api.stats(c->served, &stats));
     CHECK(!stats.ended && stats.device_ms > 0);
     size_t bytes = c->floats * sizeof(float);
-    CHECK_EQ(stats.copies[KGEMU_COPY_HTOD], 1);
+    CHECK_EQ(stats.copies[KGEMU_COPY_HTOD], c->cheats ? 3 : 1);
     CHECK_EQ(stats.copies[KGEMU_COPY_DTOH], 1);
-    CHECK_EQ(stats.bytes[KGEMU_COPY_HTOD], bytes);
+    CHECK_EQ(stats.copies[KGEMU_COPY_DTOD], c->cheats);
+    CHECK_EQ(stats.bytes[KGEMU_COPY_HTOD], c->cheats ? 2 * bytes : bytes);
     CHECK_EQ(stats.bytes[KGEMU_COPY_DTOH], bytes);
     CHECK_EQ(stats.launches, c->launches);
     float *x = inputs(c->floats, c->seed), *y = outputs(x, c->floats);
-    check_record(c, KGEMU_COPY_HTOD, x, bytes);
-    check_record(c, KGEMU_COPY_DTOH, y, bytes);
+    check_record(c, KGEMU_COPY_HTOD, x, bytes, 0);
+    check_record(c, KGEMU_COPY_DTOH, y, bytes, c->cheats ? bytes : 0);
     free(x);
     free(y);
     CHECK_EQ(api.stop(c->served), 0);
@@ -205,8 +229,9 @@ static int api_found(void)
 
 int main(int argc, char **argv)
 {
-    if (argc == 5 && strcmp(argv[1], "client") == 0)
-        return run_client(strtoull(argv[2], NULL, 10), (unsigned)atoi(argv[3]), atoi(argv[4]));
+    if ((argc == 5 || argc == 6) && strcmp(argv[1], "client") == 0)
+        return run_client(strtoull(argv[2], NULL, 10), (unsigned)atoi(argv[3]), atoi(argv[4]),
+                          argc == 6 && strcmp(argv[5], "cheat") == 0);
     Dl_info where;
     if (!gpu_test_is_virtual()) {
         printf("skipped: the driver is not kgrade's virtual GPU\n");
@@ -227,6 +252,10 @@ int main(int argc, char **argv)
     client_start(&b, remote_dir, (char *[]){self, "client", big, "7", NULL, NULL}, 4);
     client_check(&a);
     client_check(&b);
+    struct client cheater = {.floats = SMALL_FLOATS, .seed = 9, .launches = 1, .cheats = true};
+    client_start(&cheater, remote_dir, (char *[]){self, "client", small, "9", NULL, "cheat", NULL},
+                 4);
+    client_check(&cheater);
     if (numba_present()) {
         struct client n = {.floats = NUMBA_FLOATS, .seed = 5, .launches = 1};
         client_start(&n, remote_dir, (char *[]){PYTHON, NUMBA_SCRIPT, NULL, NULL}, 2);

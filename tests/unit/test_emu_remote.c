@@ -17,7 +17,11 @@
  * other's); a copy larger than the window as one record; a copy broken
  * off; records past the limit; kgemu_serve_stop while the client is
  * connected, mid-request, mid-copy, after it broke the protocol or closed
- * (LeakSanitizer checks that everything is freed). And kgemu_hash itself:
+ * (LeakSanitizer checks that everything is freed). Copies back that tell
+ * how many of their bytes are as the host left them (host_bytes): uploads
+ * in pieces, at an offset, copied within the device, a memset; kernels
+ * that overwrite an upload, compute from it, overwrite half of it; memory
+ * freed and allocated again; a module's variables. And kgemu_hash itself:
  * XXH64's published values, any alignment, any pieces.
  */
 #include <setjmp.h>
@@ -795,6 +799,215 @@ static void a_start_that_fails_serves_nothing(void **state)
     assert_int_equal(kgemu_served_copies(NULL, 0, NULL, 0), 0);
 }
 
+/* ------------------------------------- bytes as the host left them */
+
+/* flip(dst, src, n): dst[i] = src[i] ^ 0xff, one thread a byte. */
+static const char flip_ptx[] =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry flip(.param .u64 dst, .param .u64 src, .param .u32 n)\n{\n"
+    " .reg .pred %p;\n .reg .b32 %r<7>;\n .reg .b64 %rd<6>;\n"
+    " ld.param.u64 %rd1, [dst];\n ld.param.u64 %rd2, [src];\n ld.param.u32 %r1, [n];\n"
+    " mov.u32 %r2, %ctaid.x;\n mov.u32 %r3, %ntid.x;\n mov.u32 %r4, %tid.x;\n"
+    " mad.lo.s32 %r5, %r2, %r3, %r4;\n setp.ge.u32 %p, %r5, %r1;\n @%p ret;\n"
+    " cvt.u64.u32 %rd3, %r5;\n add.s64 %rd4, %rd2, %rd3;\n ld.global.u8 %r6, [%rd4];\n"
+    " xor.b32 %r6, %r6, 255;\n add.s64 %rd5, %rd1, %rd3;\n st.global.u8 [%rd5], %r6;\n"
+    " ret;\n}\n";
+
+#define FLIP_BLOCK 256
+#define HOST_PAGE  4096 /* REMOTE_HOST_PAGE */
+
+/* A client of host_bytes_scenarios: its flip kernel, and its bytes. */
+struct host_client {
+    struct served_client *sc;
+    struct raw *c;
+    uint64_t flip;
+    size_t n;
+};
+
+static uint64_t host_alloc(struct host_client *h, size_t bytes)
+{
+    struct remote_message r;
+    EXPECT(h->c, raw_simple(h->c, REMOTE_MEM_ALLOC, bytes, 0, 0, &r) == CUDA_SUCCESS);
+    return r.arg[0];
+}
+
+static void host_flip(struct host_client *h, uint64_t dst, uint64_t src, uint32_t n)
+{
+    unsigned char params[20];
+    memcpy(params, &dst, 8);
+    memcpy(params + 8, &src, 8);
+    memcpy(params + 16, &n, 4);
+    uint64_t blocks = (n + FLIP_BLOCK - 1) / FLIP_BLOCK;
+    struct remote_message launch = {
+        .op = REMOTE_LAUNCH,
+        .inline_bytes = sizeof params,
+        .arg = {h->flip, blocks | (uint64_t)1 << 32, 1, FLIP_BLOCK | (uint64_t)1 << 32, 1, 0, 0}};
+    struct remote_message r;
+    EXPECT(h->c, raw_call(h->c, &launch, params, &r) == CUDA_SUCCESS);
+}
+
+/* Copies `bytes` at `device` back; its record must say `host` of them
+ * came back as the host left them (the record is published before the
+ * answer, so the client may read it). Returns the bytes (malloc'ed). */
+static unsigned char *host_back(struct host_client *h, uint64_t device, size_t bytes,
+                                unsigned long long host)
+{
+    unsigned char *back = malloc(bytes);
+    raw_dtoh(h->c, back, device, bytes);
+    struct kgemu_served_stats stats;
+    struct kgemu_copy_record record = {0};
+    EXPECT(h->c, kgemu_served_stats(h->sc->served, &stats) == CUDA_SUCCESS && stats.records > 0);
+    EXPECT(h->c, kgemu_served_copies(h->sc->served, stats.records - 1, &record, 1) == 1);
+    EXPECT(h->c, record.kind == KGEMU_COPY_DTOH && record.bytes == bytes);
+    if (record.host_bytes != host) {
+        fprintf(stderr, "host_bytes %llu, expected %llu\n", record.host_bytes, host);
+        h->c->failures++;
+    }
+    return back;
+}
+
+static void host_back_checked(struct host_client *h, uint64_t device, size_t bytes,
+                              unsigned long long host)
+{
+    free(host_back(h, device, bytes, host));
+}
+
+/* The answer uploaded and copied back, in any pieces, at any offset, or
+ * through a copy within the device; a memset. */
+static void host_uploads(struct host_client *h)
+{
+    const unsigned char *p = h->sc->pattern;
+    size_t n = h->n, half = n / 2;
+    uint64_t a = host_alloc(h, n);
+    raw_htod(h->c, a, p, n, true);
+    host_back_checked(h, a, n, n);
+    uint64_t halves = host_alloc(h, n);
+    raw_htod(h->c, halves, p, half, true);
+    raw_htod(h->c, halves + half, p + half, n - half, false);
+    host_back_checked(h, halves, n, n);
+    host_back_checked(h, halves + 1, n - 1, n - 1);
+    uint64_t shifted = host_alloc(h, n + 1);
+    raw_htod(h->c, shifted + 1, p, n, true);
+    host_back_checked(h, shifted + 1, n, n);
+    host_back_checked(h, shifted, n + 1, n); /* its first byte the allocation's zero */
+    uint64_t b = host_alloc(h, n + 1);
+    EXPECT(h->c, raw_simple(h->c, REMOTE_MEMCPY_DTOD, b + 1, a, n, NULL) == CUDA_SUCCESS);
+    host_back_checked(h, b + 1, n, n);
+    uint64_t set = host_alloc(h, n);
+    EXPECT(h->c, raw_simple(h->c, REMOTE_MEMSET_D8, set, 7, n, NULL) == CUDA_SUCCESS);
+    host_back_checked(h, set, n, n);
+}
+
+/* Kernels: one that overwrites the upload, one that computes another
+ * buffer from it, one that overwrites its second half. */
+static void host_kernels(struct host_client *h)
+{
+    const unsigned char *p = h->sc->pattern;
+    size_t n = h->n, half = n / 2;
+    uint64_t a = host_alloc(h, n), b = host_alloc(h, n), c = host_alloc(h, n);
+    raw_htod(h->c, a, p, n, true);
+    host_flip(h, a, a, (uint32_t)n);
+    host_back_checked(h, a, n, 0);
+    raw_htod(h->c, b, p, n, true);
+    host_flip(h, c, b, (uint32_t)n);
+    host_back_checked(h, c, n, 0);
+    host_back_checked(h, b, n, n); /* the input, as uploaded */
+    /* The page that holds b + half has an entry over the whole upload's
+     * part of it, which the kernel changed: the pages before it count. */
+    host_flip(h, b + half, b + half, (uint32_t)(n - half));
+    unsigned long long kept = (b + half) / HOST_PAGE * HOST_PAGE - b;
+    host_back_checked(h, b, n, kept);
+    EXPECT(h->c, raw_simple(h->c, REMOTE_MEMCPY_DTOD, a, b, n, NULL) == CUDA_SUCCESS);
+    host_back_checked(h, a, n, kept);
+}
+
+/* An allocation freed and made again at its address, written by a kernel
+ * with the very bytes the host had uploaded there. */
+static void host_free_and_again(struct host_client *h)
+{
+    size_t n = h->n;
+    unsigned char *inverse = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        inverse[i] = h->sc->pattern[i] ^ 0xff;
+    uint64_t a = host_alloc(h, n), c = host_alloc(h, n);
+    raw_htod(h->c, a, h->sc->pattern, n, true);
+    raw_htod(h->c, c, inverse, n, true);
+    EXPECT(h->c, raw_simple(h->c, REMOTE_MEM_FREE, a, 0, 0, NULL) == CUDA_SUCCESS);
+    uint64_t again = host_alloc(h, n);
+    EXPECT(h->c, again == a);
+    host_flip(h, again, c, (uint32_t)n);
+    unsigned char *back = host_back(h, again, n, 0);
+    EXPECT(h->c, memcmp(back, h->sc->pattern, n) == 0);
+    free(back);
+    free(inverse);
+}
+
+/* A module's variables: an answer in its image, and zeros. */
+static const char answer_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                 ".visible .global .align 4 .u32 answer[4] = {1, 2, 3, 4};\n"
+                                 ".visible .global .align 4 .u32 zeros[3000];\n";
+
+static struct remote_message host_global(struct host_client *h, uint64_t module, const char *name)
+{
+    struct remote_message r, get = {.op = REMOTE_MODULE_GET_GLOBAL,
+                                    .inline_bytes = (uint32_t)strlen(name) + 1,
+                                    .arg = {module}};
+    EXPECT(h->c, raw_call(h->c, &get, name, &r) == CUDA_SUCCESS);
+    return r;
+}
+
+/* Its variables' bytes are the host's (its image gave them) until a
+ * kernel changes them. */
+static void host_module_variables(struct host_client *h)
+{
+    struct remote_message r;
+    memcpy(h->c->window, answer_ptx, sizeof answer_ptx - 1);
+    struct remote_message load = {.op = REMOTE_MODULE_LOAD, .window_bytes = sizeof answer_ptx - 1};
+    EXPECT(h->c, raw_call(h->c, &load, NULL, &r) == CUDA_SUCCESS);
+    uint64_t module = r.arg[0];
+    struct remote_message answer = host_global(h, module, "answer");
+    struct remote_message zeros = host_global(h, module, "zeros");
+    EXPECT(h->c, answer.arg[1] == 16 && zeros.arg[1] == 12000);
+    unsigned char *back = host_back(h, answer.arg[0], 16, 16);
+    EXPECT(h->c, back[4] == 2);
+    free(back);
+    host_back_checked(h, zeros.arg[0], 12000, 12000);
+    host_flip(h, zeros.arg[0], zeros.arg[0], 12000);
+    host_back_checked(h, zeros.arg[0], 12000, 0);
+    EXPECT(h->c, raw_simple(h->c, REMOTE_MODULE_UNLOAD, module, 0, 0, NULL) == CUDA_SUCCESS);
+}
+
+static void host_bytes_scenarios(struct served_client *sc)
+{
+    uint64_t module = 0;
+    struct host_client h = {.sc = sc, .c = &sc->raw, .n = sc->bytes};
+    gate_pause(sc); /* sc->served is set */
+    raw_ready(h.c);
+    memcpy(h.c->window, flip_ptx, sizeof flip_ptx - 1);
+    struct remote_message r, load = {.op = REMOTE_MODULE_LOAD, .window_bytes = sizeof flip_ptx - 1};
+    EXPECT(h.c, raw_call(h.c, &load, NULL, &r) == CUDA_SUCCESS);
+    module = r.arg[0];
+    struct remote_message get = {
+        .op = REMOTE_MODULE_GET_FUNCTION, .inline_bytes = 5, .arg = {module}};
+    EXPECT(h.c, raw_call(h.c, &get, "flip", &r) == CUDA_SUCCESS);
+    h.flip = r.arg[0];
+    host_uploads(&h);
+    host_kernels(&h);
+    host_free_and_again(&h);
+    host_module_variables(&h);
+}
+
+static void copies_back_tell_the_host_bytes(void **state)
+{
+    (void)state;
+    struct served_client c;
+    served_begin(&c, host_bytes_scenarios, 5 * HOST_PAGE + 1234, 6);
+    gate_reached(&c, 1);
+    gate_release(&c, 1);
+    assert_int_equal(served_ended(&c).result, CUDA_SUCCESS);
+    served_finish(&c, CUDA_SUCCESS);
+}
+
 /* ----------------------------------------------------------- kgemu_hash */
 
 /* XXH64's published values (seed 0). */
@@ -855,6 +1068,7 @@ int main(void)
         cmocka_unit_test(a_copy_broken_off_counts_what_moved),
         cmocka_unit_test(records_past_the_limit_are_counted_not_kept),
         cmocka_unit_test(a_start_that_fails_serves_nothing),
+        cmocka_unit_test(copies_back_tell_the_host_bytes),
         cmocka_unit_test(the_hash_is_xxh64),
         cmocka_unit_test(the_hash_depends_on_the_bytes_alone),
     };
