@@ -53,6 +53,11 @@
 /* The provenance check hashes at most this many times the returned
  * array's bytes while matching it with the call's copies back. */
 #define HOST_PROVENANCE_HASH_FACTOR 8
+/* The returned array may hold at most this fraction (1 / divisor) of
+ * bytes that came back as the host left them (kgemu_copy_record.
+ * host_bytes): a page of outputs may rightly equal what the host put there
+ * (zeros a kernel left as they were), an answer may not. */
+#define HOST_FROM_HOST_SHARE_DIVISOR 4
 
 enum host_side { HOST_REFERENCE, HOST_STUDENT, HOST_SIDES };
 

@@ -43,7 +43,7 @@ check "numpy on the host: not copied back from the GPU" 0 \
     "result was not copied back from the GPU: .*kgrade grades what the GPU computed" -- \
     said wrong_answer__numpy_on_host
 check "the round trip: what the host put on the device, copied back" 0 \
-    "it copied back what the call had copied to the device" -- said wrong_answer__host_result_round_trip
+    "it copied back what the host had put on the device, unchanged by any kernel" -- said wrong_answer__host_result_round_trip
 check "a device array: numba_host.py's message" 0 "returned a device array" -- \
     said wrong_answer__returns_device_array
 check "an exception: its traceback, at the student's line" 0 \
