@@ -36,13 +36,7 @@ expect "... in the host form, at 100M elements, with the reference's copies" 0 \
     "^host 100000000 2 copies to the device \(800 MB\) and 1 back, against the reference's 2 and 1$" -- bash -c \
     "curl -s -H 'Authorization: Bearer $ANN' $BASE/api/v1/submissions/$course |
         jq -r '\"\(.result.form) \(.result.correctness.cases[-1].sizes.n) \(.result.message | sub(\".*: \"; \"\"))\"'"
-if python3 -c 'import IPython' 2>/dev/null; then
-    expect "a %%kgrade cell holding the course's answer passes at 100M" 0 "" -- \
-        env PYTHONPATH="$PWD/clients/python" PYTHONDONTWRITEBYTECODE=1 \
-        python3 tests/integration/notebook_host_form.py "$BASE" "$ANN" "$COURSE_ANSWER"
-else
-    echo "skipped: no IPython (apt-get install python3-ipython): the %%kgrade cell magic"
-fi
+host_form_cell "a %%kgrade cell holding the course's answer passes at 100M" "$ANN" "$COURSE_ANSWER"
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"
 finish

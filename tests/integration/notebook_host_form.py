@@ -1,5 +1,6 @@
 """A %%kgrade cell in the host form against a real server, for
-test_service_host_form.sh.
+service_lib.sh's host_form_cell (test_service_host_form.sh, in
+tests/integration at a small size and tests/full at 100M).
 
     python3 tests/integration/notebook_host_form.py URL TOKEN COURSE_ANSWER.py
 
