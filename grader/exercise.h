@@ -34,6 +34,9 @@
 #define EXERCISE_KERNELS_MAX  4
 #define EXERCISE_PARAMS_MAX   16
 #define EXERCISE_LAUNCHES_MAX 8
+/* The host form's definition as text: its function and every argument, each
+ * with ", " before it, in parentheses (exercise_numba_host_form). */
+#define EXERCISE_HOST_FORM_MAX (EXERCISE_NAME_MAX * (EXERCISE_PARAMS_MAX + 1) * 2)
 
 /* One set of values of the named sizes, e.g. {n: 1000003}. */
 struct exercise_case {
@@ -183,6 +186,11 @@ const char *exercise_numba_name(const struct exercise *exercise, const char *nam
 
 /* What the student must define, for messages: "tile_transpose(a, transposed)". */
 bool exercise_numba_form(const struct exercise *exercise, int k, char *out, size_t size);
+
+/* The host form's function as the student defines it, for messages and the
+ * exercise list: "create_hidden_layer(n, greyscales, ..., activate)"; false
+ * when the exercise declares none (or it does not fit). */
+bool exercise_numba_host_form(const struct exercise *exercise, char *out, size_t size);
 
 /* What an argument of the host form is. */
 enum exercise_host_argument { HOST_ARGUMENT_SIZE, HOST_ARGUMENT_BUFFER, HOST_ARGUMENT_MODULE };

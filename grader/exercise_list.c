@@ -22,9 +22,21 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The host form, when the exercise declares one: {function, form:
+ * "create_hidden_layer(n, greyscales, ...)", returns}; else null. */
+static json_t *host_form(const struct exercise *e)
+{
+    char form[EXERCISE_HOST_FORM_MAX];
+    if (!exercise_numba_host_form(e, form, sizeof form))
+        return json_null();
+    return json_pack("{s:s, s:s, s:s}", "function", e->numba_host.function, "form", form, "returns",
+                     e->numba_host.returns);
+}
+
 /* The kernels' forms in each language: {"cuda": [{kernel, signature}],
- * "numba": [{kernel, name, form, signature}]}, the Numba list holding the
- * kernels that have a Numba form. */
+ * "numba": [{kernel, name, form, signature}], "numba_host": the host form
+ * or null}, the Numba list holding the kernels that have a Numba form. A
+ * Numba module defines either the kernels or the host form's function. */
 static json_t *forms(const struct exercise *e)
 {
     json_t *cuda = json_array(), *numba = json_array();
@@ -39,7 +51,7 @@ static json_t *forms(const struct exercise *e)
                                                    "name", kernel->numba.name, "form", form,
                                                    "signature", signature));
     }
-    return json_pack("{s:o, s:o}", "cuda", cuda, "numba", numba);
+    return json_pack("{s:o, s:o, s:o}", "cuda", cuda, "numba", numba, "numba_host", host_form(e));
 }
 
 /* The languages the exercise takes submissions in: CUDA C always, Numba

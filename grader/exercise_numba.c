@@ -1,6 +1,7 @@
 /*
  * A kernel's Numba form as text: the signature grader/numba_compile.py
- * compiles it for, and the definition a student must write (exercise.h).
+ * compiles it for, and the definition a student must write (exercise.h);
+ * the host form's function as the student defines it.
  *
  * Buffers are C-ordered device arrays, as cuda.to_device gives them:
  * "float32[::1]" in one dimension, "float32[:, ::1]" in two; scalars are
@@ -55,6 +56,16 @@ bool exercise_numba_form(const struct exercise *e, int k, char *out, size_t size
     bool ok = append(out, size, &used, "%s(", n->name);
     for (int i = 0; ok && i < n->n_params; i++)
         ok = append(out, size, &used, "%s%s", i ? ", " : "", n->params[i].as);
+    return ok && append(out, size, &used, ")");
+}
+
+bool exercise_numba_host_form(const struct exercise *e, char *out, size_t size)
+{
+    const struct exercise_numba_host *h = &e->numba_host;
+    size_t used = 0;
+    bool ok = e->has_numba_host && append(out, size, &used, "%s(", h->function);
+    for (int i = 0; ok && i < h->argument_count; i++)
+        ok = append(out, size, &used, "%s%s", i ? ", " : "", h->arguments[i]);
     return ok && append(out, size, &used, ")");
 }
 

@@ -49,6 +49,12 @@ export async function plainGutterText(page) {
   return (await gutter.count()) > 0 ? await gutter.first().textContent() : '';
 }
 
+// Whether the server can compile Numba (python3-numba): the verdicts of
+// Numba submissions are checked only there, the page's part everywhere.
+export async function haveNumba() {
+  return run(process.env.KGRADE_PYTHON || '/usr/bin/python3', ['-c', 'import numba']).then(() => true, () => false);
+}
+
 export function expect(condition, message) {
   if (!condition) throw new Error(message);
 }

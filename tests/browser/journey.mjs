@@ -25,7 +25,7 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  addStudent, base, check, data, expect, kernels, login, plainGutterText, readsFaster, run,
+  addStudent, base, check, data, expect, haveNumba, kernels, login, plainGutterText, readsFaster, run,
   runBrowserTests, setSource, shot, submitAndWait,
 } from './harness.mjs';
 
@@ -227,12 +227,6 @@ async function journey(browser, admin) {
     expect(problems.length === 0, problems.join('\n'));
   });
   await context.close();
-}
-
-// Whether the server can compile Numba (python3-numba): the verdicts of
-// Numba kernels are checked only there, the page's part everywhere.
-async function haveNumba() {
-  return run(process.env.KGRADE_PYTHON || '/usr/bin/python3', ['-c', 'import numba']).then(() => true, () => false);
 }
 
 async function numbaJourney(browser) {

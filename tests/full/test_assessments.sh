@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The course's assessments at their full size (100M elements on the
 # virtual GPU), by `make test-full`, not `make test` (minutes on 2 cores):
-# one known-good and one too_slow kernel of each exercise, and a kernel
+# one known-good and one too_slow kernel of each exercise (and of
+# hidden-layer's host form, the course's create_hidden_layer), and a kernel
 # whose one thread does everything, stopped by the budget of modeled time.
 # `make test` grades every solution at a small size instead.
 set -uo pipefail
@@ -19,6 +20,8 @@ at_assessment() {
 }
 at_assessment vector-add passed__guarded_index.cu too_slow__one_thread.cu
 at_assessment hidden-layer passed__fused.cu too_slow__one_block.cu
+# the course's own form of it (the host form): its answer, and its ufuncs on host arrays
+at_assessment hidden-layer passed__course_host_answer.py too_slow__ufuncs_on_host_arrays.py
 at_assessment histogram passed__shared_privatized.cu too_slow__one_thread.cu
 at_assessment transpose passed__padded_tile.cu too_slow__bank_conflicts.cu
 expect "the too_slow transpose shows its counters and the bank conflict at its line" 0 '^true$' -- bash -c \

@@ -18,6 +18,9 @@
 #   own_password NAME FIRST PASSWORD   the owner replaces the first password
 #   answered                           "STATUS BODY" of the last api call
 #   as JAR CSRF METHOD PATH [BODY]     a session's request with a JSON body
+#   host_form_cell NAME TOKEN FILE     a %%kgrade cell holding FILE (a module in
+#                                      hidden-layer's host form) passes, where
+#                                      IPython is installed (notebook_host_form.py)
 
 # A port below Linux's ephemeral range (32768 on), where outgoing
 # connections take theirs; start_server takes another if it is in use.
@@ -134,4 +137,13 @@ own_password() {
     csrf=$(login "$1" "$2" "$TMP/$1-first.jar")
     as "$TMP/$1-first.jar" "$csrf" POST /api/v1/me/password \
         "{\"current_password\": \"$2\", \"new_password\": \"$3\"}" >/dev/null
+}
+
+host_form_cell() {
+    if ! python3 -c 'import IPython' 2>/dev/null; then
+        echo "skipped: no IPython (apt-get install python3-ipython): $1"
+        return 0
+    fi
+    expect "$1" 0 "" -- env PYTHONPATH="$PWD/clients/python" PYTHONDONTWRITEBYTECODE=1 \
+        python3 tests/integration/notebook_host_form.py "$BASE" "$2" "$3"
 }

@@ -31,6 +31,11 @@ expect "exercises lists the bundled ones" 0 "^vector-add +Vector addition +cuda-
     "$KGRADE" exercises
 expect "exercises --json gives each one's sizes" 0 "^100000000$" -- \
     bash -c "'$KGRADE' exercises --json | jq -r '.[] | select(.id == \"vector-add\") | .sizes.n'"
+host_form() { "$KGRADE" exercises --json | jq -c --arg id "$1" '.[] | select(.id == $id) | .forms.numba_host'; }
+expect "... and the host form a Numba module may define instead of the kernels" 0 \
+    '^\{"function":"create_hidden_layer","form":"create_hidden_layer\(n, greyscales, weights, exp, normalize, weigh, activate\)","returns":"out"\}$' -- \
+    host_form hidden-layer
+expect "... null where it has none" 0 "^null$" -- host_form vector-add
 mkdir -p "$TMP/set/good" "$TMP/set/broken"
 cp exercises/vector-add/exercise.json "$TMP/set/good/"
 sed -i 's/"vector-add"/"good"/' "$TMP/set/good/exercise.json"

@@ -17,7 +17,8 @@ grade() { "$KGRADE" grade "$@" 2>/dev/null; }
 # Every CUDA C solution, and the Numba solutions of the assessments and
 # vector-add (each verdict, memory errors at their Python line) and the
 # course's @guvectorize gufuncs (l2-norm's and sum-rows') and
-# @cuda.reduce (reduce-sum's). `make
+# @cuda.reduce (reduce-sum's), hidden-layer's host form among them (the
+# modules defining create_hidden_layer, called in host jobs). `make
 # test-full` grades every Numba solution (tests/full/test_numba_solutions.sh);
 # tests/numba checks that every one compiles, or not, as its name says.
 solutions=(exercises/*/solutions/*.cu)

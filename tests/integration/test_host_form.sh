@@ -3,13 +3,16 @@
 # sandbox: `kgrade worker` serves two host jobs (python3 numba_host.py on the
 # exercise's reference_host.py and on a solution) on real sockets, with the
 # real numba runtime on the remote driver, and judges each of hidden-layer's
-# host-form solutions (exercises/hidden-layer/solutions-host/VERDICT__*.py):
+# host-form solutions (the exercises/hidden-layer/solutions/VERDICT__*.py
+# that define create_hidden_layer):
 # passed, too_slow (ufuncs on host arrays: copies both ways per call),
 # wrong_answer for numpy on the host, a result taken to the device and back,
 # a device array returned, runtime_error for an exception; and the grade job's
 # own hostile modules (tests/integration/host_form/): a call past its limit,
 # a program ending in its call or answering on the channel itself, a module
-# that does not import, a result computed on the GPU but wrong.
+# that does not import, a result computed on the GPU but wrong. Then the
+# same through `kgrade grade`, in the sandbox, at a small size (test_grade.sh
+# checks every solution's verdict so; these check what its grade says).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -19,10 +22,12 @@ EXERCISE=exercises/hidden-layer
 N="${HOST_FORM_N:-1000003}" # large enough for copies to weigh on the time
 
 grade() { "$PYTHON" tests/integration/host_form_job.py "$KGRADE" "$EXERCISE" "$1" "$N"; }
+# the exercise's host-form solutions: those that define its host function
+mapfile -t host_solutions < <(grep -l "^def create_hidden_layer(" "$EXERCISE"/solutions/*.py)
 
 # each solution graded once (the exercise's, then the grade job's own
 # hostile ones), the checks read what it said
-for solution in "$EXERCISE"/solutions-host/*.py tests/integration/host_form/*.py; do
+for solution in "${host_solutions[@]}" tests/integration/host_form/*.py; do
     name=$(basename "$solution" .py)
     grade "$solution" >"$TMP/$name.out" 2>&1
     expect "$name: ${name%%__*}" 0 "^verdict: ${name%%__*}$" -- cat "$TMP/$name.out"
@@ -30,7 +35,7 @@ done
 said() { cat "$TMP/$1.out"; }
 # a check of what the exercise's solution $5 (NAME CODE PATTERN -- said SOLUTION) said, when it has it
 check() {
-    if [[ -f "$TMP/$6.out" ]]; then expect "$@"; else echo "skip $1: no $6 in $EXERCISE/solutions-host"; fi
+    if [[ -f "$TMP/$6.out" ]]; then expect "$@"; else echo "skip $1: no host-form $6 in $EXERCISE/solutions"; fi
 }
 
 check "the grade JSON says the host form" 0 "^form: host$" -- said passed__course_host_answer
@@ -62,4 +67,22 @@ expect "wrong values: the kernel form's first mismatch" 0 \
     said wrong_answer__halves_the_greyscales
 expect "... with the inputs at that element" 0 '"first_mismatch": \{"buffer": "out".*"inputs": \[\{"name": "greyscales"' -- \
     said wrong_answer__halves_the_greyscales
+
+# Through `kgrade grade`: the host jobs and the grade job in their sandboxes
+# (server/grading_job.c), at a small size.
+sandboxed() { # SOLUTION: its grade JSON
+    "$KGRADE" grade --exercise hidden-layer --n 20001 --json "$EXERCISE/solutions/$1.py" 2>/dev/null
+}
+course=$(sandboxed passed__course_host_answer)
+expect "sandboxed: the course's answer passes, in the host form" 0 "^passed host$" -- \
+    jq -r '"\(.verdict) \(.form)"' <<<"$course"
+expect "... its message says its copies, as the reference's" 0 \
+    "2 copies to the device \([0-9.]+ [KMG]?B\) and 1 back, against the reference's 2 and 1" -- \
+    jq -r .message <<<"$course"
+expect "sandboxed: the ufuncs on host arrays are too_slow, naming the transfers" 0 \
+    "^too_slow: .*4 copies to the device \([0-9.]+ [KMG]?B\) and 3 back, against the reference's 2 and 1$" -- \
+    jq -r '"\(.verdict): \(.message)"' < <(sandboxed too_slow__ufuncs_on_host_arrays)
+expect "sandboxed: numpy on the host does not pass" 0 \
+    "^wrong_answer: .*not copied back from the GPU: the call made no copy from the device" -- \
+    jq -r '"\(.verdict): \(.message)"' < <(sandboxed wrong_answer__numpy_on_host)
 finish

@@ -113,16 +113,33 @@ def is_elementwise(exercise, kernel):
 
 # ---------------------------------------------------------------- compiling
 
+def host_function(exercise):
+    """The name of the exercise's host-form function ("numba_host"), or None."""
+    return exercise.get("numba_host", {}).get("function")
+
+
+def is_host_form(exercise, source):
+    """Whether a module is graded in the exercise's host form: it defines
+    the host function at its top level (as numba_compile.py decides, by
+    importing it; a solution's plain `def` is enough here)."""
+    name = host_function(exercise)
+    return name is not None and re.search(r"^def %s\(" % re.escape(name), source, re.M) is not None
+
+
 def compile_numba(exercise, source, file_name="kernel.py"):
-    """numba_compile.py's result for every kernel of the exercise."""
-    return numba_compile.compile_request({
+    """numba_compile.py's result for every kernel of the exercise, with
+    its host form when it declares one (as grader/numba_front.c asks)."""
+    request = {
         "source": source, "file_name": file_name, "cc": [9, 0], "cuda_home": CUDA_HOME,
         "kernels": [{"name": k["numba"]["name"], "signature": numba_signature(exercise, k),
                      "params": [a for _, a, _ in form_params(k)],
                      "elementwise": is_elementwise(exercise, k),
                      "gufunc": is_gufunc_form(exercise, k),
                      "reduce": is_reduction_form(exercise, k)}
-                    for k in exercise["kernels"]]})
+                    for k in exercise["kernels"]]}
+    if host_function(exercise):
+        request["numba_host"] = {"function": host_function(exercise)}
+    return numba_compile.compile_request(request)
 
 
 # ------------------------------------------------------------- virtual GPU

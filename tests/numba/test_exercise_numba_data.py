@@ -1,6 +1,8 @@
 """The exercises' Numba data: every kernel has a Numba form, every exercise
 a starter.py, a Numba section in its statements, and Numba solutions that
-compile (or fail to) as their names say.
+compile (or fail to) as their names say; an exercise with a host form
+("numba_host") has solutions of that form too, among the kernel form's,
+each told apart as kgrade tells it (the module defines the host function).
 
 The names follow the C solutions': <verdict>__<what>.py. A memory_error
 solution names its faulting line in its first comment ("(line 10)").
@@ -92,10 +94,26 @@ class StartersAndSolutionsCompile(unittest.TestCase):
                 with self.subTest(file=os.path.relpath(path, ne.EXERCISES)):
                     verdict = verdict_of(path)
                     want = verdict if verdict in ("compile_error", "rejected") else "ok"
-                    result = ne.compile_numba(exercise, ne.read(path), os.path.basename(path))
+                    source = ne.read(path)
+                    result = ne.compile_numba(exercise, source, os.path.basename(path))
                     self.assertEqual(result["status"], want, result.get("message"))
                     if want == "compile_error":
                         self.assertIn("line", result, "a compile error with no line")
+                    if want == "ok":  # a module defining the host function is the host form
+                        self.assertEqual(result.get("form") == "host",
+                                         ne.is_host_form(exercise, source), result)
+
+    def test_the_host_form_has_its_solutions(self):
+        """An exercise that declares a host form has solutions of both forms."""
+        for exercise_id in ne.exercise_ids():
+            exercise = ne.load(exercise_id)
+            if not ne.host_function(exercise):
+                continue
+            with self.subTest(exercise=exercise_id):
+                forms = {ne.is_host_form(exercise, ne.read(p)) for p in solutions(exercise_id)}
+                self.assertEqual(forms, {True, False})
+                self.assertIn("passed", {verdict_of(p) for p in solutions(exercise_id)
+                                         if ne.is_host_form(exercise, ne.read(p))})
 
 
 if __name__ == "__main__":

@@ -345,7 +345,7 @@ class CompilesTheCoursesGufuncs(unittest.TestCase):
 
 HOST_FORM = {"function": "create_hidden_layer"}
 COURSE_HOST_ANSWER = os.path.join(os.path.dirname(__file__), "..", "..", "exercises",
-                                  "hidden-layer", "solutions-host", "passed__course_host_answer.py")
+                                  "hidden-layer", "solutions", "passed__course_host_answer.py")
 
 
 def compile_host_form(source, numba_host=HOST_FORM):

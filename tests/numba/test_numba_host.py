@@ -25,7 +25,7 @@ import unittest
 
 import numpy as np
 
-from numba_exercises import CUDA_HOME, EMULATOR, ROOT, numba_compile
+from numba_exercises import CUDA_HOME, EMULATOR, ROOT, is_host_form, load, numba_compile
 
 BUILD = os.path.dirname(os.path.dirname(EMULATOR))
 CLIENT = os.path.join(os.path.dirname(EMULATOR), "remote", "libcuda.so.1")
@@ -37,11 +37,11 @@ N = 1000
 JOB_SECONDS = 120
 
 HIDDEN_LAYER = os.path.join(ROOT, "exercises", "hidden-layer")
-# The host form's solutions: in a folder of their own until the grade job
-# grades the host form (tests/integration/test_grade.sh grades every
+# The host form's solutions are among the kernel form's, told apart by the
+# function they define (tests/integration/test_grade.sh grades every
 # solutions/*.py by its name's verdict).
-SOLUTIONS_HOST = os.path.join(HIDDEN_LAYER, "solutions-host")
-COURSE_ANSWER = os.path.join(SOLUTIONS_HOST, "passed__course_host_answer.py")
+SOLUTIONS = os.path.join(HIDDEN_LAYER, "solutions")
+COURSE_ANSWER = os.path.join(SOLUTIONS, "passed__course_host_answer.py")
 # What the host job replies to each solution's call; the verdict its name
 # says is the grade job's (the time, and where the returned array came
 # from: numpy on the host, or a host result copied to the device and back,
@@ -342,10 +342,13 @@ class TheHostFormsFiles(unittest.TestCase):
                          {"returned": True})
 
     def test_each_solution_is_the_host_form_and_replies_as_expected(self):
-        self.assertEqual(sorted(os.listdir(SOLUTIONS_HOST)), sorted(REPLIES))
+        exercise = load("hidden-layer")
+        host_form = [name for name in os.listdir(SOLUTIONS) if name.endswith(".py") and
+                     is_host_form(exercise, read(os.path.join(SOLUTIONS, name)))]
+        self.assertEqual(sorted(host_form), sorted(REPLIES))
         for name, kind in REPLIES.items():
             with self.subTest(name):
-                path = os.path.join(SOLUTIONS_HOST, name)
+                path = os.path.join(SOLUTIONS, name)
                 front_end = numba_compile.compile_request({
                     "source": read(path), "file_name": "submission.py", "cc": [9, 0],
                     "cuda_home": CUDA_HOME, "kernels": [],

@@ -304,8 +304,13 @@ static void the_host_form_is_read(void **state)
     assert_int_equal(exercise_host_argument(&e, 1, &index), HOST_ARGUMENT_BUFFER);
     assert_int_equal(index, 0);
     assert_int_equal(exercise_host_argument(&e, 2, &index), HOST_ARGUMENT_MODULE);
+    char form[EXERCISE_HOST_FORM_MAX];
+    assert_true(exercise_numba_host_form(&e, form, sizeof form));
+    assert_string_equal(form, "create_layer(rows, in, exp)");
+    assert_false(exercise_numba_host_form(&e, form, 20)); /* does not fit */
     assert_true(parse(valid, &e, error));
     assert_false(e.has_numba_host);
+    assert_false(exercise_numba_host_form(&e, form, sizeof form)); /* none declared */
     static const char *const bad[][2] = {
         {"\"returns\": \"out\"", "\"returns\": \"in\"}"},
         {"\"returns\": \"out\"", "\"returns\": \"zzz\"}"},

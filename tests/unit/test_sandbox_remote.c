@@ -162,7 +162,7 @@ static void test_numba_in_the_sandbox_runs_on_the_served_gpu(void **state)
 
 /* ------------------------------------------- the host form's host job */
 
-#define HOST_ANSWER  "exercises/hidden-layer/solutions-host/passed__course_host_answer.py"
+#define HOST_ANSWER  "exercises/hidden-layer/solutions/passed__course_host_answer.py"
 #define HOST_N       1000
 #define PACKET_MAX   (64 << 10) /* grader/numba_host.py's */
 #define WAIT_SECONDS 120

@@ -9,7 +9,7 @@
 //   node tests/web/test_languages.mjs
 
 import {
-  formsOf, initialLanguage, languageLabel, languagesOf, newestByLanguage, rememberedLanguage,
+  formsOf, hostFormOf, initialLanguage, languageLabel, languagesOf, newestByLanguage, rememberedLanguage,
   rememberLanguage, starterFor,
 } from '../../web/static/languages.js';
 
@@ -81,6 +81,13 @@ check('the C form', formsOf(both, 'cuda'), [{ code: '__global__ void vector_add(
 check('the Numba form, with the types numba compiles it for', formsOf(both, 'numba'),
   [{ code: 'def add_kernel(x, y, out)', types: 'void(float32[::1], float32[::1], float32[::1])' }]);
 check('no forms: nothing', formsOf({}, 'numba'), []);
+const layer = { forms: { cuda: [], numba: [], numba_host: { function: 'create_hidden_layer',
+  form: 'create_hidden_layer(n, greyscales, weights)', returns: 'out' } } };
+check('the host form, in Numba', hostFormOf(layer, 'numba'),
+  { code: 'def create_hidden_layer(n, greyscales, weights)', returns: 'out' });
+check('... none in CUDA C', hostFormOf(layer, 'cuda'), null);
+check('no host form: null', hostFormOf(both, 'numba'), null);
+check('a server from before the host form: null', hostFormOf({}, 'numba'), null);
 
 console.log(`test_languages.mjs: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

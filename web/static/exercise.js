@@ -17,7 +17,7 @@ import { fill, h, link } from './dom.js';
 import { formatRatio } from './format.js';
 import { follow, progressView } from './grading.js';
 import {
-  formsOf, initialLanguage, languageLabel, languagesOf, LANGUAGES, newestByLanguage,
+  formsOf, hostFormOf, initialLanguage, languageLabel, languagesOf, LANGUAGES, newestByLanguage,
   rememberedLanguage, rememberLanguage, starterFor,
 } from './languages.js';
 import { marksOf, renderResult, sizesText } from './result.js';
@@ -110,12 +110,16 @@ function languageSwitch(taken, current, onChange) {
       ` ${l.label}`)));
 }
 
-// What the kernel must be in `language`: its signature or its Numba form.
+// What the kernel must be in `language`: its signature or its Numba form,
+// and, where the exercise has one, the course's host form instead.
 function formsView(box, exercise, language) {
   const forms = formsOf(exercise, language);
+  const host = hostFormOf(exercise, language);
   fill(box, forms.length ? h('p', {}, language === 'numba' ? 'Define, with @cuda.jit: ' : 'Define: ',
     forms.map((f, i) => [i ? '; ' : '', h('code', {}, f.code),
-      f.types ? [', compiled for ', h('code', {}, f.types)] : ''])) : null);
+      f.types ? [', compiled for ', h('code', {}, f.types)] : ''])) : null,
+  host ? h('p', { class: 'host-form' }, 'Or, in the course\'s form: ', h('code', {}, host.code),
+    `, returning ${host.returns} as a host array (see the statement's "The course's form")`) : null);
   box.dataset.language = language;
 }
 

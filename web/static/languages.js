@@ -85,3 +85,11 @@ export function formsOf(exercise, language) {
   if (language === 'numba') return forms.map((f) => ({ code: `def ${f.form}`, types: f.signature }));
   return forms.map((f) => ({ code: f.signature, types: null }));
 }
+
+// The exercise's host form in `language` (Numba only), a module's other
+// way to answer: {code: 'def create_hidden_layer(n, …)', returns: 'out'};
+// null where it declares none.
+export function hostFormOf(exercise, language) {
+  const host = language === 'numba' && exercise.forms && exercise.forms.numba_host;
+  return host ? { code: `def ${host.form}`, returns: host.returns } : null;
+}

@@ -1,4 +1,4 @@
-# Known slow: the course's CUDA ufuncs called on host arrays: numba copies every input to the device and every result back at each call (4 copies to the device and 3 back, against the reference's 2 and 1).
+# Known bad (speed): the course's CUDA ufuncs called on host arrays: numba copies every input to the device and every result back at each call (4 copies to the device and 3 back, against the reference's 2 and 1).
 import numpy as np
 from numba import cuda, vectorize
 
