@@ -49,6 +49,9 @@ check "numpy on the host: not copied back from the GPU" 0 \
     said wrong_answer__numpy_on_host
 check "the round trip: what the host put on the device, copied back" 0 \
     "it copied back what the host had put on the device, unchanged by any kernel" -- said wrong_answer__host_result_round_trip
+check "uploaded in halves, copied back whole: still what the host put there" 0 \
+    "it copied back what the host had put on the device, unchanged by any kernel" -- \
+    said wrong_answer__numpy_uploaded_in_halves
 check "a device array: numba_host.py's message" 0 "returned a device array" -- \
     said wrong_answer__returns_device_array
 check "an exception: its traceback, at the student's line" 0 \
