@@ -29,7 +29,7 @@ static char job_path[PATH_MAX];
 static void read_device(const char *const *devices, char *said, size_t size)
 {
     const char *argv[] = {job_path, "read", DEVICE, NULL}, *env[] = {NULL};
-    struct job_command command = {argv, env, NULL, NULL, devices};
+    struct job_command command = {.argv = argv, .env = env, .devices = devices};
     struct grading_job job = {0};
     struct sandbox_limits limits;
     sandbox_default_limits(&limits);
