@@ -60,6 +60,7 @@ async function hostForm(browser) {
       expect(verdict === 'passed', `verdict ${verdict}`);
       await page.getByText(/2 copies to the device \([0-9.]+ [KMG]?B\) and 1 back, against the reference's 2 and 1/)
         .first().waitFor();
+      await page.getByText(/the virtual GPU ran the call's kernels and copies and modeled its time/).first().waitFor();
     }
     await shot(page, 'exercise-host-form-result');
   });

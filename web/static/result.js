@@ -160,7 +160,7 @@ function deviceLine(result) {
   const device = result.device || {};
   return h('p', { class: 'device' }, `On ${device.name || 'an unknown device'}`,
     device.emulated && !/emulated/.test(device.name || '') ? ' (emulated)' : '',
-    device.emulated ? ': the virtual GPU ran the kernel and modeled its time' : ': a real GPU',
+    device.emulated ? `: the virtual GPU ran ${result.form === 'host' ? 'the call\'s kernels and copies' : 'the kernel'} and modeled its time` : ': a real GPU',
     result.seed ? `; seed ${result.seed}` : '',
     result.assessment === false && !result.correctness_only ? '; not at the assessment size' : '');
 }
