@@ -126,10 +126,10 @@ void host_form_stop(struct grading *g)
     for (int side = 0; side < HOST_SIDES; side++) {
         struct host_job *job = &g->host->jobs[side];
         close(job->calls_fd); /* the job's end: it exits, closing its driver */
-        if (job->served && !job->stuck)
+        /* a stuck call may hold the device (an endless kernel): stopping
+         * any session destroys its context, which would wait for it */
+        if (job->served && !g->api.stuck)
             g->api.kgemu_serve_stop(job->served);
-        /* a session left serving a stuck call runs in the driver: never unloaded */
-        g->api.stuck = g->api.stuck || (job->served && job->stuck);
     }
     free(g->host);
     g->host = NULL;
@@ -214,6 +214,15 @@ static void note_call(struct case_outcome *out, enum host_side side,
                         host_call_json(stats));
 }
 
+/* A call outlived its limit: its session is left serving it (a kernel may
+ * hold the device's lock), and the driver is stuck from now on: no session
+ * is stopped, nothing released or unloaded that would wait for it. */
+static void host_job_stuck(struct grading *g, struct host_job *job)
+{
+    job->stuck = true;
+    g->api.stuck = true;
+}
+
 /* The reference's call: its array in the output's `expected`, its times
  * the case's yardsticks. False with r->error set. */
 static bool call_reference(struct run *r, const char *request, const int *fds, int n, int returned,
@@ -230,7 +239,7 @@ static bool call_reference(struct run *r, const char *request, const int *fds, i
         host_call(g, &g->host->jobs[HOST_REFERENCE], request, fds, n, b->expected, b->bytes,
                   HOST_REFERENCE_CALL_SECONDS, &stats, &took, text, sizeof text, &own);
     if (reply == HOST_REPLY_LATE)
-        g->host->jobs[HOST_REFERENCE].stuck = true;
+        host_job_stuck(g, &g->host->jobs[HOST_REFERENCE]);
     if (reply != HOST_REPLY_RETURNED)
         return run_fail(r, "the host form's reference (reference_host.py) did not return: %.300s",
                         text[0] ? text : "it ended, or said something else");
@@ -301,7 +310,8 @@ static bool call_student(struct run *r, const char *request, const int *fds, int
     grade_phase(g, GRADER_PHASE_STUDENT);
     enum host_reply reply = host_call(g, job, request, fds, n, actual, bytes, limit, &stats, &took,
                                       text, sizeof text, &own);
-    job->stuck = reply == HOST_REPLY_LATE;
+    if (reply == HOST_REPLY_LATE)
+        host_job_stuck(g, job);
     note_call(out, HOST_STUDENT, &stats);
     bool ok = !own || run_fail(r, "%s", text);
     if (ok && reply == HOST_REPLY_RETURNED && timed) {

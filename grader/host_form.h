@@ -98,7 +98,7 @@ enum grader_verdict host_form_start(struct grading *g, char *message, size_t siz
 bool host_case(struct grading *g, const struct exercise_case *c, bool timed,
                struct case_outcome *out, char *error, size_t error_size);
 
-/* Ends both sessions (but a stuck one) and frees g->host. */
+/* Ends both sessions (neither once a call is stuck: g->api.stuck) and frees g->host. */
 void host_form_stop(struct grading *g);
 
 /* -------------------------------------------------------- host_call.c */

@@ -648,6 +648,20 @@ static const char *host_function(const json_t *numba)
                                              : NULL;
 }
 
+/* A runtime_error's message ("the program ended during
+ * create_hidden_layer"), with why the student's host job ended when the
+ * sandbox or a signal ended it: the grade job only saw its socket end. */
+static void host_end_said(const struct host_process *student, json_t *result)
+{
+    char why[GRADER_MESSAGE_MAX / 2], message[GRADER_MESSAGE_MAX];
+    const char *said = json_string_value(json_object_get(result, "message"));
+    if (!said || !host_process_end_text(student, why, sizeof why))
+        return;
+    snprintf(message, sizeof message, "%.*s: %s", (int)(sizeof message - sizeof why - 2), said,
+             why);
+    json_object_set_new(result, "message", json_string(message));
+}
+
 /* The student's source graded: through its host function, with the host
  * jobs beside the grade job (host_processes.c), or its kernels. */
 static json_t *grade_source(const struct grading_job *job, const struct job_paths *p,
@@ -669,6 +683,8 @@ static json_t *grade_source(const struct grading_job *job, const struct job_path
     json_t *result = grade_in_sandbox(job, p, files, reference, numba, why, hosts.worker_peers,
                                       verdict, error, error_size);
     host_processes_finish(&hosts);
+    if (result && *verdict == GRADER_VERDICT_RUNTIME_ERROR)
+        host_end_said(&hosts.student, result);
     return result;
 }
 

@@ -224,5 +224,11 @@ bool host_processes_start(struct host_processes *all, const struct grading_job *
 /* Once the grade job has ended: closes what is left of its ends, stops the
  * host jobs that have not ended, joins them. */
 void host_processes_finish(struct host_processes *all);
+/* Why a host job ended, once finished, when the sandbox or a signal ended
+ * it or it exited with a failure: a clause for the verdict's message ("the
+ * sandbox stopped it for a system call it does not allow (...)"), in
+ * `text`. False when it ended as a job ends, or was stopped because the
+ * grading had. */
+bool host_process_end_text(const struct host_process *h, char *text, size_t size);
 
 #endif

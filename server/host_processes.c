@@ -23,6 +23,7 @@
 #include <glob.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,4 +231,31 @@ void host_processes_finish(struct host_processes *all)
     if (all->stop[0] >= 0)
         close(all->stop[0]);
     all->stop[0] = all->stop[1] = -1;
+}
+
+bool host_process_end_text(const struct host_process *h, char *text, size_t size)
+{
+    const struct sandbox_outcome *o = &h->outcome;
+    switch (o->end) {
+    case SANDBOX_SIGNALED:
+        if (o->signal == SIGSYS)
+            snprintf(text, size,
+                     "the sandbox stopped it for a system call it does not allow (a submission "
+                     "may compute, not write files, start programs or reach the network)");
+        else
+            snprintf(text, size, "it was %s", o->reason);
+        return true;
+    case SANDBOX_OUT_OF_MEMORY:
+    case SANDBOX_TIMED_OUT:
+    case SANDBOX_CPU_LIMIT:
+        snprintf(text, size, "the sandbox stopped it: it was %s", o->reason);
+        return true;
+    case SANDBOX_EXITED:
+        if (o->exit_code == 0)
+            return false;
+        snprintf(text, size, "it %s", o->reason);
+        return true;
+    default:
+        return false;
+    }
 }
