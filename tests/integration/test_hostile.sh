@@ -55,14 +55,10 @@ done
 # prints is capped; it ends within bounds.
 #
 # Expected to fail (the verdict is `passed` today), kept in the corpus:
-# - numpy_uploaded_in_halves: the provenance rule compares whole copies, so
-#   a host answer uploaded in two halves and copied back whole passes; host
-#   data tracked per page (branch provenance, kgemu_copy_record.host_bytes)
-#   is to catch it: then take it off this list.
 # - numpy_answer_nudged_by_a_kernel: a kernel that changes a host answer
-#   within the tolerance meets any rule on copies; only charging the host's
-#   CPU time could tell it from a kernel's work.
-HOST_EXPECTED_TO_FAIL=" wrong_answer__numpy_uploaded_in_halves.py wrong_answer__numpy_answer_nudged_by_a_kernel.py "
+#   within the tolerance meets any rule on copies and their bytes; only
+#   charging the host's CPU time could tell it from a kernel's work.
+HOST_EXPECTED_TO_FAIL=" wrong_answer__numpy_answer_nudged_by_a_kernel.py "
 host_leaks() {
     leaks || grep -E "intended answer|d_greyscales" "$TMP/result.json" "$TMP/stderr"
 }
