@@ -205,8 +205,9 @@ struct kgemu_served_stats {
     double device_ms;
     unsigned long long copies[KGEMU_COPY_KINDS]; /* copies made so far, memsets not counted */
     unsigned long long bytes[KGEMU_COPY_KINDS];
-    /* Copy records so far: each copy one, kept up to KGEMU_COPY_RECORDS_MAX,
-     * then counted, not kept (records_lost 1). */
+    /* Copy records so far: each copy one, numbered from 0. The last
+     * KGEMU_COPY_RECORDS_MAX are kept; records_lost is 1 once earlier ones
+     * are no longer kept (more than that many so far). */
     unsigned long long records;
     int records_lost;
     unsigned long long launches; /* kernel launches so far (those that succeeded) */
@@ -222,9 +223,21 @@ struct kgemu_served_stats {
  * CUDA_ERROR_INVALID_VALUE (a NULL argument). */
 int kgemu_served_stats(struct kgemu_served *served, struct kgemu_served_stats *stats);
 /* Copy records [first, first + count) into `records`, as far as they are
- * kept; returns how many were copied. */
+ * made; returns how many were copied: 0 when record `first` is not made
+ * yet or no longer kept (only the last KGEMU_COPY_RECORDS_MAX are). */
 unsigned kgemu_served_copies(struct kgemu_served *served, unsigned long long first,
                              struct kgemu_copy_record *records, unsigned count);
+/* Settles the session's device, as a cuCtxSynchronize of the client's
+ * would: the host's point on the client context's timeline moves up to the
+ * end of all the work queued so far, so that whatever the client asks for
+ * next starts after it (work queued and never waited for cannot overlap
+ * what comes next). The settled point, in the milliseconds of
+ * kgemu_served_stats.device_ms, goes to `device_ms`: the time of what the
+ * client does next is stats.device_ms after it less that. Safe from any
+ * thread while the session is served (it waits for the driver's lock, as
+ * the client's own calls do). 0; CUDA_ERROR_INVALID_VALUE (a NULL
+ * argument); CUDA_ERROR_CONTEXT_IS_DESTROYED once the session ended. */
+int kgemu_served_settle(struct kgemu_served *served, double *device_ms);
 /* Ends the session, whether the client is still connected, has closed or
  * broke the protocol: shuts the socket down (not closed: the caller's),
  * joins the thread (after the request it is serving, a launch included),

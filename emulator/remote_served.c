@@ -21,8 +21,6 @@
 
 #include "remote_server.h"
 
-#define SERVED_RECORDS_FIRST 256 /* records kept before the first growth (then doubled) */
-
 struct kgemu_served {
     int fd;
     pthread_t thread;
@@ -30,28 +28,15 @@ struct kgemu_served {
     pthread_cond_t decided;
     bool started; /* the session's start is decided: start_result */
     CUresult start_result;
+    /* The client's context while it lives (kgemu_served_settle's; the
+     * serving thread clears it before destroying it). */
+    CUcontext context;
     struct kgemu_served_stats stats;
-    struct kgemu_copy_record *records; /* the first `kept` copies */
-    size_t kept, capacity;
+    /* The last KGEMU_COPY_RECORDS_MAX records: record i at i % the max. */
+    struct kgemu_copy_record *records;
 };
 
 /* ------------------------------------------- what the session publishes */
-
-/* Room for one more record; false when none can be had. */
-static bool served_room(struct kgemu_served *served)
-{
-    if (served->kept < served->capacity)
-        return true;
-    size_t capacity = served->capacity == 0 ? SERVED_RECORDS_FIRST : served->capacity * 2;
-    if (capacity > KGEMU_COPY_RECORDS_MAX)
-        return false;
-    struct kgemu_copy_record *records = realloc(served->records, capacity * sizeof *records);
-    if (records == NULL)
-        return false;
-    served->records = records;
-    served->capacity = capacity;
-    return true;
-}
 
 void remote_served_copy(struct remote_session *s, enum kgemu_copy_kind kind, uint64_t bytes,
                         uint64_t hash, uint64_t host_bytes)
@@ -62,12 +47,10 @@ void remote_served_copy(struct remote_session *s, enum kgemu_copy_kind kind, uin
     pthread_mutex_lock(&served->lock);
     served->stats.copies[kind]++;
     served->stats.bytes[kind] += bytes;
+    served->records[served->stats.records % KGEMU_COPY_RECORDS_MAX] = (struct kgemu_copy_record){
+        .kind = (int)kind, .bytes = bytes, .hash = hash, .host_bytes = host_bytes};
     served->stats.records++;
-    if (served_room(served))
-        served->records[served->kept++] = (struct kgemu_copy_record){
-            .kind = (int)kind, .bytes = bytes, .hash = hash, .host_bytes = host_bytes};
-    else
-        served->stats.records_lost = 1;
+    served->stats.records_lost = served->stats.records > KGEMU_COPY_RECORDS_MAX;
     pthread_mutex_unlock(&served->lock);
 }
 
@@ -110,6 +93,7 @@ static void served_end(struct kgemu_served *served, CUresult result)
     pthread_mutex_lock(&served->lock);
     served->stats.ended = 1;
     served->stats.result = (int)result;
+    served->context = NULL; /* destroyed next: kgemu_served_settle no longer reaches it */
     pthread_mutex_unlock(&served->lock);
 }
 
@@ -118,6 +102,7 @@ static void *served_thread(void *arg)
     struct kgemu_served *served = arg;
     struct remote_session s = {.fd = served->fd, .served = served};
     CUresult rc = remote_session_open(&s);
+    served->context = s.context; /* before the start is decided: no other thread reads it yet */
     served_decide(served, rc);
     if (rc == CUDA_SUCCESS)
         rc = remote_session_serve(&s);
@@ -148,6 +133,11 @@ EMU_EXPORT int kgemu_serve_start(int fd, struct kgemu_served **served)
     if (p == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     p->fd = fd;
+    p->records = malloc(KGEMU_COPY_RECORDS_MAX * sizeof *p->records);
+    if (p->records == NULL) {
+        free(p);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->decided, NULL);
     if (pthread_create(&p->thread, NULL, served_thread, p) != 0) {
@@ -184,12 +174,35 @@ EMU_EXPORT unsigned kgemu_served_copies(struct kgemu_served *served, unsigned lo
     if (served == NULL || (records == NULL && count > 0))
         return 0;
     pthread_mutex_lock(&served->lock);
-    unsigned long long left = first < served->kept ? served->kept - first : 0;
+    unsigned long long made = served->stats.records;
+    unsigned long long oldest = made > KGEMU_COPY_RECORDS_MAX ? made - KGEMU_COPY_RECORDS_MAX : 0;
+    unsigned long long left = first >= oldest && first < made ? made - first : 0;
     unsigned n = left < count ? (unsigned)left : count;
-    if (n > 0)
-        memcpy(records, served->records + first, n * sizeof *records);
+    for (unsigned i = 0; i < n; i++)
+        records[i] = served->records[(first + i) % KGEMU_COPY_RECORDS_MAX];
     pthread_mutex_unlock(&served->lock);
     return n;
+}
+
+/* The session's lock, then the driver's: the serving thread never takes
+ * the session's while it holds the driver's (it publishes between driver
+ * calls), and clears the context under the session's lock before it
+ * destroys it. */
+EMU_EXPORT int kgemu_served_settle(struct kgemu_served *served, double *device_ms)
+{
+    if (served == NULL || device_ms == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&served->lock);
+    CUcontext ctx = served->context;
+    CUresult rc = ctx != NULL ? driver_begin() : CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    if (ctx != NULL && rc == CUDA_SUCCESS) {
+        driver_timeline_host_waits(ctx, ctx->timeline.queued_end);
+        *device_ms = driver_timeline_ms(ctx->timeline.queued_end);
+    }
+    if (ctx != NULL)
+        driver_leave(rc);
+    pthread_mutex_unlock(&served->lock);
+    return (int)rc;
 }
 
 /* The shutdown ends a wait for the client's next request or for room to

@@ -86,6 +86,7 @@ struct cuda_api {
     __typeof__(&kgemu_serve_start) kgemu_serve_start;
     __typeof__(&kgemu_served_stats) kgemu_served_stats;
     __typeof__(&kgemu_served_copies) kgemu_served_copies;
+    __typeof__(&kgemu_served_settle) kgemu_served_settle;
     __typeof__(&kgemu_serve_stop) kgemu_serve_stop;
     __typeof__(&kgemu_hash) kgemu_hash;
 };

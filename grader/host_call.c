@@ -183,11 +183,11 @@ static bool read_returned(int fd, void *into, size_t bytes)
     return true;
 }
 
-/* `after` less `before`. */
-static void call_stats(const struct kgemu_served_stats *before,
+/* `after` less `before`; the device time from `settled_ms`. */
+static void call_stats(const struct kgemu_served_stats *before, double settled_ms,
                        const struct kgemu_served_stats *after, struct host_call_stats *call)
 {
-    call->device_ms = after->device_ms - before->device_ms;
+    call->device_ms = after->device_ms - settled_ms;
     for (int k = 0; k < KGEMU_COPY_KINDS; k++) {
         call->copies[k] = after->copies[k] - before->copies[k];
         call->bytes[k] = after->bytes[k] - before->bytes[k];
@@ -195,7 +195,20 @@ static void call_stats(const struct kgemu_served_stats *before,
     call->launches = after->launches - before->launches;
     call->first_record = before->records;
     call->records = after->records - before->records;
-    call->records_lost = after->records_lost != 0;
+}
+
+/* The session's figures before a call, its device settled (work an
+ * earlier call or the module's import left queued ends before the call
+ * starts, and is not the call's). A session that ended does no more work:
+ * its last point is the call's start. */
+static bool call_start(struct grading *g, struct host_job *job, struct kgemu_served_stats *before,
+                       double *settled_ms)
+{
+    if (g->api.kgemu_served_stats(job->served, before) != 0)
+        return false;
+    *settled_ms = before->device_ms;
+    g->api.kgemu_served_settle(job->served, settled_ms);
+    return true;
 }
 
 enum host_reply host_call(struct grading *g, struct host_job *job, const char *request,
@@ -204,9 +217,10 @@ enum host_reply host_call(struct grading *g, struct host_job *job, const char *r
                           char *text, size_t size, bool *own_failure)
 {
     struct kgemu_served_stats before, after;
+    double settled_ms;
     int all[HOST_DESCRIPTORS_MAX];
     int out = n < HOST_DESCRIPTORS_MAX ? sized_memfd("returned", returned_bytes) : -1;
-    *own_failure = out < 0 || g->api.kgemu_served_stats(job->served, &before) != 0;
+    *own_failure = out < 0 || !call_start(g, job, &before, &settled_ms);
     if (*own_failure) {
         snprintf(text, size, "no memory for the returned array (%s)", strerror(errno));
         if (out >= 0)
@@ -224,7 +238,7 @@ enum host_reply host_call(struct grading *g, struct host_job *job, const char *r
                                 : HOST_REPLY_ENDED;
     *seconds_taken = timing_now_seconds() - started;
     g->api.kgemu_served_stats(job->served, &after);
-    call_stats(&before, &after, stats);
+    call_stats(&before, settled_ms, &after, stats);
     if (reply == HOST_REPLY_RETURNED && !read_returned(out, returned, returned_bytes))
         reply = HOST_REPLY_ENDED;
     close(out);

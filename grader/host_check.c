@@ -26,15 +26,19 @@ static int larger_first(const void *a, const void *b)
     return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
 }
 
-/* The call's records; false when out of memory or when some were not kept. */
+/* The call's records; false when the call made more than the session
+ * keeps, when its first is no longer kept (a later copy pushed it out), or
+ * when out of memory. */
 static bool read_copies(struct grading *g, struct host_job *job, const struct host_call_stats *call,
                         struct call_copies *c)
 {
     memset(c, 0, sizeof *c);
+    if (call->records > KGEMU_COPY_RECORDS_MAX)
+        return false;
     c->all = calloc(call->records + 1, sizeof *c->all);
     c->back = calloc(call->records + 1, sizeof *c->back);
     c->used = calloc(call->records + 1, sizeof *c->used);
-    if (!c->all || !c->back || !c->used || call->records > KGEMU_COPY_RECORDS_MAX)
+    if (!c->all || !c->back || !c->used)
         return false;
     c->n = g->api.kgemu_served_copies(job->served, call->first_record, c->all,
                                       (unsigned)call->records);
@@ -42,7 +46,7 @@ static bool read_copies(struct grading *g, struct host_job *job, const struct ho
         if (c->all[i].kind == KGEMU_COPY_DTOH && c->all[i].bytes > 0)
             c->back[c->n_back++] = c->all[i];
     qsort(c->back, c->n_back, sizeof *c->back, larger_first);
-    return c->n == call->records && !call->records_lost;
+    return c->n == call->records;
 }
 
 static void free_copies(struct call_copies *c)

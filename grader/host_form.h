@@ -62,13 +62,14 @@
 enum host_side { HOST_REFERENCE, HOST_STUDENT, HOST_SIDES };
 
 /* What one call did on the device: its served session's figures after the
- * reply less those before the request. */
+ * reply less those before the request; its device time from the point the
+ * session was settled at before the request (kgemu_served_settle: the
+ * call starts from an idle device) to the end of its work. */
 struct host_call_stats {
     double device_ms;
     unsigned long long copies[KGEMU_COPY_KINDS], bytes[KGEMU_COPY_KINDS];
     unsigned long long launches;
     unsigned long long first_record, records; /* the call's copy records */
-    bool records_lost;                        /* some were counted, not kept */
 };
 
 /* One host job: its descriptors and its served driver session. */

@@ -144,6 +144,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (client.reply_data == NULL || kgemu_serve_start(sv[0], &served) != CUDA_SUCCESS ||
         pthread_create(&thread, NULL, client_run, &client) != 0)
         abort();
+    double settled_ms; /* while it is served, or after it ended */
+    int settled = kgemu_served_settle(served, &settled_ms);
+    if (settled != CUDA_SUCCESS && settled != CUDA_ERROR_CONTEXT_IS_DESTROYED)
+        abort();
     pthread_join(thread, NULL);
     struct kgemu_served_stats stats = {0};
     while (!stats.ended && kgemu_served_stats(served, &stats) == CUDA_SUCCESS)

@@ -10,7 +10,10 @@
 # a device array returned, runtime_error for an exception; and the grade job's
 # own hostile modules (tests/integration/host_form/): a call past its limit,
 # a program ending in its call or answering on the channel itself, a module
-# that does not import, a result computed on the GPU but wrong. Then the
+# that does not import, a result computed on the GPU but wrong, the course's
+# answer behind a queue of work left at import (timed from an idle device:
+# not faster than the reference) and after more copies at import than the
+# session keeps records of (the call's own are kept: it passes). Then the
 # same through `kgrade grade`, in the sandbox, at a small size (test_grade.sh
 # checks every solution's verdict so; these check what its grade says).
 set -uo pipefail
@@ -70,6 +73,8 @@ expect "wrong values: the kernel form's first mismatch" 0 \
     said wrong_answer__halves_the_greyscales
 expect "... with the inputs at that element" 0 '"first_mismatch": \{"buffer": "out".*"inputs": \[\{"name": "greyscales"' -- \
     said wrong_answer__halves_the_greyscales
+expect "work queued at import and never waited for hides none of the call's time" 0 \
+    "time as a ratio to the reference's: (1\.[0-9]+|[2-9][0-9.]*)×" -- said passed__hides_time_behind_a_queue
 
 # Through `kgrade grade`: the host jobs and the grade job in their sandboxes
 # (server/grading_job.c), at a small size.

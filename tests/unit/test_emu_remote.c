@@ -448,6 +448,7 @@ static void a_socket_that_is_none_starts_nothing(void **state)
 /* ------------------------------------------- served sessions (threads) */
 
 #define ENDED_WAIT_MS 20000 /* how long a session may take to see its client gone */
+#define QUEUED_COPIES 8     /* copies a client leaves queued for kgemu_served_settle */
 
 /* A client of kgemu_serve_start: a raw client on a thread of its own that
  * pauses at gates, where the test reads its session's stats mid-session. */
@@ -760,19 +761,22 @@ static void a_copy_broken_off_counts_what_moved(void **state)
     served_finish(&c, CUDA_ERROR_INVALID_VALUE);
 }
 
-/* One copy more than the records kept, of one byte each. */
+/* As many copies of one byte as the records kept, then one of two. */
 static void many_copies(struct served_client *sc)
 {
     struct raw *c = &sc->raw;
     struct remote_message r;
     raw_ready(c);
-    EXPECT(c, raw_simple(c, REMOTE_MEM_ALLOC, 2, 0, 0, &r) == CUDA_SUCCESS);
-    for (int i = 0; i <= KGEMU_COPY_RECORDS_MAX; i++)
+    EXPECT(c, raw_simple(c, REMOTE_MEM_ALLOC, 4, 0, 0, &r) == CUDA_SUCCESS);
+    for (int i = 0; i < KGEMU_COPY_RECORDS_MAX; i++)
         EXPECT(c,
                raw_simple(c, REMOTE_MEMCPY_DTOD, r.arg[0] + 1, r.arg[0], 1, NULL) == CUDA_SUCCESS);
+    EXPECT(c, raw_simple(c, REMOTE_MEMCPY_DTOD, r.arg[0] + 2, r.arg[0], 2, NULL) == CUDA_SUCCESS);
 }
 
-static void records_past_the_limit_are_counted_not_kept(void **state)
+/* The last KGEMU_COPY_RECORDS_MAX are kept, in order, their numbers
+ * counting on; the first is no longer. */
+static void the_last_records_are_kept(void **state)
 {
     (void)state;
     struct served_client c;
@@ -781,9 +785,64 @@ static void records_past_the_limit_are_counted_not_kept(void **state)
     assert_int_equal(stats.records, KGEMU_COPY_RECORDS_MAX + 1);
     assert_int_equal(stats.copies[KGEMU_COPY_DTOD], KGEMU_COPY_RECORDS_MAX + 1);
     assert_true(stats.records_lost);
-    struct kgemu_copy_record record;
-    assert_int_equal(kgemu_served_copies(c.served, KGEMU_COPY_RECORDS_MAX - 1, &record, 1), 1);
-    assert_int_equal(kgemu_served_copies(c.served, KGEMU_COPY_RECORDS_MAX, &record, 1), 0);
+    struct kgemu_copy_record *kept = calloc(KGEMU_COPY_RECORDS_MAX + 1, sizeof *kept);
+    assert_int_equal(kgemu_served_copies(c.served, 0, kept, 1), 0);
+    assert_int_equal(kgemu_served_copies(c.served, 1, kept, KGEMU_COPY_RECORDS_MAX + 1),
+                     KGEMU_COPY_RECORDS_MAX);
+    assert_int_equal(kept[0].bytes, 1);
+    assert_int_equal(kept[KGEMU_COPY_RECORDS_MAX - 2].bytes, 1);
+    assert_int_equal(kept[KGEMU_COPY_RECORDS_MAX - 1].bytes, 2);
+    assert_int_equal(kgemu_served_copies(c.served, KGEMU_COPY_RECORDS_MAX, kept, 1), 1);
+    assert_int_equal(kept[0].bytes, 2);
+    assert_int_equal(kgemu_served_copies(c.served, KGEMU_COPY_RECORDS_MAX + 1, kept, 1), 0);
+    free(kept);
+    served_finish(&c, CUDA_SUCCESS);
+}
+
+/* A long queue of copies within the device on a stream that does not wait
+ * for the NULL one, never waited for (gate 1); then one small copy to the
+ * device on the NULL stream (gate 2). */
+static void a_queue_left_then_a_copy(struct served_client *sc)
+{
+    struct raw *c = &sc->raw;
+    struct remote_message r;
+    raw_ready(c);
+    EXPECT(c,
+           raw_simple(c, REMOTE_STREAM_CREATE, CU_STREAM_NON_BLOCKING, 0, 0, &r) == CUDA_SUCCESS);
+    uint64_t stream = r.arg[0];
+    EXPECT(c, raw_simple(c, REMOTE_MEM_ALLOC, 2 * sc->bytes, 0, 0, &r) == CUDA_SUCCESS);
+    uint64_t a = r.arg[0];
+    for (int i = 0; i < QUEUED_COPIES; i++) {
+        struct remote_message req = {.op = REMOTE_MEMCPY_DTOD,
+                                     .arg = {a + sc->bytes, a, sc->bytes, stream}};
+        EXPECT(c, raw_call(c, &req, NULL, &r) == CUDA_SUCCESS);
+    }
+    gate_pause(sc);
+    raw_htod(c, a, sc->pattern, 1, true);
+    gate_pause(sc);
+}
+
+/* Settled, what the client does next starts after all it queued: the
+ * small copy's time is its own, not hidden under the queue. */
+static void settle_makes_the_next_work_start_after_the_queue(void **state)
+{
+    (void)state;
+    struct served_client c;
+    served_begin(&c, a_queue_left_then_a_copy, (size_t)64 << 20, 6);
+    gate_reached(&c, 1);
+    double queued_ms = served_stats(&c).device_ms, settled_ms = 0;
+    assert_int_equal(kgemu_served_settle(c.served, &settled_ms), CUDA_SUCCESS);
+    assert_true(settled_ms == queued_ms);
+    gate_release(&c, 1);
+    gate_reached(&c, 2);
+    double copy_ms = served_stats(&c).device_ms - settled_ms;
+    assert_true(copy_ms > 0);
+    assert_true(copy_ms < queued_ms / QUEUED_COPIES); /* one small copy, not the queue */
+    gate_release(&c, 2);
+    served_ended(&c);
+    assert_int_equal(kgemu_served_settle(c.served, &settled_ms), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    assert_int_equal(kgemu_served_settle(NULL, &settled_ms), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(kgemu_served_settle(c.served, NULL), CUDA_ERROR_INVALID_VALUE);
     served_finish(&c, CUDA_SUCCESS);
 }
 
@@ -1066,7 +1125,8 @@ int main(void)
         cmocka_unit_test(a_copy_in_chunks_is_one_record),
         cmocka_unit_test(stop_ends_a_session_in_any_state),
         cmocka_unit_test(a_copy_broken_off_counts_what_moved),
-        cmocka_unit_test(records_past_the_limit_are_counted_not_kept),
+        cmocka_unit_test(the_last_records_are_kept),
+        cmocka_unit_test(settle_makes_the_next_work_start_after_the_queue),
         cmocka_unit_test(a_start_that_fails_serves_nothing),
         cmocka_unit_test(copies_back_tell_the_host_bytes),
         cmocka_unit_test(the_hash_is_xxh64),
