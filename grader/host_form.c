@@ -36,7 +36,7 @@ static bool host_form_possible(const struct grading *g, char *message, size_t si
     }
     const struct cuda_api *api = &g->api;
     if (!api->kgemu_serve_start || !api->kgemu_served_stats || !api->kgemu_served_copies ||
-        !api->kgemu_serve_stop || !api->kgemu_hash) {
+        !api->kgemu_serve_stop || !api->kgemu_hash || !api->kgemu_served_uploaded_bytes) {
         snprintf(message, size,
                  "the host form runs on kgrade's virtual GPU, which serves its jobs' drivers; "
                  "this driver cannot (grade with --device emulator)");
