@@ -20,11 +20,14 @@
 
 #include "hash.h"
 
-#define EMU_CHUNK_MIN       256u  /* bytes: no cut before */
-#define EMU_CHUNK_MAX       8192u /* bytes: a cut forced there */
-#define EMU_CHUNK_MASK_BITS 11 /* top bits clear: a cut every 2 KiB past the minimum, on average   \
-                                */
-#define EMU_CHUNK_SET_MAX (1u << 22) /* fingerprints a set keeps (about 9 GB of chunks) */
+/* Chunk lengths: no cut before the minimum, one forced at the maximum;
+ * between, a cut where the gear hash's top EMU_CHUNK_MASK_BITS bits are
+ * clear (every 2 KiB on average). A set keeps up to EMU_CHUNK_SET_MAX
+ * fingerprints (about 9 GB of chunks). */
+#define EMU_CHUNK_MIN       256u
+#define EMU_CHUNK_MAX       8192u
+#define EMU_CHUNK_MASK_BITS 11
+#define EMU_CHUNK_SET_MAX   (1u << 22)
 
 /* Called at each chunk's end with its fingerprint and length. */
 typedef void emu_chunk_found(void *context, uint64_t fingerprint, size_t bytes);
