@@ -236,7 +236,8 @@ unsigned kgemu_served_copies(struct kgemu_served *served, unsigned long long fir
  * chunking, about 2 KiB a chunk, between 256 B and 8 KiB), and so is the
  * buffer, so bytes uploaded and moved unchanged (at any offset, in any
  * pieces, by copies within the device or by a kernel that copies them)
- * are found, but for about a chunk at each end of a run of them. Safe
+ * are found, but for about a chunk at each end of a run of them (a
+ * buffer under 256 bytes never is: too short to tell anything). Safe
  * while the session is served, from any thread. 0, or
  * CUDA_ERROR_INVALID_VALUE (a NULL argument). */
 int kgemu_served_uploaded_bytes(struct kgemu_served *served, const void *bytes, size_t size,

@@ -12,7 +12,9 @@
  * waits for the driver's lock, which a long launch of another session
  * holds. The fingerprints of the chunks of every copy to the device
  * (chunks.h) are kept in one set, under the same lock, for
- * kgemu_served_uploaded_bytes. The client's context is made on the serving thread, is current
+ * kgemu_served_uploaded_bytes; chunks shorter than EMU_CHUNK_MIN (a run's
+ * last, four bytes of zeros) are too common to tell anything and are
+ * neither kept nor counted. The client's context is made on the serving thread, is current
  * only there, and is destroyed there when the session ends, when the
  * thread also shuts the socket down (a client that broke the protocol and
  * waits for an answer gets none, it is not left waiting).
@@ -77,7 +79,8 @@ void remote_served_copy(struct remote_session *s, enum kgemu_copy_kind kind, uin
 void remote_served_uploaded(void *context, uint64_t fingerprint, size_t bytes)
 {
     struct kgemu_served *served = ((struct remote_session *)context)->served;
-    (void)bytes;
+    if (bytes < EMU_CHUNK_MIN) /* a run's short last chunk: no evidence of anything */
+        return;
     pthread_mutex_lock(&served->lock);
     emu_chunk_set_add(&served->uploaded, fingerprint);
     pthread_mutex_unlock(&served->lock);
@@ -216,6 +219,8 @@ struct uploaded_count {
 static void uploaded_found(void *context, uint64_t fingerprint, size_t bytes)
 {
     struct uploaded_count *count = context;
+    if (bytes < EMU_CHUNK_MIN)
+        return;
     pthread_mutex_lock(&count->served->lock);
     if (emu_chunk_set_has(&count->served->uploaded, fingerprint))
         count->matched += bytes;

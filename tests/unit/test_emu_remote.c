@@ -24,7 +24,7 @@
  * freed and allocated again; a module's variables. Chunks uploaded
  * (kgemu_served_uploaded_bytes): found at offsets 0, 1 (in two pieces) and
  * 3, after a copy within the device and through a copy kernel, never in
- * what a kernel computed. And kgemu_hash itself:
+ * what a kernel computed nor in a buffer under 256 bytes. And kgemu_hash itself:
  * XXH64's published values, any alignment, any pieces.
  */
 #include <setjmp.h>
@@ -1040,12 +1040,12 @@ static unsigned long long uploaded(struct host_client *h, const unsigned char *a
     return matched;
 }
 
-/* `data` (UPLOAD_BYTES) uploaded at `offset` of a new allocation, in two
+/* `data` (`n` bytes) uploaded at `offset` of a new allocation, in two
  * pieces when `halves`; returns where it lies. */
 static uint64_t upload_at(struct host_client *h, const unsigned char *data, size_t offset,
-                          bool halves)
+                          bool halves, size_t n)
 {
-    size_t n = UPLOAD_BYTES, first = halves ? n / 2 + 7 : n;
+    size_t first = halves ? n / 2 + 7 : n;
     uint64_t device = host_alloc(h, n + offset) + offset;
     raw_htod(h->c, device, data, first, true);
     if (halves)
@@ -1082,7 +1082,7 @@ static void upload_scenarios(struct served_client *sc)
     uint64_t at[3];
     for (size_t i = 0; i < 3; i++) {
         data[i] = random_bytes(UPLOAD_BYTES, 11 + i);
-        at[i] = upload_at(&h, data[i], i == 2 ? 3 : i, i == 1);
+        at[i] = upload_at(&h, data[i], i == 2 ? 3 : i, i == 1, UPLOAD_BYTES);
         back_uploaded(&h, at[i], true);
         free(data[i]);
     }
@@ -1095,6 +1095,8 @@ static void upload_scenarios(struct served_client *sc)
     host_flip(&h, again, flipped, UPLOAD_BYTES);
     back_uploaded(&h, again, true);
     EXPECT(h.c, uploaded(&h, never, UPLOAD_BYTES) == 0);
+    upload_at(&h, never, 0, false, EMU_CHUNK_MIN - 1); /* too short to tell anything */
+    EXPECT(h.c, uploaded(&h, never, EMU_CHUNK_MIN - 1) == 0);
     free(never);
     struct kgemu_served_stats stats;
     EXPECT(h.c, kgemu_served_stats(sc->served, &stats) == 0);
