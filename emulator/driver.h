@@ -27,6 +27,7 @@
 
 #include <pthread.h>
 
+#include "chunks.h"
 #include "emu.h"
 #include "hash.h"
 #include "texture.h"
@@ -315,12 +316,13 @@ void driver_timeline_memset(struct CUctx_st *ctx, CUstream stream, uint64_t byte
  * the remote driver's server (remote_server_copy.c) makes one through its
  * window: each part is checked (the stream, the range inside one
  * allocation of the current context) and moved without time, its device
- * bytes added to `hash` once moved (NULL: none; the host end may be
- * changed meanwhile by another process, the device end cannot), then the
+ * bytes added to `hash` and `chunks` once moved (NULL: none; the host
+ * end may be changed meanwhile by another process, the device end
+ * cannot; `chunks`' callback is called with the lock held), then the
  * whole copy (or what was made of it) is placed once on the timeline, as
  * one copy of `bytes` would be. Each takes the lock. */
 CUresult driver_copy_part(CUstream stream, CUdeviceptr device, void *host, size_t bytes,
-                          bool to_device, struct emu_hash *hash);
+                          bool to_device, struct emu_hash *hash, struct emu_chunker *chunks);
 CUresult driver_copy_charge(CUstream stream, CUdeviceptr device, const void *host, size_t bytes,
                             bool to_device, bool synchronous);
 /* CUDA_ERROR_INVALID_VALUE unless [address, address + bytes) lies inside

@@ -300,7 +300,7 @@ CUresult driver_own_range_check(CUdeviceptr address, size_t bytes)
 }
 
 CUresult driver_copy_part(CUstream stream, CUdeviceptr device, void *host, size_t bytes,
-                          bool to_device, struct emu_hash *hash)
+                          bool to_device, struct emu_hash *hash, struct emu_chunker *chunks)
 {
     struct CUctx_st *ctx;
     CUresult rc = memory_begin(stream, &ctx);
@@ -312,6 +312,8 @@ CUresult driver_copy_part(CUstream stream, CUdeviceptr device, void *host, size_
         emu_host_copy(host, memory_host(device), bytes);
     if (rc == CUDA_SUCCESS && hash != NULL)
         emu_hash_add(hash, memory_host(device), bytes);
+    if (rc == CUDA_SUCCESS && chunks != NULL)
+        emu_chunker_add(chunks, memory_host(device), bytes);
     return driver_leave(rc);
 }
 

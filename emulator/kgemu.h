@@ -215,6 +215,11 @@ struct kgemu_served_stats {
     /* Once ended: what kgemu_serve would have returned (0: closed between
      * requests; CUDA_ERROR_INVALID_VALUE: broke the protocol). */
     int result;
+    /* Fingerprints of the chunks of the copies to the device kept so far
+     * (kgemu_served_uploaded_bytes), up to a few million (about 9 GB of
+     * copies), then not kept (uploaded_chunks_lost 1). */
+    unsigned long long uploaded_chunks;
+    int uploaded_chunks_lost;
 };
 
 /* A snapshot of the session so far, safe while it is served, from any
@@ -238,6 +243,18 @@ unsigned kgemu_served_copies(struct kgemu_served *served, unsigned long long fir
  * the client's own calls do). 0; CUDA_ERROR_INVALID_VALUE (a NULL
  * argument); CUDA_ERROR_CONTEXT_IS_DESTROYED once the session ended. */
 int kgemu_served_settle(struct kgemu_served *served, double *device_ms);
+/* How many of the `size` bytes at `bytes` lie in chunks the session
+ * copied to the device, in `*matched`: the bytes of every copy to the
+ * device are cut into chunks where their content says (content-defined
+ * chunking, about 2 KiB a chunk, between 256 B and 8 KiB), and so is the
+ * buffer, so bytes uploaded and moved unchanged (at any offset, in any
+ * pieces, by copies within the device or by a kernel that copies them)
+ * are found, but for about a chunk at each end of a run of them (a
+ * buffer under 256 bytes never is: too short to tell anything). Safe
+ * while the session is served, from any thread. 0, or
+ * CUDA_ERROR_INVALID_VALUE (a NULL argument). */
+int kgemu_served_uploaded_bytes(struct kgemu_served *served, const void *bytes, size_t size,
+                                unsigned long long *matched);
 /* Ends the session, whether the client is still connected, has closed or
  * broke the protocol: shuts the socket down (not closed: the caller's),
  * joins the thread (after the request it is serving, a launch included),

@@ -10,7 +10,11 @@
  * lock before it answers the request, so a reader that has seen the
  * client's answer to anything later sees all of it, and a reader never
  * waits for the driver's lock, which a long launch of another session
- * holds. The client's context is made on the serving thread, is current
+ * holds. The fingerprints of the chunks of every copy to the device
+ * (chunks.h) are kept in one set, under the same lock, for
+ * kgemu_served_uploaded_bytes; chunks shorter than EMU_CHUNK_MIN (a run's
+ * last, four bytes of zeros) are too common to tell anything and are
+ * neither kept nor counted. The client's context is made on the serving thread, is current
  * only there, and is destroyed there when the session ends, when the
  * thread also shuts the socket down (a client that broke the protocol and
  * waits for an answer gets none, it is not left waiting).
@@ -34,6 +38,7 @@ struct kgemu_served {
     struct kgemu_served_stats stats;
     /* The last KGEMU_COPY_RECORDS_MAX records: record i at i % the max. */
     struct kgemu_copy_record *records;
+    struct emu_chunk_set uploaded; /* the fingerprints of the chunks of every copy to the device */
 };
 
 /* ------------------------------------------- what the session publishes */
@@ -51,6 +56,16 @@ void remote_served_copy(struct remote_session *s, enum kgemu_copy_kind kind, uin
         .kind = (int)kind, .bytes = bytes, .hash = hash, .host_bytes = host_bytes};
     served->stats.records++;
     served->stats.records_lost = served->stats.records > KGEMU_COPY_RECORDS_MAX;
+    pthread_mutex_unlock(&served->lock);
+}
+
+void remote_served_uploaded(void *context, uint64_t fingerprint, size_t bytes)
+{
+    struct kgemu_served *served = ((struct remote_session *)context)->served;
+    if (bytes < EMU_CHUNK_MIN) /* a run's short last chunk: no evidence of anything */
+        return;
+    pthread_mutex_lock(&served->lock);
+    emu_chunk_set_add(&served->uploaded, fingerprint);
     pthread_mutex_unlock(&served->lock);
 }
 
@@ -121,6 +136,7 @@ static void served_free(struct kgemu_served *served)
     pthread_mutex_destroy(&served->lock);
     pthread_cond_destroy(&served->decided);
     free(served->records);
+    emu_chunk_set_free(&served->uploaded);
     free(served);
 }
 
@@ -164,6 +180,8 @@ EMU_EXPORT int kgemu_served_stats(struct kgemu_served *served, struct kgemu_serv
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&served->lock);
     *stats = served->stats;
+    stats->uploaded_chunks = served->uploaded.count;
+    stats->uploaded_chunks_lost = served->uploaded.lost;
     pthread_mutex_unlock(&served->lock);
     return CUDA_SUCCESS;
 }
@@ -203,6 +221,37 @@ EMU_EXPORT int kgemu_served_settle(struct kgemu_served *served, double *device_m
         driver_leave(rc);
     pthread_mutex_unlock(&served->lock);
     return (int)rc;
+}
+
+/* Counts the bytes of a buffer's chunks that the session uploaded. */
+struct uploaded_count {
+    struct kgemu_served *served;
+    unsigned long long matched;
+};
+
+static void uploaded_found(void *context, uint64_t fingerprint, size_t bytes)
+{
+    struct uploaded_count *count = context;
+    if (bytes < EMU_CHUNK_MIN)
+        return;
+    pthread_mutex_lock(&count->served->lock);
+    if (emu_chunk_set_has(&count->served->uploaded, fingerprint))
+        count->matched += bytes;
+    pthread_mutex_unlock(&count->served->lock);
+}
+
+EMU_EXPORT int kgemu_served_uploaded_bytes(struct kgemu_served *served, const void *bytes,
+                                           size_t size, unsigned long long *matched)
+{
+    if (served == NULL || matched == NULL || (bytes == NULL && size > 0))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct uploaded_count count = {.served = served};
+    struct emu_chunker chunker;
+    emu_chunker_start(&chunker, uploaded_found, &count);
+    emu_chunker_add(&chunker, bytes, size);
+    emu_chunker_end(&chunker);
+    *matched = count.matched;
+    return CUDA_SUCCESS;
 }
 
 /* The shutdown ends a wait for the client's next request or for room to

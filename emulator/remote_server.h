@@ -70,6 +70,9 @@ void remote_session_close(struct remote_session *s);
  * launch that ran; a request answered (the timeline's end as of now). */
 void remote_served_copy(struct remote_session *s, enum kgemu_copy_kind kind, uint64_t bytes,
                         uint64_t hash, uint64_t host_bytes);
+/* A chunk (chunks.h) of the bytes a copy to the device wrote, `context`
+ * its session: its fingerprint joins the session's uploaded chunks. */
+void remote_served_uploaded(void *context, uint64_t fingerprint, size_t bytes);
 void remote_served_launch(struct remote_session *s);
 void remote_served_answered(struct remote_session *s);
 

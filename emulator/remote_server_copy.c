@@ -14,7 +14,10 @@
  * records each copy once, with the hash of all its bytes in order, taken
  * from the device's side of each chunk, which the client cannot change;
  * what a copy to the device wrote is the host's (remote_host_bytes.c), and
- * a copy from it records how many of its bytes still are.
+ * a copy from it records how many of its bytes still are. A copy to the
+ * device also gives the session the fingerprints of its bytes' chunks
+ * (chunks.h: content-defined, the rolling state carried from one chunk of
+ * the window to the next), also taken from the device's side.
  */
 #include "remote_server.h"
 
@@ -48,16 +51,21 @@ static CUresult copy(struct remote_session *s, CUdeviceptr device, size_t bytes,
         remote_host_writing(s, device, bytes);
     struct emu_hash hash;
     emu_hash_start(&hash);
+    struct emu_chunker uploaded;
+    emu_chunker_start(&uploaded, remote_served_uploaded, s);
+    bool served = s->served != NULL, chunked = served && to_device;
     size_t done = 0;
     while (rc == CUDA_SUCCESS && done < bytes) {
         if (done > 0 && !copy_next(s))
             break;
         size_t chunk = bytes - done < s->window_bytes ? bytes - done : s->window_bytes;
-        rc = driver_copy_part(st, device + done, s->window, chunk, to_device,
-                              s->served != NULL ? &hash : NULL);
+        rc = driver_copy_part(st, device + done, s->window, chunk, to_device, served ? &hash : NULL,
+                              chunked ? &uploaded : NULL);
         if (rc == CUDA_SUCCESS)
             done += chunk;
     }
+    if (chunked)
+        emu_chunker_end(&uploaded);
     if (done == 0)
         return rc;
     driver_copy_charge(st, device, s->window, done, to_device, synchronous);

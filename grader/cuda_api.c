@@ -55,6 +55,8 @@ static bool look_up(struct cuda_api *api, char *error, size_t size)
         (__typeof__(&kgemu_served_settle))dlsym(api->library, "kgemu_served_settle");
     api->kgemu_serve_stop = (__typeof__(&kgemu_serve_stop))dlsym(api->library, "kgemu_serve_stop");
     api->kgemu_hash = (__typeof__(&kgemu_hash))dlsym(api->library, "kgemu_hash");
+    api->kgemu_served_uploaded_bytes = (__typeof__(&kgemu_served_uploaded_bytes))dlsym(
+        api->library, "kgemu_served_uploaded_bytes");
     api->emulated = dlsym(api->library, "kgemu_is_virtual") != NULL;
     return true;
 }

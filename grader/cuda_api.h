@@ -89,6 +89,7 @@ struct cuda_api {
     __typeof__(&kgemu_served_settle) kgemu_served_settle;
     __typeof__(&kgemu_serve_stop) kgemu_serve_stop;
     __typeof__(&kgemu_hash) kgemu_hash;
+    __typeof__(&kgemu_served_uploaded_bytes) kgemu_served_uploaded_bytes;
 };
 
 /* Loads a driver as `choice` says and initializes it (cuInit, a device).

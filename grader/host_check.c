@@ -1,7 +1,9 @@
 /*
  * What the host form judges of a call beyond its values (host_form.h):
  * the provenance rule (the returned array is what the call copied back
- * from the GPU, not what the host computed or brought back unchanged), and
+ * from the GPU, not what the host computed or brought back unchanged:
+ * neither the copies back of the host's bytes, nor bytes whose content
+ * the program had copied to the device), and
  * the calls' copies, for the speed's message and the grade JSON.
  */
 #include "host_form.h"
@@ -114,21 +116,85 @@ static const char *match_copies(struct grading *g, struct call_copies *c, const 
     return NULL;
 }
 
+/* Whether `returned` is made of bytes the session copied to the device,
+ * moved unchanged (kgemu_served_uploaded_bytes: wherever they lie, by
+ * whatever copies or copy kernels): NULL, or why (in `text`). */
+static const char *uploaded_back(struct grading *g, struct host_job *job, const void *returned,
+                                 size_t bytes, char *text, size_t size)
+{
+    struct kgemu_served_stats stats;
+    unsigned long long matched = 0;
+    if (g->api.kgemu_served_stats(job->served, &stats) != 0 ||
+        g->api.kgemu_served_uploaded_bytes(job->served, returned, bytes, &matched) != 0)
+        return "kgrade could not read what the program copied to the device";
+    if (stats.uploaded_chunks_lost)
+        return "the program copied more to the device than kgrade keeps track of";
+    if (matched <= bytes / HOST_FROM_HOST_SHARE_DIVISOR)
+        return NULL;
+    char part[GRADER_NUMBER_TEXT_MAX], whole[GRADER_NUMBER_TEXT_MAX];
+    snprintf(text, size,
+             "it returned what the host had sent to the device (%s of its %s are bytes the "
+             "program copied to the device, moved back unchanged)",
+             grader_bytes_text(matched, false, part), grader_bytes_text(bytes, false, whole));
+    return text;
+}
+
 bool host_returned_from_gpu(struct grading *g, struct host_job *job,
                             const struct host_call_stats *call, const void *returned, size_t bytes,
                             char *why, size_t size)
 {
     struct call_copies c;
+    char text[HOST_WHY_MAX];
     const char *wrong = read_copies(g, job, call, &c)
                             ? match_copies(g, &c, returned, bytes)
                             : "the call made more copies than kgrade keeps track of";
     free_copies(&c);
+    if (wrong == NULL)
+        wrong = uploaded_back(g, job, returned, bytes, text, sizeof text);
     if (wrong)
         snprintf(why, size,
                  "%s's result was not copied back from the GPU: %s (kgrade grades what the GPU "
                  "computed)",
                  g->exercise.numba_host.function, wrong);
     return wrong == NULL;
+}
+
+/* The first buffer argument of the call that did not reach the device
+ * whole; -1 when all did. Its bytes that did, in `*sent`. */
+static int input_not_sent(struct grading *g, struct host_job *job, const struct run_buffer *buffers,
+                          unsigned long long *sent)
+{
+    const struct exercise_numba_host *h = &g->exercise.numba_host;
+    for (int i = 0; i < h->argument_count; i++) {
+        int index;
+        if (exercise_host_argument(&g->exercise, i, &index) != HOST_ARGUMENT_BUFFER)
+            continue;
+        const struct run_buffer *b = &buffers[index];
+        if (b->bytes < HOST_INPUT_CHECKED_BYTES)
+            continue; /* too few chunks to tell */
+        if (g->api.kgemu_served_uploaded_bytes(job->served, b->pristine, b->bytes, sent) != 0 ||
+            b->bytes - *sent > b->bytes / HOST_INPUT_UNSENT_DIVISOR)
+            return index;
+    }
+    return -1;
+}
+
+bool host_inputs_sent(struct grading *g, struct host_job *job, const struct run_buffer *buffers,
+                      char *why, size_t size)
+{
+    unsigned long long sent = 0;
+    int index = input_not_sent(g, job, buffers, &sent);
+    if (index < 0)
+        return true;
+    char part[GRADER_NUMBER_TEXT_MAX], whole[GRADER_NUMBER_TEXT_MAX];
+    grader_bytes_text(sent, false, part);
+    grader_bytes_text(buffers[index].bytes, false, whole);
+    snprintf(why, size,
+             "%s's result was not computed on the GPU from its inputs: only %s of '%s' (%s) "
+             "reached the device (kgrade grades what the GPU computes from the inputs: copy "
+             "each of them to the device)",
+             g->exercise.numba_host.function, part, buffers[index].spec->name, whole);
+    return false;
 }
 
 void host_copies_text(const struct host_form *host, char *out, size_t size)

@@ -36,7 +36,8 @@ static bool host_form_possible(const struct grading *g, char *message, size_t si
     }
     const struct cuda_api *api = &g->api;
     if (!api->kgemu_serve_start || !api->kgemu_served_stats || !api->kgemu_served_copies ||
-        !api->kgemu_served_settle || !api->kgemu_serve_stop || !api->kgemu_hash) {
+        !api->kgemu_served_settle || !api->kgemu_serve_stop || !api->kgemu_hash ||
+        !api->kgemu_served_uploaded_bytes) {
         snprintf(message, size,
                  "the host form runs on kgrade's virtual GPU, which serves its jobs' drivers; "
                  "this driver cannot (grade with --device emulator)");
@@ -283,12 +284,19 @@ static bool judge_returned(struct run *r, int returned, const struct host_call_s
                            const void *actual, struct case_outcome *out)
 {
     grade_phase(r->g, GRADER_PHASE_CHECK);
-    if (!host_returned_from_gpu(r->g, &r->g->host->jobs[HOST_STUDENT], stats, actual,
-                                r->buffers[returned].bytes, out->message, sizeof out->message)) {
+    struct host_job *student = &r->g->host->jobs[HOST_STUDENT];
+    if (!host_returned_from_gpu(r->g, student, stats, actual, r->buffers[returned].bytes,
+                                out->message, sizeof out->message)) {
         out->verdict = GRADER_VERDICT_WRONG_ANSWER;
         return true;
     }
-    return run_check_returned(r, returned, actual, out);
+    if (!run_check_returned(r, returned, actual, out))
+        return false;
+    /* right values: were they computed on the GPU from the inputs? */
+    if (out->verdict == GRADER_VERDICT_PASSED &&
+        !host_inputs_sent(r->g, student, r->buffers, out->message, sizeof out->message))
+        out->verdict = GRADER_VERDICT_WRONG_ANSWER;
+    return true;
 }
 
 /* The student's call, judged into `out`. False with r->error set. */

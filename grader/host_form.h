@@ -55,9 +55,20 @@
 #define HOST_PROVENANCE_HASH_FACTOR 8
 /* The returned array may hold at most this fraction (1 / divisor) of
  * bytes that came back as the host left them (kgemu_copy_record.
- * host_bytes): a page of outputs may rightly equal what the host put there
- * (zeros a kernel left as they were), an answer may not. */
+ * host_bytes), and as much of bytes in chunks the session uploaded
+ * (kgemu_served_uploaded_bytes): a page of outputs may rightly equal what
+ * the host put there (zeros a kernel left as they were), an answer may
+ * not. */
 #define HOST_FROM_HOST_SHARE_DIVISOR 4
+/* An input array must reach the device whole, but for at most this
+ * fraction (1 / divisor) of its bytes (the content-defined chunks cut at
+ * the ends of the pieces it was sent in); inputs under the checked size
+ * are too few chunks to tell. */
+#define HOST_INPUT_UNSENT_DIVISOR 16
+#define HOST_INPUT_CHECKED_BYTES  (64 * 1024)
+/* The longest reason the provenance rule gives (before the function's
+ * name and the rest of the message). */
+#define HOST_WHY_MAX 256
 
 enum host_side { HOST_REFERENCE, HOST_STUDENT, HOST_SIDES };
 
@@ -144,10 +155,21 @@ int host_sealed_memfd(const char *name, const void *data, size_t bytes);
 /* The provenance rule: whether `returned` (`bytes`) is, byte for byte, the
  * concatenation in some order of whole device-to-host copies of the call,
  * none of which brought back what a host-to-device copy of the call put
- * there. When not, why, in `why`. */
+ * there, and at most a quarter of it (HOST_FROM_HOST_SHARE_DIVISOR) bytes
+ * the session copied to the device, wherever they went since
+ * (kgemu_served_uploaded_bytes: a copy kernel moves them unchanged). When
+ * not, why, in `why`. */
 bool host_returned_from_gpu(struct grading *g, struct host_job *job,
                             const struct host_call_stats *call, const void *returned, size_t bytes,
                             char *why, size_t size);
+
+/* Every input array the call was given reached the device, but for about
+ * a chunk at each end of its pieces (kgemu_served_uploaded_bytes): a GPU
+ * computes from its inputs, and with the reference's two copies to the
+ * device and one back, a host answer that also sends the inputs costs
+ * more than the reference. Else false with the sentence in `why`. */
+bool host_inputs_sent(struct grading *g, struct host_job *job, const struct run_buffer *buffers,
+                      char *why, size_t size);
 
 /* "4 copies to the device (1.6 GB) and 3 back, against the reference's 2
  * and 1", from the timed case's calls. */

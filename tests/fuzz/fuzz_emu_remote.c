@@ -12,8 +12,9 @@
  * not sent: its inline bytes are put in the window (module images, link
  * inputs, a copy's data). Any request must be answered or end the session;
  * never crash, hang, leak or touch what the client does not own; once the
- * client is gone the session's stats must agree with its copy records, and
- * no record may count more bytes as the host's than it copied back.
+ * client is gone the session's stats must agree with its copy records, no
+ * record may count more bytes as the host's than it copied back, and no
+ * buffer (the input) more bytes as uploaded than it holds.
  *
  * Sizes that would only make the fuzzer wait or run out of memory are
  * cut: allocations to ALLOC_MAX, a launch's grid and blocks to LAUNCH_MAX.
@@ -113,8 +114,9 @@ static void *client_run(void *arg)
     return NULL;
 }
 
-/* The session's stats must agree with its records. */
-static void check_records(struct kgemu_served *served)
+/* The session's stats must agree with its records, and its uploaded
+ * chunks with what a buffer (the input) is asked about. */
+static void check_records(struct kgemu_served *served, const uint8_t *data, size_t size)
 {
     struct kgemu_served_stats stats;
     struct kgemu_copy_record record;
@@ -129,6 +131,11 @@ static void check_records(struct kgemu_served *served)
             abort();
     }
     if (copies != stats.records || moved != bytes || stats.records_lost)
+        abort();
+    unsigned long long matched = ~0ull;
+    if (kgemu_served_uploaded_bytes(served, data, size, &matched) != CUDA_SUCCESS ||
+        matched > size || (stats.uploaded_chunks == 0 && matched != 0) ||
+        stats.uploaded_chunks_lost)
         abort();
 }
 
@@ -152,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct kgemu_served_stats stats = {0};
     while (!stats.ended && kgemu_served_stats(served, &stats) == CUDA_SUCCESS)
         sched_yield();
-    check_records(served);
+    check_records(served, data, size);
     kgemu_serve_stop(served);
     close(sv[0]);
     close(sv[1]);

@@ -6,8 +6,8 @@
 # host-form solutions (the exercises/hidden-layer/solutions/VERDICT__*.py
 # that define create_hidden_layer):
 # passed, too_slow (ufuncs on host arrays: copies both ways per call),
-# wrong_answer for numpy on the host, a result taken to the device and back,
-# a device array returned, runtime_error for an exception; and the grade job's
+# wrong_answer for numpy on the host, a result taken to the device and back
+# (whole, in halves, or moved by a copy kernel), a device array returned, runtime_error for an exception; and the grade job's
 # own hostile modules (tests/integration/host_form/): a call past its limit,
 # a program ending in its call or answering on the channel itself, a module
 # that does not import, a result computed on the GPU but wrong, the course's
@@ -55,6 +55,9 @@ check "the round trip: what the host put on the device, copied back" 0 \
 check "uploaded in halves, copied back whole: still what the host put there" 0 \
     "it copied back what the host had put on the device, unchanged by any kernel" -- \
     said wrong_answer__numpy_uploaded_in_halves
+check "moved by a copy kernel: still what the host sent to the device" 0 \
+    "it returned what the host had sent to the device \([0-9.]+ [KMG]?B(ytes)? of its" -- \
+    said wrong_answer__numpy_through_a_copy_kernel
 check "a device array: numba_host.py's message" 0 "returned a device array" -- \
     said wrong_answer__returns_device_array
 check "an exception: its traceback, at the student's line" 0 \

@@ -52,6 +52,7 @@ REPLIES = {
     "wrong_answer__numpy_on_host.py": "returned",
     "wrong_answer__host_result_round_trip.py": "returned",
     "wrong_answer__numpy_uploaded_in_halves.py": "returned",
+    "wrong_answer__numpy_through_a_copy_kernel.py": "returned",
     "wrong_answer__returns_device_array.py": "wrong",
     "runtime_error__raises.py": "raised",
 }

@@ -21,7 +21,10 @@
  * how many of their bytes are as the host left them (host_bytes): uploads
  * in pieces, at an offset, copied within the device, a memset; kernels
  * that overwrite an upload, compute from it, overwrite half of it; memory
- * freed and allocated again; a module's variables. And kgemu_hash itself:
+ * freed and allocated again; a module's variables. Chunks uploaded
+ * (kgemu_served_uploaded_bytes): found at offsets 0, 1 (in two pieces) and
+ * 3, after a copy within the device and through a copy kernel, never in
+ * what a kernel computed nor in a buffer under 256 bytes. And kgemu_hash itself:
  * XXH64's published values, any alignment, any pieces.
  */
 #include <setjmp.h>
@@ -1036,20 +1039,26 @@ static void host_module_variables(struct host_client *h)
     EXPECT(h->c, raw_simple(h->c, REMOTE_MODULE_UNLOAD, module, 0, 0, NULL) == CUDA_SUCCESS);
 }
 
-static void host_bytes_scenarios(struct served_client *sc)
+/* The client of a served session, once its session is set, with its
+ * flip kernel loaded. */
+static struct host_client host_client_begin(struct served_client *sc)
 {
-    uint64_t module = 0;
     struct host_client h = {.sc = sc, .c = &sc->raw, .n = sc->bytes};
     gate_pause(sc); /* sc->served is set */
     raw_ready(h.c);
     memcpy(h.c->window, flip_ptx, sizeof flip_ptx - 1);
     struct remote_message r, load = {.op = REMOTE_MODULE_LOAD, .window_bytes = sizeof flip_ptx - 1};
     EXPECT(h.c, raw_call(h.c, &load, NULL, &r) == CUDA_SUCCESS);
-    module = r.arg[0];
     struct remote_message get = {
-        .op = REMOTE_MODULE_GET_FUNCTION, .inline_bytes = 5, .arg = {module}};
+        .op = REMOTE_MODULE_GET_FUNCTION, .inline_bytes = 5, .arg = {r.arg[0]}};
     EXPECT(h.c, raw_call(h.c, &get, "flip", &r) == CUDA_SUCCESS);
     h.flip = r.arg[0];
+    return h;
+}
+
+static void host_bytes_scenarios(struct served_client *sc)
+{
+    struct host_client h = host_client_begin(sc);
     host_uploads(&h);
     host_kernels(&h);
     host_free_and_again(&h);
@@ -1064,6 +1073,110 @@ static void copies_back_tell_the_host_bytes(void **state)
     gate_reached(&c, 1);
     gate_release(&c, 1);
     assert_int_equal(served_ended(&c).result, CUDA_SUCCESS);
+    served_finish(&c, CUDA_SUCCESS);
+}
+
+/* ------------------------------------------------ chunks uploaded */
+
+#define UPLOAD_BYTES (64 * 1024) /* about 28 chunks */
+
+/* Bytes no pattern repeats in (xorshift64 from `seed`), malloc'ed. */
+static unsigned char *random_bytes(size_t bytes, uint64_t seed)
+{
+    unsigned char *p = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        p[i] = (unsigned char)(seed >> 32);
+    }
+    return p;
+}
+
+/* How many of `bytes` at `at` the session uploaded. */
+static unsigned long long uploaded(struct host_client *h, const unsigned char *at, size_t bytes)
+{
+    unsigned long long matched = ~0ull;
+    EXPECT(h->c, kgemu_served_uploaded_bytes(h->sc->served, at, bytes, &matched) == 0);
+    return matched;
+}
+
+/* `data` (`n` bytes) uploaded at `offset` of a new allocation, in two
+ * pieces when `halves`; returns where it lies. */
+static uint64_t upload_at(struct host_client *h, const unsigned char *data, size_t offset,
+                          bool halves, size_t n)
+{
+    size_t first = halves ? n / 2 + 7 : n;
+    uint64_t device = host_alloc(h, n + offset) + offset;
+    raw_htod(h->c, device, data, first, true);
+    if (halves)
+        raw_htod(h->c, device + first, data + first, n - first, true);
+    return device;
+}
+
+/* `device` (UPLOAD_BYTES) copied back: more than half of it (all but
+ * about a chunk at each end) in chunks uploaded, when `found`; else none,
+ * also from a few bytes in. */
+static void back_uploaded(struct host_client *h, uint64_t device, bool found)
+{
+    size_t n = UPLOAD_BYTES;
+    unsigned char *back = malloc(n);
+    raw_dtoh(h->c, back, device, n);
+    for (size_t in = 0; in < 4; in += 3) {
+        unsigned long long matched = uploaded(h, back + in, n - in);
+        if (found ? matched <= n / 2 || matched > n : matched != 0) {
+            fprintf(stderr, "%llu of %zu bytes uploaded (%s)\n", matched, n - in,
+                    found ? "found" : "none");
+            h->c->failures++;
+        }
+    }
+    free(back);
+}
+
+/* Uploads at offsets 0, 1 (in two pieces) and 3, copied back, within the
+ * device, and through a copy kernel (two flips); what the flip computed
+ * and bytes never uploaded are not found. */
+static void upload_scenarios(struct served_client *sc)
+{
+    struct host_client h = host_client_begin(sc);
+    unsigned char *data[3], *never = random_bytes(UPLOAD_BYTES, 99);
+    uint64_t at[3];
+    for (size_t i = 0; i < 3; i++) {
+        data[i] = random_bytes(UPLOAD_BYTES, 11 + i);
+        at[i] = upload_at(&h, data[i], i == 2 ? 3 : i, i == 1, UPLOAD_BYTES);
+        back_uploaded(&h, at[i], true);
+        free(data[i]);
+    }
+    uint64_t moved = host_alloc(&h, UPLOAD_BYTES + 5) + 5;
+    EXPECT(h.c, raw_simple(h.c, REMOTE_MEMCPY_DTOD, moved, at[1], UPLOAD_BYTES, NULL) == 0);
+    back_uploaded(&h, moved, true);
+    uint64_t flipped = host_alloc(&h, UPLOAD_BYTES), again = host_alloc(&h, UPLOAD_BYTES + 1) + 1;
+    host_flip(&h, flipped, at[2], UPLOAD_BYTES);
+    back_uploaded(&h, flipped, false);
+    host_flip(&h, again, flipped, UPLOAD_BYTES);
+    back_uploaded(&h, again, true);
+    EXPECT(h.c, uploaded(&h, never, UPLOAD_BYTES) == 0);
+    upload_at(&h, never, 0, false, EMU_CHUNK_MIN - 1); /* too short to tell anything */
+    EXPECT(h.c, uploaded(&h, never, EMU_CHUNK_MIN - 1) == 0);
+    free(never);
+    struct kgemu_served_stats stats;
+    EXPECT(h.c, kgemu_served_stats(sc->served, &stats) == 0);
+    EXPECT(h.c, stats.uploaded_chunks > 3 * UPLOAD_BYTES / EMU_CHUNK_MAX);
+    EXPECT(h.c, stats.uploaded_chunks < 4 * UPLOAD_BYTES / EMU_CHUNK_MIN);
+    EXPECT(h.c, stats.uploaded_chunks_lost == 0);
+}
+
+static void uploaded_chunks_are_found_wherever_they_lie(void **state)
+{
+    (void)state;
+    struct served_client c;
+    served_begin(&c, upload_scenarios, UPLOAD_BYTES, 7);
+    gate_reached(&c, 1);
+    gate_release(&c, 1);
+    assert_int_equal(served_ended(&c).result, CUDA_SUCCESS);
+    unsigned long long matched = 0;
+    assert_int_equal(kgemu_served_uploaded_bytes(c.served, NULL, 0, &matched), 0);
+    assert_int_equal(matched, 0);
+    assert_int_equal(kgemu_served_uploaded_bytes(NULL, "", 0, &matched), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(kgemu_served_uploaded_bytes(c.served, "", 0, NULL), CUDA_ERROR_INVALID_VALUE);
     served_finish(&c, CUDA_SUCCESS);
 }
 
@@ -1129,6 +1242,7 @@ int main(void)
         cmocka_unit_test(settle_makes_the_next_work_start_after_the_queue),
         cmocka_unit_test(a_start_that_fails_serves_nothing),
         cmocka_unit_test(copies_back_tell_the_host_bytes),
+        cmocka_unit_test(uploaded_chunks_are_found_wherever_they_lie),
         cmocka_unit_test(the_hash_is_xxh64),
         cmocka_unit_test(the_hash_depends_on_the_bytes_alone),
     };

@@ -1,8 +1,8 @@
 # Hostile: computes the answer with numpy on the host, uploads it, and has a kernel change each
 # value by less than the tolerance (one unit in the last place) before copying it back: the copy
-# back is from memory a kernel wrote and is no copy to the device, so the provenance rule is met,
-# though the GPU computed nothing. No rule on copies can tell this from a kernel's work (charging
-# the host's CPU time could): test_hostile.sh marks it expected to fail.
+# back is from memory a kernel wrote and is no copy to the device, and its bytes are none the
+# program uploaded, though the GPU computed nothing. Its inputs never reach the device: a
+# wrong_answer ("not computed on the GPU from its inputs").
 import math
 
 import numpy as np
