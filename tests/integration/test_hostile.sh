@@ -14,11 +14,12 @@ HOSTILE=tests/hostile
 CANARY="kgrade-canary-$RANDOM$RANDOM"
 export KGRADE_CANARY="$CANARY"
 
-# grade_hostile FILE EXERCISE: the JSON result, and the seconds it took, in $TMP.
+# grade_hostile FILE EXERCISE [EXERCISES]: the JSON result, and the seconds
+# it took, in $TMP (EXERCISES: the folder, $HOSTILE/exercises by default).
 grade_hostile() {
     local start end
     start=$(date +%s)
-    "$KGRADE" grade --exercises "$HOSTILE/exercises" --exercise "$2" --json "$1" \
+    "$KGRADE" grade --exercises "${3:-$HOSTILE/exercises}" --exercise "$2" --json "$1" \
         >"$TMP/result.json" 2>"$TMP/stderr"
     echo $? >"$TMP/code"
     end=$(date +%s)
@@ -49,7 +50,9 @@ done
 # The host form's hostile corpus (tests/hostile/numba-host/): Numba modules
 # defining create_hidden_layer, graded in the sandbox by calling it in a
 # host job of their own whose CUDA driver the grade job serves
-# (hostile-hidden-layer: hidden-layer's host form at small sizes). Each
+# (hostile-hidden-layer: hidden-layer's host form at small sizes, its
+# exercise.json in numba-host/ and its references hidden-layer's own,
+# put together in $TMP). Each
 # gets the verdict its name says, never kgrade's internal_error; nothing of
 # the host or of the reference (reference_host.py's words) shows; what it
 # prints is capped; it ends within bounds.
@@ -70,10 +73,14 @@ host_says() {
     expect "$1" 0 "$2" -- bash -c 'jq -j ".verdict + \": \" + .message" "$1" | tr "\n" " "' \
         _ "$TMP/result.json"
 }
+HOST_EXERCISES="$TMP/host-exercises"
+mkdir -p "$HOST_EXERCISES/hostile-hidden-layer"
+cp "$HOSTILE/numba-host/exercise.json" exercises/hidden-layer/reference{.cu,.py,_host.py} \
+    "$HOST_EXERCISES/hostile-hidden-layer/"
 for f in "$HOSTILE"/numba-host/*.py; do
     name=$(basename "$f")
     verdict=${name%%__*}
-    grade_hostile "$f" hostile-hidden-layer
+    grade_hostile "$f" hostile-hidden-layer "$HOST_EXERCISES"
     got=$(jq -r .verdict "$TMP/result.json")
     if [[ $HOST_EXPECTED_TO_FAIL == *" $name "* ]]; then
         if [[ $got == "$verdict" ]]; then

@@ -10,7 +10,7 @@ normalize = weigh = activate = None
 
 WANTED = ["/etc/passwd", "/etc/shadow", "/proc/1/environ", "/proc/self/environ", "/proc/1/cmdline",
           "reference_host.py", "exercise.json", "../reference_host.py",
-          "tests/hostile/exercises/hostile-hidden-layer/reference_host.py",
+          "tests/hostile/numba-host/exercise.json",
           "exercises/hidden-layer/reference_host.py", "/work/main/exercises/hidden-layer/reference_host.py"]
 
 
