@@ -502,12 +502,20 @@ static enum grader_verdict judge_speed(struct grading *g, char *message, size_t 
 }
 
 /* The speed's verdict; for the host form, its message says where the time
- * went: the copies of the student's call against the reference's. */
+ * went: the copies of the student's call against the reference's, or the
+ * host's CPU when an assessment's call used too much of it. */
 static enum grader_verdict judge_speed_and_copies(struct grading *g, char *message, size_t size)
 {
     enum grader_verdict v = judge_speed(g, message, size);
     if (!g->host || !g->host->timed_known || g->request->correctness_only)
         return v;
+    double bar_ms;
+    if (v == GRADER_VERDICT_PASSED && g->assessment && host_cpu_too_much(g->host, &bar_ms)) {
+        char cpu[GRADER_MESSAGE_MAX / 2];
+        host_cpu_text(g->host, g->exercise.numba_host.function, bar_ms, cpu, sizeof cpu);
+        snprintf(message, size, "correct, but %s", cpu);
+        return GRADER_VERDICT_TOO_SLOW;
+    }
     size_t used = strlen(message);
     char copies[GRADER_MESSAGE_MAX / 2];
     host_copies_text(g->host, copies, sizeof copies);

@@ -230,6 +230,7 @@ enum host_reply host_call(struct grading *g, struct host_job *job, const char *r
     fcntl(out, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
     memcpy(all, fds, sizeof(int) * (size_t)n);
     all[n] = out;
+    double cpu_before = host_cpu_ms(job->cpu_fd);
     double started = timing_now_seconds();
     enum host_reply reply = host_receive(job->calls_fd, 0, text, size) != HOST_REPLY_LATE
                                 ? HOST_REPLY_ENDED /* it spoke out of turn, or ended */
@@ -237,8 +238,10 @@ enum host_reply host_call(struct grading *g, struct host_job *job, const char *r
                                 ? host_receive(job->calls_fd, seconds, text, size)
                                 : HOST_REPLY_ENDED;
     *seconds_taken = timing_now_seconds() - started;
+    double cpu_after = host_cpu_ms(job->cpu_fd);
     g->api.kgemu_served_stats(job->served, &after);
     call_stats(&before, settled_ms, &after, stats);
+    stats->host_cpu_ms = cpu_before >= 0 && cpu_after >= 0 ? cpu_after - cpu_before : -1;
     if (reply == HOST_REPLY_RETURNED && !read_returned(out, returned, returned_bytes))
         reply = HOST_REPLY_ENDED;
     close(out);

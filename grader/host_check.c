@@ -212,10 +212,11 @@ void host_copies_text(const struct host_form *host, char *out, size_t size)
 
 json_t *host_call_json(const struct host_call_stats *call)
 {
-    return json_pack("{s:f, s:I, s:I, s:I, s:I, s:I}", "device_ms", call->device_ms,
-                     "copies_to_device", (json_int_t)call->copies[KGEMU_COPY_HTOD],
-                     "bytes_to_device", (json_int_t)call->bytes[KGEMU_COPY_HTOD], "copies_back",
-                     (json_int_t)call->copies[KGEMU_COPY_DTOH], "bytes_back",
-                     (json_int_t)call->bytes[KGEMU_COPY_DTOH], "launches",
-                     (json_int_t)call->launches);
+    return json_pack(
+        "{s:f, s:o, s:I, s:I, s:I, s:I, s:I}", "device_ms", call->device_ms, "host_cpu_ms",
+        call->host_cpu_ms >= 0 ? json_real(call->host_cpu_ms) : json_null(), "copies_to_device",
+        (json_int_t)call->copies[KGEMU_COPY_HTOD], "bytes_to_device",
+        (json_int_t)call->bytes[KGEMU_COPY_HTOD], "copies_back",
+        (json_int_t)call->copies[KGEMU_COPY_DTOH], "bytes_back",
+        (json_int_t)call->bytes[KGEMU_COPY_DTOH], "launches", (json_int_t)call->launches);
 }

@@ -49,9 +49,10 @@ static bool host_form_possible(const struct grading *g, char *message, size_t si
 /* Both sessions served; false with the error. */
 static bool serve_jobs(struct grading *g, char *message, size_t size)
 {
-    static const int fds[HOST_SIDES][2] = {
-        [HOST_REFERENCE] = {HOST_REFERENCE_DRIVER_FD, HOST_REFERENCE_CALLS_FD},
-        [HOST_STUDENT] = {HOST_STUDENT_DRIVER_FD, HOST_STUDENT_CALLS_FD},
+    static const int fds[HOST_SIDES][3] = {
+        [HOST_REFERENCE] = {HOST_REFERENCE_DRIVER_FD, HOST_REFERENCE_CALLS_FD,
+                            HOST_REFERENCE_CPU_FD},
+        [HOST_STUDENT] = {HOST_STUDENT_DRIVER_FD, HOST_STUDENT_CALLS_FD, HOST_STUDENT_CPU_FD},
     };
     if (!(g->host = calloc(1, sizeof *g->host))) {
         snprintf(message, size, "out of memory");
@@ -60,6 +61,7 @@ static bool serve_jobs(struct grading *g, char *message, size_t size)
     for (int side = 0; side < HOST_SIDES; side++) { /* both known before either starts */
         g->host->jobs[side].driver_fd = fds[side][0];
         g->host->jobs[side].calls_fd = fds[side][1];
+        g->host->jobs[side].cpu_fd = fds[side][2];
     }
     for (int side = 0; side < HOST_SIDES; side++) {
         struct host_job *job = &g->host->jobs[side];
@@ -127,6 +129,7 @@ void host_form_stop(struct grading *g)
     for (int side = 0; side < HOST_SIDES; side++) {
         struct host_job *job = &g->host->jobs[side];
         close(job->calls_fd); /* the job's end: it exits, closing its driver */
+        close(job->cpu_fd);
         /* a stuck call may hold the device (an endless kernel): stopping
          * any session destroys its context, which would wait for it */
         if (job->served && !g->api.stuck)

@@ -33,6 +33,10 @@
 #define HOST_REFERENCE_CALLS_FD  5
 #define HOST_STUDENT_DRIVER_FD   6
 #define HOST_STUDENT_CALLS_FD    7
+/* Each job's /proc/PID/stat (host_cpu.c), opened by the worker as the
+ * sandbox started the job, before any of its code ran. */
+#define HOST_REFERENCE_CPU_FD 8
+#define HOST_STUDENT_CPU_FD   9
 
 /* The largest packet either way (one JSON text), and the most descriptors
  * a call carries (its array arguments, then the returned array's). */
@@ -66,6 +70,16 @@
  * are too few chunks to tell. */
 #define HOST_INPUT_UNSENT_DIVISOR 16
 #define HOST_INPUT_CHECKED_BYTES  (64 * 1024)
+/* The host's CPU time a student's call may use at the timed case of an
+ * assessment (its correctness cases ran first: numba's compiles are
+ * done): this many times the reference's call's, plus the floor. Host
+ * work counts on a GPU server's clock (DLI's assess times the call); the
+ * virtual GPU's timeline is the device's, so the host's work is measured
+ * apart: the remote driver's copies make the reference's call cost the
+ * host about a second at 100M elements, numpy's tanh over the same
+ * arrays about as much again. */
+#define HOST_CPU_FACTOR        1.5
+#define HOST_CPU_FLOOR_SECONDS 0.25
 /* The longest reason the provenance rule gives (before the function's
  * name and the rest of the message). */
 #define HOST_WHY_MAX 256
@@ -78,6 +92,7 @@ enum host_side { HOST_REFERENCE, HOST_STUDENT, HOST_SIDES };
  * call starts from an idle device) to the end of its work. */
 struct host_call_stats {
     double device_ms;
+    double host_cpu_ms; /* the host job's CPU time in the call; -1: unknown */
     unsigned long long copies[KGEMU_COPY_KINDS], bytes[KGEMU_COPY_KINDS];
     unsigned long long launches;
     unsigned long long first_record, records; /* the call's copy records */
@@ -85,7 +100,7 @@ struct host_call_stats {
 
 /* One host job: its descriptors and its served driver session. */
 struct host_job {
-    int driver_fd, calls_fd;
+    int driver_fd, calls_fd, cpu_fd;
     struct kgemu_served *served;
     bool stuck; /* a call outlived its limit: the session is left as it is */
 };
@@ -178,5 +193,26 @@ void host_copies_text(const struct host_form *host, char *out, size_t size);
 /* A call's figures for the case's JSON: {"device_ms", "copies_to_device",
  * "bytes_to_device", "copies_back", "bytes_back", "launches"}. */
 json_t *host_call_json(const struct host_call_stats *call);
+
+/* --------------------------------------------------------- host_cpu.c */
+
+/* The CPU time (user and system, in clock ticks) in a /proc/PID/stat
+ * text of `length` bytes; false when it is not one. */
+bool host_stat_cpu_ticks(const char *text, size_t length, unsigned long long *ticks);
+
+/* The CPU time in ms of the job whose /proc/PID/stat is `fd` (whole clock
+ * ticks: differences are exact); -1 when it cannot be read (no such
+ * descriptor, the job has ended). */
+double host_cpu_ms(int fd);
+
+/* Whether the student's timed call used more of the host's CPU than the
+ * bar (HOST_CPU_FACTOR × the reference's + the floor, in `*bar_ms`); false
+ * when either is unknown. */
+bool host_cpu_too_much(const struct host_form *host, double *bar_ms);
+
+/* "create_hidden_layer used 2.9 s of the host's CPU against the
+ * reference's 1.4 s; the bar is …". */
+void host_cpu_text(const struct host_form *host, const char *function, double bar_ms, char *out,
+                   size_t size);
 
 #endif

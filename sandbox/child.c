@@ -87,7 +87,8 @@ static void set_limits(const struct child_plan *p)
 }
 
 /* The pipes to 0 (input), 1 (/dev/null), 2 (log), 3 (result), the peer
- * sockets (if any) to SANDBOX_PEER_FD onwards; every other descriptor
+ * sockets (if any) to SANDBOX_PEER_FD onwards, then the descriptors to
+ * read; every other descriptor
  * closed at exec (the error pipe until then). All of them were raised above
  * these numbers. */
 static void arrange_fds(const struct child_plan *p)
@@ -98,7 +99,10 @@ static void arrange_fds(const struct child_plan *p)
     for (int i = 0; i < p->peer_count; i++)
         if (dup2(p->peer_fds[i], SANDBOX_PEER_FD + i) < 0)
             fail(p, "arranging the job's peer sockets", errno);
-    int first = SANDBOX_PEER_FD + p->peer_count;
+    for (int i = 0; i < p->read_count; i++)
+        if (dup2(p->read_fds[i], SANDBOX_PEER_FD + p->peer_count + i) < 0)
+            fail(p, "arranging the job's descriptors to read", errno);
+    int first = SANDBOX_PEER_FD + p->peer_count + p->read_count;
     if (syscall(SYS_close_range, first, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) != 0)
         for (int fd = first; fd < 65536; fd++)
             if (fd != p->error_fd)

@@ -162,29 +162,41 @@ static bool make_pipes(struct job_run *j)
     return high >= 0;
 }
 
-/* The job's peer sockets, raised above the numbers they get in the job. */
+/* Each of `count` descriptors raised above the numbers they get in the
+ * job, into `raised` (`*raised_count` of them so far); false with the
+ * set-up's failure said. */
+static bool raise_fds(struct job_run *j, const int *fds, int count, int max, const char *what,
+                      int *raised, int *raised_count)
+{
+    if (count < 0 || count > max) {
+        char given[96], field[96];
+        snprintf(given, sizeof given, "%d given; a job takes 0 to %d %s", count, max, what);
+        snprintf(field, sizeof field, "the job's count of %s is out of range", what);
+        fail_setup(j, field, given);
+        return false;
+    }
+    for (int i = 0; i < count; i++) {
+        raised[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
+        if (raised[i] < 0) {
+            char which[160];
+            snprintf(which, sizeof which, "%s %d (%d): %s", what, i, fds[i], strerror(errno));
+            fail_setup(j, "a descriptor of the job's could not be passed on", which);
+            return false;
+        }
+        *raised_count = i + 1;
+    }
+    return true;
+}
+
+/* The job's peer sockets and descriptors to read, raised above the
+ * numbers they get in the job. */
 static bool pass_peers(struct job_run *j)
 {
     const struct sandbox_job *job = j->job;
-    if (job->peer_count < 0 || job->peer_count > SANDBOX_PEERS_MAX) {
-        char count[96];
-        snprintf(count, sizeof count, "%d given; a job takes 0 to %d peer sockets", job->peer_count,
-                 SANDBOX_PEERS_MAX);
-        fail_setup(j, "the job's peer_count is out of range", count);
-        return false;
-    }
-    for (int i = 0; i < job->peer_count; i++) {
-        j->plan.peer_fds[i] = fcntl(job->peer_fds[i], F_DUPFD_CLOEXEC, 10);
-        if (j->plan.peer_fds[i] < 0) {
-            char which[160];
-            snprintf(which, sizeof which, "peer_fds[%d] (%d): %s", i, job->peer_fds[i],
-                     strerror(errno));
-            fail_setup(j, "the job's peer socket could not be passed on", which);
-            return false;
-        }
-        j->plan.peer_count = i + 1;
-    }
-    return true;
+    return raise_fds(j, job->peer_fds, job->peer_count, SANDBOX_PEERS_MAX, "peer sockets",
+                     j->plan.peer_fds, &j->plan.peer_count) &&
+           raise_fds(j, job->read_fds, job->read_count, SANDBOX_READ_FDS_MAX, "descriptors to read",
+                     j->plan.read_fds, &j->plan.read_count);
 }
 
 static bool prepare(struct job_run *j)
@@ -293,7 +305,9 @@ static void close_child_ends(struct job_run *j)
         }
     for (int i = 0; i < j->plan.peer_count; i++)
         close(j->plan.peer_fds[i]);
-    j->plan.peer_count = 0;
+    for (int i = 0; i < j->plan.read_count; i++)
+        close(j->plan.read_fds[i]);
+    j->plan.peer_count = j->plan.read_count = 0;
     view_release(&j->view);
 }
 
@@ -329,6 +343,8 @@ static bool launch(struct job_run *j)
         return false;
     }
     cgroup_enter(&j->cgroup, j->pid);
+    if (j->job->on_started)
+        j->job->on_started(j->job->started_context, j->pid);
     j->pidfd = (int)syscall(SYS_pidfd_open, j->pid, 0);
     close_child_ends(j);
     char go = 1;

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct sandbox_limits {
     double wall_seconds;   /* from the start; the job's on_line may move it */
@@ -50,6 +51,8 @@ struct sandbox_limits {
 #define SANDBOX_PEER_FD 4
 /* The most peer sockets a job may be given. */
 #define SANDBOX_PEERS_MAX 4
+/* The most descriptors a job may be given to read, after its peers. */
+#define SANDBOX_READ_FDS_MAX 4
 
 /* Defaults for a grading job on the virtual GPU. */
 #define SANDBOX_DEFAULT_WALL_SECONDS 120.0
@@ -71,6 +74,11 @@ double sandbox_cpu_for(double wall_seconds);
  * it comes, and the seconds since the job started. Returns a new
  * wall-clock limit in seconds from now, or 0 to keep the current one. */
 typedef double sandbox_line_fn(void *context, const char *line, size_t length, double elapsed);
+
+/* Told the job's process id (in the caller's PID namespace) once it is
+ * started, before it runs anything of its own: e.g. to open its
+ * /proc/PID/stat, whose CPU times another job may then read. */
+typedef void sandbox_started_fn(void *context, pid_t pid);
 
 struct sandbox_job {
     const char *const *argv; /* argv[0]: the program's absolute path */
@@ -115,12 +123,20 @@ struct sandbox_job {
      * the job has its own (or could not start), so that each peer sees the
      * job's end as its socket's, not when the caller's copy goes. */
     bool peers_handed;
+    /* Open descriptors the job gets after its peers (SANDBOX_PEER_FD +
+     * peer_count onwards, in order), as they are: files it may read, such
+     * as another job's /proc/PID/stat (read_count of them, at most
+     * SANDBOX_READ_FDS_MAX; the caller keeps its own). */
+    int read_fds[SANDBOX_READ_FDS_MAX];
+    int read_count;
     /* When not NULL: the job is stopped (killed, SANDBOX_STOPPED) once
      * this descriptor is readable or hung up, e.g. a pipe whose writing end
      * the caller closes when the job's work is no longer needed. */
     const int *stop_fd;
     sandbox_line_fn *on_line; /* may be NULL */
     void *context;
+    sandbox_started_fn *on_started; /* may be NULL */
+    void *started_context;
 };
 
 /* What was in force (sandbox_run) or can be (sandbox_probe). */

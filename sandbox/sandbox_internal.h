@@ -75,6 +75,8 @@ struct child_plan {
     int stdin_fd, stdout_fd, stderr_fd, result_fd;
     int peer_fds[SANDBOX_PEERS_MAX]; /* the job's SANDBOX_PEER_FD onwards */
     int peer_count;
+    int read_fds[SANDBOX_READ_FDS_MAX]; /* after the peers */
+    int read_count;
     bool view; /* build the filesystem view */
     struct view_plan *plan;
     int landlock_fd; /* -1: none */

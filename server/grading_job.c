@@ -398,20 +398,26 @@ void grading_job_sandbox(const struct grading_job *job, const struct job_command
         .stop_fd = command->stop_fd,
         .on_line = tell,
         .context = context,
+        .on_started = command->on_started,
+        .started_context = command->started_context,
         .limits = *limits,
+        .read_count = command->read_count,
     };
     for (int i = 0; i < command->peer_count && i < SANDBOX_PEERS_MAX; i++)
         s.peer_fds[i] = command->peers[i];
+    for (int i = 0; i < command->read_count && i < SANDBOX_READ_FDS_MAX; i++)
+        s.read_fds[i] = command->reads[i];
     sandbox_run(&s, outcome);
 }
 
 /* A worker in the sandbox, fed `input`, followed by `f` to its end; with
- * `peers` (GRADING_HOST_PEERS of them, handed over: -1 once the
- * sandbox has them), a host-form grading's. */
+ * `hosts`, a host-form grading's: the grade job gets its peers (handed
+ * over: -1 once the sandbox has them) and the host jobs' cpu_fds. */
 static void run_worker(const struct grading_job *job, const struct job_paths *p, bool grading,
-                       const char *input, size_t input_size, int *peers, struct follow *f,
-                       struct sandbox_outcome *outcome)
+                       const char *input, size_t input_size, struct host_processes *hosts,
+                       struct follow *f, struct sandbox_outcome *outcome)
 {
+    int *peers = hosts ? hosts->worker_peers : NULL;
     const char *argv[] = {p->self, "worker", NULL};
     const char *env[ENV_MAX], *devices[PATHS_MAX], *paths[PATHS_MAX];
     /* the virtual GPU: loaded by the job, with LLVM and all it needs */
@@ -430,7 +436,9 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
                                   .libraries = libraries,
                                   .devices = devices,
                                   .peers = peers,
-                                  .peer_count = peers ? GRADING_HOST_PEERS : 0};
+                                  .peer_count = peers ? GRADING_HOST_PEERS : 0,
+                                  .reads = hosts ? hosts->cpu_fds : NULL,
+                                  .read_count = hosts ? GRADING_HOST_CPU_FDS : 0};
     struct sandbox_limits limits;
     grading_job_limits(job, grading ? JOB_WORK_STUDENT_GRADE : JOB_WORK_REFERENCE, &limits);
     if (peers) /* the served sessions' windows and the case's inputs are memfds, files as
@@ -507,10 +515,10 @@ static json_t *reference_of(const struct grading_job *job, const struct job_path
 /* The grade job: the student's source with the exercise given whole and,
  * for a Numba source, what the front end's job made of it (`numba`; NULL
  * with the front end's failure in `why`: kgrade's, never the student's);
- * `peers`: a host-form grading's (host_processes.c), else NULL. */
+ * `hosts`: a host-form grading's (host_processes.c), else NULL. */
 static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_paths *p,
                                 const struct grader_exercise_files *files, const json_t *reference,
-                                const json_t *numba, const char *why, int *peers,
+                                const json_t *numba, const char *why, struct host_processes *hosts,
                                 enum grader_verdict *verdict, char *error, size_t error_size)
 {
     struct grader_request request = *job->request;
@@ -534,7 +542,7 @@ static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_
     }
     struct follow f = {.job = job};
     struct sandbox_outcome outcome;
-    run_worker(job, p, true, input, input_size, peers, &f, &outcome);
+    run_worker(job, p, true, input, input_size, hosts, &f, &outcome);
     json_t *result = result_of(&f, &outcome, verdict, error, error_size);
     sandbox_outcome_free(&outcome);
     json_decref(f.final);
@@ -680,8 +688,8 @@ static json_t *grade_source(const struct grading_job *job, const struct job_path
         *verdict = GRADER_VERDICT_INTERNAL_ERROR;
         return grader_verdict_json(job->request, *verdict, failed, false);
     }
-    json_t *result = grade_in_sandbox(job, p, files, reference, numba, why, hosts.worker_peers,
-                                      verdict, error, error_size);
+    json_t *result =
+        grade_in_sandbox(job, p, files, reference, numba, why, &hosts, verdict, error, error_size);
     host_processes_finish(&hosts);
     if (result && *verdict == GRADER_VERDICT_RUNTIME_ERROR)
         host_end_said(&hosts.student, result);

@@ -88,6 +88,12 @@ struct job_command {
     const int *peers;
     int peer_count;
     const int *stop_fd; /* the job is stopped once it is readable; NULL: never */
+    /* Descriptors the job gets to read after its peers (the sandbox's
+     * read_fds), and who is told the job's pid once it is started. */
+    const int *reads;
+    int read_count;
+    sandbox_started_fn *on_started;
+    void *started_context;
 };
 
 /* A command in the sandbox, with the GPU's device nodes when it names
@@ -186,13 +192,21 @@ json_t *numba_job_finish(struct numba_job_thread *t, const json_t *reference, ch
  * client's KGEMU_REMOTE_FD) is 4, its call channel 5. */
 #define GRADING_HOST_PEERS          4
 #define GRADING_HOST_DRIVER_FD_TEXT "4"
+/* After them, the grade job reads each host job's /proc/PID/stat, the
+ * reference's then the student's (grader/host_form.h's HOST_*_CPU_FD: 8
+ * and 9): their CPU time, which the student's code cannot touch. */
+#define GRADING_HOST_CPU_FDS 2
 
+struct host_processes;
 /* One host job: grader/numba_host.py in the sandbox, on a thread. */
 struct host_process {
     const struct grading_job *job;
     const char *self, *python, *runner, *client;
     const int *stop_fd;
     int peers[2]; /* its driver socket and call channel: handed to the sandbox */
+    struct host_processes *all;
+    int cpu_fd;   /* its /proc/PID/stat once started; -1 before, or if it never was */
+    bool settled; /* started (cpu_fd set), or its thread gave up first */
     char *input;  /* {"source", "file_name", "function"} */
     struct sandbox_outcome outcome;
     char error[GRADER_MESSAGE_MAX];
@@ -209,12 +223,16 @@ struct host_processes {
     char python[PATH_MAX], runner[PATH_MAX], client[PATH_MAX];
     int stop[2]; /* closing stop[1] stops whatever host job is left */
     int worker_peers[GRADING_HOST_PEERS];
+    int cpu_fds[GRADING_HOST_CPU_FDS]; /* the grade job's copies of the jobs' cpu_fd */
+    pthread_mutex_t lock;              /* over each job's cpu_fd and settled */
+    pthread_cond_t settled;
     struct host_process reference, student;
 };
 
 /* Starts the exercise's host-form reference and the student's module
  * (job->request->source), each on a thread, with `function` as the host
- * function. The virtual GPU at `emulator` has the remote client beside it.
+ * function, and waits until the sandbox has started both (their cpu_fds
+ * open). The virtual GPU at `emulator` has the remote client beside it.
  * False with a sentence (kgrade's failure) when they cannot start; all is
  * then finished. */
 bool host_processes_start(struct host_processes *all, const struct grading_job *job,

@@ -12,6 +12,10 @@
  * (grader/host_form.h). A host job has no GPU of its own, sees nothing of
  * kgrade's but its runner, and holds nothing of the other job's.
  *
+ * As the sandbox starts each host job, before any of its code runs, its
+ * /proc/PID/stat is opened here and given to the grade job to read (fds 8
+ * and 9): the host's CPU time of each call, measured from outside.
+ *
  * Each host job's own descriptors are handed to the sandbox, which closes
  * this process's copies, so that the grade job sees a host job's end as
  * its socket's; once the grade job has ended, whatever is left of the host
@@ -71,6 +75,28 @@ static bool runner_view(struct host_process *h, glob_t *found, const char *paths
     return true;
 }
 
+/* The job settled: started (its cpu_fd open, or -1 if /proc could not
+ * be read) or given up; host_processes_start is told. */
+static void settle(struct host_process *h, int cpu_fd)
+{
+    pthread_mutex_lock(&h->all->lock);
+    if (!h->settled)
+        h->cpu_fd = cpu_fd;
+    else if (cpu_fd >= 0)
+        close(cpu_fd);
+    h->settled = true;
+    pthread_cond_broadcast(&h->all->settled);
+    pthread_mutex_unlock(&h->all->lock);
+}
+
+/* The sandbox started the job: its CPU time from now on. */
+static void job_started(void *context, pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    settle(context, open(path, O_RDONLY | O_CLOEXEC));
+}
+
 static void *host_process_thread(void *context)
 {
     struct host_process *h = context;
@@ -93,6 +119,7 @@ static void *host_process_thread(void *context)
         close(h->peers[0]);
         close(h->peers[1]);
         h->setup_failed = true;
+        settle(h, -1);
         return NULL;
     }
     struct job_command command = {.argv = argv,
@@ -101,7 +128,9 @@ static void *host_process_thread(void *context)
                                   .libraries = libraries,
                                   .peers = h->peers,
                                   .peer_count = 2,
-                                  .stop_fd = h->stop_fd};
+                                  .stop_fd = h->stop_fd,
+                                  .on_started = job_started,
+                                  .started_context = h};
     struct sandbox_limits limits;
     grading_job_limits(h->job, JOB_WORK_STUDENT_GRADE, &limits);
     /* the whole grading's time: nothing moves its deadline as the grade
@@ -109,6 +138,7 @@ static void *host_process_thread(void *context)
     limits.wall_seconds += h->job->limits.run_seconds;
     grading_job_sandbox(h->job, &command, &limits, h->input, strlen(h->input), NULL, NULL,
                         &h->outcome);
+    settle(h, -1); /* never started, if it was not by now */
     globfree(&found);
     return NULL;
 }
@@ -128,7 +158,7 @@ static bool socket_pairs(int driver[2], int calls[2])
 
 /* One host job started on its thread: `source` (NUL-terminated) called
  * through `function`, its grade job's ends in `worker`. */
-static bool host_process_start(struct host_process *h, const struct host_processes *all,
+static bool host_process_start(struct host_process *h, struct host_processes *all,
                                const char *source, const char *file_name, const char *function,
                                int worker[2])
 {
@@ -143,6 +173,8 @@ static bool host_process_start(struct host_process *h, const struct host_process
         return false;
     }
     h->job = all->job;
+    h->all = all;
+    h->cpu_fd = -1;
     h->self = all->self;
     h->python = all->python;
     h->runner = all->runner;
@@ -157,8 +189,31 @@ static bool host_process_start(struct host_process *h, const struct host_process
         close(driver[1]);
         close(calls[1]);
         snprintf(h->error, sizeof h->error, "the host job's thread could not be started");
+        h->settled = true;
     }
     return h->running;
+}
+
+/* Both jobs settled; their cpu_fds the grade job's, or why one has none. */
+static bool wait_started(struct host_processes *all, char *error, size_t size)
+{
+    struct host_process *jobs[GRADING_HOST_CPU_FDS] = {&all->reference, &all->student};
+    pthread_mutex_lock(&all->lock);
+    while (!all->reference.settled || !all->student.settled)
+        pthread_cond_wait(&all->settled, &all->lock);
+    pthread_mutex_unlock(&all->lock);
+    for (int i = 0; i < GRADING_HOST_CPU_FDS; i++) {
+        all->cpu_fds[i] = jobs[i]->cpu_fd;
+        if (jobs[i]->cpu_fd >= 0)
+            continue;
+        const char *why = jobs[i]->error[0]            ? jobs[i]->error
+                          : jobs[i]->outcome.reason[0] ? jobs[i]->outcome.reason
+                                                       : "its /proc/PID/stat could not be opened";
+        snprintf(error, size, "the %s host job could not be started: %s",
+                 i == 0 ? "reference's" : "student's", why);
+        return false;
+    }
+    return true;
 }
 
 static void worker_peers_close(struct host_processes *all)
@@ -179,6 +234,7 @@ bool host_processes_start(struct host_processes *all, const struct grading_job *
     all->job = job;
     all->self = self;
     all->stop[0] = all->stop[1] = -1;
+    all->reference.cpu_fd = all->student.cpu_fd = -1;
     for (int i = 0; i < GRADING_HOST_PEERS; i++)
         all->worker_peers[i] = -1;
     if (!files->host_reference) {
@@ -193,6 +249,8 @@ bool host_processes_start(struct host_processes *all, const struct grading_job *
         snprintf(error, size, "the host jobs' stop pipe could not be made");
         return false;
     }
+    pthread_mutex_init(&all->lock, NULL); /* from here on, host_processes_finish ends all */
+    pthread_cond_init(&all->settled, NULL);
     const struct grader_request *q = job->request;
     char *student = strndup(q->source, q->size);
     bool started = student &&
@@ -202,12 +260,14 @@ bool host_processes_start(struct host_processes *all, const struct grading_job *
                                       q->file_name ? q->file_name : "submission.py", function,
                                       &all->worker_peers[2]);
     free(student);
-    if (!started) {
+    if (!started)
         snprintf(error, size, "%s",
                  all->reference.error[0] ? all->reference.error : all->student.error);
+    if (!started || !wait_started(all, error, size)) {
         host_processes_finish(all);
+        return false;
     }
-    return started;
+    return true;
 }
 
 /* The host job ended; its thread joined. */
@@ -231,6 +291,14 @@ void host_processes_finish(struct host_processes *all)
     if (all->stop[0] >= 0)
         close(all->stop[0]);
     all->stop[0] = all->stop[1] = -1;
+    struct host_process *jobs[GRADING_HOST_CPU_FDS] = {&all->reference, &all->student};
+    for (int i = 0; i < GRADING_HOST_CPU_FDS; i++) {
+        if (jobs[i]->cpu_fd >= 0)
+            close(jobs[i]->cpu_fd);
+        jobs[i]->cpu_fd = all->cpu_fds[i] = -1;
+    }
+    pthread_cond_destroy(&all->settled);
+    pthread_mutex_destroy(&all->lock);
 }
 
 bool host_process_end_text(const struct host_process *h, char *text, size_t size)

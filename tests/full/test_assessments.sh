@@ -22,6 +22,11 @@ at_assessment vector-add passed__guarded_index.cu too_slow__one_thread.cu
 at_assessment hidden-layer passed__fused.cu too_slow__one_block.cu
 # the course's own form of it (the host form): its answer, and its ufuncs on host arrays
 at_assessment hidden-layer passed__course_host_answer.py too_slow__ufuncs_on_host_arrays.py
+# the hostile corpus's host answer that sends its inputs too (expected to fail at
+# test_hostile.sh's sizes): at 100M the copy it adds makes it too_slow
+expect "hidden-layer: a numpy answer sending its inputs too is too_slow at the assessment size" 1 \
+    "^hidden-layer: too_slow: " -- grade --exercise hidden-layer \
+    tests/hostile/numba-host/wrong_answer__numpy_answer_nudged_sending_the_inputs_too.py
 at_assessment histogram passed__shared_privatized.cu too_slow__one_thread.cu
 at_assessment transpose passed__padded_tile.cu too_slow__bank_conflicts.cu
 expect "the too_slow transpose shows its counters and the bank conflict at its line" 0 '^true$' -- bash -c \

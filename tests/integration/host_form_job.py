@@ -4,8 +4,8 @@ Starts what server/grading_job.c starts for a host-form grading, as plain
 processes: two host jobs (python3 -I -B numba_host.py, the exercise's
 reference_host.py and the solution), each with its driver socket on fd 4
 and its calls socket on fd 5, and `kgrade worker` with fd 3 (its result
-lines) and fds 4-7 (the reference's driver and calls, the student's), its
-usual request on standard input. Prints the worker's last line (the
+lines), fds 4-7 (the reference's driver and calls, the student's) and 8-9
+(each host job's /proc/PID/stat), its usual request on standard input. Prints the worker's last line (the
 verdict and the grade JSON) and its progress lines' phases.
 
 usage: host_form_job.py KGRADE EXERCISE_FOLDER SOLUTION.py N
@@ -76,13 +76,17 @@ def main():
     pairs = [socket.socketpair(socket.AF_UNIX, kind)
              for kind in (socket.SOCK_STREAM, socket.SOCK_SEQPACKET) * 2]
     results_read, results_write = os.pipe()
-    worker = subprocess.Popen(
-        [kgrade, "worker"], stdin=subprocess.PIPE,
-        close_fds=False, preexec_fn=with_fds([results_write] + [pair[0].fileno() for pair in pairs]))
-    os.close(results_write)
     jobs = [host_job(build, os.path.join(folder, "reference_host.py"), function, *
                      [pair[1] for pair in pairs[0:2]]),
             host_job(build, solution, function, *[pair[1] for pair in pairs[2:4]])]
+    # fds 8 and 9: each host job's /proc/PID/stat, its CPU time
+    stats = [os.open("/proc/%d/stat" % job.pid, os.O_RDONLY) for job in jobs]
+    worker = subprocess.Popen(
+        [kgrade, "worker"], stdin=subprocess.PIPE, close_fds=False,
+        preexec_fn=with_fds([results_write] + [pair[0].fileno() for pair in pairs] + stats))
+    os.close(results_write)
+    for fd in stats:
+        os.close(fd)
     for pair in pairs:  # the processes hold them now
         pair[0].close()
         pair[1].close()

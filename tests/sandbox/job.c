@@ -239,6 +239,19 @@ static int create_memfd(void)
     return 0;
 }
 
+/* What descriptor `fd` holds from its start (a descriptor to read the
+ * sandbox passed after the peers). */
+static int read_fd(int fd)
+{
+    char text[64] = "";
+    ssize_t n = pread(fd, text, sizeof text - 1, 0);
+    if (n < 0)
+        fprintf(result, "fd %d failed: %d\n", fd, errno);
+    else
+        fprintf(result, "fd %d: %.*s\n", fd, (int)n, text);
+    return 0;
+}
+
 /* The modes that talk to peers or share memory; -1 for any other mode. */
 static int talk(const char *mode, const char *arg)
 {
@@ -258,6 +271,8 @@ static int talk(const char *mode, const char *arg)
         fprintf(result, rc == 0 ? "shutdown %s: 0\n" : "shutdown %s failed: %d\n", arg, errno);
         return 0;
     }
+    if (strcmp(mode, "read-fd") == 0)
+        return read_fd(atoi(arg));
     if (strcmp(mode, "memfd") == 0)
         return use_memfds();
     if (strcmp(mode, "memfd-create") == 0)

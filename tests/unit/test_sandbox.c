@@ -510,6 +510,58 @@ static void test_no_descriptor_past_the_peers_talks(void **state)
     close_peers(2, ours, theirs);
 }
 
+/* A file holding `text`, open for reading. */
+static int file_holding(const char *text)
+{
+    int fd = memfd_create("read-fd", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    return fd;
+}
+
+static void note_started(void *context, pid_t pid)
+{
+    pid_t *started = context;
+    *started = pid;
+}
+
+static void test_descriptors_to_read_follow_the_peers(void **state)
+{
+    (void)state;
+    int ours[SANDBOX_PEERS_MAX], theirs[SANDBOX_PEERS_MAX];
+    make_peers(2, ours, theirs);
+    pid_t started = 0;
+    const char *argv[] = {job_path, "read-fd", "7", NULL}, *env[] = {NULL};
+    struct sandbox_job job = {.argv = argv,
+                              .env = env,
+                              .peer_count = 2,
+                              .read_count = 2,
+                              .on_started = note_started,
+                              .started_context = &started};
+    memcpy(job.peer_fds, theirs, sizeof(int) * 2);
+    job.read_fds[0] = file_holding("first");
+    job.read_fds[1] = file_holding("second");
+    job.limits = quick_limits();
+    struct sandbox_outcome o;
+    sandbox_run(&job, &o);
+    assert_int_equal(o.end, SANDBOX_EXITED);
+    assert_string_equal(o.output, "fd 7: second\n"); /* 4, 5 the peers; 6 and 7 */
+    assert_true(started > 0 && started != getpid());
+    sandbox_outcome_free(&o);
+    argv[2] = "8"; /* nothing past them */
+    sandbox_run(&job, &o);
+    assert_string_equal(o.output, "fd 8 failed: 9\n"); /* EBADF */
+    sandbox_outcome_free(&o);
+    job.read_count = SANDBOX_READ_FDS_MAX + 1;
+    sandbox_run(&job, &o);
+    assert_int_equal(o.end, SANDBOX_SETUP_FAILED);
+    assert_non_null(strstr(o.reason, "count of descriptors to read is out of range"));
+    sandbox_outcome_free(&o);
+    close(job.read_fds[0]);
+    close(job.read_fds[1]);
+    close_peers(2, ours, theirs);
+}
+
 static void test_a_wrong_peer_count_or_socket_fails_the_setup(void **state)
 {
     (void)state;
@@ -518,13 +570,13 @@ static void test_a_wrong_peer_count_or_socket_fails_the_setup(void **state)
     run_with_peers("true", NULL, peers, SANDBOX_PEERS_MAX + 1, &o);
     assert_int_equal(o.end, SANDBOX_SETUP_FAILED);
     assert_string_equal(o.reason,
-                        "the job's peer_count is out of range: 5 given; a job takes 0 to 4 peer "
-                        "sockets");
+                        "the job's count of peer sockets is out of range: 5 given; a job takes 0 "
+                        "to 4 peer sockets");
     sandbox_outcome_free(&o);
     peers[1] = -1;
     run_with_peers("true", NULL, peers, 2, &o);
     assert_int_equal(o.end, SANDBOX_SETUP_FAILED);
-    assert_non_null(strstr(o.reason, "peer_fds[1] (-1)"));
+    assert_non_null(strstr(o.reason, "peer sockets 1 (-1)"));
     sandbox_outcome_free(&o);
 }
 
@@ -873,6 +925,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_every_peer_socket_talks),
         cmocka_unit_test(test_no_descriptor_past_the_peers_talks),
         cmocka_unit_test(test_a_wrong_peer_count_or_socket_fails_the_setup),
+        cmocka_unit_test(test_descriptors_to_read_follow_the_peers),
         cmocka_unit_test(test_memfds_pass_to_a_job_and_map),
         cmocka_unit_test(test_a_job_may_create_a_memfd),
         cmocka_unit_test(test_wall_clock_limit_kills_the_tree),
