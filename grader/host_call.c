@@ -51,19 +51,21 @@ static bool readable(int fd, double seconds)
     }
 }
 
+/* The replies a host job may send: one key each. */
+static const struct {
+    const char *key;
+    bool is_text;
+    enum host_reply reply;
+} known[] = {
+    {"ready", false, HOST_REPLY_READY},       {"import_failed", true, HOST_REPLY_IMPORT_FAILED},
+    {"returned", false, HOST_REPLY_RETURNED}, {"wrong", true, HOST_REPLY_WRONG},
+    {"raised", true, HOST_REPLY_RAISED},
+};
+
 /* The packet's JSON as one of the replies: an object of exactly one known
  * key, of the right type. */
 static enum host_reply parse_reply(const char *packet, size_t length, char *text, size_t size)
 {
-    static const struct {
-        const char *key;
-        bool is_text;
-        enum host_reply reply;
-    } known[] = {
-        {"ready", false, HOST_REPLY_READY},       {"import_failed", true, HOST_REPLY_IMPORT_FAILED},
-        {"returned", false, HOST_REPLY_RETURNED}, {"wrong", true, HOST_REPLY_WRONG},
-        {"raised", true, HOST_REPLY_RAISED},
-    };
     json_t *root = json_loadb(packet, length, JSON_REJECT_DUPLICATES, NULL);
     enum host_reply reply = HOST_REPLY_ENDED;
     const char *key = NULL;
@@ -183,6 +185,29 @@ static bool read_returned(int fd, void *into, size_t bytes)
     return true;
 }
 
+/* Whether the job's end of the socket is closed. */
+static bool peer_closed(int fd)
+{
+    struct pollfd p = {.fd = fd};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
+/* Whether the job sent a packet before it was called: only numba_host.py
+ * speaks on the channel, and only to answer. What it sent, in `text` ("a
+ * \"ready\" reply"); a job that ended instead did not speak. */
+static bool spoke_out_of_turn(int fd, char *text, size_t size)
+{
+    char said[GRADER_MESSAGE_MAX];
+    enum host_reply early = host_receive(fd, 0, said, sizeof said);
+    if (early == HOST_REPLY_LATE || peer_closed(fd))
+        return false;
+    snprintf(text, size, "a packet that is none of the protocol's replies");
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].reply == early)
+            snprintf(text, size, "a \"%s\" reply", known[i].key);
+    return true;
+}
+
 /* `after` less `before`; the device time from `settled_ms`. */
 static void call_stats(const struct kgemu_served_stats *before, double settled_ms,
                        const struct kgemu_served_stats *after, struct host_call_stats *call)
@@ -232,8 +257,7 @@ enum host_reply host_call(struct grading *g, struct host_job *job, const char *r
     all[n] = out;
     double cpu_before = host_cpu_ms(job->cpu_fd);
     double started = timing_now_seconds();
-    enum host_reply reply = host_receive(job->calls_fd, 0, text, size) != HOST_REPLY_LATE
-                                ? HOST_REPLY_ENDED /* it spoke out of turn, or ended */
+    enum host_reply reply = spoke_out_of_turn(job->calls_fd, text, size) ? HOST_REPLY_OUT_OF_TURN
                             : host_send_packet(job->calls_fd, request, strlen(request), all, n + 1)
                                 ? host_receive(job->calls_fd, seconds, text, size)
                                 : HOST_REPLY_ENDED;

@@ -277,6 +277,11 @@ static void student_failed(struct run *r, enum host_reply reply, const char *tex
                  "least %g s) and was stopped",
                  function, grader_ms_text(limit * 1e3, seconds), HOST_STUDENT_CALL_FACTOR,
                  HOST_STUDENT_CALL_FLOOR_SECONDS);
+    else if (reply == HOST_REPLY_OUT_OF_TURN)
+        snprintf(out->message, sizeof out->message,
+                 "the program sent a message before %.64s was called (%.200s on the call "
+                 "channel, where only kgrade's runner speaks, to answer a call)",
+                 function, text);
     else
         snprintf(out->message, sizeof out->message, "the program ended during %.64s", function);
 }

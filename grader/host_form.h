@@ -139,6 +139,7 @@ enum host_reply {
     HOST_REPLY_RAISED,        /* {"raised": TEXT} */
     HOST_REPLY_ENDED,         /* the socket closed, or the packet was not one of these */
     HOST_REPLY_LATE,          /* nothing within the limit */
+    HOST_REPLY_OUT_OF_TURN,   /* host_call: a packet was waiting before the request */
 };
 
 /* Waits up to `seconds` for the job's next packet: its kind, and its TEXT
@@ -154,7 +155,10 @@ bool host_send_packet(int fd, const char *packet, size_t length, const int *fds,
  * argument memfds `fds` (`n`) and a fresh memfd of `returned_bytes` for
  * the result, waited for up to `seconds`; the device's figures of the call
  * in `stats`, its wall-clock seconds in `*seconds_taken`; when it returned,
- * the array copied into `returned`. A failure of the grade job's own (no
+ * the array copied into `returned`. A job that sent a packet before the
+ * request (only numba_host.py speaks, and only to answer) is
+ * HOST_REPLY_OUT_OF_TURN, `text` saying what it sent ("a \"ready\"
+ * reply"); the request is not sent. A failure of the grade job's own (no
  * memfd) is HOST_REPLY_ENDED with `text` saying so and `*own_failure`. */
 enum host_reply host_call(struct grading *g, struct host_job *job, const char *request,
                           const int *fds, int n, void *returned, size_t returned_bytes,

@@ -691,6 +691,12 @@ static json_t *grade_source(const struct grading_job *job, const struct job_path
     json_t *result =
         grade_in_sandbox(job, p, files, reference, numba, why, &hosts, verdict, error, error_size);
     host_processes_finish(&hosts);
+    /* a host job that could not be set up: kgrade's failure, not the student's */
+    if (host_processes_setup_failure(&hosts, failed, sizeof failed)) {
+        json_decref(result);
+        *verdict = GRADER_VERDICT_INTERNAL_ERROR;
+        return grader_verdict_json(job->request, *verdict, failed, false);
+    }
     if (result && *verdict == GRADER_VERDICT_RUNTIME_ERROR)
         host_end_said(&hosts.student, result);
     return result;

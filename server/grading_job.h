@@ -242,6 +242,13 @@ bool host_processes_start(struct host_processes *all, const struct grading_job *
 /* Once the grade job has ended: closes what is left of its ends, stops the
  * host jobs that have not ended, joins them. */
 void host_processes_finish(struct host_processes *all);
+/* Once finished: whether a host job could not be set up (its view: a
+ * runner file missing beside kgrade; or its sandbox), the reference's
+ * first, with why in `text` ("the host form's student job could not be set
+ * up: the sandbox could not be set up: ..."). The grade job saw only its
+ * socket end: the grading's verdict is internal_error, kgrade's failure,
+ * whatever the grade job said. */
+bool host_processes_setup_failure(const struct host_processes *all, char *text, size_t size);
 /* Why a host job ended, once finished, when the sandbox or a signal ended
  * it or it exited with a failure: a clause for the verdict's message ("the
  * sandbox stopped it for a system call it does not allow (...)"), in

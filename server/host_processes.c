@@ -301,6 +301,24 @@ void host_processes_finish(struct host_processes *all)
     pthread_mutex_destroy(&all->lock);
 }
 
+/* Why one host job could not be set up, or NULL: it started. */
+static const char *setup_failure(const struct host_process *h)
+{
+    if (h->setup_failed)
+        return h->error;
+    return h->outcome.end == SANDBOX_SETUP_FAILED ? h->outcome.reason : NULL;
+}
+
+bool host_processes_setup_failure(const struct host_processes *all, char *text, size_t size)
+{
+    const char *reference = setup_failure(&all->reference), *student = setup_failure(&all->student);
+    if (!reference && !student)
+        return false;
+    snprintf(text, size, "the host form's %s job could not be set up: %s",
+             reference ? "reference" : "student", reference ? reference : student);
+    return true;
+}
+
 bool host_process_end_text(const struct host_process *h, char *text, size_t size)
 {
     const struct sandbox_outcome *o = &h->outcome;

@@ -120,6 +120,9 @@ for f in "$HOSTILE"/numba-host/*.py; do
     runtime_error__kernel_reads_outside_its_arrays.py)
         host_says "... the kernel faulted at its first read outside its arrays" \
             "raised an exception: .*CudaAPIError: \[700\]" ;;
+    runtime_error__speaks_before_it_is_called.py)
+        host_says "... it spoke on the call channel before it was called, the message says so" \
+            "^runtime_error: with n = 1: the program sent a message before create_hidden_layer was called \(a \"ready\" reply on the call channel" ;;
     runtime_error__reads_host_files.py)
         host_says "... it read no file" "RuntimeError: read 0 of [0-9]+ files:$" ;;
     runtime_error__garbage_on_the_driver_socket.py)
