@@ -194,7 +194,8 @@ static bool host_process_start(struct host_process *h, struct host_processes *al
     return h->running;
 }
 
-/* Both jobs settled; their cpu_fds the grade job's, or why one has none. */
+/* Both jobs settled; their cpu_fds the grade job's, or why one has none
+ * (it could not be set up, or its /proc/PID/stat not opened). */
 static bool wait_started(struct host_processes *all, char *error, size_t size)
 {
     struct host_process *jobs[GRADING_HOST_CPU_FDS] = {&all->reference, &all->student};
@@ -202,18 +203,14 @@ static bool wait_started(struct host_processes *all, char *error, size_t size)
     while (!all->reference.settled || !all->student.settled)
         pthread_cond_wait(&all->settled, &all->lock);
     pthread_mutex_unlock(&all->lock);
-    for (int i = 0; i < GRADING_HOST_CPU_FDS; i++) {
+    for (int i = 0; i < GRADING_HOST_CPU_FDS; i++)
         all->cpu_fds[i] = jobs[i]->cpu_fd;
-        if (jobs[i]->cpu_fd >= 0)
-            continue;
-        const char *why = jobs[i]->error[0]            ? jobs[i]->error
-                          : jobs[i]->outcome.reason[0] ? jobs[i]->outcome.reason
-                                                       : "its /proc/PID/stat could not be opened";
-        snprintf(error, size, "the %s host job could not be started: %s",
-                 i == 0 ? "reference's" : "student's", why);
-        return false;
-    }
-    return true;
+    if (all->cpu_fds[0] >= 0 && all->cpu_fds[1] >= 0)
+        return true;
+    if (!host_processes_setup_failure(all, error, size))
+        snprintf(error, size, "the host form's %s job's /proc/PID/stat could not be opened",
+                 all->cpu_fds[0] < 0 ? "reference" : "student");
+    return false;
 }
 
 static void worker_peers_close(struct host_processes *all)

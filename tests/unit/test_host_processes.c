@@ -4,8 +4,10 @@
  * runner files are not beside kgrade (a `self` in a folder that holds only
  * numba_host.py), and host jobs whose sandbox cannot start (a hard CPU
  * limit below theirs, which the sandbox cannot raise). Either is kgrade's
- * failure: host_processes_setup_failure says so, with its cause, where the
- * grade job would only have seen the jobs' sockets end.
+ * failure: host_processes_start says so when the job never started (its
+ * view), host_processes_setup_failure once finished when it failed in its
+ * sandbox's set-up, with its cause, where the grade job would only have
+ * seen the jobs' sockets end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,21 +40,20 @@
 static char build[PATH_MAX]; /* the plain build's folder: kgrade's, and the virtual GPU's */
 
 /* Starts the host jobs as kgrade at `self` would, lets them end, and
- * returns what host_processes_setup_failure says (false: they started). */
+ * returns what host_processes_start said when they could not start, else
+ * what host_processes_setup_failure says (false: they started). */
 static bool setup_failure_of(const char *self, char *text, size_t size)
 {
     struct grader_request request = {.source = SOURCE, .size = strlen(SOURCE)};
     struct grading_job job = {.request = &request};
     job.limits = (struct grading_limits){COMPILE_SECONDS, RUN_SECONDS, 512ull << 20};
     struct grader_exercise_files files = {.host_reference = SOURCE};
-    char emulator[PATH_MAX + 32], error[GRADER_MESSAGE_MAX];
+    char emulator[PATH_MAX + 32];
     snprintf(emulator, sizeof emulator, "%s/emulator/libcuda.so.1", build);
     struct host_processes all;
-    if (!host_processes_start(&all, &job, self, emulator, &files, "create_hidden_layer", error,
-                              sizeof error)) {
-        fprintf(stderr, "the host jobs did not start: %s\n", error);
-        return false;
-    }
+    if (!host_processes_start(&all, &job, self, emulator, &files, "create_hidden_layer", text,
+                              size))
+        return true;
     /* as the grade job does: each job's first word on its call channel,
      * or the channel's end (no assertion: this may run in a child) */
     bool ended = true;
