@@ -255,6 +255,11 @@ int kgemu_served_settle(struct kgemu_served *served, double *device_ms);
  * CUDA_ERROR_INVALID_VALUE (a NULL argument). */
 int kgemu_served_uploaded_bytes(struct kgemu_served *served, const void *bytes, size_t size,
                                 unsigned long long *matched);
+/* Copies the last fault of the client's context (what stopped a launch of
+ * its: kgemu_last_fault's, for the served session) to `fault`. Returns 1
+ * when there was one, 0 when there was none or the session has ended
+ * (its context is gone). Safe from any thread while it is served. */
+int kgemu_served_fault(struct kgemu_served *served, struct kgemu_fault *fault);
 /* Ends the session, whether the client is still connected, has closed or
  * broke the protocol: shuts the socket down (not closed: the caller's),
  * joins the thread (after the request it is serving, a launch included),

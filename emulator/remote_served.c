@@ -223,6 +223,24 @@ EMU_EXPORT int kgemu_served_settle(struct kgemu_served *served, double *device_m
     return (int)rc;
 }
 
+/* The session's lock, then the driver's, as kgemu_served_settle. */
+EMU_EXPORT int kgemu_served_fault(struct kgemu_served *served, struct kgemu_fault *fault)
+{
+    if (served == NULL || fault == NULL)
+        return 0;
+    pthread_mutex_lock(&served->lock);
+    CUcontext ctx = served->context;
+    int found = ctx != NULL && driver_begin() == CUDA_SUCCESS;
+    if (found) {
+        found = ctx->has_fault;
+        if (found)
+            *fault = ctx->fault;
+        driver_leave(CUDA_SUCCESS);
+    }
+    pthread_mutex_unlock(&served->lock);
+    return found;
+}
+
 /* Counts the bytes of a buffer's chunks that the session uploaded. */
 struct uploaded_count {
     struct kgemu_served *served;

@@ -57,6 +57,8 @@ static bool look_up(struct cuda_api *api, char *error, size_t size)
     api->kgemu_hash = (__typeof__(&kgemu_hash))dlsym(api->library, "kgemu_hash");
     api->kgemu_served_uploaded_bytes = (__typeof__(&kgemu_served_uploaded_bytes))dlsym(
         api->library, "kgemu_served_uploaded_bytes");
+    api->kgemu_served_fault =
+        (__typeof__(&kgemu_served_fault))dlsym(api->library, "kgemu_served_fault");
     api->emulated = dlsym(api->library, "kgemu_is_virtual") != NULL;
     return true;
 }

@@ -90,6 +90,7 @@ struct cuda_api {
     __typeof__(&kgemu_serve_stop) kgemu_serve_stop;
     __typeof__(&kgemu_hash) kgemu_hash;
     __typeof__(&kgemu_served_uploaded_bytes) kgemu_served_uploaded_bytes;
+    __typeof__(&kgemu_served_fault) kgemu_served_fault; /* may be NULL: no details */
 };
 
 /* Loads a driver as `choice` says and initializes it (cuInit, a device).

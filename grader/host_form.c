@@ -286,6 +286,54 @@ static void student_failed(struct run *r, enum host_reply reply, const char *tex
         snprintf(out->message, sizeof out->message, "the program ended during %.64s", function);
 }
 
+/* A numba kernel's name as the module wrote it: its PTX name is
+ * "_ZN6cudapy" + the module's length-prefixed name + the kernel's + ABI
+ * tags ("_ZN6cudapy21__kgrade_submission__4peekB2v1B106…", cut at the
+ * fault's room for it): the last identifier of the nested name. Any other
+ * name is kept whole. */
+static void numba_kernel_name(const char *ptx_name, char *out, size_t size)
+{
+    static const char prefix[] = "_ZN6cudapy";
+    snprintf(out, size, "%s", ptx_name);
+    if (strncmp(ptx_name, prefix, sizeof prefix - 1) != 0)
+        return;
+    const char *at = ptx_name + sizeof prefix - 1, *last = NULL;
+    unsigned long last_length = 0;
+    int names = 0;
+    while (*at >= '1' && *at <= '9') {
+        char *end;
+        unsigned long length = strtoul(at, &end, 10);
+        if (strnlen(end, length) < length)
+            break; /* cut short */
+        last = end;
+        last_length = length;
+        names++;
+        at = end + length;
+    }
+    if (names >= 2) /* the module's, then the kernel's */
+        snprintf(out, size, "%.*s", (int)last_length, last);
+}
+
+/* A call that raised or ended after a launch of its faulted: the device's
+ * sentence as the kernel form gives it (memory_error for an access outside
+ * the module's arrays, runtime_error for a trap or an assert), where numba
+ * only says "CudaAPIError [700]". False when the session had no fault. */
+static bool student_fault(struct grading *g, enum host_reply reply, struct case_outcome *out)
+{
+    struct kgemu_fault f;
+    struct kgemu_served *served = g->host->jobs[HOST_STUDENT].served;
+    if ((reply != HOST_REPLY_RAISED && reply != HOST_REPLY_ENDED) || !g->api.kgemu_served_fault ||
+        g->api.kgemu_served_fault(served, &f) != 1 || f.code == 0)
+        return false;
+    bool memory = f.code == CUDA_ERROR_ILLEGAL_ADDRESS || f.code == CUDA_ERROR_MISALIGNED_ADDRESS;
+    out->verdict = memory ? GRADER_VERDICT_MEMORY_ERROR : GRADER_VERDICT_RUNTIME_ERROR;
+    char kernel[KGEMU_NAME_MAX];
+    numba_kernel_name(f.kernel, kernel, sizeof kernel);
+    snprintf(out->message, sizeof out->message, "%.300s, in kernel '%.64s' called by %.64s",
+             f.message, kernel, g->exercise.numba_host.function);
+    return true;
+}
+
 /* What the student's call returned: from the GPU, then right. False with
  * r->error set. */
 static bool judge_returned(struct run *r, int returned, const struct host_call_stats *stats,
@@ -337,7 +385,7 @@ static bool call_student(struct run *r, const char *request, const int *fds, int
     }
     if (ok && reply == HOST_REPLY_RETURNED)
         ok = judge_returned(r, returned, &stats, actual, out);
-    else if (ok)
+    else if (ok && !student_fault(g, reply, out))
         student_failed(r, reply, text, limit, out);
     free(actual);
     return ok;

@@ -108,59 +108,8 @@ def apply_shims(cuda_home, cc):
         numba_shims.apply(cuda_home)
     except numba_shims.ToolkitMissing as error:
         raise Refused(str(error))
-    line_info_as_nvcc_gives_it()
+    numba_shims.line_info_as_nvcc_gives_it()
     kernels_without_a_device()
-
-
-def line_info_as_nvcc_gives_it():
-    """Line numbers in the PTX without changing the code, as nvcc's -lineinfo.
-    numba 0.56's lineinfo=True turns on full debug information instead: the
-    Python error model (division checks), the kernel's function kept out of
-    line and its variables in local memory, and NVVM's debug target: about
-    3x the instructions of the kernel a student runs with a plain @cuda.jit.
-    Here: numba's own error model (numpy's), line directives only
-    (DebugDirectivesOnly), the function inlined into a kernel wrapper that
-    has a location of its own (so the inlined lines are kept), no variables,
-    and device functions with their lines too (0.56 gives them none, so a
-    fault in one was said at its caller's line)."""
-    from llvmlite import ir
-    from numba.core import debuginfo
-    from numba.cuda import compiler, dispatcher
-    from numba.cuda.target import CUDATargetContext
-
-    class NumpyErrorModelFlags(compiler.CUDAFlags):
-        def __setattr__(self, name, value):
-            super().__setattr__(name, "numpy" if name == "error_model" else value)
-
-    def compile_unit(self):
-        return self.module.add_debug_info("DICompileUnit", {
-            "language": ir.DIToken("DW_LANG_C_plus_plus"), "file": self.difile,
-            "producer": "clang (Numba)", "runtimeVersion": 0, "isOptimized": True,
-            "emissionKind": 3,  # DebugDirectivesOnly
-        }, is_distinct=True)
-
-    def mark_subprogram(self, function, qualname, argnames, argtypes, line):
-        function.set_metadata("dbg", self._add_subprogram(
-            name=qualname, linkagename=function.name, line=line, function=function,
-            argmap=dict(zip(argnames, argtypes))))  # and inlinable
-
-    wrapper = CUDATargetContext.generate_kernel_wrapper
-
-    def kernel_wrapper_with_location(self, library, fndesc, kernel_name, debug, filename,
-                                     linenum):
-        return wrapper(self, library, fndesc, kernel_name, True, filename, linenum)
-
-    compile_cuda = dispatcher.compile_cuda
-
-    def compile_with_lines(*args, **kwargs):  # device functions too: a gufunc's core
-        return compile_cuda(*args, **dict(kwargs, lineinfo=True))
-
-    compiler.CUDAFlags = NumpyErrorModelFlags
-    debuginfo.DIBuilder._di_compile_unit = compile_unit
-    debuginfo.DIBuilder.mark_subprogram = mark_subprogram
-    debuginfo.DIBuilder.mark_variable = lambda *args, **kwargs: None
-    CUDATargetContext.generate_kernel_wrapper = kernel_wrapper_with_location
-    dispatcher.compile_cuda = compile_with_lines
 
 
 def kernels_without_a_device():

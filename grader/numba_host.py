@@ -79,6 +79,7 @@ def prepare_numba(cuda_home):
     os.environ["NUMBA_DISABLE_PERFORMANCE_WARNINGS"] = "1"
     os.environ["NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS"] = "0"  # small correctness sizes
     numba_loader.numba_shims.apply(cuda_home)
+    numba_loader.numba_shims.line_info_as_nvcc_gives_it()  # a fault says the student's line
     import numba
     if not numba_loader.numba_shims.is_supported(numba.__version__):
         raise numba_loader.numba_shims.ToolkitMissing(

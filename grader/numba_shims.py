@@ -28,6 +28,9 @@ on any CUDA driver). numba 0.56 predates CUDA 13:
   (ufuncs on device arrays, to keep the data on the device) pays on a real
   GPU as on the virtual one, and which made it no faster than ufuncs on
   host arrays. A device array's type is its dtype, as in later numbas;
+- (line_info_as_nvcc_gives_it, applied by the front end and the host job,
+  not by `kgrade run`) the PTX carries the source's lines as nvcc's
+  -lineinfo gives them, so that a fault names the student's line;
 - with a driver, it compiles for the architecture closest to the device's
   in a table keyed by the CUDA runtime's version, which ends at CUDA 11
   (sm_86 at most) and is empty without libcudart (a sandboxed job sees
@@ -137,3 +140,59 @@ def ufunc_argument_types_without_copies():
                                     else np.asarray(ary).dtype)
 
     deviceufunc.UFuncMechanism._fill_argtypes = fill_argtypes
+
+
+def line_info_as_nvcc_gives_it():
+    """Line numbers in the PTX without changing the code, as nvcc's -lineinfo.
+    numba 0.56's lineinfo=True turns on full debug information instead: the
+    Python error model (division checks), the kernel's function kept out of
+    line and its variables in local memory, and NVVM's debug target: about
+    3x the instructions of the kernel a student runs with a plain @cuda.jit.
+    Here: numba's own error model (numpy's), line directives only
+    (DebugDirectivesOnly), the function inlined into a kernel wrapper that
+    has a location of its own (so the inlined lines are kept), no variables,
+    and device functions with their lines too (0.56 gives them none, so a
+    fault in one was said at its caller's line)."""
+    from llvmlite import ir
+    from numba.core import debuginfo
+    from numba.cuda import compiler, dispatcher
+    from numba.cuda.target import CUDATargetContext
+
+    class NumpyErrorModelFlags(compiler.CUDAFlags):
+        def __setattr__(self, name, value):
+            super().__setattr__(name, "numpy" if name == "error_model" else value)
+
+    def compile_unit(self):
+        return self.module.add_debug_info("DICompileUnit", {
+            "language": ir.DIToken("DW_LANG_C_plus_plus"), "file": self.difile,
+            "producer": "clang (Numba)", "runtimeVersion": 0, "isOptimized": True,
+            "emissionKind": 3,  # DebugDirectivesOnly
+        }, is_distinct=True)
+
+    def mark_subprogram(self, function, qualname, argnames, argtypes, line):
+        function.set_metadata("dbg", self._add_subprogram(
+            name=qualname, linkagename=function.name, line=line, function=function,
+            argmap=dict(zip(argnames, argtypes))))  # and inlinable
+
+    wrapper = CUDATargetContext.generate_kernel_wrapper
+
+    def kernel_wrapper_with_location(self, library, fndesc, kernel_name, debug, filename,
+                                     linenum):
+        return wrapper(self, library, fndesc, kernel_name, True, filename, linenum)
+
+    compile_cuda = dispatcher.compile_cuda
+
+    def compile_with_lines(*args, **kwargs):  # device functions too: a gufunc's core
+        return compile_cuda(*args, **dict(kwargs, lineinfo=True))
+
+    import warnings
+    from numba.core.errors import NumbaDebugInfoWarning
+    # a function numba finds no source for (a ufunc's generated kernel, a
+    # module run from text) gets no lines: said on stderr for each one
+    warnings.filterwarnings("ignore", category=NumbaDebugInfoWarning)
+    compiler.CUDAFlags = NumpyErrorModelFlags
+    debuginfo.DIBuilder._di_compile_unit = compile_unit
+    debuginfo.DIBuilder.mark_subprogram = mark_subprogram
+    debuginfo.DIBuilder.mark_variable = lambda *args, **kwargs: None
+    CUDATargetContext.generate_kernel_wrapper = kernel_wrapper_with_location
+    dispatcher.compile_cuda = compile_with_lines

@@ -22,6 +22,10 @@
  * all of it for a third C client that cheats ("client N SEED FD cheat"):
  * it computes y on the host, uploads it in two halves to another buffer,
  * copies that onto the kernel's y within the device and copies y back.
+ *
+ * A fault (kgemu_served_fault): a fourth C client ("… fault") launches the
+ * kernel over 64 times its arrays; its session has the fault, the
+ * kernel's name and an illegal address, where the others have none.
  */
 #include <libgen.h>
 #include <limits.h>
@@ -84,7 +88,12 @@ static void cheat(CUdeviceptr dy, const float *want, size_t n)
     CHECK_CU(cuMemcpyDtoD(dy, dz, bytes));
 }
 
-static int run_client(size_t n, unsigned seed, int control, bool cheats)
+/* What a client does besides the kernel's work. */
+enum client_mode { CLIENT_PLAIN, CLIENT_CHEATS, CLIENT_FAULTS };
+
+#define FAULT_REACH 64 /* the faulting client's kernel runs over this many times its arrays */
+
+static int run_client(size_t n, unsigned seed, int control, enum client_mode mode)
 {
     CUcontext context = NULL;
     CUmodule module = NULL;
@@ -97,14 +106,19 @@ static int run_client(size_t n, unsigned seed, int control, bool cheats)
     float *x = inputs(n, seed), *y = malloc(n * sizeof *y), *want = outputs(x, n);
     CUdeviceptr dx = gpu_test_upload(x, n * sizeof *x), dy = 0;
     CHECK_CU(cuMemAlloc(&dy, n * sizeof *y));
-    int count = (int)n;
+    size_t threads = mode == CLIENT_FAULTS ? n * FAULT_REACH : n;
+    int count = (int)threads;
     void *args[] = {&dx, &dy, &count};
-    CHECK_CU(cuLaunchKernel(twice, (unsigned)((n + BLOCK - 1) / BLOCK), 1, 1, BLOCK, 1, 1, 0, NULL,
-                            args, NULL));
-    if (cheats)
+    CHECK_CU(cuLaunchKernel(twice, (unsigned)((threads + BLOCK - 1) / BLOCK), 1, 1, BLOCK, 1, 1, 0,
+                            NULL, args, NULL));
+    if (mode == CLIENT_CHEATS)
         cheat(dy, want, n);
-    CHECK_CU(cuMemcpyDtoH(y, dy, n * sizeof *y));
-    CHECK(memcmp(y, want, n * sizeof *y) == 0);
+    if (mode == CLIENT_FAULTS) {
+        CHECK_EQ(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+    } else {
+        CHECK_CU(cuMemcpyDtoH(y, dy, n * sizeof *y));
+        CHECK(memcmp(y, want, n * sizeof *y) == 0);
+    }
     client_hold(control); /* the session is stopped meanwhile: no driver call after */
     free(x);
     free(y);
@@ -120,6 +134,7 @@ typedef unsigned (*served_copies_fn)(struct kgemu_served *served, unsigned long 
                                      struct kgemu_copy_record *records, unsigned count);
 typedef int (*serve_stop_fn)(struct kgemu_served *served);
 typedef unsigned long long (*hash_fn)(const void *bytes, size_t size);
+typedef int (*served_fault_fn)(struct kgemu_served *served, struct kgemu_fault *fault);
 
 static struct {
     serve_start_fn start;
@@ -127,6 +142,7 @@ static struct {
     served_copies_fn copies;
     serve_stop_fn stop;
     hash_fn hash;
+    served_fault_fn fault;
 } api;
 
 /* One client: its process, its session, its control socket. */
@@ -191,6 +207,8 @@ static void client_check(struct client *c)
     struct kgemu_served_stats stats;
     CHECK_CU(api.stats(c->served, &stats));
     CHECK(!stats.ended && stats.device_ms > 0);
+    struct kgemu_fault fault;
+    CHECK_EQ(api.fault(c->served, &fault), 0);
     size_t bytes = c->floats * sizeof(float);
     CHECK_EQ(stats.copies[KGEMU_COPY_HTOD], c->cheats ? 3 : 1);
     CHECK_EQ(stats.copies[KGEMU_COPY_DTOH], 1);
@@ -212,6 +230,28 @@ static void client_check(struct client *c)
         fprintf(stderr, "  (a client failed: status %#x)\n", (unsigned)status);
 }
 
+/* The faulting client: its session has the fault, the others none. */
+static void client_fault_check(const char *remote_dir, char *self)
+{
+    char small[32];
+    snprintf(small, sizeof small, "%zu", SMALL_FLOATS);
+    struct client c = {.floats = SMALL_FLOATS, .seed = 11, .launches = 1};
+    client_start(&c, remote_dir, (char *[]){self, "client", small, "11", NULL, "fault", NULL}, 4);
+    char byte = 0;
+    CHECK(read(c.control, &byte, 1) == 1 && byte == 'd');
+    struct kgemu_fault fault;
+    memset(&fault, 0, sizeof fault);
+    CHECK_EQ(api.fault(c.served, &fault), 1);
+    CHECK_EQ(fault.code, CUDA_ERROR_ILLEGAL_ADDRESS);
+    CHECK(strcmp(fault.kernel, "twice") == 0 && fault.has_thread && fault.message[0]);
+    CHECK_EQ(api.fault(c.served, NULL), 0);
+    CHECK_EQ(api.stop(c.served), 0);
+    close(c.control);
+    close(c.fd);
+    int status = 0;
+    CHECK(waitpid(c.pid, &status, 0) == c.pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static int numba_present(void)
 {
     return access(PYTHON, X_OK) == 0 && system(PYTHON " -c 'import numba' >/dev/null 2>&1") == 0;
@@ -224,14 +264,17 @@ static int api_found(void)
     api.copies = (served_copies_fn)dlsym(RTLD_DEFAULT, "kgemu_served_copies");
     api.stop = (serve_stop_fn)dlsym(RTLD_DEFAULT, "kgemu_serve_stop");
     api.hash = (hash_fn)dlsym(RTLD_DEFAULT, "kgemu_hash");
-    return api.start && api.stats && api.copies && api.stop && api.hash;
+    api.fault = (served_fault_fn)dlsym(RTLD_DEFAULT, "kgemu_served_fault");
+    return api.start && api.stats && api.copies && api.stop && api.hash && api.fault;
 }
 
 int main(int argc, char **argv)
 {
     if ((argc == 5 || argc == 6) && strcmp(argv[1], "client") == 0)
         return run_client(strtoull(argv[2], NULL, 10), (unsigned)atoi(argv[3]), atoi(argv[4]),
-                          argc == 6 && strcmp(argv[5], "cheat") == 0);
+                          argc < 6                        ? CLIENT_PLAIN
+                          : strcmp(argv[5], "cheat") == 0 ? CLIENT_CHEATS
+                                                          : CLIENT_FAULTS);
     Dl_info where;
     if (!gpu_test_is_virtual()) {
         printf("skipped: the driver is not kgrade's virtual GPU\n");
@@ -256,6 +299,7 @@ int main(int argc, char **argv)
     client_start(&cheater, remote_dir, (char *[]){self, "client", small, "9", NULL, "cheat", NULL},
                  4);
     client_check(&cheater);
+    client_fault_check(remote_dir, self);
     if (numba_present()) {
         struct client n = {.floats = NUMBA_FLOATS, .seed = 5, .launches = 1};
         client_start(&n, remote_dir, (char *[]){PYTHON, NUMBA_SCRIPT, NULL, NULL}, 2);

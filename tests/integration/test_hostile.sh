@@ -117,9 +117,9 @@ for f in "$HOSTILE"/numba-host/*.py; do
     runtime_error__reads_device_memory_it_does_not_own.py)
         host_says "... every copy from another context's memory refused" \
             "RuntimeError: refused ([0-9]+) of \1$" ;;
-    runtime_error__kernel_reads_outside_its_arrays.py)
-        host_says "... the kernel faulted at its first read outside its arrays" \
-            "raised an exception: .*CudaAPIError: \[700\]" ;;
+    memory_error__kernel_reads_outside_its_arrays.py)
+        host_says "... the kernel faulted at its first read outside its arrays, said as the kernel form says it" \
+            "^memory_error: with n = 1: thread \([0-9]+,0,0\) of block \([0-9]+,0,0\) read 4 bytes at an address outside every buffer \(line 24\), in kernel 'peek' called by create_hidden_layer$" ;;
     runtime_error__speaks_before_it_is_called.py)
         host_says "... it spoke on the call channel before it was called, the message says so" \
             "^runtime_error: with n = 1: the program sent a message before create_hidden_layer was called \(a \"ready\" reply on the call channel" ;;

@@ -18,7 +18,7 @@ def hidden(greyscales, weights, out):
         out[i] = math.tanh(greyscales[i] / 255 * weights[i])
 
 
-@cuda.jit
+@cuda.jit("void(int32[:])")  # compiled at import: the thread only launches it, at once
 def spin(flag):
     while flag[0] == 0:
         cuda.atomic.add(flag, 1, 1)

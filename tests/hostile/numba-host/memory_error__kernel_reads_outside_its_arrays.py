@@ -1,7 +1,8 @@
 # Hostile: a kernel that indexes its own input far out of bounds (numba checks no bounds), around
 # it, to read the reference's arrays on the shared virtual GPU and return them through a copy back
 # from the GPU. The device checks every access against the student's context's allocations: the
-# kernel faults (an illegal address), numba raises, and nothing of the reference is read.
+# kernel faults (an illegal address), numba raises, nothing of the reference is read, and the
+# verdict is the kernel form's memory_error at the student's line.
 import math
 
 import numpy as np
