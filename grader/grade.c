@@ -502,7 +502,8 @@ static enum grader_verdict judge_speed(struct grading *g, char *message, size_t 
 }
 
 /* The speed's verdict; for the host form, its message says where the time
- * went: the copies of the student's call against the reference's. */
+ * went (the copies of the student's call against the reference's) or, on
+ * a real GPU, how it was measured (host_speed_text). */
 static enum grader_verdict judge_speed_and_copies(struct grading *g, char *message, size_t size)
 {
     enum grader_verdict v = judge_speed(g, message, size);
@@ -510,7 +511,7 @@ static enum grader_verdict judge_speed_and_copies(struct grading *g, char *messa
         return v;
     size_t used = strlen(message);
     char copies[GRADER_MESSAGE_MAX / 2];
-    host_copies_text(g->host, copies, sizeof copies);
+    host_speed_text(g, copies, sizeof copies);
     snprintf(message + used, size - used, ": %s", copies);
     return v;
 }
@@ -546,11 +547,13 @@ bool grade_open_device(struct grading *g, char *error, size_t size)
     const char *emulator = g->request->emulator;
     if (!emulator && cuda_api_emulator_path(beside, sizeof beside))
         emulator = beside;
-    /* the host form's jobs are served by the virtual GPU */
-    enum cuda_device_choice choice =
-        host_form_requested(g->request) && g->request->device == GRADER_DEVICE_AUTO
-            ? CUDA_DEVICE_EMULATOR
-            : choices[g->request->device];
+    /* the host form's jobs are served by the virtual GPU, unless they have
+     * drivers of their own (a real GPU's: host_wall.c) */
+    enum cuda_device_choice choice = host_form_requested(g->request) &&
+                                             !g->request->host_wall_time &&
+                                             g->request->device == GRADER_DEVICE_AUTO
+                                         ? CUDA_DEVICE_EMULATOR
+                                         : choices[g->request->device];
     return cuda_api_load(&g->api, choice, emulator, error, size);
 }
 
