@@ -4,7 +4,8 @@
 # the grade job times each call from outside the student's process, as DLI's
 # assess does. With no GPU here, kgrade grade's test hook
 # (KGRADE_TEST_HOST_IN_PROCESS=1: server/grading_job.h) gives each sandboxed host
-# job the virtual GPU in its own process; the grade job serves no session and
+# job the virtual GPU in its own process (with --device emulator, which a GPU
+# server's GPU would otherwise override); the grade job serves no session and
 # takes the path it takes on a GPU: wall-clock times, single or repeated, no
 # provenance rule, no copies in the message. The verdicts checked do not hang on
 # a speed figure: the course's answer is graded against a copy of hidden-layer
@@ -48,8 +49,8 @@ EOF
 wall() { # EXERCISES SOLUTION [OPTION...]: its grade JSON, the host jobs on their own drivers
     local exercises="$1" solution="$2"
     shift 2
-    KGRADE_TEST_HOST_IN_PROCESS=1 "$KGRADE" grade --exercises "$exercises" --exercise hidden-layer \
-        --n "$N" --json "$@" "$solution" 2>/dev/null
+    KGRADE_TEST_HOST_IN_PROCESS=1 "$KGRADE" grade --device emulator --exercises "$exercises" \
+        --exercise hidden-layer --n "$N" --json "$@" "$solution" 2>/dev/null
 }
 wall "$TMP/exercises" "$SOLUTIONS/passed__course_host_answer.py" >"$TMP/course.json"
 wall "$TMP/exercises" "$SOLUTIONS/passed__course_host_answer.py" --timing repeated >"$TMP/repeated.json"
@@ -57,8 +58,10 @@ wall "$TMP/exercises" "$TMP/right_once.py" --timing repeated >"$TMP/right_once.j
 wall exercises tests/integration/host_form/wrong_answer__halves_the_greyscales.py >"$TMP/wrong.json"
 wall exercises "$TMP/sleeps_on_the_host.py" >"$TMP/slow.json"
 # the same without the hook: the virtual GPU's served sessions, as always
-KGRADE_TEST_HOST_IN_PROCESS=0 "$KGRADE" grade --exercises "$TMP/exercises" --exercise hidden-layer \
-    --n "$N" --json "$SOLUTIONS/passed__course_host_answer.py" 2>/dev/null >"$TMP/served.json"
+# (--device emulator: on a GPU server too)
+KGRADE_TEST_HOST_IN_PROCESS=0 "$KGRADE" grade --device emulator --exercises "$TMP/exercises" \
+    --exercise hidden-layer --n "$N" --json "$SOLUTIONS/passed__course_host_answer.py" \
+    2>/dev/null >"$TMP/served.json"
 
 expect "the course's answer passes, in the host form, timed by the wall clock" 0 \
     "^passed host wall_clock$" -- jq -r '"\(.verdict) \(.form) \(.host_timing)"' "$TMP/course.json"
@@ -93,7 +96,13 @@ expect "without the hook, the virtual GPU serves the sessions: device figures, t
     "$TMP/served.json"
 
 # The service never takes the test hook: its workers' jobs are its own
-# (grading_job_here alone reads KGRADE_TEST_HOST_IN_PROCESS).
+# (grading_job_here alone reads KGRADE_TEST_HOST_IN_PROCESS). On a GPU
+# server its host jobs run on the GPU (the wall clock again): not checked.
+if compgen -G "/dev/nvidia*" >/dev/null; then
+    echo "skip the service's check: a GPU server's service times host forms by the wall clock"
+    finish
+    exit
+fi
 KGRADE_TEST_HOST_IN_PROCESS=1 start_server "$TMP/exercises" || exit 1
 ANN=$(student_token ann)
 submission=$(api POST /api/v1/submissions -H "Authorization: Bearer $ANN" -H 'Content-Type: application/json' \
