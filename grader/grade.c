@@ -502,15 +502,18 @@ static enum grader_verdict judge_speed(struct grading *g, char *message, size_t 
 }
 
 /* The speed's verdict; for the host form, its message says where the time
- * went: the copies of the student's call against the reference's, or the
- * host's CPU when an assessment's call used too much of it. */
+ * went (the copies of the student's call against the reference's) or, on
+ * a real GPU, how it was measured (host_speed_text); on the virtual GPU,
+ * the host's CPU when an assessment's call used too much of it (a wall
+ * clock counts that work already). */
 static enum grader_verdict judge_speed_and_copies(struct grading *g, char *message, size_t size)
 {
     enum grader_verdict v = judge_speed(g, message, size);
     if (!g->host || !g->host->timed_known || g->request->correctness_only)
         return v;
     double bar_ms;
-    if (v == GRADER_VERDICT_PASSED && g->assessment && host_cpu_too_much(g->host, &bar_ms)) {
+    if (v == GRADER_VERDICT_PASSED && g->assessment && !g->request->host_wall_time &&
+        host_cpu_too_much(g->host, &bar_ms)) {
         char cpu[GRADER_MESSAGE_MAX / 2];
         host_cpu_text(g->host, g->exercise.numba_host.function, bar_ms, cpu, sizeof cpu);
         snprintf(message, size, "correct, but %s", cpu);
@@ -518,7 +521,7 @@ static enum grader_verdict judge_speed_and_copies(struct grading *g, char *messa
     }
     size_t used = strlen(message);
     char copies[GRADER_MESSAGE_MAX / 2];
-    host_copies_text(g->host, copies, sizeof copies);
+    host_speed_text(g, copies, sizeof copies);
     snprintf(message + used, size - used, ": %s", copies);
     return v;
 }
@@ -554,11 +557,13 @@ bool grade_open_device(struct grading *g, char *error, size_t size)
     const char *emulator = g->request->emulator;
     if (!emulator && cuda_api_emulator_path(beside, sizeof beside))
         emulator = beside;
-    /* the host form's jobs are served by the virtual GPU */
-    enum cuda_device_choice choice =
-        host_form_requested(g->request) && g->request->device == GRADER_DEVICE_AUTO
-            ? CUDA_DEVICE_EMULATOR
-            : choices[g->request->device];
+    /* the host form's jobs are served by the virtual GPU, unless they have
+     * drivers of their own (a real GPU's: host_wall.c) */
+    enum cuda_device_choice choice = host_form_requested(g->request) &&
+                                             !g->request->host_wall_time &&
+                                             g->request->device == GRADER_DEVICE_AUTO
+                                         ? CUDA_DEVICE_EMULATOR
+                                         : choices[g->request->device];
     return cuda_api_load(&g->api, choice, emulator, error, size);
 }
 

@@ -181,21 +181,28 @@ static json_t *timing_json(const struct grading *g)
     return j;
 }
 
+/* Whether the times are the virtual GPU's model ("estimated"), not the
+ * host form's wall-clock calls (host_wall.c), which are measured. */
+static bool times_modeled(const struct grading *g)
+{
+    return g->api.emulated && !(host_form_requested(g->request) && host_wall_requested(g));
+}
+
 static json_t *performance_json(struct grading *g, enum grader_verdict v)
 {
     bool reached = g->student_ms > 0 && g->reference_ms > 0;
     if (!reached)
         return json_pack("{s:n, s:n, s:n, s:f, s:n, s:b, s:b, s:b, s:n, s:n}", "student_ms",
                          "reference_ms", "ratio", "max_ratio", g->exercise.max_ratio, "passed",
-                         "estimated", g->api.emulated, "lower_bound", false, "suspicious", false,
+                         "estimated", times_modeled(g), "lower_bound", false, "suspicious", false,
                          "counters", "timing");
     double peak = dram_peak(g);
     bool suspicious = peak > 0 && !g->lower_bound && g->student_ms * 1e-3 < g->bytes_moved / peak;
     json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:b, s:b, s:b, s:b}", "student_ms", g->student_ms,
                           "reference_ms", g->reference_ms, "ratio", g->student_ms / g->reference_ms,
                           "max_ratio", g->exercise.max_ratio, "passed", v == GRADER_VERDICT_PASSED,
-                          "estimated", g->api.emulated, "lower_bound", g->lower_bound, "suspicious",
-                          suspicious);
+                          "estimated", times_modeled(g), "lower_bound", g->lower_bound,
+                          "suspicious", suspicious);
     json_object_set_new(j, "counters", g->has_counters ? counters_json(&g->counters) : json_null());
     json_object_set_new(j, "timing", timing_json(g));
     return j;
@@ -223,6 +230,8 @@ json_t *grade_json(struct grading *g, enum grader_verdict verdict, const char *m
     json_object_set_new(result, "correctness_only", json_boolean(g->request->correctness_only));
     json_object_set_new(result, "form",
                         json_string(host_form_requested(g->request) ? "host" : "kernel"));
+    if (host_form_requested(g->request) && host_wall_requested(g)) /* calls by the wall clock */
+        json_object_set_new(result, "host_timing", json_string("wall_clock"));
     char *output = output_capture_text(&g->output);
     if (output != NULL)
         json_object_set_new(result, "output", json_string(output));

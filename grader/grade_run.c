@@ -698,9 +698,7 @@ bool run_check_returned(struct run *r, int i, const void *actual, struct case_ou
     return compare_outputs(r, i, actual, out, out->json);
 }
 
-/* The repeated protocol of a real GPU, unless the one run was decisive:
- * stopped by the virtual GPU's budget, or more than twice the bar. */
-static bool wants_repeated_timing(const struct grading *g)
+bool run_wants_repeated_timing(const struct grading *g)
 {
     return g->timing == GRADER_TIMING_REPEATED && !g->lower_bound &&
            g->student_ms <= 2 * g->exercise.max_ratio * g->reference_ms;
@@ -729,7 +727,7 @@ static bool run_student(struct run *r, bool timed, struct case_outcome *out)
     grade_phase(r->g, GRADER_PHASE_CHECK);
     if (!run_check_student(r, out))
         return false;
-    if (timed && out->verdict == GRADER_VERDICT_PASSED && wants_repeated_timing(r->g))
+    if (timed && out->verdict == GRADER_VERDICT_PASSED && run_wants_repeated_timing(r->g))
         return run_time_repeated(r, out);
     return true;
 }

@@ -110,4 +110,27 @@ json_t *mismatch_inputs_json(const struct run *r, const struct run_buffer *outpu
  * Returns false only when the grader itself failed. */
 bool run_time_repeated(struct run *r, struct case_outcome *out);
 
+/* Whether the timed case calls for the repeated timing: the grading's is
+ * (a real GPU's), unless the one run was decisive: stopped by the virtual
+ * GPU's budget, or more than twice the bar. */
+bool run_wants_repeated_timing(const struct grading *g);
+
+/* The sides of a repeated timing: one run of each, its ms in `*ms` (the
+ * student's checked: a failure leaves its verdict in `out`); false when
+ * the grader failed (r->error set). */
+struct timed_sides {
+    void *context;
+    bool (*student)(void *context, struct case_outcome *out, double *ms);
+    bool (*reference)(void *context, double *ms);
+};
+
+/* The repeated timing's protocol (timing_stats.h) over `sides`: a warm-up
+ * pair, then pairs in alternation (student first on even pairs, so a drift
+ * costs both the same) until timing_enough; the medians in g->student_ms
+ * and g->reference_ms, with their statistics. A student's run that fails
+ * ends it, its message naming the run ("on timed run 3: ..."). False only
+ * when the grader failed. The kernel form's (run_time_repeated) and the
+ * host form's wall-clock calls' (host_wall.c). */
+bool run_time_sides(struct run *r, const struct timed_sides *sides, struct case_outcome *out);
+
 #endif

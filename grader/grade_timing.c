@@ -23,17 +23,19 @@
 #include <string.h>
 #include <time.h>
 
-#define TIMING_MIN_RUNS    5    /* of each side, whatever the error */
-#define TIMING_MAX_RUNS    1000 /* of each side */
-#define TIMING_TARGET_RSE  0.01
-#define TIMING_MAX_SECONDS 10.0
-#define L2_FALLBACK_BYTES  (64u << 20) /* when the device does not say */
+#define L2_FALLBACK_BYTES (64u << 20) /* when the device does not say */
 
+/* The kernel form's: the L2 flush's scratch. */
 struct timing {
     struct run *r;
     CUdeviceptr scratch; /* twice the L2 size, written before every run */
     size_t scratch_bytes;
     unsigned char flush_value;
+};
+
+/* The protocol's pairs of runs. */
+struct pairs {
+    const struct timed_sides *sides;
     double student[TIMING_MAX_RUNS], reference[TIMING_MAX_RUNS];
     size_t runs;
 };
@@ -73,85 +75,102 @@ static void name_run(struct case_outcome *out, size_t run, bool warm_up)
 
 /* One timed student run, checked. False when the grader failed; a failed
  * check leaves its verdict in `out`. */
-static bool time_student(struct timing *t, struct case_outcome *out, bool warm_up)
+static bool time_student(struct pairs *p, struct case_outcome *out, bool warm_up)
 {
-    struct run *r = t->r;
-    float ms = 0;
-    CUresult rc;
-    flush_l2(t);
-    if (!run_student_once(r, false, &ms, &rc))
-        return false;
-    if (rc != CUDA_SUCCESS)
-        run_fault(r, rc, out);
-    else if (!run_check_student(r, out))
+    double ms = 0;
+    if (!p->sides->student(p->sides->context, out, &ms))
         return false;
     if (out->verdict != GRADER_VERDICT_PASSED)
-        name_run(out, t->runs, warm_up);
-    if (!warm_up)
-        t->student[t->runs] = ms;
+        name_run(out, p->runs, warm_up);
+    else if (!warm_up)
+        p->student[p->runs] = ms;
     return true;
 }
 
-static bool time_reference(struct timing *t, bool warm_up)
+static bool time_reference(struct pairs *p, bool warm_up)
 {
-    float ms = 0;
-    flush_l2(t);
-    if (!run_reference_once(t->r, false, &ms))
+    double ms = 0;
+    if (!p->sides->reference(p->sides->context, &ms))
         return false;
     if (!warm_up)
-        t->reference[t->runs] = ms;
+        p->reference[p->runs] = ms;
     return true;
 }
 
 /* One pair of runs, in the order the pair's number says. A student's run
  * that failed ends the pair: on a real GPU its kernel may still be running
  * (cuda_api.stuck), and the reference's run would wait for it for ever. */
-static bool time_pair(struct timing *t, struct case_outcome *out, bool warm_up)
+static bool time_pair(struct pairs *p, struct case_outcome *out, bool warm_up)
 {
-    bool student_first = t->runs % 2 == 0;
+    bool student_first = p->runs % 2 == 0;
     bool ok = student_first
-                  ? time_student(t, out, warm_up) &&
-                        (out->verdict != GRADER_VERDICT_PASSED || time_reference(t, warm_up))
-                  : time_reference(t, warm_up) && time_student(t, out, warm_up);
+                  ? time_student(p, out, warm_up) &&
+                        (out->verdict != GRADER_VERDICT_PASSED || time_reference(p, warm_up))
+                  : time_reference(p, warm_up) && time_student(p, out, warm_up);
     if (ok && !warm_up && out->verdict == GRADER_VERDICT_PASSED)
-        t->runs++;
+        p->runs++;
     return ok;
 }
 
-static bool enough(const struct timing *t, double started)
+bool run_time_sides(struct run *r, const struct timed_sides *sides, struct case_outcome *out)
 {
-    struct timing_stats s, r;
-    if (t->runs >= TIMING_MAX_RUNS)
-        return true;
-    if (t->runs < TIMING_MIN_RUNS)
+    struct grading *g = r->g;
+    grade_phase(g, GRADER_PHASE_TIMING);
+    struct pairs *p = calloc(1, sizeof *p);
+    if (!p)
+        return run_fail(r, "out of host memory");
+    p->sides = sides;
+    bool ok = time_pair(p, out, true);
+    double started = timing_now_seconds();
+    while (ok && out->verdict == GRADER_VERDICT_PASSED &&
+           !timing_enough(p->student, p->reference, p->runs, started))
+        ok = time_pair(p, out, false);
+    if (ok && out->verdict == GRADER_VERDICT_PASSED) {
+        timing_stats_of(p->student, p->runs, &g->student_runs);
+        timing_stats_of(p->reference, p->runs, &g->reference_runs);
+        g->student_ms = g->student_runs.median;
+        g->reference_ms = g->reference_runs.median;
+    }
+    free(p);
+    return ok;
+}
+
+/* The kernel form's student run: the L2 flushed, the kernels run on
+ * restored inputs, checked. */
+static bool kernels_student(void *context, struct case_outcome *out, double *ms)
+{
+    struct timing *t = context;
+    float taken = 0;
+    CUresult rc;
+    flush_l2(t);
+    if (!run_student_once(t->r, false, &taken, &rc))
         return false;
-    if (timing_now_seconds() - started >= TIMING_MAX_SECONDS)
-        return true;
-    timing_stats_of(t->student, t->runs, &s);
-    timing_stats_of(t->reference, t->runs, &r);
-    return s.rse < TIMING_TARGET_RSE && r.rse < TIMING_TARGET_RSE;
+    if (rc != CUDA_SUCCESS)
+        run_fault(t->r, rc, out);
+    else if (!run_check_student(t->r, out))
+        return false;
+    *ms = taken;
+    return true;
+}
+
+static bool kernels_reference(void *context, double *ms)
+{
+    struct timing *t = context;
+    float taken = 0;
+    flush_l2(t);
+    if (!run_reference_once(t->r, false, &taken))
+        return false;
+    *ms = taken;
+    return true;
 }
 
 bool run_time_repeated(struct run *r, struct case_outcome *out)
 {
     struct grading *g = r->g;
-    grade_phase(g, GRADER_PHASE_TIMING);
-    struct timing *t = calloc(1, sizeof *t);
-    if (!t)
-        return run_fail(r, "out of host memory");
-    t->r = r;
-    bool ok = allocate_scratch(t) && time_pair(t, out, true);
-    double started = timing_now_seconds();
-    while (ok && out->verdict == GRADER_VERDICT_PASSED && !enough(t, started))
-        ok = time_pair(t, out, false);
-    if (ok && out->verdict == GRADER_VERDICT_PASSED) {
-        timing_stats_of(t->student, t->runs, &g->student_runs);
-        timing_stats_of(t->reference, t->runs, &g->reference_runs);
-        g->student_ms = g->student_runs.median;
-        g->reference_ms = g->reference_runs.median;
-    }
-    if (t->scratch && !g->api.stuck)
-        g->api.cuMemFree(t->scratch);
-    free(t);
+    struct timing t = {.r = r};
+    struct timed_sides sides = {&t, kernels_student, kernels_reference};
+    bool ok = allocate_scratch(&t) && run_time_sides(r, &sides, out);
+    if (t.scratch && !g->api.stuck)
+        g->api.cuMemFree(t.scratch);
     return ok;
 }

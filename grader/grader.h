@@ -251,6 +251,14 @@ struct grader_request {
     bool correctness_only;
     enum grader_device device;
     const char *emulator; /* the virtual GPU's libcuda.so.1; NULL: beside the binary */
+    /* A host-form grading (exercise.json's "numba_host") whose host jobs
+     * run on a CUDA driver of their own (a real GPU's, or the in-process
+     * virtual GPU by kgrade grade's test hook), not served by the grade job:
+     * each call is timed by its wall-clock time, measured in the grade job
+     * from the request to the reply (host work, copies, kernels,
+     * synchronisation: what DLI's assess measures), with no session to
+     * read copies from. Set by server/grading_job.c, never by a user. */
+    bool host_wall_time;
     enum grader_timing timing;
     grader_progress_fn *progress; /* NULL: not told */
     void *progress_context;

@@ -222,6 +222,14 @@ static void call_stats(const struct kgemu_served_stats *before, double settled_m
     call->records = after->records - before->records;
 }
 
+/* The session's figures so far; all 0 for a job on a driver of its own
+ * (no session served: host_form.wall_time). */
+static int session_stats(struct grading *g, struct host_job *job, struct kgemu_served_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    return job->served ? g->api.kgemu_served_stats(job->served, stats) : 0;
+}
+
 /* The session's figures before a call, its device settled (work an
  * earlier call or the module's import left queued ends before the call
  * starts, and is not the call's). A session that ended does no more work:
@@ -229,10 +237,11 @@ static void call_stats(const struct kgemu_served_stats *before, double settled_m
 static bool call_start(struct grading *g, struct host_job *job, struct kgemu_served_stats *before,
                        double *settled_ms)
 {
-    if (g->api.kgemu_served_stats(job->served, before) != 0)
+    if (session_stats(g, job, before) != 0)
         return false;
     *settled_ms = before->device_ms;
-    g->api.kgemu_served_settle(job->served, settled_ms);
+    if (job->served)
+        g->api.kgemu_served_settle(job->served, settled_ms);
     return true;
 }
 
@@ -263,7 +272,7 @@ enum host_reply host_call(struct grading *g, struct host_job *job, const char *r
                                 : HOST_REPLY_ENDED;
     *seconds_taken = timing_now_seconds() - started;
     double cpu_after = host_cpu_ms(job->cpu_fd);
-    g->api.kgemu_served_stats(job->served, &after);
+    session_stats(g, job, &after);
     call_stats(&before, settled_ms, &after, stats);
     stats->host_cpu_ms = cpu_before >= 0 && cpu_after >= 0 ? cpu_after - cpu_before : -1;
     if (reply == HOST_REPLY_RETURNED && !read_returned(out, returned, returned_bytes))

@@ -22,7 +22,7 @@ bool host_form_requested(const struct grader_request *request)
 /* ------------------------------------------------------------ the jobs */
 
 /* The request's host form is the exercise's, on a driver that can serve
- * it; else why not. */
+ * it (unless the jobs have drivers of their own); else why not. */
 static bool host_form_possible(const struct grading *g, char *message, size_t size)
 {
     const char *function = json_string_value(json_object_get(g->request->numba, "function"));
@@ -35,6 +35,8 @@ static bool host_form_possible(const struct grading *g, char *message, size_t si
         return false;
     }
     const struct cuda_api *api = &g->api;
+    if (host_wall_requested(g)) /* the jobs' drivers are their own */
+        return true;
     if (!api->kgemu_serve_start || !api->kgemu_served_stats || !api->kgemu_served_copies ||
         !api->kgemu_served_settle || !api->kgemu_serve_stop || !api->kgemu_hash ||
         !api->kgemu_served_uploaded_bytes) {
@@ -63,7 +65,8 @@ static bool serve_jobs(struct grading *g, char *message, size_t size)
         g->host->jobs[side].calls_fd = fds[side][1];
         g->host->jobs[side].cpu_fd = fds[side][2];
     }
-    for (int side = 0; side < HOST_SIDES; side++) {
+    g->host->wall_time = host_wall_requested(g);
+    for (int side = 0; side < HOST_SIDES && !g->host->wall_time; side++) {
         struct host_job *job = &g->host->jobs[side];
         int rc = g->api.kgemu_serve_start(job->driver_fd, &job->served);
         if (rc != 0) {
@@ -208,20 +211,21 @@ static char *call_request(struct run *r, int returned, int fds[HOST_DESCRIPTORS_
 }
 
 /* A call's JSON in the case's "calls". */
-static void note_call(struct case_outcome *out, enum host_side side,
-                      const struct host_call_stats *stats)
+static void note_call(struct grading *g, struct case_outcome *out, enum host_side side,
+                      const struct host_call_stats *stats, double seconds)
 {
     json_t *calls = json_object_get(out->json, "calls");
     if (!calls)
         json_object_set_new(out->json, "calls", calls = json_object());
     json_object_set_new(calls, side == HOST_REFERENCE ? "reference" : "student",
-                        host_call_json(stats));
+                        host_call_figures(g->host, stats, seconds));
 }
 
 /* A call outlived its limit: its session is left serving it (a kernel may
  * hold the device's lock), and the driver is stuck from now on: no session
- * is stopped, nothing released or unloaded that would wait for it. */
-static void host_job_stuck(struct grading *g, struct host_job *job)
+ * is stopped, nothing released or unloaded that would wait for it
+ * (host_form.h). */
+void host_job_stuck(struct grading *g, struct host_job *job)
 {
     job->stuck = true;
     g->api.stuck = true;
@@ -248,18 +252,23 @@ static bool call_reference(struct run *r, const char *request, const int *fds, i
         return run_fail(r, "the host form's reference (reference_host.py) did not return: %.300s",
                         text[0] ? text : "it ended, or said something else");
     g->case_reference_seconds = took;
-    g->case_reference_ms = stats.device_ms;
+    g->case_reference_ms = host_call_ms(g->host, &stats, took);
     if (timed) {
-        g->reference_ms = stats.device_ms;
+        g->reference_ms = g->case_reference_ms;
         g->host->timed[HOST_REFERENCE] = stats;
     }
-    note_call(out, HOST_REFERENCE, &stats);
+    note_call(g, out, HOST_REFERENCE, &stats, took);
     return true;
 }
 
-/* The student's answer other than an array, as a verdict in `out`. */
-static void student_failed(struct run *r, enum host_reply reply, const char *text, double limit,
-                           struct case_outcome *out)
+double host_student_limit(const struct grading *g)
+{
+    double limit = HOST_STUDENT_CALL_FACTOR * g->case_reference_seconds;
+    return limit > HOST_STUDENT_CALL_FLOOR_SECONDS ? limit : HOST_STUDENT_CALL_FLOOR_SECONDS;
+}
+
+void host_student_failed(struct run *r, enum host_reply reply, const char *text, double limit,
+                         struct case_outcome *out)
 {
     const char *function = r->g->exercise.numba_host.function;
     char seconds[GRADER_NUMBER_TEXT_MAX];
@@ -341,6 +350,8 @@ static bool judge_returned(struct run *r, int returned, const struct host_call_s
 {
     grade_phase(r->g, GRADER_PHASE_CHECK);
     struct host_job *student = &r->g->host->jobs[HOST_STUDENT];
+    if (r->g->host->wall_time) /* no session to tell where it came from: its time says */
+        return run_check_returned(r, returned, actual, out);
     if (!host_returned_from_gpu(r->g, student, stats, actual, r->buffers[returned].bytes,
                                 out->message, sizeof out->message)) {
         out->verdict = GRADER_VERDICT_WRONG_ANSWER;
@@ -365,28 +376,27 @@ static bool call_student(struct run *r, const char *request, const int *fds, int
     void *actual = malloc(bytes ? bytes : 1);
     struct host_call_stats stats;
     char text[GRADER_MESSAGE_MAX];
-    double took, limit = HOST_STUDENT_CALL_FACTOR * g->case_reference_seconds;
+    double took, limit = host_student_limit(g);
     bool own;
     if (!actual)
         return run_fail(r, "out of host memory for the returned array");
-    limit = limit > HOST_STUDENT_CALL_FLOOR_SECONDS ? limit : HOST_STUDENT_CALL_FLOOR_SECONDS;
     g->timed_case = timed && g->assessment;
     grade_phase(g, GRADER_PHASE_STUDENT);
     enum host_reply reply = host_call(g, job, request, fds, n, actual, bytes, limit, &stats, &took,
                                       text, sizeof text, &own);
     if (reply == HOST_REPLY_LATE)
         host_job_stuck(g, job);
-    note_call(out, HOST_STUDENT, &stats);
+    note_call(g, out, HOST_STUDENT, &stats, took);
     bool ok = !own || run_fail(r, "%s", text);
     if (ok && reply == HOST_REPLY_RETURNED && timed) {
-        g->student_ms = stats.device_ms;
+        g->student_ms = host_call_ms(g->host, &stats, took);
         g->host->timed[HOST_STUDENT] = stats;
         g->host->timed_known = true;
     }
     if (ok && reply == HOST_REPLY_RETURNED)
         ok = judge_returned(r, returned, &stats, actual, out);
     else if (ok && !student_fault(g, reply, out))
-        student_failed(r, reply, text, limit, out);
+        host_student_failed(r, reply, text, limit, out);
     free(actual);
     return ok;
 }
@@ -405,6 +415,9 @@ bool host_case(struct grading *g, const struct exercise_case *c, bool timed,
     char *request = ok ? call_request(r, returned, fds, &n) : NULL;
     ok = request && call_reference(r, request, fds, n, returned, timed, out) &&
          call_student(r, request, fds, n, returned, timed, out);
+    if (ok && timed && g->host->wall_time && out->verdict == GRADER_VERDICT_PASSED &&
+        run_wants_repeated_timing(g))
+        ok = host_time_repeated(r, request, fds, n, returned, out);
     for (int i = 0; i < n; i++)
         if (fds[i] >= 0)
             close(fds[i]);

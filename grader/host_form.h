@@ -19,6 +19,13 @@
  * speed's yardstick), then the student's: its returned array must have been
  * copied back from the GPU (host_check.c), then it is compared by the
  * exercise's tolerance as the kernel form's outputs are.
+ *
+ * On a real GPU (grader_request.host_wall_time: the host jobs run on a
+ * driver of their own, which the grade job cannot serve) each call's time
+ * is its wall-clock time, measured here from the request sent to the reply
+ * received, as DLI's assess measures it: host work, copies, kernels and
+ * synchronisation all count, and a result computed by numpy on the host
+ * is judged by that time, not by where it came from (host_wall.c).
  */
 #ifndef KGRADE_GRADER_HOST_FORM_H
 #define KGRADE_GRADER_HOST_FORM_H
@@ -98,7 +105,8 @@ struct host_call_stats {
     unsigned long long first_record, records; /* the call's copy records */
 };
 
-/* One host job: its descriptors and its served driver session. */
+/* One host job: its descriptors and its served driver session (NULL on a
+ * driver of its own: host_form.wall_time). */
 struct host_job {
     int driver_fd, calls_fd, cpu_fd;
     struct kgemu_served *served;
@@ -109,6 +117,7 @@ struct host_form {
     struct host_job jobs[HOST_SIDES];
     struct host_call_stats timed[HOST_SIDES]; /* the calls at the timed case */
     bool timed_known;
+    bool wall_time; /* calls timed by the wall clock, no session served (host_wall.c) */
 };
 
 /* Whether the request's Numba result is the host form's ("form": "host"). */
@@ -168,6 +177,54 @@ enum host_reply host_call(struct grading *g, struct host_job *job, const char *r
 /* A sealed memfd holding `bytes` of `data` (an input: no job can change
  * it); -1 with errno set. */
 int host_sealed_memfd(const char *name, const void *data, size_t bytes);
+
+/* ------------------------------------------ host_form.c, for host_wall.c */
+
+struct run; /* a case running (grade_run.h) */
+
+/* A call past its limit: its job is stuck, and so is the driver (no
+ * session is stopped, nothing released that would wait for it). */
+void host_job_stuck(struct grading *g, struct host_job *job);
+
+/* How long a student's call may take on the case running: the
+ * reference's wall-clock time there scaled (HOST_STUDENT_CALL_*). */
+double host_student_limit(const struct grading *g);
+
+/* The student's reply other than an array, as a verdict in `out`
+ * (wrong_answer, timeout past `limit` seconds, runtime_error). */
+void host_student_failed(struct run *r, enum host_reply reply, const char *text, double limit,
+                         struct case_outcome *out);
+
+/* ------------------------------------------------------- host_wall.c */
+
+/* Whether the grading's calls are timed by the wall clock: its host jobs
+ * run on a driver of their own (grader_request.host_wall_time). */
+bool host_wall_requested(const struct grading *g);
+
+/* A call's time: its wall-clock `seconds` in ms when the calls are timed
+ * so, else its device time. */
+double host_call_ms(const struct host_form *host, const struct host_call_stats *call,
+                    double seconds);
+
+/* A call's figures for the case's "calls": host_call_json's when its
+ * session was served, else {"wall_ms"}. */
+json_t *host_call_figures(const struct host_form *host, const struct host_call_stats *call,
+                          double seconds);
+
+/* The repeated timing of the wall-clock calls, after the timed case's
+ * calls passed (grading.timing REPEATED: a real GPU's default): a warm-up
+ * call of each side, then calls in alternation, student first on even
+ * runs, each student's result checked, until timing_enough; the medians
+ * are g->student_ms and g->reference_ms. The case's request `request`
+ * with the memfds `fds` (`n`), the returned buffer `returned`. A failed
+ * student's call leaves its verdict in `out` ("on timed run 3: ...").
+ * False only when the grader failed (r->error set). */
+bool host_time_repeated(struct run *r, const char *request, const int *fds, int n, int returned,
+                        struct case_outcome *out);
+
+/* What the speed's message adds for the host form: where the time went
+ * (host_copies_text) for served calls, else how it was measured. */
+void host_speed_text(const struct grading *g, char *out, size_t size);
 
 /* ------------------------------------------------------- host_check.c */
 

@@ -9,8 +9,10 @@ by the grading (server/grading_job.c) with numba_loader.py and
 numba_shims.py beside it. numba's CUDA driver is the virtual GPU's remote
 client (NUMBA_CUDA_DRIVER, KGEMU_REMOTE_FD=4): every driver call is
 served by the trusted grade job, which keeps the device, the timeline and
-the copies made. The reference's host function (the course's intended
-answer) runs the same way, in another such job.
+the copies made. On a GPU server it is the GPU's own driver (no
+KGEMU_REMOTE_FD; fd 4 is there, unused), and the grade job times each call
+by the wall clock (grader/host_wall.c). The reference's host function (the
+course's intended answer) runs the same way, in another such job.
 
 Standard input, JSON: {"source": "...", "file_name": "submission.py",
 "function": "create_hidden_layer"} (and "cuda_home", the toolkit whose

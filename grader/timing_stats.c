@@ -1,6 +1,6 @@
 /*
- * The median and the relative standard error of repeated timings, and the
- * clock they are taken with.
+ * The median and the relative standard error of repeated timings, the
+ * clock they are taken with, and when there are enough of them.
  */
 #include "timing_stats.h"
 
@@ -55,4 +55,18 @@ double timing_now_seconds(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+bool timing_enough(const double *student, const double *reference, size_t runs, double started)
+{
+    struct timing_stats s, r;
+    if (runs >= TIMING_MAX_RUNS)
+        return true;
+    if (runs < TIMING_MIN_RUNS)
+        return false;
+    if (timing_now_seconds() - started >= TIMING_MAX_SECONDS)
+        return true;
+    timing_stats_of(student, runs, &s);
+    timing_stats_of(reference, runs, &r);
+    return s.rse < TIMING_TARGET_RSE && r.rse < TIMING_TARGET_RSE;
 }

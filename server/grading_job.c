@@ -85,6 +85,19 @@ void grading_job_here(struct grading_job *job, const struct grader_request *requ
     job->relaxed_for_sanitizers = true; /* the worker is this same sanitized binary */
 #endif
     grading_default_limits(&job->limits);
+    const char *hook = getenv(GRADING_TEST_HOST_IN_PROCESS);
+    job->host_test_in_process = hook && strcmp(hook, "1") == 0;
+}
+
+int grading_env_passed(const char **env, int n, int max)
+{
+    env[n++] = "CUDA_CACHE_DISABLE=1"; /* a real GPU's JIT cache would die with the job's /tmp */
+    for (char **e = environ; *e && n < max - 1; e++)
+        for (int i = 0; env_passed[i]; i++)
+            if (strncmp(*e, env_passed[i], strlen(env_passed[i])) == 0)
+                env[n++] = *e;
+    env[n] = NULL;
+    return n;
 }
 
 /* The job's environment; `driver`, when not NULL, names the real GPU's
@@ -98,23 +111,18 @@ static void build_env(const char *env[ENV_MAX], const char *driver)
     env[n++] = "HOME=/tmp";
     env[n++] = "TMPDIR=/tmp";
     env[n++] = "LANG=C.UTF-8";
-    env[n++] = "CUDA_CACHE_DISABLE=1"; /* a real GPU's JIT cache would die with the job's /tmp */
-    for (char **e = environ; *e && n < ENV_MAX - 1; e++)
-        for (int i = 0; env_passed[i]; i++)
-            if (strncmp(*e, env_passed[i], strlen(env_passed[i])) == 0)
-                env[n++] = *e;
-    env[n] = NULL;
+    grading_env_passed(env, n, ENV_MAX);
 }
 
 /* The real GPU's device nodes, when there are any: /dev/nvidia0,
  * nvidiactl, nvidia-uvm…, not the folder /dev/nvidia-caps (MIG's
  * capabilities, which a job needs no more than the host's others). */
-static void gpu_devices(glob_t *g, const char *devices[PATHS_MAX])
+static void gpu_devices(glob_t *g, const char *devices[GRADING_GPU_DEVICES_MAX])
 {
     int n = 0;
     struct stat st;
     if (glob("/dev/nvidia*", 0, NULL, g) == 0)
-        for (size_t i = 0; i < g->gl_pathc && n < PATHS_MAX - 1; i++)
+        for (size_t i = 0; i < g->gl_pathc && n < GRADING_GPU_DEVICES_MAX - 1; i++)
             if (stat(g->gl_pathv[i], &st) == 0 && S_ISCHR(st.st_mode))
                 devices[n++] = g->gl_pathv[i];
     devices[n] = NULL;
@@ -139,9 +147,21 @@ static void driver_path(char *path, size_t size)
         dlclose(driver);
 }
 
-/* The driver's files, appended to `found`: in the distribution's folders,
- * and the driver at `path` ("": none found) with the files beside it. */
-static void driver_files(const char *path, glob_t *found)
+void grading_gpu_find(struct grading_gpu *gpu)
+{
+    memset(gpu, 0, sizeof *gpu);
+    gpu_devices(&gpu->nodes, gpu->devices);
+    if (gpu->devices[0])
+        driver_path(gpu->driver, sizeof gpu->driver);
+}
+
+void grading_gpu_free(struct grading_gpu *gpu)
+{
+    globfree(&gpu->nodes);
+    memset(gpu, 0, sizeof *gpu);
+}
+
+void grading_driver_files(const char *path, glob_t *found)
 {
     glob(DRIVER_FOLDERS DRIVER_FILES, GLOB_BRACE | GLOB_APPEND, NULL, found);
     if (path[0] != '/')
@@ -359,7 +379,7 @@ static void view_paths(const char *driver, glob_t *found, const char *paths[PATH
     paths[n++] = KGRADE_CUDA_HOME "/include";
     glob(NVRTC_BUILTINS, 0, NULL, found);
     if (driver)
-        driver_files(driver, found);
+        grading_driver_files(driver, found);
     for (size_t i = 0; i < found->gl_pathc && n < PATHS_MAX - 1; i++)
         paths[n++] = found->gl_pathv[i];
     paths[n] = NULL;
@@ -419,22 +439,21 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
 {
     int *peers = hosts ? hosts->worker_peers : NULL;
     const char *argv[] = {p->self, "worker", NULL};
-    const char *env[ENV_MAX], *devices[PATHS_MAX], *paths[PATHS_MAX];
+    const char *env[ENV_MAX], *paths[PATHS_MAX];
     /* the virtual GPU: loaded by the job, with LLVM and all it needs */
     const char *libraries[] = {p->emulator[0] ? p->emulator : NULL, NULL};
-    glob_t gpu = {0}, found = {0};
-    char driver[PATH_MAX] = "", setting[PATH_MAX + sizeof GRADER_CUDA_DRIVER + 1];
-    gpu_devices(&gpu, devices);
-    if (devices[0])
-        driver_path(driver, sizeof driver);
-    snprintf(setting, sizeof setting, "%s=%s", GRADER_CUDA_DRIVER, driver);
-    build_env(env, driver[0] ? setting : NULL);
-    view_paths(devices[0] ? driver : NULL, &found, paths);
+    glob_t found = {0};
+    struct grading_gpu gpu;
+    char setting[PATH_MAX + sizeof GRADER_CUDA_DRIVER + 1];
+    grading_gpu_find(&gpu);
+    snprintf(setting, sizeof setting, "%s=%s", GRADER_CUDA_DRIVER, gpu.driver);
+    build_env(env, gpu.driver[0] ? setting : NULL);
+    view_paths(gpu.devices[0] ? gpu.driver : NULL, &found, paths);
     struct job_command command = {.argv = argv,
                                   .env = env,
                                   .paths = paths,
                                   .libraries = libraries,
-                                  .devices = devices,
+                                  .devices = gpu.devices,
                                   .peers = peers,
                                   .peer_count = peers ? GRADING_HOST_PEERS : 0,
                                   .reads = hosts ? hosts->cpu_fds : NULL,
@@ -450,7 +469,7 @@ static void run_worker(const struct grading_job *job, const struct job_paths *p,
     if (job->log && outcome->log_size > 0)
         job->log(job->context, outcome->log, outcome->log_size, outcome->log_truncated);
     globfree(&found);
-    globfree(&gpu);
+    grading_gpu_free(&gpu);
 }
 
 /* What a reference job that gave no reference said (a broken exercise, a
@@ -515,7 +534,7 @@ static json_t *reference_of(const struct grading_job *job, const struct job_path
 /* The grade job: the student's source with the exercise given whole and,
  * for a Numba source, what the front end's job made of it (`numba`; NULL
  * with the front end's failure in `why`: kgrade's, never the student's);
- * `hosts`: a host-form grading's (host_processes.c), else NULL. */
+ * `hosts`: a host-form grading's jobs (host_processes.c), else NULL. */
 static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_paths *p,
                                 const struct grader_exercise_files *files, const json_t *reference,
                                 const json_t *numba, const char *why, struct host_processes *hosts,
@@ -527,6 +546,10 @@ static json_t *grade_in_sandbox(const struct grading_job *job, const struct job_
     request.version = files->version;
     request.reference = reference;
     request.emulator = p->emulator[0] ? p->emulator : NULL;
+    if (hosts) /* drivers of their own: each call timed by the wall clock */
+        request.host_wall_time = hosts->driver != HOST_DRIVER_SERVED;
+    if (hosts && hosts->driver == HOST_DRIVER_REAL_GPU) /* the GPU they run on */
+        request.device = GRADER_DEVICE_CUDA;
     if (request.language == GRADER_LANGUAGE_NUMBA) {
         if (!numba) {
             *verdict = GRADER_VERDICT_INTERNAL_ERROR;

@@ -9,6 +9,7 @@
 #include "grader/grader.h"
 #include "sandbox/sandbox.h"
 
+#include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -58,11 +59,24 @@ struct grading_job {
     /* out, may be NULL: set true when the worker process ended by a signal
      * nobody here sent, or without a verdict (a pointer: the job is const) */
     bool *worker_died;
+    /* A TEST HOOK, for a machine with no GPU: a host-form grading's host
+     * jobs get the virtual GPU in their own process (NUMBA_CUDA_DRIVER =
+     * the emulator's libcuda.so.1) instead of the remote client the grade
+     * job serves, so that the grade job times their calls by the wall clock
+     * as on a real GPU (grader_request.host_wall_time). Only
+     * grading_job_here sets it (GRADING_TEST_HOST_IN_PROCESS=1 in kgrade
+     * grade's environment), never the service: a student's process would
+     * own its virtual GPU's modeled times, and its wall-clock times are the
+     * emulator's, not a GPU's. A real GPU, when the job has one, wins. */
+    bool host_test_in_process;
 };
+
+#define GRADING_TEST_HOST_IN_PROCESS "KGRADE_TEST_HOST_IN_PROCESS"
 
 /* A job of this process's own command line (kgrade grade, sandbox-check)
  * for `request`: the default limits, relaxed for sanitizers when this
- * binary is built with them (its worker is the same binary), nothing else. */
+ * binary is built with them (its worker is the same binary), the test hook
+ * above when this process's environment sets it, nothing else. */
 void grading_job_here(struct grading_job *job, const struct grader_request *request);
 
 /* Grades in the sandbox. Returns the grade JSON and its verdict; a job the
@@ -102,6 +116,28 @@ struct job_command {
 void grading_job_sandbox(const struct grading_job *job, const struct job_command *command,
                          const struct sandbox_limits *limits, const char *input, size_t input_size,
                          sandbox_line_fn *tell, void *context, struct sandbox_outcome *outcome);
+
+/* A GPU server's GPU, as a job that runs on it is given it: its device
+ * nodes (devices[0] NULL: none) and the path of its driver ("" when none
+ * was found: KGRADE_CUDA_DRIVER's, else the libcuda.so.1 the loader finds). */
+#define GRADING_GPU_DEVICES_MAX 64
+struct grading_gpu {
+    glob_t nodes;
+    const char *devices[GRADING_GPU_DEVICES_MAX];
+    char driver[PATH_MAX];
+};
+void grading_gpu_find(struct grading_gpu *gpu);
+void grading_gpu_free(struct grading_gpu *gpu);
+
+/* The files a job that loads the GPU's driver at `path` must see (the
+ * driver, its PTX compiler...), appended to `found`. */
+void grading_driver_files(const char *path, glob_t *found);
+
+/* The variables a job inherits from this process (the virtual GPU's
+ * KGEMU_* settings, CUDA_VISIBLE_DEVICES) and CUDA_CACHE_DISABLE=1, put in
+ * `env` from entry `n` on, at most `max` entries with its NULL; the entries
+ * then. */
+int grading_env_passed(const char **env, int n, int max);
 
 /* Whose work a sandboxed job does, which sets its limits. */
 enum job_work {
@@ -197,14 +233,22 @@ json_t *numba_job_finish(struct numba_job_thread *t, const json_t *reference, ch
  * and 9): their CPU time, which the student's code cannot touch. */
 #define GRADING_HOST_CPU_FDS 2
 
+/* The CUDA driver of a grading's host jobs. */
+enum host_driver {
+    HOST_DRIVER_SERVED,     /* the remote client, served by the grade job's virtual GPU */
+    HOST_DRIVER_REAL_GPU,   /* the GPU's own: the grade job times the calls by the wall clock */
+    HOST_DRIVER_IN_PROCESS, /* the virtual GPU in the job: grading_job.host_test_in_process */
+};
+
 struct host_processes;
+
 /* One host job: grader/numba_host.py in the sandbox, on a thread. */
 struct host_process {
     const struct grading_job *job;
-    const char *self, *python, *runner, *client;
+    struct host_processes *all; /* its driver's choice; told when it has started */
+    const char *self, *python, *runner;
     const int *stop_fd;
     int peers[2]; /* its driver socket and call channel: handed to the sandbox */
-    struct host_processes *all;
     int cpu_fd;   /* its /proc/PID/stat once started; -1 before, or if it never was */
     bool settled; /* started (cpu_fd set), or its thread gave up first */
     char *input;  /* {"source", "file_name", "function"} */
@@ -220,8 +264,12 @@ struct host_process {
 struct host_processes {
     const struct grading_job *job;
     const char *self;
-    char python[PATH_MAX], runner[PATH_MAX], client[PATH_MAX];
-    int stop[2]; /* closing stop[1] stops whatever host job is left */
+    enum host_driver driver;
+    /* the driver the jobs load: the remote client, the GPU's, the
+     * virtual GPU's libcuda.so.1 */
+    char python[PATH_MAX], runner[PATH_MAX], library[PATH_MAX];
+    struct grading_gpu gpu; /* a real GPU's nodes (the jobs' on HOST_DRIVER_REAL_GPU) */
+    int stop[2];            /* closing stop[1] stops whatever host job is left */
     int worker_peers[GRADING_HOST_PEERS];
     int cpu_fds[GRADING_HOST_CPU_FDS]; /* the grade job's copies of the jobs' cpu_fd */
     pthread_mutex_t lock;              /* over each job's cpu_fd and settled */
@@ -232,7 +280,9 @@ struct host_processes {
 /* Starts the exercise's host-form reference and the student's module
  * (job->request->source), each on a thread, with `function` as the host
  * function, and waits until the sandbox has started both (their cpu_fds
- * open). The virtual GPU at `emulator` has the remote client beside it.
+ * open). Their driver: a real GPU's when the job has one and the request
+ * does not ask for the virtual GPU, else (the test hook aside) the remote
+ * client beside the virtual GPU at `emulator`.
  * False with a sentence (kgrade's failure) when they cannot start; all is
  * then finished. */
 bool host_processes_start(struct host_processes *all, const struct grading_job *job,

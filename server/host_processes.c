@@ -16,6 +16,16 @@
  * /proc/PID/stat is opened here and given to the grade job to read (fds 8
  * and 9): the host's CPU time of each call, measured from outside.
  *
+ * On a GPU server (the job has the GPU's device nodes and driver, and the
+ * request does not ask for the virtual GPU) each host job runs on the GPU
+ * as the grade job would: the GPU's driver as NUMBA_CUDA_DRIVER, its device
+ * nodes, the sandbox's real_gpu allowances; the grade job then serves no
+ * session and times the calls by the wall clock
+ * (grader_request.host_wall_time). The driver sockets are still made and
+ * passed, unused, so that the descriptors stay where host_form.h says.
+ * kgrade grade's test hook (grading_job.host_test_in_process) runs the
+ * virtual GPU in each host job's own process the same way.
+ *
  * Each host job's own descriptors are handed to the sandbox, which closes
  * this process's copies, so that the grade job sees a host job's end as
  * its socket's; once the grade job has ended, whatever is left of the host
@@ -36,7 +46,7 @@
 
 #define REMOTE_CLIENT  "remote/libcuda.so.1" /* beside the virtual GPU's libcuda.so.1 */
 #define VIEW_PATHS_MAX 64
-#define HOST_ENV_MAX   16
+#define HOST_ENV_MAX   32
 
 /* What the runner (numba_host_files[0]) reads beside itself: the rest of
  * numba_host_files, the module loader and the shims. */
@@ -56,13 +66,48 @@ static bool remote_client_path(const char *emulator, char path[PATH_MAX], char *
     return false;
 }
 
-/* The runner's view: Python's, then the runner and its files. */
+/* The host jobs' driver: the GPU's when the job has one and the request
+ * does not ask for the virtual GPU; else the virtual GPU, served by the
+ * grade job, or in the jobs' own processes by the test hook. */
+static enum host_driver host_driver_of(const struct grading_job *job, const struct grading_gpu *gpu)
+{
+    if (job->request->device != GRADER_DEVICE_EMULATOR && gpu->devices[0] && gpu->driver[0])
+        return HOST_DRIVER_REAL_GPU;
+    return job->host_test_in_process ? HOST_DRIVER_IN_PROCESS : HOST_DRIVER_SERVED;
+}
+
+/* The library the jobs load as their driver (HOST_DRIVER_*); false with a
+ * sentence when it is missing. */
+static bool driver_library(struct host_processes *all, const char *emulator, char *error,
+                           size_t size)
+{
+    switch (all->driver) {
+    case HOST_DRIVER_REAL_GPU:
+        snprintf(all->library, sizeof all->library, "%s", all->gpu.driver);
+        return true;
+    case HOST_DRIVER_IN_PROCESS:
+        snprintf(all->library, sizeof all->library, "%s", emulator);
+        if (emulator[0] && access(emulator, R_OK) == 0)
+            return true;
+        snprintf(error, size,
+                 "%s=1 runs the host jobs on the virtual GPU, which is missing (%.200s)",
+                 GRADING_TEST_HOST_IN_PROCESS, emulator);
+        return false;
+    default:
+        return remote_client_path(emulator, all->library, error, size);
+    }
+}
+
+/* The runner's view: Python's (and a real GPU's driver), then the runner
+ * and its files. */
 static bool runner_view(struct host_process *h, glob_t *found, const char *paths[VIEW_PATHS_MAX],
                         char files[][PATH_MAX], char *error, size_t size)
 {
     int n = 0;
     for (int i = 0; numba_python_view[i]; i++)
         glob(numba_python_view[i], i ? GLOB_APPEND : 0, NULL, found);
+    if (h->all->driver == HOST_DRIVER_REAL_GPU)
+        grading_driver_files(h->all->library, found);
     for (size_t i = 0; i < found->gl_pathc && n < VIEW_PATHS_MAX - NUMBA_FILES_MAX; i++)
         paths[n++] = found->gl_pathv[i];
     for (int i = 0; runner_files[i]; i++) {
@@ -97,21 +142,37 @@ static void job_started(void *context, pid_t pid)
     settle(context, open(path, O_RDONLY | O_CLOEXEC));
 }
 
-static void *host_process_thread(void *context)
+/* The job's environment: Python's, its driver (`driver`), then the remote
+ * client's socket, or for a driver in the job's own process what the grade
+ * job inherits (the GPU's choice, the virtual GPU's settings). */
+static void host_env(const struct host_processes *all, const char *env[HOST_ENV_MAX],
+                     const char *driver)
 {
-    struct host_process *h = context;
-    char driver[PATH_MAX + 32], files[NUMBA_FILES_MAX][PATH_MAX];
-    snprintf(driver, sizeof driver, "NUMBA_CUDA_DRIVER=%s", h->client);
-    const char *env[HOST_ENV_MAX];
     numba_python_env(env, HOST_ENV_MAX - 2);
     int n = 0;
     while (env[n])
         n++;
     env[n++] = driver;
+    if (all->driver != HOST_DRIVER_SERVED) {
+        grading_env_passed(env, n, HOST_ENV_MAX);
+        return;
+    }
     env[n++] = "KGEMU_REMOTE_FD=" GRADING_HOST_DRIVER_FD_TEXT;
     env[n] = NULL;
+}
+
+static void *host_process_thread(void *context)
+{
+    struct host_process *h = context;
+    char driver[PATH_MAX + 32], files[NUMBA_FILES_MAX][PATH_MAX];
+    snprintf(driver, sizeof driver, "NUMBA_CUDA_DRIVER=%s", h->all->library);
+    const char *env[HOST_ENV_MAX];
+    host_env(h->all, env, driver);
     const char *argv[] = {h->python, "-I", "-B", h->runner, NULL};
-    const char *libraries[] = {h->client, NULL};
+    /* a virtual GPU's library is loaded by the job with all it needs; a
+     * real GPU's driver is in its view (runner_view) */
+    bool real = h->all->driver == HOST_DRIVER_REAL_GPU;
+    const char *libraries[] = {real ? NULL : h->all->library, NULL};
     const char *paths[VIEW_PATHS_MAX];
     glob_t found = {0};
     if (!runner_view(h, &found, paths, files, h->error, sizeof h->error)) {
@@ -126,6 +187,7 @@ static void *host_process_thread(void *context)
                                   .env = env,
                                   .paths = paths,
                                   .libraries = libraries,
+                                  .devices = real ? h->all->gpu.devices : NULL,
                                   .peers = h->peers,
                                   .peer_count = 2,
                                   .stop_fd = h->stop_fd,
@@ -178,7 +240,6 @@ static bool host_process_start(struct host_process *h, struct host_processes *al
     h->self = all->self;
     h->python = all->python;
     h->runner = all->runner;
-    h->client = all->client;
     h->stop_fd = &all->stop[0];
     h->peers[0] = driver[1];
     h->peers[1] = calls[1];
@@ -234,20 +295,26 @@ bool host_processes_start(struct host_processes *all, const struct grading_job *
     all->reference.cpu_fd = all->student.cpu_fd = -1;
     for (int i = 0; i < GRADING_HOST_PEERS; i++)
         all->worker_peers[i] = -1;
+    pthread_mutex_init(&all->lock, NULL);
+    pthread_cond_init(&all->settled, NULL);
     if (!files->host_reference) {
         snprintf(error, size, "the exercise declares a host form but has no reference_host.py");
+        host_processes_finish(all);
         return false;
     }
-    if (!numba_python_path(all->python, error, size) ||
-        !numba_installed_path(self, numba_host_files[0], all->runner, error, size) ||
-        !remote_client_path(emulator, all->client, error, size))
-        return false;
-    if (pipe2(all->stop, O_CLOEXEC) != 0) {
+    grading_gpu_find(&all->gpu);
+    all->driver = host_driver_of(job, &all->gpu);
+    bool ready = numba_python_path(all->python, error, size) &&
+                 numba_installed_path(self, numba_host_files[0], all->runner, error, size) &&
+                 driver_library(all, emulator, error, size);
+    if (ready && pipe2(all->stop, O_CLOEXEC) != 0) {
         snprintf(error, size, "the host jobs' stop pipe could not be made");
+        ready = false;
+    }
+    if (!ready) {
+        host_processes_finish(all);
         return false;
     }
-    pthread_mutex_init(&all->lock, NULL); /* from here on, host_processes_finish ends all */
-    pthread_cond_init(&all->settled, NULL);
     const struct grader_request *q = job->request;
     char *student = strndup(q->source, q->size);
     bool started = student &&
@@ -296,6 +363,7 @@ void host_processes_finish(struct host_processes *all)
     }
     pthread_cond_destroy(&all->settled);
     pthread_mutex_destroy(&all->lock);
+    grading_gpu_free(&all->gpu);
 }
 
 /* Why one host job could not be set up, or NULL: it started. */

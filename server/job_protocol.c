@@ -37,8 +37,9 @@ static json_t *header_of(enum job_kind kind, const struct grader_request *r)
                   "emulator", r->emulator, "language", grader_language_name(r->language));
     if (head && kind == JOB_GRADE)
         json_object_update_new(head,
-                               json_pack("{s:s, s:O, s:b}", "version", r->version, "reference",
-                                         r->reference, "correctness_only", r->correctness_only));
+                               json_pack("{s:s, s:O, s:b, s:b}", "version", r->version, "reference",
+                                         r->reference, "correctness_only", r->correctness_only,
+                                         "host_wall_time", r->host_wall_time));
     if (head && kind == JOB_GRADE && r->numba)
         json_object_set(head, "numba", (json_t *)r->numba);
     if (head)
@@ -101,6 +102,7 @@ static bool unpack_reference(json_t *head, struct grader_request *r)
     r->reference = json_object_get(head, "reference");
     r->numba = json_object_get(head, "numba");
     r->correctness_only = json_is_true(json_object_get(head, "correctness_only"));
+    r->host_wall_time = json_is_true(json_object_get(head, "host_wall_time"));
     return r->version && json_is_object(r->reference);
 }
 

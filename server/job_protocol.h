@@ -10,7 +10,9 @@
  * - "grade": grade a student's source. In: the header (exercise id and
  *   version, the reference as the reference job built it, file name, seed,
  *   n, device, timing, emulator, language, "correctness_only" (a trial:
- *   grader_request.correctness_only), and for a Numba source the
+ *   grader_request.correctness_only), "host_wall_time" (a host form's
+ *   jobs on a driver of their own: grader_request.host_wall_time), and for
+ *   a Numba source the
  *   Numba front end's result as its own job gave it, "numba"),
  *   exercise.json's text, then the source.
  *   Out, one JSON line each: {"phase": "compiling"}, {"phase": "running",

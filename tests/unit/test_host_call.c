@@ -2,8 +2,10 @@
  * Unit tests of the host form's channel (grader/host_call.c) on real
  * sockets: a host job's packets are read strictly (one known key of the
  * right type, at most HOST_PACKET_MAX bytes, else "ended"), the descriptors
- * a packet carries are closed unread, silence is "late"; and an input's
- * memfd is sealed: no job can change its bytes or its size.
+ * a packet carries are closed unread, silence is "late"; an input's
+ * memfd is sealed: no job can change its bytes or its size; and a call of
+ * a job on a driver of its own (no session served: a real GPU's) is timed
+ * by the wall clock, from the request sent to the reply received.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,11 +19,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The descriptors this process has open. */
@@ -163,6 +167,68 @@ static void inputs_are_sealed(void **state)
     close(fd);
 }
 
+/* A host job answering one call after JOB_WORK_SECONDS: the returned
+ * array's memfd (the packet's last descriptor) filled with RETURNED. */
+#define JOB_WORK_SECONDS 0.2
+static const char RETURNED[] = "the result";
+
+static void *answering_job(void *context)
+{
+    int fd = *(int *)context, fds[HOST_DESCRIPTORS_MAX], n = 0;
+    char packet[256];
+    union {
+        char bytes[CMSG_SPACE(sizeof(int) * HOST_DESCRIPTORS_MAX)];
+        struct cmsghdr align;
+    } control;
+    struct iovec iov = {packet, sizeof packet};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.bytes,
+                         .msg_controllen = sizeof control.bytes};
+    if (recvmsg(fd, &msg, 0) <= 0)
+        return NULL;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    if (c && c->cmsg_type == SCM_RIGHTS) {
+        n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)n);
+    }
+    struct timespec work = {0, (long)(JOB_WORK_SECONDS * 1e9)};
+    nanosleep(&work, NULL);
+    if (n > 0 && pwrite(fds[n - 1], RETURNED, sizeof RETURNED, 0) == (ssize_t)sizeof RETURNED)
+        send(fd, "{\"returned\": true}", 18, 0);
+    for (int i = 0; i < n; i++)
+        close(fds[i]);
+    return NULL;
+}
+
+static void a_call_with_no_session_is_timed_by_the_wall_clock(void **state)
+{
+    (void)state;
+    int pair[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+    pthread_t job;
+    assert_int_equal(pthread_create(&job, NULL, answering_job, &pair[1]), 0);
+    struct grading g = {0}; /* no driver: nothing of it may be called */
+    struct host_job on_its_own = {.driver_fd = -1, .calls_fd = pair[0], .served = NULL};
+    struct host_call_stats stats;
+    char returned[sizeof RETURNED], text[GRADER_MESSAGE_MAX];
+    int no_inputs[1] = {-1};
+    double seconds = 0;
+    bool own = true;
+    enum host_reply reply =
+        host_call(&g, &on_its_own, "{\"call\": \"f\"}", no_inputs, 0, returned, sizeof returned,
+                  5.0, &stats, &seconds, text, sizeof text, &own);
+    pthread_join(job, NULL);
+    assert_int_equal(reply, HOST_REPLY_RETURNED);
+    assert_false(own);
+    assert_memory_equal(returned, RETURNED, sizeof RETURNED);
+    assert_true(seconds >= JOB_WORK_SECONDS); /* the job's work counts, as DLI's assess counts it */
+    assert_true(seconds < 5.0);
+    assert_true(stats.device_ms == 0 && stats.launches == 0 && stats.records == 0);
+    close(pair[0]);
+    close(pair[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +237,7 @@ int main(void)
         cmocka_unit_test(descriptors_sent_are_closed),
         cmocka_unit_test(silence_is_late_and_a_close_the_end),
         cmocka_unit_test(inputs_are_sealed),
+        cmocka_unit_test(a_call_with_no_session_is_timed_by_the_wall_clock),
     };
     return cmocka_run_group_tests_name("host_call", tests, NULL, NULL);
 }

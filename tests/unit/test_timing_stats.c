@@ -1,7 +1,8 @@
 /*
  * Unit tests of the statistics of repeated timings: the median of odd and
- * even counts (unsorted, with outliers), and the relative standard error
- * that decides when enough runs were taken.
+ * even counts (unsorted, with outliers), the relative standard error, and
+ * the protocol's rule of when enough runs were taken (timing_enough: the
+ * kernel form's repeated timing and the host form's wall-clock one).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,6 +83,29 @@ static void test_zero_mean_is_never_enough(void **state)
     assert_true(isinf(s.rse));
 }
 
+/* Pairs of `runs` times, the student's alternately `low` and `high`, the
+ * reference's 1 ms. */
+static bool enough_of(size_t runs, double low, double high, double started)
+{
+    double student[TIMING_MAX_RUNS], reference[TIMING_MAX_RUNS];
+    for (size_t i = 0; i < runs; i++) {
+        student[i] = i % 2 ? high : low;
+        reference[i] = 1.0;
+    }
+    return timing_enough(student, reference, runs, started);
+}
+
+static void test_enough_runs(void **state)
+{
+    (void)state;
+    double now = timing_now_seconds();
+    assert_false(enough_of(TIMING_MIN_RUNS - 1, 2.0, 2.0, now)); /* too few, however steady */
+    assert_true(enough_of(TIMING_MIN_RUNS, 2.0, 2.0, now));      /* steady: no error */
+    assert_false(enough_of(TIMING_MIN_RUNS, 1.0, 3.0, now));     /* noisy: more runs */
+    assert_true(enough_of(TIMING_MIN_RUNS, 1.0, 3.0, now - TIMING_MAX_SECONDS)); /* time's up */
+    assert_true(enough_of(TIMING_MAX_RUNS, 1.0, 3.0, now)); /* as many as are kept */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -92,6 +116,7 @@ int main(void)
         cmocka_unit_test(test_identical_runs_have_no_error),
         cmocka_unit_test(test_relative_standard_error),
         cmocka_unit_test(test_zero_mean_is_never_enough),
+        cmocka_unit_test(test_enough_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
