@@ -158,6 +158,8 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
     snprintf(dotted, sizeof dotted, ".%s", word);
     if (op == PTX_OP_WMMA && ptx_wmma_modifier(insn, word))
         return true;
+    if (ptx_is_video_op(op))
+        return ptx_video_modifier(insn, word);
     enum ptx_type t = ptx_type_of(dotted, strlen(dotted));
     if (t != PTX_TYPE_NONE) {
         set_type(insn, t);
@@ -746,6 +748,8 @@ struct arity {
 /* How many operands each operation takes (call is checked by parse_call). */
 static struct arity arity_of(enum ptx_op op)
 {
+    if (ptx_is_video_op(op))
+        return (struct arity){4, 4};
     switch (op) {
     case PTX_OP_RET:
     case PTX_OP_EXIT:
@@ -1172,8 +1176,10 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
         return ptx_fail(ps, opcode.line, "expected an instruction, found '%.*s'", (int)opcode.len,
                         opcode.text);
     bool texture = ptx_is_texture_op((enum ptx_op)insn.op);
+    bool video = ptx_is_video_op((enum ptx_op)insn.op);
     bool ok = insn.op == PTX_OP_CALL ? parse_call(ps, &insn)
               : texture              ? ptx_texture_operands(ps, &insn)
+              : video                ? ptx_video_operands(ps, &insn)
                                      : parse_operands(ps, &insn, ps->fn->n_code);
     if (!ok)
         return false;
@@ -1181,10 +1187,12 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
     if (insn.op == PTX_OP_BAR || insn.op == PTX_OP_BARRIER || insn.op == PTX_OP_MBARRIER ||
         insn.op == PTX_OP_NANOSLEEP)
         ps->fn->uses_barrier = true;
-    bool valid = texture ? ptx_texture_validate(ps, &insn, opcode.line)
-                 : insn.op == PTX_OP_WMMA
-                     ? ptx_wmma_validate(ps, &insn, opcode.line)
-                     : insn.op == PTX_OP_CALL || validate(ps, &insn, opcode.line);
+    bool valid =
+        texture ? ptx_texture_validate(ps, &insn, opcode.line)
+        : insn.op == PTX_OP_WMMA
+            ? ptx_wmma_validate(ps, &insn, opcode.line)
+            : insn.op == PTX_OP_CALL || (validate(ps, &insn, opcode.line) &&
+                                         (!video || ptx_video_validate(ps, &insn, opcode.line)));
     if (!valid)
         return false;
     insn.issue_class = (uint8_t)issue_class_of(&insn);
