@@ -306,20 +306,31 @@ enum ptx_issue_class {
 enum ptx_vote_mode { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT };
 /* cp.async's forms (in insn->cmp; 0: none given) */
 enum ptx_cp_mode {
-    PTX_CP_COPY = 1, /* cp.async.ca/cg [shared], [global], size{, src-size} */
-    PTX_CP_COMMIT,   /* cp.async.commit_group */
-    PTX_CP_WAIT,     /* cp.async.wait_group n, cp.async.wait_all */
-    PTX_CP_ARRIVE,   /* cp.async.mbarrier.arrive{.noinc} [mbarrier] */
+    PTX_CP_COPY = 1,    /* cp.async.ca/cg [shared], [global], size{, src-size} */
+    PTX_CP_COMMIT,      /* cp.async.commit_group */
+    PTX_CP_WAIT,        /* cp.async.wait_group n, cp.async.wait_all */
+    PTX_CP_ARRIVE,      /* cp.async.mbarrier.arrive{.noinc} [mbarrier] */
+    PTX_CP_BULK,        /* cp.async.bulk [dst], [src], size{, [mbarrier]}: insn->space is dst's
+                           space, bool_op how it completes (enum ptx_bulk_completion) */
+    PTX_CP_BULK_TENSOR, /* cp.async.bulk.tensor: refused when it is read */
+};
+/* How a cp.async.bulk completes (its bool_op). */
+enum ptx_bulk_completion {
+    PTX_BULK_MBARRIER = 1, /* .mbarrier::complete_tx::bytes: global to shared */
+    PTX_BULK_GROUP,        /* .bulk_group: shared to global */
 };
 /* mbarrier's operations (in insn->cmp; 0: none given) */
 enum ptx_mbarrier_mode {
-    PTX_MBAR_INIT = 1,    /* [a], count */
-    PTX_MBAR_ARRIVE,      /* state, [a]{, count} */
-    PTX_MBAR_ARRIVE_DROP, /* state, [a]{, count}: also leaves the next phases */
-    PTX_MBAR_TEST_WAIT,   /* p, [a], state (.parity: p, [a], parity) */
-    PTX_MBAR_TRY_WAIT,    /* p, [a], state{, hint} */
-    PTX_MBAR_PENDING,     /* count, state */
-    PTX_MBAR_INVAL,       /* [a] */
+    PTX_MBAR_INIT = 1,         /* [a], count */
+    PTX_MBAR_ARRIVE,           /* state, [a]{, count} */
+    PTX_MBAR_ARRIVE_DROP,      /* state, [a]{, count}: also leaves the next phases */
+    PTX_MBAR_TEST_WAIT,        /* p, [a], state (.parity: p, [a], parity) */
+    PTX_MBAR_TRY_WAIT,         /* p, [a], state{, hint} */
+    PTX_MBAR_PENDING,          /* count, state */
+    PTX_MBAR_INVAL,            /* [a] */
+    PTX_MBAR_EXPECT_TX,        /* [a], bytes: the phase waits for that many more */
+    PTX_MBAR_COMPLETE_TX,      /* [a], bytes: that many arrived */
+    PTX_MBAR_ARRIVE_EXPECT_TX, /* state, [a], bytes: expect_tx, then one arrival */
 };
 
 /* Modifier flags of an instruction. */
