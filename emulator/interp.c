@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "half.h"
 #include "jit.h"
+#include "video.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -709,34 +710,6 @@ static bool compare_float(double x, double y, enum ptx_cmp c)
     }
 }
 
-static bool compare_int(uint64_t x, uint64_t y, int64_t sx, int64_t sy, bool sgn, enum ptx_cmp c)
-{
-    switch (c) {
-    case PTX_CMP_EQ:
-        return x == y;
-    case PTX_CMP_NE:
-        return x != y;
-    case PTX_CMP_LT:
-        return sgn ? sx < sy : x < y;
-    case PTX_CMP_LE:
-        return sgn ? sx <= sy : x <= y;
-    case PTX_CMP_GT:
-        return sgn ? sx > sy : x > y;
-    case PTX_CMP_GE:
-        return sgn ? sx >= sy : x >= y;
-    case PTX_CMP_LO:
-        return x < y;
-    case PTX_CMP_LS:
-        return x <= y;
-    case PTX_CMP_HI:
-        return x > y;
-    case PTX_CMP_HS:
-        return x >= y;
-    default:
-        return false;
-    }
-}
-
 /* The comparison of halves (.f16, .bf16; of a pair, the low ones for part 0,
  * the high ones for part 1) as a mask over the lanes of m. */
 static uint32_t compare_halves(const struct ptx_insn *insn, enum ptx_type type, const uint64_t *a,
@@ -790,7 +763,7 @@ static uint32_t compare_lanes(const struct ptx_insn *insn, enum ptx_type type, c
         uint64_t x = a[l] & keep, y = b[l] & keep;
         int64_t sx = bits == 64 ? (int64_t)x : (int64_t)(x << (64 - bits)) >> (64 - bits);
         int64_t sy = bits == 64 ? (int64_t)y : (int64_t)(y << (64 - bits)) >> (64 - bits);
-        r |= (uint32_t)compare_int(x, y, sx, sy, sgn, c) << l;
+        r |= (uint32_t)ptx_compare_int(x, y, sx, sy, sgn, c) << l;
     }
     return r;
 }
@@ -1526,6 +1499,11 @@ static bool execute(struct warp *w, struct frame *f, const struct ptx_insn *insn
         return true;
     if (half_executes(insn)) {
         half_execute(insn, d, a, b, c, m);
+        return true;
+    }
+    if (ptx_is_video_op((enum ptx_op)insn->op)) {
+        EACH(m)
+        d[l] = video_simd(insn, (uint32_t)a[l], (uint32_t)b[l], (uint32_t)c[l]);
         return true;
     }
     switch ((enum ptx_op)insn->op) {

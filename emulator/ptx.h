@@ -69,6 +69,20 @@
     X(PRMT,      "prmt")      /* d = bytes of {b, a} selected by c */                 \
     X(DP4A,      "dp4a")      /* d = c + dot product of a's and b's four bytes */     \
     X(DP2A,      "dp2a")      /* d = c + dot product of a's two halves, two bytes of b */ \
+    X(VADD2,     "vadd2")     /* the SIMD video instructions (video.c): t = a + b, */ \
+    X(VSUB2,     "vsub2")     /*   a - b, (a + b) / 2 (.5 away from 0), |a - b|, */   \
+    X(VAVRG2,    "vavrg2")    /*   min or max per half-word of a and b (any of */    \
+    X(VABSDIFF2, "vabsdiff2") /*   {b, a}'s four: .asel .bsel); .sat clamps t; */    \
+    X(VMIN2,     "vmin2")     /*   d = t merged into c's lanes by .mask, or */       \
+    X(VMAX2,     "vmax2")     /*   (.add) c + the sum of the masked t */             \
+    X(VSET2,     "vset2")     /* the same with t = a CMP b: 1 or 0 */               \
+    X(VADD4,     "vadd4")     /* the same per byte (any of {b, a}'s eight) */         \
+    X(VSUB4,     "vsub4")                                                             \
+    X(VAVRG4,    "vavrg4")                                                            \
+    X(VABSDIFF4, "vabsdiff4")                                                         \
+    X(VMIN4,     "vmin4")                                                             \
+    X(VMAX4,     "vmax4")                                                             \
+    X(VSET4,     "vset4")                                                             \
     X(SETP,      "setp")      /* p[|q] = (a CMP b) BOOL c */                          \
     X(SET,       "set")       /* d = (a CMP b) BOOL c ? all ones (or 1.0f) : 0 */     \
     X(SELP,      "selp")      /* d = c ? a : b */                                     \
@@ -153,6 +167,37 @@ enum ptx_cmp {
     PTX_CMP_NUM,
     PTX_CMP_NAN,
 };
+
+/* An integer comparison of setp, set and vset: x and y as unsigned, sx and sy
+ * as signed (when sgn). */
+static inline bool ptx_compare_int(uint64_t x, uint64_t y, int64_t sx, int64_t sy, bool sgn,
+                                   enum ptx_cmp c)
+{
+    switch (c) {
+    case PTX_CMP_EQ:
+        return x == y;
+    case PTX_CMP_NE:
+        return x != y;
+    case PTX_CMP_LT:
+        return sgn ? sx < sy : x < y;
+    case PTX_CMP_LE:
+        return sgn ? sx <= sy : x <= y;
+    case PTX_CMP_GT:
+        return sgn ? sx > sy : x > y;
+    case PTX_CMP_GE:
+        return sgn ? sx >= sy : x >= y;
+    case PTX_CMP_LO:
+        return x < y;
+    case PTX_CMP_LS:
+        return x <= y;
+    case PTX_CMP_HI:
+        return x > y;
+    case PTX_CMP_HS:
+        return x >= y;
+    default:
+        return false;
+    }
+}
 
 enum ptx_bool_op { PTX_BOOL_NONE, PTX_BOOL_AND, PTX_BOOL_OR, PTX_BOOL_XOR };
 
@@ -261,20 +306,31 @@ enum ptx_issue_class {
 enum ptx_vote_mode { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT };
 /* cp.async's forms (in insn->cmp; 0: none given) */
 enum ptx_cp_mode {
-    PTX_CP_COPY = 1, /* cp.async.ca/cg [shared], [global], size{, src-size} */
-    PTX_CP_COMMIT,   /* cp.async.commit_group */
-    PTX_CP_WAIT,     /* cp.async.wait_group n, cp.async.wait_all */
-    PTX_CP_ARRIVE,   /* cp.async.mbarrier.arrive{.noinc} [mbarrier] */
+    PTX_CP_COPY = 1,    /* cp.async.ca/cg [shared], [global], size{, src-size} */
+    PTX_CP_COMMIT,      /* cp.async.commit_group */
+    PTX_CP_WAIT,        /* cp.async.wait_group n, cp.async.wait_all */
+    PTX_CP_ARRIVE,      /* cp.async.mbarrier.arrive{.noinc} [mbarrier] */
+    PTX_CP_BULK,        /* cp.async.bulk [dst], [src], size{, [mbarrier]}: insn->space is dst's
+                           space, bool_op how it completes (enum ptx_bulk_completion) */
+    PTX_CP_BULK_TENSOR, /* cp.async.bulk.tensor: refused when it is read */
+};
+/* How a cp.async.bulk completes (its bool_op). */
+enum ptx_bulk_completion {
+    PTX_BULK_MBARRIER = 1, /* .mbarrier::complete_tx::bytes: global to shared */
+    PTX_BULK_GROUP,        /* .bulk_group: shared to global */
 };
 /* mbarrier's operations (in insn->cmp; 0: none given) */
 enum ptx_mbarrier_mode {
-    PTX_MBAR_INIT = 1,    /* [a], count */
-    PTX_MBAR_ARRIVE,      /* state, [a]{, count} */
-    PTX_MBAR_ARRIVE_DROP, /* state, [a]{, count}: also leaves the next phases */
-    PTX_MBAR_TEST_WAIT,   /* p, [a], state (.parity: p, [a], parity) */
-    PTX_MBAR_TRY_WAIT,    /* p, [a], state{, hint} */
-    PTX_MBAR_PENDING,     /* count, state */
-    PTX_MBAR_INVAL,       /* [a] */
+    PTX_MBAR_INIT = 1,         /* [a], count */
+    PTX_MBAR_ARRIVE,           /* state, [a]{, count} */
+    PTX_MBAR_ARRIVE_DROP,      /* state, [a]{, count}: also leaves the next phases */
+    PTX_MBAR_TEST_WAIT,        /* p, [a], state (.parity: p, [a], parity) */
+    PTX_MBAR_TRY_WAIT,         /* p, [a], state{, hint} */
+    PTX_MBAR_PENDING,          /* count, state */
+    PTX_MBAR_INVAL,            /* [a] */
+    PTX_MBAR_EXPECT_TX,        /* [a], bytes: the phase waits for that many more */
+    PTX_MBAR_COMPLETE_TX,      /* [a], bytes: that many arrived */
+    PTX_MBAR_ARRIVE_EXPECT_TX, /* state, [a], bytes: expect_tx, then one arrival */
 };
 
 /* Modifier flags of an instruction. */
@@ -307,6 +363,29 @@ enum {
     PTX_F_INDIRECT = 1u << 23,    /* call through a register: o[0] the register, target
                                      the prototype's index in the module's prototypes */
 };
+
+/* The SIMD video instructions (vadd2 … vset4): lanes of half-words or
+ * bytes. insn->type is d's type (.u32 for vset), type_a and type_b a's and
+ * b's; insn->cmp vset's comparison; PTX_F_SAT, PTX_F_ACCUMULATE (.add).
+ * insn->video holds the lanes' selectors: lane i of a is part
+ * PTX_VIDEO_SELECT(video, PTX_VIDEO_ASEL, i) of the pair {b, a} (half-words
+ * 0-3 or bytes 0-7), of b likewise, and bit i of the mask field says
+ * whether lane i of the result is merged or added (ptx_video.c). */
+enum { PTX_F_ACCUMULATE = 1u << 29 };
+#define PTX_VIDEO_ASEL                       0  /* 3 bits a lane */
+#define PTX_VIDEO_BSEL                       12 /* 3 bits a lane */
+#define PTX_VIDEO_MASK                       24 /* a bit a lane */
+#define PTX_VIDEO_SELECT(video, field, lane) ((video) >> ((field) + 3 * (lane)) & 7u)
+
+static inline bool ptx_is_video_op(enum ptx_op op)
+{
+    return op >= PTX_OP_VADD2 && op <= PTX_OP_VSET4;
+}
+/* 2 (half-words) or 4 (bytes). */
+static inline unsigned ptx_video_lanes(enum ptx_op op)
+{
+    return op >= PTX_OP_VADD4 ? 4 : 2;
+}
 
 enum ptx_operand_kind {
     PTX_OPD_NONE,
@@ -399,11 +478,11 @@ struct ptx_insn {
     uint8_t type2;   /* cvt, set: the source type; tex tld4: the coordinates' type */
     uint8_t space;   /* ld st atom red cvta isspacep: enum ptx_space */
     uint8_t cmp;     /* setp set: enum ptx_cmp; atom red sured: enum ptx_atom_op; shfl vote:
-                        mode; wmma: enum ptx_wmma_op */
+                        mode; wmma: enum ptx_wmma_op; vset2 vset4: enum ptx_cmp */
     uint8_t bool_op; /* setp set: enum ptx_bool_op; testp: enum arith_testp; wmma.mma .b1:
                         PTX_BOOL_AND or PTX_BOOL_XOR (.popc); txq suq: enum ptx_texture_query;
                         tld4: the component; suld sust sured: enum ptx_surface_clamp; tex: enum
-                        ptx_texture_lod */
+                        ptx_texture_lod; vset2 vset4: 1 once a comparison was read */
     uint8_t rnd;     /* enum arith_rounding, when PTX_F_HAS_RND */
     uint8_t vec;     /* ld st suld sust: 1, 2 or 4 elements */
     uint8_t n_operands;
@@ -413,7 +492,8 @@ struct ptx_insn {
                             member count, PTX_MERGE_FOLLOWER for the others, 0 for none */
     uint8_t shape;       /* wmma: enum ptx_wmma_shape */
     uint8_t layout;      /* wmma: PTX_WMMA_COL, PTX_WMMA_COL_B */
-    uint8_t type_a;      /* wmma.mma: A's and B's types (type: D's, type2: C's) */
+    uint8_t type_a;      /* wmma.mma: A's and B's types (type: D's, type2: C's); the SIMD
+                            video instructions: a's and b's */
     uint8_t type_b;
     uint32_t guard;  /* predicate register, or PTX_NO_REG */
     uint32_t flags;  /* PTX_F_* */
@@ -423,6 +503,7 @@ struct ptx_insn {
     uint32_t src_line;    /* from .loc; 0 when none */
     uint16_t merge_group; /* the merged group of an ld.shared (when merge != 0) */
     uint8_t geom;         /* tex tld4 suld sust sured: enum ptx_geom */
+    uint32_t video;       /* the SIMD video instructions' selectors (PTX_VIDEO_*) */
     struct ptx_operand o[PTX_MAX_OPERANDS];
 };
 

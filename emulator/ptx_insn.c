@@ -60,10 +60,8 @@ static const struct word_value testp_ops[] = {
 };
 
 static const struct word_value cp_modes[] = {
-    {"commit_group", PTX_CP_COMMIT},
-    {"wait_group", PTX_CP_WAIT},
-    {"wait_all", PTX_CP_WAIT},
-    {"mbarrier", PTX_CP_ARRIVE},
+    {"commit_group", PTX_CP_COMMIT}, {"wait_group", PTX_CP_WAIT}, {"wait_all", PTX_CP_WAIT},
+    {"mbarrier", PTX_CP_ARRIVE},     {"bulk", PTX_CP_BULK},
 };
 
 static const struct word_value mbarrier_modes[] = {
@@ -74,6 +72,8 @@ static const struct word_value mbarrier_modes[] = {
     {"try_wait", PTX_MBAR_TRY_WAIT},
     {"pending_count", PTX_MBAR_PENDING},
     {"inval", PTX_MBAR_INVAL},
+    {"expect_tx", PTX_MBAR_EXPECT_TX},
+    {"complete_tx", PTX_MBAR_COMPLETE_TX},
 };
 
 static const struct word_value flag_words[] = {
@@ -147,10 +147,39 @@ static bool apply_qualified(struct ptx_insn *insn, const char *word)
            (strncmp(word, "L2::", 4) == 0 && strcmp(word, "L2::cache_hint") != 0);
 }
 
+/* The words of cp.async.bulk: its two spaces, destination first (the
+ * first one read is kept), how it completes, or its group's commit_group
+ * and wait_group. Every word of
+ * cp.async.bulk.tensor is taken, to refuse the instruction by name. */
+static bool bulk_modifier(struct ptx_insn *insn, const char *word)
+{
+    int v;
+    if (insn->cmp == PTX_CP_BULK_TENSOR)
+        return true;
+    if (LOOKUP(cp_modes, word, &v) && (v == PTX_CP_COMMIT || v == PTX_CP_WAIT))
+        return insn->cmp = (uint8_t)v, true; /* cp.async.bulk.commit_group, .wait_group */
+    if (strcmp(word, "tensor") == 0)
+        return insn->cmp = PTX_CP_BULK_TENSOR, true;
+    if (strcmp(word, "mbarrier::complete_tx::bytes") == 0)
+        return insn->bool_op = PTX_BULK_MBARRIER, true;
+    if (strcmp(word, "bulk_group") == 0)
+        return insn->bool_op = PTX_BULK_GROUP, true;
+    bool shared = strcmp(word, "shared::cluster") == 0 || strcmp(word, "shared::cta") == 0 ||
+                  strcmp(word, "shared") == 0;
+    if (!shared && !(LOOKUP(spaces, word, &v) && v == PTX_SPACE_GLOBAL))
+        return false;
+    enum ptx_space space = shared ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL;
+    if (insn->space == PTX_SPACE_GENERIC)
+        return insn->space = (uint8_t)space, true;
+    return insn->space != space; /* from one space to the other */
+}
+
 /* Classifies one modifier of `insn` (whose op is known). */
 static bool apply_modifier(struct ptx_insn *insn, const char *word)
 {
     int v;
+    if (insn->op == PTX_OP_CP && insn->cmp >= PTX_CP_BULK)
+        return bulk_modifier(insn, word);
     if (strstr(word, "::"))
         return apply_qualified(insn, word);
     enum ptx_op op = (enum ptx_op)insn->op;
@@ -158,6 +187,8 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
     snprintf(dotted, sizeof dotted, ".%s", word);
     if (op == PTX_OP_WMMA && ptx_wmma_modifier(insn, word))
         return true;
+    if (ptx_is_video_op(op))
+        return ptx_video_modifier(insn, word);
     enum ptx_type t = ptx_type_of(dotted, strlen(dotted));
     if (t != PTX_TYPE_NONE) {
         set_type(insn, t);
@@ -201,10 +232,17 @@ static bool apply_modifier(struct ptx_insn *insn, const char *word)
         return insn->cmp = (uint8_t)v, true;
     if (op == PTX_OP_CP && insn->cmp == PTX_CP_ARRIVE && strcmp(word, "arrive") == 0)
         return true;
+    if (op == PTX_OP_CP && insn->cmp == PTX_CP_WAIT && strcmp(word, "read") == 0)
+        return true; /* cp.async.bulk.wait_group.read: the copies are done */
     if ((op == PTX_OP_CP || op == PTX_OP_MBARRIER) && strcmp(word, "noinc") == 0)
         return insn->flags |= PTX_F_NOINC, true;
-    if (op == PTX_OP_MBARRIER && LOOKUP(mbarrier_modes, word, &v))
+    if (op == PTX_OP_MBARRIER && LOOKUP(mbarrier_modes, word, &v)) {
+        if (insn->cmp == PTX_MBAR_ARRIVE && v == PTX_MBAR_EXPECT_TX)
+            v = PTX_MBAR_ARRIVE_EXPECT_TX;
+        else if (insn->cmp != 0) /* two forms in one: arrive_drop.expect_tx, ... */
+            return false;
         return insn->cmp = (uint8_t)v, true;
+    }
     if (op == PTX_OP_MBARRIER && strcmp(word, "parity") == 0)
         return insn->flags |= PTX_F_PARITY, true;
     if (op == PTX_OP_GRIDDEPCONTROL &&
@@ -746,6 +784,8 @@ struct arity {
 /* How many operands each operation takes (call is checked by parse_call). */
 static struct arity arity_of(enum ptx_op op)
 {
+    if (ptx_is_video_op(op))
+        return (struct arity){4, 4};
     switch (op) {
     case PTX_OP_RET:
     case PTX_OP_EXIT:
@@ -856,13 +896,21 @@ static struct arity async_arity(const struct ptx_insn *insn)
             return (struct arity){0, 1};
         case PTX_CP_ARRIVE:
             return (struct arity){1, 1};
+        case PTX_CP_BULK:
+            return insn->bool_op == PTX_BULK_MBARRIER ? (struct arity){4, 4} : (struct arity){3, 3};
+        case PTX_CP_BULK_TENSOR:
+            break;
         }
         return (struct arity){0, 0};
     }
     switch ((enum ptx_mbarrier_mode)insn->cmp) {
     case PTX_MBAR_INIT:
     case PTX_MBAR_PENDING:
+    case PTX_MBAR_EXPECT_TX:
+    case PTX_MBAR_COMPLETE_TX:
         return (struct arity){2, 2};
+    case PTX_MBAR_ARRIVE_EXPECT_TX:
+        return (struct arity){3, 3};
     case PTX_MBAR_ARRIVE:
     case PTX_MBAR_ARRIVE_DROP:
         return (struct arity){2, 3};
@@ -884,17 +932,30 @@ static bool is_async(enum ptx_op op)
 /* Whether operand i of cp.async or mbarrier is an [address]. */
 static bool async_address(const struct ptx_insn *insn, int i)
 {
+    if (insn->op == PTX_OP_CP && insn->cmp == PTX_CP_BULK)
+        return i != 2; /* [dst], [src], size, [mbarrier] */
     if (insn->op == PTX_OP_CP)
         return insn->cmp == PTX_CP_COPY ? i <= 1 : insn->cmp == PTX_CP_ARRIVE && i == 0;
     switch ((enum ptx_mbarrier_mode)insn->cmp) {
     case PTX_MBAR_INIT:
     case PTX_MBAR_INVAL:
+    case PTX_MBAR_EXPECT_TX:
+    case PTX_MBAR_COMPLETE_TX:
         return i == 0;
     case PTX_MBAR_PENDING:
         return false;
     default:
         return i == 1;
     }
+}
+
+/* cp.async.bulk's two forms (a global space and a shared one, whose order
+ * bulk_modifier checked): to shared memory completing on an mbarrier, to
+ * global memory in a bulk group. */
+static bool bulk_form_known(const struct ptx_insn *insn)
+{
+    return (insn->space == PTX_SPACE_SHARED && insn->bool_op == PTX_BULK_MBARRIER) ||
+           (insn->space == PTX_SPACE_GLOBAL && insn->bool_op == PTX_BULK_GROUP);
 }
 
 /* Operations the interpreter does not implement (they parse, to name them). */
@@ -1015,6 +1076,12 @@ static bool validate(struct ptx_parser *ps, const struct ptx_insn *insn, int lin
         return ptx_fail(ps, line, "the virtual GPU does not implement '%s'", name);
     if (is_async(op) && insn->cmp == 0)
         return ptx_fail(ps, line, "'%s' without a form the virtual GPU knows", name);
+    if (op == PTX_OP_CP && insn->cmp == PTX_CP_BULK && !bulk_form_known(insn))
+        return ptx_fail(ps, line,
+                        "the virtual GPU runs cp.async.bulk from global to shared memory "
+                        "completing on an mbarrier (.shared::cluster.global.mbarrier::complete_tx::"
+                        "bytes) and from shared to global memory in a bulk group "
+                        "(.global.shared::cta.bulk_group), not this form");
     if (insn->n_operands < a.min || insn->n_operands > a.max)
         return ptx_fail(ps, line, "'%s' takes %d to %d operands, not %d", name, a.min, a.max,
                         insn->n_operands);
@@ -1171,9 +1238,17 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
     if (opcode.kind != PTX_TOK_IDENT || !decode_opcode(ps, opcode, &insn))
         return ptx_fail(ps, opcode.line, "expected an instruction, found '%.*s'", (int)opcode.len,
                         opcode.text);
+    if (insn.op == PTX_OP_CP && insn.cmp == PTX_CP_BULK_TENSOR)
+        return ptx_fail(ps, opcode.line,
+                        "the virtual GPU does not implement '%.*s': the tensor memory "
+                        "accelerator's tensor copies (a CUtensorMap) are not supported; "
+                        "cp.async.bulk (cuda::memcpy_async) is",
+                        (int)opcode.len, opcode.text);
     bool texture = ptx_is_texture_op((enum ptx_op)insn.op);
+    bool video = ptx_is_video_op((enum ptx_op)insn.op);
     bool ok = insn.op == PTX_OP_CALL ? parse_call(ps, &insn)
               : texture              ? ptx_texture_operands(ps, &insn)
+              : video                ? ptx_video_operands(ps, &insn)
                                      : parse_operands(ps, &insn, ps->fn->n_code);
     if (!ok)
         return false;
@@ -1181,10 +1256,12 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
     if (insn.op == PTX_OP_BAR || insn.op == PTX_OP_BARRIER || insn.op == PTX_OP_MBARRIER ||
         insn.op == PTX_OP_NANOSLEEP)
         ps->fn->uses_barrier = true;
-    bool valid = texture ? ptx_texture_validate(ps, &insn, opcode.line)
-                 : insn.op == PTX_OP_WMMA
-                     ? ptx_wmma_validate(ps, &insn, opcode.line)
-                     : insn.op == PTX_OP_CALL || validate(ps, &insn, opcode.line);
+    bool valid =
+        texture ? ptx_texture_validate(ps, &insn, opcode.line)
+        : insn.op == PTX_OP_WMMA
+            ? ptx_wmma_validate(ps, &insn, opcode.line)
+            : insn.op == PTX_OP_CALL || (validate(ps, &insn, opcode.line) &&
+                                         (!video || ptx_video_validate(ps, &insn, opcode.line)));
     if (!valid)
         return false;
     insn.issue_class = (uint8_t)issue_class_of(&insn);

@@ -109,6 +109,13 @@ bool ptx_texture_validate(struct ptx_parser *ps, const struct ptx_insn *insn, in
 bool ptx_wmma_modifier(struct ptx_insn *insn, const char *word);
 bool ptx_wmma_validate(struct ptx_parser *ps, struct ptx_insn *insn, int line);
 
+/* ptx_video.c: the SIMD video instructions (vadd2 … vset4): one modifier,
+ * the operands with their lane selectors and mask, and the checks after
+ * the general ones (which put vset's two types where video.c reads them). */
+bool ptx_video_modifier(struct ptx_insn *insn, const char *word);
+bool ptx_video_operands(struct ptx_parser *ps, struct ptx_insn *insn);
+bool ptx_video_validate(struct ptx_parser *ps, struct ptx_insn *insn, int line);
+
 /* The fundamental type a ".u32"-like word names, or PTX_TYPE_NONE. */
 enum ptx_type ptx_type_of(const char *word, size_t len);
 

@@ -49,7 +49,8 @@ bool ptx_writes_first_operand(const struct ptx_insn *insn)
 {
     enum ptx_op op = (enum ptx_op)insn->op;
     if (op == PTX_OP_MBARRIER)
-        return insn->cmp != PTX_MBAR_INIT && insn->cmp != PTX_MBAR_INVAL;
+        return insn->cmp != PTX_MBAR_INIT && insn->cmp != PTX_MBAR_INVAL &&
+               insn->cmp != PTX_MBAR_EXPECT_TX && insn->cmp != PTX_MBAR_COMPLETE_TX;
     if (op == PTX_OP_WMMA)
         return insn->cmp != PTX_WMMA_STORE_D;
     return insn->n_operands > 0 && op != PTX_OP_ST && op != PTX_OP_RED && op != PTX_OP_BRA &&

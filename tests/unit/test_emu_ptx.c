@@ -156,9 +156,58 @@ static void qualified_modifiers_and_async_forms_are_read(void **state)
     assert_parse_error(HEADER
                        ".entry k()\n{\n  .reg .b32 %r<2>;\n  mbarrier.shared.b64 [%r1];\n}\n",
                        "'mbarrier' without a form", false);
-    assert_parse_error(HEADER ".entry k()\n{\n  .reg .b32 %r<2>;\n"
-                              "  cp.async.bulk.shared.global [%r1], [%r1], 16;\n}\n",
-                       "unsupported modifier '.bulk'", false);
+    static const struct {
+        const char *line, *says;
+    } refused[] = {
+        {"cp.async.bulk.shared.global [%r1], [%r1], 16;", "not this form"},
+        {"cp.async.bulk.global.global.bulk_group [%r1], [%r1], 16;",
+         "unsupported modifier '.global'"},
+        {"cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+         "[%r1], [%r1, {%r1}], [%r1];",
+         "does not implement 'cp.async.bulk.tensor"},
+        {"mbarrier.arrive_drop.expect_tx.shared.b64 _, [%r1], 16;",
+         "unsupported modifier '.expect_tx'"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s.entry k()\n{\n  .reg .b32 %%r<2>;\n  %s\n}\n", HEADER,
+                 refused[i].line);
+        assert_parse_error(text, refused[i].says, false);
+    }
+}
+
+/* cp.async.bulk's two forms and the mbarrier's transaction counts: their
+ * modes, spaces and operands. */
+static void bulk_copies_and_transactions_are_read(void **state)
+{
+    (void)state;
+    struct ptx_module *m =
+        parse_ok(HEADER ".entry k()\n{\n"
+                        "  .reg .b32 %r<4>;\n"
+                        "  .reg .b64 %rd<3>;\n"
+                        "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                        " [%r1], [%rd1], %r2, [%r3];\n"
+                        "  cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r1], 32;\n"
+                        "  cp.async.bulk.commit_group;\n"
+                        "  cp.async.bulk.wait_group.read 0;\n"
+                        "  mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r3], %r2;\n"
+                        "  mbarrier.complete_tx.shared::cta.b64 [%r3], 16;\n"
+                        "  mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r3], 16;\n"
+                        "  ret;\n}\n");
+    const struct ptx_function *f = function_named(m, "k");
+    assert_int_equal(f->code[0].cmp, PTX_CP_BULK);
+    assert_int_equal(f->code[0].space, PTX_SPACE_SHARED); /* the destination's */
+    assert_int_equal(f->code[0].bool_op, PTX_BULK_MBARRIER);
+    assert_int_equal(f->code[0].o[3].kind, PTX_OPD_ADDR);
+    assert_int_equal(f->code[1].space, PTX_SPACE_GLOBAL);
+    assert_int_equal(f->code[1].bool_op, PTX_BULK_GROUP);
+    assert_int_equal(f->code[2].cmp, PTX_CP_COMMIT);
+    assert_int_equal(f->code[3].cmp, PTX_CP_WAIT);
+    assert_int_equal(f->code[4].cmp, PTX_MBAR_EXPECT_TX);
+    assert_int_equal(f->code[5].cmp, PTX_MBAR_COMPLETE_TX);
+    assert_int_equal(f->code[6].cmp, PTX_MBAR_ARRIVE_EXPECT_TX);
+    assert_int_equal(f->code[6].o[0].kind, PTX_OPD_REG);
+    ptx_module_free(m);
 }
 
 #define BODY(line) HEADER ".entry k()\n{\n  .reg .b32 %r<20>;\n  .reg .b64 %rd<3>;\n  " line "\n}\n"
@@ -678,6 +727,7 @@ int main(void)
         cmocka_unit_test(kernel_parameters_and_instructions_are_decoded),
         cmocka_unit_test(modifiers_are_read_by_operation),
         cmocka_unit_test(qualified_modifiers_and_async_forms_are_read),
+        cmocka_unit_test(bulk_copies_and_transactions_are_read),
         cmocka_unit_test(function_pointers_and_address_initializers_are_read),
         cmocka_unit_test(half_instructions_are_decoded),
         cmocka_unit_test(malformed_half_instructions_are_refused),
