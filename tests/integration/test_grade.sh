@@ -41,13 +41,13 @@ cat >"$TMP/bulk.cu" <<'CU'
 __global__ void hidden_layer(const float *greyscales, const float *weights, float *out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    asm volatile("cp.async.bulk.commit_group;");
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" ::"l"(greyscales));
     if (i < n)
         out[i] = tanhf(greyscales[i] / 255.0f * weights[i]);
 }
 CU
 expect "an instruction the virtual GPU does not support is a compile_error at its line" 1 \
-    "^hidden-layer: compile_error: the virtual GPU does not support this kernel: .*cp.async.bulk.*\(source line 4\)" -- \
+    "^hidden-layer: compile_error: the virtual GPU does not support this kernel: .*cp.async.bulk.prefetch.*\(source line 4\)" -- \
     grade --exercise hidden-layer --n 1000 "$TMP/bulk.cu"
 
 # Every exercise's reference, submitted as the student's kernel, passes at
