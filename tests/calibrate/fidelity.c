@@ -413,7 +413,7 @@ static bool print_kernels(const struct fid_dataset *d, json_t *record)
             bool kept = bar <= 0 || factor_of(k) <= bar;
             char text[32] = "-";
             if (bar > 0)
-                snprintf(text, sizeof text, "%.3gx%s", bar, kept ? "" : " PASSED");
+                snprintf(text, sizeof text, "%.3fx%s", bar, kept ? "" : " PASSED");
             printf("%-50s %11.4g %10.4g %8.2f %8s\n", k->id, k->measured_ms, k->modeled_ms,
                    ratio_of(k), text);
             json_object_set_new(recorded, k->id,
@@ -435,7 +435,7 @@ static bool print_figures(const struct fid_dataset *d, const char *set, json_t *
     bool within = !barred || (f.mean_abs_error <= bar_error && f.worst_factor <= bar_factor);
     char text[64] = "-";
     if (barred)
-        snprintf(text, sizeof text, "%.1f %%, %.3gx%s", bar_error * 100, bar_factor,
+        snprintf(text, sizeof text, "%.1f %%, %.3fx%s", bar_error * 100, bar_factor,
                  within ? "" : ": PASSED");
     printf("%-12s %7d %14.1f %% %12.2f %8.3f %5d %5d   %s\n", set, f.n, f.mean_abs_error * 100,
            f.worst_factor, f.rho, f.within_tight, f.within_loose, text);
