@@ -57,7 +57,8 @@
 #define FID_LEAVE_OUT    16   /* --leave-out options at most */
 #define FID_SLACK_ERROR  0.02 /* a recorded bar: mean absolute error + 2 points, */
 #define FID_SLACK_FACTOR 1.05 /* factors × 1.05, */
-#define FID_BAR_DIGITS   1000 /* rounded up to 3 decimals */
+#define FID_BAR_DIGITS   1000 /* rounded up to 3 decimals, */
+#define FID_BAR_ROUNDING 1e-9 /* what the sums' rounding adds not counted */
 
 struct fid_kernel {
     char id[FID_NAME], table[FID_NAME], exercise[FID_NAME], source[FID_NAME];
@@ -346,7 +347,8 @@ static json_t *bars_of(const struct fid_dataset *d, const char *key)
 /* A bar from today's figure: the figure with a little slack, rounded up. */
 static double bar_from(double figure, double slack_add, double slack_times)
 {
-    return ceil((figure * slack_times + slack_add) * FID_BAR_DIGITS) / FID_BAR_DIGITS;
+    return ceil((figure * slack_times + slack_add) * FID_BAR_DIGITS - FID_BAR_ROUNDING) /
+           FID_BAR_DIGITS;
 }
 
 /* ---------------------------------------------------------- the figures */

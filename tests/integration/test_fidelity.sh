@@ -62,6 +62,16 @@ modeled 1 histogram/passed__every_bin_loop 0.7
 expect "a verdict the bars do not let disagree fails the check" 1 \
     'passed__every_bin_loop +reference .* passed .* too_slow +NO, PASSED the bars' -- \
     fidelity "$TMP/table_bar.json" --check --leave-out "$costly"
+# --record: today's figures with their slack (+ 0.02, × 1.05, rounded up)
+jq '.kernels |= map(select(.table == "assessment"))' "$dataset" >"$TMP/assessment.json"
+modeled 1.1
+expect "--record writes the figures with their slack as bars" 0 '' -- \
+    fidelity "$TMP/assessment.json" --record "$TMP/bars.json"
+expect "... per kernel, per table, and the disagreeing verdicts" 0 '^1\.155 0\.12 1\.155 0$' -- \
+    jq -r '[.kernels["transpose/reference"], .tables.assessment.mean_abs_error,
+            .tables.all.worst_factor, (.verdicts_disagreeing | length)] | join(" ")' "$TMP/bars.json"
+expect "--record needs every kernel" 1 'needs every kernel' -- \
+    fidelity "$TMP/assessment.json" --record "$TMP/bars.json" --leave-out "$costly"
 expect "an unknown table is refused" 1 "no table 'sgemmm'" -- compare "$dataset" --tables sgemmm
 expect "an unknown kernel is refused" 1 "no kernel 'nope'" -- fidelity "$dataset" --leave-out nope
 expect "a usage error" 2 'usage: fidelity' -- compare
