@@ -6,6 +6,7 @@
 #   make run      install what is missing, build, run the main job
 #   make bench    run the benchmarks (each prints a ratio against a baseline of the same run)
 #   make calibrate  the timing model against three published tables (minutes)
+#   make fidelity   the timing model against times measured on a real GPU (minutes)
 #   make fmt      format the C sources with clang-format
 #   make clean    remove build/
 #
@@ -114,7 +115,11 @@ BENCH_BIN  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 # The calibration against published tables (tests/calibrate/): the tables and
 # their runners, shared by build/calibrate (make calibrate) and the GPU test
 # test_literature; they compile with the grader and run on cuda.h like the GPU tests.
-CALIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out tests/calibrate/calibrate.c,$(sort $(wildcard tests/calibrate/*.c))))
+# Two programs of their own: build/calibrate and build/fidelity (make fidelity).
+CALIB_MAIN := tests/calibrate/calibrate.c tests/calibrate/fidelity.c
+CALIB_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out $(CALIB_MAIN),$(sort $(wildcard tests/calibrate/*.c))))
+# The times measured on a real GPU that make fidelity holds the model to.
+FIDELITY_DATASET ?= tests/device/h200-2026-11-28.json
 CALIB_LIBS := -L$(CUDA_HOME)/lib64/stubs -lcuda $(LDLIBS)
 # The job the sandbox's tests run inside it (a plain program), and the
 # libraries it loads: one it names, which needs the other.
@@ -153,7 +158,7 @@ RUN_SITE := $(BUILD)/run-site/sitecustomize.py
 RUN_TARGETS := $(EMU_LIB) $(REMOTE_LIB) $(NUMBA_FRONT_END) $(RUN_SITE)
 
 .PHONY: FORCE all deps deps-check test test-unit test-asan test-web test-python test-integration test-full \
-        test-references test-notebooks test-gpu test-fuzz run test-browser screenshots bench calibrate web \
+        test-references test-notebooks test-gpu test-fuzz run test-browser screenshots bench calibrate fidelity web \
         fmt fmt-check clean
 
 all: deps-check $(BUILD)/kgrade $(RUN_TARGETS) $(WEB_TARGETS) $(PY_TARGETS)
@@ -305,7 +310,7 @@ $(BUILD)/tests/gpu/test_literature: tests/gpu/test_literature.c $(CALIB_OBJ) $(O
 	@echo "  CC GPU  $<"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(CALIB_OBJ) $(OBJ) $(CALIB_LIBS)
 
-$(BUILD)/calibrate: $(BUILD)/obj/tests/calibrate/calibrate.o $(CALIB_OBJ) $(OBJ)
+$(BUILD)/calibrate $(BUILD)/fidelity: $(BUILD)/%: $(BUILD)/obj/tests/calibrate/%.o $(CALIB_OBJ) $(OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CALIB_LIBS)
 
@@ -353,7 +358,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(OBJ)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 test: deps $(BUILD)/kgrade $(RUN_TARGETS) $(WEB_TARGETS) $(PY_TARGETS) $(UNIT_BIN) $(UNIT_ASAN) $(EMU_UNIT_BIN) $(EMU_UNIT_ASAN) \
-      $(SANDBOX_JOB) $(GPU_BIN) $(BUILD)/calibrate $(FUZZ_BIN) fmt-check
+      $(SANDBOX_JOB) $(GPU_BIN) $(BUILD)/calibrate $(BUILD)/fidelity $(FUZZ_BIN) fmt-check
 	@tests/run-tests.sh $(BUILD)
 
 test-unit: $(UNIT_BIN) $(EMU_UNIT_BIN) $(SANDBOX_JOB) $(EMU_LIB) $(REMOTE_LIB)
@@ -364,7 +369,7 @@ test-web:
 	@tests/run-tests.sh $(BUILD) web
 test-python:
 	@tests/run-tests.sh $(BUILD) python
-test-integration: $(BUILD)/kgrade $(RUN_TARGETS) $(PY_TARGETS) $(BUILD)/tests/gpu/test_vector_add_drv
+test-integration: $(BUILD)/kgrade $(RUN_TARGETS) $(PY_TARGETS) $(BUILD)/tests/gpu/test_vector_add_drv $(BUILD)/fidelity
 	@tests/run-tests.sh $(BUILD) integration
 # The gradings at full size (100M elements): minutes, so not in `make test`.
 test-full: $(BUILD)/kgrade $(RUN_TARGETS)
@@ -391,6 +396,12 @@ run: deps $(BUILD)/kgrade $(RUN_TARGETS) $(WEB_TARGETS) $(PY_TARGETS)
 # The timing model against three published tables (tests/calibrate/): minutes on 2 cores.
 calibrate: $(BUILD)/calibrate $(EMU_LIB)
 	@LD_LIBRARY_PATH=$(BUILD)/emulator $(BUILD)/calibrate
+
+# The timing model against the times measured on a real GPU (FIDELITY_DATASET): minutes on 2 cores.
+# FIDELITY_OPTIONS: tests/device/fidelity.sh's (--check fails past the dataset's bars;
+# --record makes today's figures its bars, after a change of the model that is meant).
+fidelity: $(BUILD)/fidelity $(BUILD)/kgrade $(RUN_TARGETS) $(EMU_LIB)
+	@tests/device/fidelity.sh $(BUILD) $(FIDELITY_DATASET) $(FIDELITY_OPTIONS)
 
 # The README's "Running a course" screenshots (docs/course/), taken again
 # by acting the walkthrough out in Chromium against a fresh service.

@@ -11,6 +11,8 @@
 # e.g. `… build/kgrade /tmp/gpu --device cuda` on a GPU server, and
 # `KGEMU_DEVICE=h200 … build/kgrade /tmp/emu --device emulator` here for the
 # virtual GPU's model of the same card. Exits 1 when a verdict differs.
+# The times a card measured are kept as a dataset beside this script
+# (h200-2026-11-28.json), which `make fidelity` holds the model to.
 set -u
 if [[ $# -lt 2 ]]; then
     echo "usage: $0 KGRADE OUTDIR [kgrade grade options...]" >&2
