@@ -125,15 +125,18 @@ for section in "${sections[@]}"; do
     gpu)
         # Under KGEMU_TIER=compare: every launch runs in the interpreter and
         # in the compiled tier, which must agree bit for bit (a difference
-        # aborts the program). Two programs run otherwise: test_determinism
+        # aborts the program). Three programs run otherwise: test_determinism
         # checks that results do not depend on KGEMU_THREADS, which compare
-        # mode fixes at 1, so it runs on each tier alone; test_timing, the
-        # timing model at 100M elements, at the default tier's full speed.
+        # mode fixes at 1, so it runs on each tier alone; test_video, whose
+        # one launch writes 11 MB that compare mode checks block by block
+        # (18 s, where each tier alone takes 1 s: both check every result
+        # against the ISA's C reference), on each tier alone; test_timing,
+        # the timing model at 100M elements, at the default tier's full speed.
         for t in "$build"/tests/gpu/test_*; do
             [[ -x "$t" ]] || continue
             name=$(basename "$t")
             case "$name" in
-            test_determinism)
+            test_determinism | test_video)
                 for tier in interp jit; do
                     run "gpu: $name (KGEMU_TIER=$tier)" \
                         env LD_LIBRARY_PATH="$build/emulator" KGEMU_TIER=$tier "$t"

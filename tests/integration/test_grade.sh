@@ -17,13 +17,17 @@ grade() { "$KGRADE" grade "$@" 2>/dev/null; }
 # Every CUDA C solution, and the Numba solutions of the assessments and
 # vector-add (each verdict, memory errors at their Python line) and the
 # course's @guvectorize gufuncs (l2-norm's and sum-rows') and
-# @cuda.reduce (reduce-sum's), hidden-layer's host form among them (the
-# modules defining create_hidden_layer, called in host jobs). `make
+# @cuda.reduce (reduce-sum's). hidden-layer's host form (the modules
+# defining create_hidden_layer, called in host jobs) is test_host_form.sh's:
+# every solution's verdict with real host jobs, three of them in the
+# sandbox, and test_hostile.sh's host corpus in the sandbox. `make
 # test-full` grades every Numba solution (tests/full/test_numba_solutions.sh);
 # tests/numba checks that every one compiles, or not, as its name says.
 solutions=(exercises/*/solutions/*.cu)
 if have_numba; then
-    solutions+=(exercises/{hidden-layer,histogram,transpose,vector-add}/solutions/*.py)
+    for f in exercises/{hidden-layer,histogram,transpose,vector-add}/solutions/*.py; do
+        grep -q "^def create_hidden_layer(" "$f" || solutions+=("$f")
+    done
     solutions+=(exercises/{l2-norm,sum-rows}/solutions/*gufunc*.py)
     solutions+=(exercises/reduce-sum/solutions/*cuda_reduce*.py)
 else
