@@ -14,10 +14,13 @@
  * tables are measured: the figures are the events' elapsed times, and the
  * columns say "measured".
  *
- *   calibrate [--sgemm N] [--reduce N] [--transpose N] [--bounds]
+ *   calibrate [--sgemm N] [--reduce N] [--transpose N] [--bounds] [--times FILE]
  *
  * N = 0 skips a table; --bounds adds, for each kernel, every bound of the
- * timing model (emulator/README.md) for its main launch.
+ * timing model (emulator/README.md) for its main launch; --times FILE
+ * writes one line per kernel run, "SOURCE N MS" (its file under
+ * LIT_KERNEL_DIR, the table's size, its time: tests/device/measure.sh
+ * makes a card's dataset of them).
  *
  * Exits 1 when a kernel cannot run or computes a wrong result, 2 on a usage
  * error; a goal missed is reported, not an error (this is a measurement).
@@ -56,18 +59,25 @@ static double now(void)
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: calibrate [--sgemm N] [--reduce N] [--transpose N] [--bounds]   (0 skips)\n");
+            "usage: calibrate [--sgemm N] [--reduce N] [--transpose N] [--bounds] [--times FILE]"
+            "   (0 skips)\n");
     return 2;
 }
 
-static bool parse(int argc, char **argv, struct table_run runs[LIT_TABLES], bool *bounds)
+static bool parse(int argc, char **argv, struct table_run runs[LIT_TABLES], bool *bounds,
+                  const char **times)
 {
     *bounds = false;
+    *times = NULL;
     for (int t = 0; t < LIT_TABLES; t++)
         runs[t] = (struct table_run){.table = &lit_tables[t], .n = default_size[t]};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bounds") == 0) {
             *bounds = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--times") == 0 && i + 1 < argc) {
+            *times = argv[++i];
             continue;
         }
         const struct lit_table *table =
@@ -224,11 +234,28 @@ static void print_bandwidths(const struct table_run runs[LIT_TABLES], const stru
     }
 }
 
+/* Each kernel's time, "SOURCE N MS" a line, into `path`; false (said) when
+ * it cannot be written. */
+static bool write_times(const struct table_run runs[LIT_TABLES], const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "calibrate: cannot write %s\n", path);
+        return false;
+    }
+    for (int t = 0; t < LIT_TABLES; t++)
+        for (int k = 0; runs[t].ran && k < runs[t].table->n_kernels; k++)
+            fprintf(f, "%s%s %ld %.6g\n", LIT_KERNEL_DIR, runs[t].table->kernels[k].file, runs[t].n,
+                    runs[t].out[k].ms);
+    return fclose(f) == 0;
+}
+
 int main(int argc, char **argv)
 {
     struct table_run runs[LIT_TABLES];
     bool bounds;
-    if (!parse(argc, argv, runs, &bounds))
+    const char *times;
+    if (!parse(argc, argv, runs, &bounds, &times))
         return usage();
     struct lit_gpu gpu;
     if (!lit_gpu_start(&gpu))
@@ -245,5 +272,7 @@ int main(int argc, char **argv)
     }
     print_bandwidths(runs, &card);
     lit_gpu_stop(&gpu);
+    if (times)
+        all = write_times(runs, times) && all;
     return all ? 0 : 1;
 }

@@ -76,4 +76,19 @@ expect "an unknown table is refused" 1 "no table 'sgemmm'" -- compare "$dataset"
 expect "an unknown kernel is refused" 1 "no kernel 'nope'" -- fidelity "$dataset" --leave-out nope
 expect "a usage error" 2 'usage: fidelity' -- compare
 
+# tests/device/measure.sh, what a GPU session runs, here on the virtual GPU
+# for one exercise: a dataset make fidelity reads, the model agreeing with
+# itself exactly (its C kernels; its Numba ones kept apart)
+measured="$TMP/measured.json"
+expect "measure.sh makes a dataset of an exercise's kernels on the virtual GPU" 0 \
+    "measure: 3 kernels in $measured" -- \
+    bash tests/device/measure.sh "$build" "$measured" --device emulator --exercises matmul-tiled \
+    --no-calibration
+expect "... the C kernels and the reference, the Numba ones apart, at the assessed size" 0 \
+    '^matmul-tiled/passed__shared_tiles matmul-tiled/reference matmul-tiled/too_slow__naive 3 \{"n":512\}$' -- \
+    jq -r '[(.kernels | map(.id) | sort | join(" ")), (.numba_kernels | length),
+            (.kernels[0].sizes | tojson)] | join(" ")' "$measured"
+expect "... which make fidelity holds the model to: every verdict agrees, exactly" 0 \
+    '6 of 6 verdicts agree' -- tests/device/fidelity.sh "$build" "$measured"
+
 finish
