@@ -188,7 +188,9 @@ for section in "${sections[@]}"; do
     esac
 done
 
-echo "slowest:"
+echo "slowest (of $SECONDS s in all; by section: $(printf '%s\n' "${durations[@]}" |
+    awk '{split($2, s, ":"); t[s[1]] += $1}
+         END {for (k in t) {printf "%s%s %d s", sep, k, t[k]; sep = ", "}}'))":
 printf '%s\n' "${durations[@]}" | sort -rn | head -n 8 | sed 's/^\([0-9]*\) /  \1 s  /'
 for i in "${!failures[@]}"; do
     sleep 0.2 # tee has written the whole log
