@@ -44,13 +44,21 @@
 #define SM_LATENCIES                                                                               \
     .latency_alu = 4, .latency_fp64 = 8, .latency_sfu = 20, .latency_shared = 30,                  \
     .latency_global = 500, .latency_control = 4, .latency_tensor = 32, .launch_overhead_us = 3.0
+/* The L1 data cache (emulator/README.md, "The L1"): a global load whose
+ * sectors all hit returns in about 33 clocks on Volta to Hopper (Jia et al.,
+ * "Dissecting the NVIDIA Turing T4 GPU via Microbenchmarking", 2019: 28 on a
+ * V100, 32 on a T4; Luo et al., "Benchmarking and Dissecting the Nvidia Hopper
+ * GPU Architecture", IPDPS 2024, for Hopper). The L1 and shared memory are one
+ * array per SM: 256 KB on Hopper, 192 KB on Ampere (the H100 and A100
+ * whitepapers), 96 KB on Turing (the Turing tuning guide). */
+#define L1_LATENCY .latency_l1 = 33
 #define HOPPER_TIMING                                                                              \
     {                                                                                              \
         .fp32_lanes = 128, .fp64_lanes = 64, .int_lanes = 64, .sfu_lanes = 16, .lsu_lanes = 32,    \
         .tensor_fmas = 2048, .l1_sectors_per_clock = 4, .shared_wavefronts_per_clock = 1,          \
         .dram_efficiency = 0.9, .l2_bytes_per_second = 5.5e12, .atomics_per_second = 1.2e11,       \
         .same_address_atomics_per_second = 1.0e9, .same_line_atomics_per_second = 1.4e9,           \
-        SM_LATENCIES                                                                               \
+        SM_LATENCIES, L1_LATENCY                                                                   \
     }
 
 /* Host links (emulator/README.md, "Transfers"). PCIe 3.0 and later carry
@@ -88,8 +96,8 @@
     .cc_major = 9, .cc_minor = 0, .sm_count = 132, .max_threads_per_sm = 2048,                     \
     .max_blocks_per_sm = 32, .shared_per_sm = 228 * KIB, .shared_per_block_optin = 232448,         \
     .shared_reserved_per_block = 1 * KIB, .shared_unit = 128, HOPPER_SHARED_CONFIGS,               \
-    .clock_khz = 1980000, .attributes = hopper_attributes, .timing = HOPPER_TIMING,                \
-    .link = PCIE_LINK(53e9) /* PCIe 5.0 x16 */
+    .l1_shared_per_sm = 256 * KIB, .clock_khz = 1980000, .attributes = hopper_attributes,          \
+    .timing = HOPPER_TIMING, .link = PCIE_LINK(53e9) /* PCIe 5.0 x16 */
 
 /* ------------------------------------------------------------ attributes */
 
@@ -187,6 +195,7 @@ static const struct emu_device_model models[] = {
         .max_threads_per_sm = 2048,
         .max_blocks_per_sm = 32,
         .shared_per_sm = 164 * KIB,
+        .l1_shared_per_sm = 192 * KIB,
         .shared_per_block_optin = 166912, /* 163 KB */
         .shared_reserved_per_block = 1 * KIB,
         .shared_unit = 128,
@@ -213,7 +222,8 @@ static const struct emu_device_model models[] = {
                    .atomics_per_second = 8.0e10,
                    .same_address_atomics_per_second = 7.0e8,
                    .same_line_atomics_per_second = 9.8e8,
-                   SM_LATENCIES},
+                   SM_LATENCIES,
+                   L1_LATENCY},
         .link = PCIE_LINK(25e9), /* PCIe 4.0 x16 */
     },
     {
@@ -240,6 +250,7 @@ static const struct emu_device_model models[] = {
         .max_threads_per_sm = 1024,
         .max_blocks_per_sm = 16,
         .shared_per_sm = 64 * KIB,
+        .l1_shared_per_sm = 96 * KIB,
         .shared_per_block_optin = 64 * KIB,
         .shared_reserved_per_block = 0, /* Turing reserves none */
         .shared_unit = 256,
@@ -266,7 +277,8 @@ static const struct emu_device_model models[] = {
                    .atomics_per_second = 3.0e10,
                    .same_address_atomics_per_second = 5.0e8,
                    .same_line_atomics_per_second = 7.0e8,
-                   SM_LATENCIES},
+                   SM_LATENCIES,
+                   L1_LATENCY},
         .link = PCIE_LINK(11e9), /* PCIe 3.0 x16 */
     },
 };

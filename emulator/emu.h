@@ -60,6 +60,7 @@ struct emu_timing_constants {
     int latency_control;
     int latency_tensor; /* a wmma.mma */
     double launch_overhead_us;
+    int latency_l1; /* a global load whose sectors all hit in the SM's L1 */
 };
 
 /* How the part's copy engines move data (emulator/README.md, "Transfers"):
@@ -92,6 +93,8 @@ struct emu_device_model {
     int regs_per_block;
     int max_regs_per_thread;
     size_t shared_per_sm;
+    size_t l1_shared_per_sm;       /* the SM's L1 and shared memory together: the L1 is what
+                                      shared memory leaves */
     size_t shared_per_block;       /* without opting in */
     size_t shared_per_block_optin; /* cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) limit */
     size_t shared_reserved_per_block;

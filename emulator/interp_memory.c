@@ -344,9 +344,11 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
     if (!t->enabled)
         return;
     bool generic_load = insn->op == PTX_OP_LD && space == PTX_SPACE_GENERIC;
+    uint32_t pc = (uint32_t)(insn - f->fn->code);
     if (known) { /* the fast path checked that every lane is global */
         mem_account_global(w, insn, m, known, bytes, kind);
-        return; /* a generic load into global memory keeps the latency it issued with */
+        timing_global_load(&w->timing, t->device, f->fn, pc, f->ready);
+        return;
     }
     uint64_t address[WARP_SIZE];
     uint32_t global = 0, shared = 0;
@@ -366,15 +368,15 @@ static void account(struct warp *w, const struct frame *f, const struct ptx_insn
             global |= 1u << l;
         }
     }
-    if (global)
+    if (global) {
         timing_global_request(&w->timing, t, &w->block->log, insn, global, address, bytes, kind);
+        timing_global_load(&w->timing, t->device, f->fn, pc, f->ready);
+    }
     if (shared)
         mem_account_shared(w, insn, shared, address, bytes, kind);
-    if (generic_load)
-        timing_generic_load(&w->timing, t->device, f->fn, (uint32_t)(insn - f->fn->code), f->ready,
-                            global   ? TIMING_IN_GLOBAL
-                            : shared ? TIMING_IN_SHARED
-                                     : TIMING_IN_LOCAL);
+    if (generic_load && !global)
+        timing_generic_load(&w->timing, t->device, f->fn, pc, f->ready,
+                            shared ? TIMING_IN_SHARED : TIMING_IN_LOCAL);
 }
 
 /* The fast paths' loads and stores of `bytes` at checked addresses, one

@@ -28,8 +28,11 @@ static void account_global(struct warp *w, struct frame *f, uint32_t pc, uint32_
                            const uint64_t *address)
 {
     const struct ptx_insn *insn = &f->fn->code[pc];
+    struct timing_launch *t = &w->block->launch->timing;
     mem_account_global(w, insn, m, address, ptx_type_bytes((enum ptx_type)insn->type),
                        insn->op == PTX_OP_ST ? TIMING_WRITE : TIMING_READ);
+    if (t->enabled)
+        timing_global_load(&w->timing, t->device, f->fn, pc, f->ready);
 }
 
 /* A global request whose sectors the compiled code found (emit_global_request). */
@@ -38,8 +41,11 @@ static void account_sectors(struct warp *w, struct frame *f, uint32_t pc, uint64
 {
     const struct ptx_insn *insn = &f->fn->code[pc];
     struct timing_launch *t = &w->block->launch->timing;
+    if (!t->enabled)
+        return;
     timing_global_sectors(&w->timing, t, &w->block->log, insn, base0, bits0, base1, bits1,
                           insn->op == PTX_OP_ST ? TIMING_WRITE : TIMING_READ);
+    timing_global_load(&w->timing, t->device, f->fn, pc, f->ready);
 }
 
 static void account_shared(struct warp *w, struct frame *f, uint32_t pc, uint32_t m,

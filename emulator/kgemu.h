@@ -92,6 +92,8 @@ struct kgemu_counters {
      * before its kernel was compiled, what the compiler does not cover). */
     uint64_t compiled_instructions;
     uint64_t interpreted_instructions;
+    uint64_t l1_hit_sectors; /* of global_sectors, those of loads the SM's L1 held: they do
+                                not go to the L2 */
 };
 
 /* 1: this libcuda.so.1 is kgrade's virtual GPU. */

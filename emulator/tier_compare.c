@@ -115,6 +115,7 @@ static const struct field counter_fields[] = {
     COUNTER(lines_are_source, FIELD_INT),
     COUNTER(blocks_total, FIELD_U64),
     COUNTER(blocks_complete, FIELD_U64),
+    COUNTER(l1_hit_sectors, FIELD_U64),
     /* not compiled_instructions and interpreted_instructions: how each tier
      * ran the instructions, which differs by design */
 };
@@ -123,7 +124,7 @@ static const struct field counter_fields[] = {
  * not, as the instruction counts above): these sizes are their sizes with
  * the fields the tables know. */
 _Static_assert(sizeof(struct kgemu_fault) == 720, "a new field of kgemu_fault: compare it");
-_Static_assert(sizeof(struct kgemu_counters) == 272, "a new field of kgemu_counters: compare it");
+_Static_assert(sizeof(struct kgemu_counters) == 280, "a new field of kgemu_counters: compare it");
 
 /* A runaway kernel's fault says how long it ran ("(N warp instructions,
  * 3 s)", launch_check_budget): that figure is how fast a tier is, not what

@@ -47,6 +47,7 @@
 #define ATOMIC_SKETCH_BITS  16
 #define ATOMIC_SKETCH_WIDTH (1u << ATOMIC_SKETCH_BITS) /* ... of this many sums (1 MB) */
 #define BANKS               32
+#define L1_WAYS             4              /* the L1 model's ways per set */
 #define TIMING_FMAS_PER_MMA (16 * 16 * 16) /* a wmma.mma of .m16n16k16 */
 
 /* ----------------------------------------------------------------- the L2 */
@@ -203,6 +204,110 @@ static void l2_flush(struct l2_model *l2)
             l2->write_sectors += sectors_in(l2->sets[i].dirty[w]);
             l2->sets[i].dirty[w] = 0;
         }
+}
+
+/* ----------------------------------------------------------------- the L1 */
+
+/* A block's share of its SM's L1 data cache (emulator/README.md, "The
+ * L1"): what shared memory leaves of the SM's combined array, divided among
+ * its resident blocks. A global load's sectors that it holds are served
+ * there: they do not go to the L2, and a load whose sectors all hit has the
+ * L1's latency. Lines of 128 bytes filled sector by sector (a miss fetches
+ * only the sectors it lacks), L1_WAYS ways a set, the least recently used
+ * replaced; stores and atomics go past it. A block's own, not the SM's: an
+ * SM's blocks run on several host threads in any order, a block's warps in
+ * one fixed order, so a tag store shared by the SM's blocks would make the
+ * time depend on the host's threads. Ways of an earlier block (another
+ * generation) are empty: a block's end empties it without a pass over it. */
+struct l1_way {
+    uint64_t line; /* line address / LINE_BYTES + 1 */
+    uint32_t generation;
+    uint32_t used; /* the L1's clock when last used: the least is replaced */
+    uint8_t sectors;
+};
+
+struct timing_l1 {
+    struct l1_way *ways; /* sets × L1_WAYS */
+    uint32_t sets;       /* a power of 2 */
+    uint32_t generation; /* the running block's */
+    uint32_t clock;
+};
+
+/* The sets of a block's share of `lines`: a power of 2, 0 for no L1. */
+static uint32_t l1_sets(uint32_t lines)
+{
+    uint32_t sets = lines / L1_WAYS;
+    return sets ? 1u << (31 - __builtin_clz(sets)) : 0;
+}
+
+/* The block's L1, made at its first load (NULL: the launch models none, or
+ * out of memory: every load then goes to the L2). */
+static struct timing_l1 *l1_of(struct timing_log *log, const struct timing_launch *t)
+{
+    uint32_t sets = l1_sets(t->l1_lines);
+    if (log->l1 && log->l1->sets == sets)
+        return log->l1;
+    if (log->l1)
+        free(log->l1->ways);
+    free(log->l1);
+    log->l1 = NULL;
+    struct timing_l1 *l1 = sets ? calloc(1, sizeof *l1) : NULL;
+    if (l1 && !(l1->ways = calloc((size_t)sets * L1_WAYS, sizeof *l1->ways))) {
+        free(l1);
+        l1 = NULL;
+    }
+    if (l1) {
+        l1->sets = sets;
+        l1->generation = 1;
+    }
+    return log->l1 = l1;
+}
+
+/* A read of some sectors of the line at `line_address`; returns those the
+ * L1 lacked (fetched from the L2, and held from now on). */
+static uint8_t l1_read(struct timing_l1 *l1, uint64_t line_address, uint8_t sectors)
+{
+    uint64_t line = line_address / LINE_BYTES + 1;
+    size_t set = (size_t)((line * 0x9E3779B97F4A7C15ull) >> 32) & (l1->sets - 1);
+    struct l1_way *ways = &l1->ways[set * L1_WAYS];
+    unsigned victim = 0;
+    uint32_t oldest = UINT32_MAX;
+    l1->clock++;
+    for (unsigned w = 0; w < L1_WAYS; w++) {
+        bool live = ways[w].generation == l1->generation;
+        if (live && ways[w].line == line) {
+            uint8_t missed = sectors & (uint8_t)~ways[w].sectors;
+            ways[w].sectors |= sectors;
+            ways[w].used = l1->clock;
+            return missed;
+        }
+        uint32_t used = live ? ways[w].used : 0; /* an empty way first */
+        if (used < oldest) {
+            oldest = used;
+            victim = w;
+        }
+    }
+    ways[victim] = (struct l1_way){line, l1->generation, l1->clock, sectors};
+    return sectors;
+}
+
+/* A block ended: the next starts with an empty L1. */
+static void l1_empty(struct timing_l1 *l1)
+{
+    if (!l1)
+        return;
+    l1->clock = 0;
+    if (++l1->generation == 0) { /* every 2^32 blocks: clear the ways once */
+        memset(l1->ways, 0, (size_t)l1->sets * L1_WAYS * sizeof *l1->ways);
+        l1->generation = 1;
+    }
+}
+
+static void l1_free(struct timing_l1 *l1)
+{
+    if (l1)
+        free(l1->ways);
+    free(l1);
 }
 
 /* ------------------------------------------------------------- atomics */
@@ -505,11 +610,13 @@ static void sequencer_submit(struct timing_sequencer *s, uint64_t block, struct 
     s->pending[slot] = *log;
     s->pending[slot].latest = NULL; /* the builder's */
     s->pending[slot].latest_sets = 0;
+    s->pending[slot].l1 = NULL;
     s->ready[slot] = true;
     struct timing_log kept = *log;
     *log = take_spare(s);
     log->latest = kept.latest;
     log->latest_sets = kept.latest_sets;
+    log->l1 = kept.l1;
     if (!s->replaying) {
         s->replaying = true;
         replay_ready(s);
@@ -690,6 +797,7 @@ void timing_log_free(struct timing_log *log)
     free(log->atomics);
     free(log->entries);
     free(log->latest);
+    l1_free(log->l1);
     memset(log, 0, sizeof *log);
 }
 
@@ -730,43 +838,68 @@ static void sort_small(uint64_t *v, unsigned n)
     }
 }
 
-/* Logs the lines of a window of 64 sectors, bit j of `bits` sector
- * base + j (a contiguous request's, timing_global_sectors'); returns how
- * many sectors it has. */
-static unsigned log_window(struct timing_log *log, const struct l2_model *l2, uint64_t base,
-                           uint64_t bits, enum timing_access kind)
+/* What a global request asks of the SM's L1 and the L2. */
+struct request {
+    struct timing_log *log;
+    const struct l2_model *l2;
+    struct timing_l1 *l1; /* a load's: the block's L1; NULL: past it */
+    enum timing_access kind;
+    unsigned sectors; /* distinct */
+    unsigned hits;    /* of them, those the L1 held */
+    /* lines by the place of their sectors in the line: the L1's data array
+     * is 32 banks of 4 bytes, a sector's 8 words in 8 banks at the same
+     * place in every line, so a load's sectors at one place in n lines
+     * take n passes (the bank conflicts of a warp reading a column) */
+    unsigned at_place[SECTORS_PER_LINE];
+};
+
+/* A request to some sectors of the line at `line_address`: a load's go
+ * through the L1 first; those it lacks, and every store's or atomic's,
+ * are logged for the L2. */
+static void request_line(struct request *r, uint64_t line_address, uint8_t sectors)
 {
-    unsigned sectors = 0;
+    uint8_t to_l2 = r->l1 ? l1_read(r->l1, line_address, sectors) : sectors;
+    if (to_l2)
+        log_access(r->log, r->l2, line_address, to_l2, (uint8_t)r->kind);
+    r->sectors += sectors_in(sectors);
+    r->hits += sectors_in(sectors) - sectors_in(to_l2);
+    for (unsigned p = 0; p < SECTORS_PER_LINE; p++)
+        r->at_place[p] += sectors >> p & 1;
+}
+
+/* The lines of a window of 64 sectors, bit j of `bits` sector base + j (a
+ * contiguous request's, timing_global_sectors'). */
+static void request_window(struct request *r, uint64_t base, uint64_t bits)
+{
     while (bits) {
         unsigned line = (unsigned)__builtin_ctzll(bits) / SECTORS_PER_LINE;
         uint8_t in_line = (uint8_t)(bits >> line * SECTORS_PER_LINE & 0xF);
-        log_access(log, l2, (base / SECTORS_PER_LINE + line) * LINE_BYTES, in_line, (uint8_t)kind);
-        sectors += sectors_in(in_line);
+        request_line(r, (base / SECTORS_PER_LINE + line) * LINE_BYTES, in_line);
         bits &= ~(0xFull << line * SECTORS_PER_LINE);
     }
-    return sectors;
 }
 
-/* The common case: every lane, consecutive elements. Returns the distinct
- * sectors, or 0 when the request is not of that shape (or spans more
- * sectors than one window of log_window holds: then the general path). */
-static unsigned contiguous_request(struct timing_log *log, const struct l2_model *l2, uint32_t mask,
-                                   const uint64_t *address, unsigned bytes, enum timing_access kind)
+/* The common case: every lane, consecutive elements. False when the
+ * request is not of that shape (or spans more sectors than one window of
+ * request_window holds: then the general path). */
+static bool contiguous_request(struct request *r, uint32_t mask, const uint64_t *address,
+                               unsigned bytes)
 {
-    if (mask != FULL_MASK || kind == TIMING_ATOMIC)
-        return 0;
+    if (mask != FULL_MASK || r->kind == TIMING_ATOMIC)
+        return false;
     uint64_t off = 0; /* a loop without an exit, which the compiler vectorizes */
     for (uint32_t l = 1; l < WARP_SIZE; l++)
         off |= address[l] ^ (address[0] + (uint64_t)l * bytes);
     if (off)
-        return 0;
+        return false;
     uint64_t first = address[0] / SECTOR_BYTES;
     uint64_t last = (address[0] + (uint64_t)WARP_SIZE * bytes - 1) / SECTOR_BYTES;
     uint64_t base = first / SECTORS_PER_LINE * SECTORS_PER_LINE;
     if (last - base >= 64)
-        return 0;
+        return false;
     uint64_t sectors = (2ull << (last - first)) - 1; /* first to last, in a window at base */
-    return log_window(log, l2, base, sectors << (first - base), kind);
+    request_window(r, base, sectors << (first - base));
+    return true;
 }
 
 /* Sorts the n sectors and drops repeats; returns how many are left. When
@@ -795,15 +928,31 @@ static unsigned distinct_sectors(uint64_t *s, unsigned n)
     return d;
 }
 
+/* Counts a request: its sectors, those the L1 held, and its clocks in the
+ * L1: its sectors at L1 sectors per clock, and a load's data at least a
+ * pass per line with a sector at the same place (request.at_place). */
 static void count_request(struct timing_warp *tw, const struct timing_launch *t,
-                          const struct ptx_insn *insn, unsigned distinct)
+                          const struct ptx_insn *insn, const struct request *r)
 {
-    const struct emu_timing_constants *c = &t->device->timing;
+    const unsigned per_clock = (unsigned)t->device->timing.l1_sectors_per_clock;
+    unsigned clocks = (r->sectors + per_clock - 1) / per_clock;
+    for (unsigned p = 0; p < SECTORS_PER_LINE && r->kind == TIMING_READ; p++)
+        clocks = r->at_place[p] > clocks ? r->at_place[p] : clocks;
     tw->global_requests++;
-    tw->global_sectors += distinct;
-    tw->lsu_clocks +=
-        (distinct + (unsigned)c->l1_sectors_per_clock - 1) / (unsigned)c->l1_sectors_per_clock;
-    note_hotspot(&tw->worst_sectors, &tw->worst_sectors_line, distinct, line_of(insn));
+    tw->global_sectors += r->sectors;
+    tw->l1_hit_sectors += r->hits;
+    tw->l1_hit = r->l1 && r->hits == r->sectors;
+    tw->lsu_clocks += clocks;
+    note_hotspot(&tw->worst_sectors, &tw->worst_sectors_line, r->sectors, line_of(insn));
+}
+
+/* A request of `kind` from the block whose log is `log`. */
+static struct request request_of(struct timing_log *log, const struct timing_launch *t,
+                                 enum timing_access kind)
+{
+    struct request r = {.log = log, .l2 = l2_of(t), .kind = kind};
+    r.l1 = kind == TIMING_READ ? l1_of(log, t) : NULL;
+    return r;
 }
 
 /* The common atomic request, every lane in one line (a histogram's bins, a
@@ -938,19 +1087,19 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
                            const struct ptx_insn *insn, uint32_t mask, const uint64_t *address,
                            unsigned bytes, enum timing_access kind)
 {
+    tw->l1_hit = false;
     if (!t->enabled || mask == 0)
         return;
-    const struct l2_model *l2 = l2_of(t);
-    unsigned in_line, atomics;
-    if (kind == TIMING_ATOMIC &&
-        log_atomics_in_line(log, l2, mask, address, bytes, combines(insn), &in_line, &atomics)) {
-        count_request(tw, t, insn, in_line);
+    struct request r = request_of(log, t, kind);
+    unsigned atomics;
+    if (kind == TIMING_ATOMIC && log_atomics_in_line(log, r.l2, mask, address, bytes,
+                                                     combines(insn), &r.sectors, &atomics)) {
+        count_request(tw, t, insn, &r);
         tw->global_atomics += atomics;
         return;
     }
-    unsigned contiguous = contiguous_request(log, l2, mask, address, bytes, kind);
-    if (contiguous > 0 && !log->overflowed) {
-        count_request(tw, t, insn, contiguous);
+    if (contiguous_request(&r, mask, address, bytes)) {
+        count_request(tw, t, insn, &r);
         return;
     }
     /* A sector equal to the one before is left out at once: lanes reading
@@ -967,26 +1116,33 @@ void timing_global_request(struct timing_warp *tw, struct timing_launch *t, stru
         n += last != first;
         previous = last;
     }
-    if (kind == TIMING_ATOMIC)
-        log_atomics(log, l2, mask, address);
     unsigned distinct = distinct_sectors(sectors, n);
-    for (unsigned i = 0; i < distinct && kind != TIMING_ATOMIC; i++)
-        log_access(log, l2, sectors[i] / SECTORS_PER_LINE * LINE_BYTES,
-                   (uint8_t)(1u << (sectors[i] % SECTORS_PER_LINE)), (uint8_t)kind);
-    count_request(tw, t, insn, distinct);
-    if (kind == TIMING_ATOMIC)
+    if (kind == TIMING_ATOMIC) {
+        log_atomics(log, r.l2, mask, address);
+        r.sectors = distinct;
         tw->global_atomics += (uint64_t)__builtin_popcount(mask);
+    }
+    for (unsigned i = 0, j; i < distinct && kind != TIMING_ATOMIC; i = j) {
+        uint8_t in_line = 0; /* the sectors, in order, of one line at a time */
+        for (j = i; j < distinct && sectors[j] / SECTORS_PER_LINE == sectors[i] / SECTORS_PER_LINE;
+             j++)
+            in_line |= (uint8_t)(1u << (sectors[j] % SECTORS_PER_LINE));
+        request_line(&r, sectors[i] / SECTORS_PER_LINE * LINE_BYTES, in_line);
+    }
+    count_request(tw, t, insn, &r);
 }
 
 void timing_global_sectors(struct timing_warp *tw, struct timing_launch *t, struct timing_log *log,
                            const struct ptx_insn *insn, uint64_t base0, uint64_t bits0,
                            uint64_t base1, uint64_t bits1, enum timing_access kind)
 {
+    tw->l1_hit = false;
     if (!t->enabled || (bits0 | bits1) == 0)
         return;
-    const struct l2_model *l2 = l2_of(t);
-    unsigned sectors = log_window(log, l2, base0, bits0, kind);
-    count_request(tw, t, insn, sectors + log_window(log, l2, base1, bits1, kind));
+    struct request r = request_of(log, t, kind);
+    request_window(&r, base0, bits0);
+    request_window(&r, base1, bits1);
+    count_request(tw, t, insn, &r);
 }
 
 /* The most distinct words one bank serves (`wavefronts`, at least 1) and
@@ -1147,6 +1303,16 @@ static int resident_blocks(const struct emu_launch *cfg, unsigned threads_per_bl
     return blocks > 0 ? blocks : 1;
 }
 
+/* A block's share of its SM's L1, in lines: what the resident blocks'
+ * shared memory (and the part reserved for each) leaves of the SM's
+ * combined L1 and shared array, divided among them. */
+static uint32_t l1_lines(const struct emu_device_model *d, int resident, uint32_t shared_bytes)
+{
+    size_t shared = (size_t)resident * (shared_bytes + d->shared_reserved_per_block);
+    size_t l1 = d->l1_shared_per_sm > shared ? d->l1_shared_per_sm - shared : 0;
+    return (uint32_t)(l1 / LINE_BYTES / (size_t)resident);
+}
+
 bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
                         unsigned threads_per_block, uint32_t shared_bytes)
 {
@@ -1160,6 +1326,7 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
     const struct ptx_function *f = cfg->function->ptx;
     t->lines_are_source = f->n_code > 0 && f->code[f->n_code - 1].src_line != 0;
     t->resident_blocks = resident_blocks(cfg, threads_per_block, shared_bytes);
+    t->l1_lines = l1_lines(cfg->device, t->resident_blocks, shared_bytes);
     t->budget_ms = cfg->time_budget_ms;
     t->blocks_total = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
     pthread_mutex_init(&t->lock, NULL);
@@ -1212,6 +1379,7 @@ void timing_block_done(struct timing_launch *t, uint64_t block_index, struct tim
         t->shared_wavefronts[sm] += w->shared_wavefronts;
         c->global_requests += w->global_requests;
         c->global_sectors += w->global_sectors;
+        c->l1_hit_sectors += w->l1_hit_sectors;
         c->shared_requests += w->shared_requests;
         c->shared_wavefronts += w->shared_wavefronts;
         c->global_atomics += w->global_atomics;
@@ -1223,6 +1391,7 @@ void timing_block_done(struct timing_launch *t, uint64_t block_index, struct tim
     t->block_paths[sm] += path;
     t->longest_path[sm] = path > t->longest_path[sm] ? path : t->longest_path[sm];
     pthread_mutex_unlock(&t->lock);
+    l1_empty(log->l1);
     sequencer_submit(t->sequencer, block_index, log);
 }
 
@@ -1279,7 +1448,8 @@ static struct bounds compute_bounds(const struct timing_launch *t, uint64_t dram
         b.shared = shared > b.shared ? shared : b.shared;
         b.latency = latency > b.latency ? latency : b.latency;
     }
-    b.l2 = (double)t->totals.global_sectors * SECTOR_BYTES / c->l2_bytes_per_second;
+    uint64_t to_l2 = t->totals.global_sectors - t->totals.l1_hit_sectors;
+    b.l2 = (double)to_l2 * SECTOR_BYTES / c->l2_bytes_per_second;
     b.dram = (double)dram_sectors * SECTOR_BYTES /
              (t->device->dram_bytes_per_second * c->dram_efficiency);
     if (atomics) {

@@ -41,6 +41,8 @@ struct timing_warp {
     uint64_t path_before; /* its path before that instruction */
     uint64_t global_requests;
     uint64_t global_sectors;
+    uint64_t l1_hit_sectors; /* of global_sectors, those of loads the block's L1 held */
+    bool l1_hit;             /* its latest request was a load whose sectors all hit in the L1 */
     uint64_t lsu_clocks;
     uint64_t shared_requests;
     uint64_t shared_wavefronts;
@@ -61,6 +63,7 @@ struct timing_access_entry {
 };
 
 struct timing_atomics;
+struct timing_l1;
 
 /* A block's ordered log of global accesses, and its atomics' lanes by
  * address: the launch's counts are sums, whose order does not matter, so
@@ -79,6 +82,9 @@ struct timing_log {
      * builder keeps it from block to block; the entries go to the L2. */
     uint32_t *latest;
     size_t latest_sets;
+    /* The block's share of its SM's L1 (timing.c, "the L1"): the builder's,
+     * kept from block to block and emptied when a block ends. */
+    struct timing_l1 *l1;
 };
 
 /* The worst offenders of a launch, for messages at source lines. */
@@ -95,6 +101,7 @@ struct timing_launch {
     bool enabled; /* KGEMU_TIMING=off disables counting (the benchmark's baseline) */
     int sm_count;
     int resident_blocks; /* per SM, from the occupancy calculation */
+    uint32_t l1_lines;   /* a block's share of its SM's L1, in 128-byte lines */
     int registers;
     bool registers_exact;
     bool lines_are_source; /* the kernel's PTX has .loc: hotspots are at source lines */
@@ -221,20 +228,23 @@ static inline void timing_issue(struct timing_warp *tw, const struct emu_device_
         tw->path = done - tw->start;
 }
 
-/* Where a generic load's lanes turned out to point. */
-enum timing_window { TIMING_IN_GLOBAL, TIMING_IN_SHARED, TIMING_IN_LOCAL };
+/* Where a load's lanes turned out to point: a generic load's window, or a
+ * global load whose sectors all hit in the L1 (TIMING_IN_L1). */
+enum timing_window { TIMING_IN_GLOBAL, TIMING_IN_SHARED, TIMING_IN_LOCAL, TIMING_IN_L1 };
 
-/* A generic load (instruction `pc` of `fn`, just issued by timing_issue,
- * which gave it a global load's latency) once its addresses are known:
- * one into shared memory, or into local memory, which the L1 holds, has
- * shared memory's latency instead. */
+/* A load (instruction `pc` of `fn`, just issued by timing_issue, which
+ * gave it a global load's latency) once its addresses are known: one into
+ * shared memory, or into local memory, which the L1 holds, has shared
+ * memory's latency instead, and a global one whose sectors all hit in the
+ * L1 the L1's. */
 static inline void timing_generic_load(struct timing_warp *tw, const struct emu_device_model *d,
                                        const struct ptx_function *fn, uint32_t pc, uint64_t *ready,
                                        enum timing_window window)
 {
     if (window == TIMING_IN_GLOBAL)
         return;
-    uint64_t done = tw->issued_at + (uint64_t)d->timing.latency_shared;
+    int latency = window == TIMING_IN_L1 ? d->timing.latency_l1 : d->timing.latency_shared;
+    uint64_t done = tw->issued_at + (uint64_t)latency;
     const uint32_t *dep = &fn->deps[fn->dep_start[pc]], *end = &fn->deps[fn->dep_start[pc + 1]];
     for (const uint32_t *p = dep; p < end; p++)
         if (*p & PTX_DEP_WRITE)
@@ -244,8 +254,20 @@ static inline void timing_generic_load(struct timing_warp *tw, const struct emu_
     tw->path = done - tw->start > tw->path_before ? done - tw->start : tw->path_before;
 }
 
+/* A global request's instruction, just counted (timing_global_request,
+ * timing_global_sectors): a load whose sectors all hit in the L1 has the
+ * L1's latency (instruction `pc` of `fn`, the frame's scoreboard `ready`). */
+static inline void timing_global_load(struct timing_warp *tw, const struct emu_device_model *d,
+                                      const struct ptx_function *fn, uint32_t pc, uint64_t *ready)
+{
+    if (tw->l1_hit && fn->code[pc].op == PTX_OP_LD)
+        timing_generic_load(tw, d, fn, pc, ready, TIMING_IN_L1);
+}
+
 /* A global request of the lanes in `mask` at `address[lane]`, `bytes`
- * each: counts its distinct sectors and logs its lines. */
+ * each: counts its distinct sectors and logs its lines; a load's sectors
+ * go through the block's L1 first, and only those it misses are logged
+ * for the L2 (tw->l1_hit: all of them hit). */
 void timing_global_request(struct timing_warp *tw, struct timing_launch *t, struct timing_log *log,
                            const struct ptx_insn *insn, uint32_t mask, const uint64_t *address,
                            unsigned bytes, enum timing_access kind);

@@ -61,6 +61,12 @@ static const char *const source =
     "}\n"
     "CHASE(chase_shared, 0)\n"
     "CHASE(chase_generic, 1)\n"
+    "extern \"C\" __global__ void chase_global(const int *next, int *out, int steps)\n"
+    "{\n"
+    "    int j = threadIdx.x;\n"
+    "    for (int k = 0; k < steps; k++) j = next[j]; /* each load waits for the one before */\n"
+    "    out[threadIdx.x] = j;\n"
+    "}\n"
     "extern \"C\" __global__ void normalize(const float *g, float *t, unsigned n)\n"
     "{ unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) t[i] = g[i] / 255.0f; }\n"
     "extern \"C\" __global__ void weigh(const float *t, const float *w, float *u, unsigned n)\n"
@@ -328,6 +334,39 @@ static void generic_shared_is_shared(void)
     cuMemFree(d_next), cuMemFree(d_out);
 }
 
+/* A chain of dependent global loads: within a block's share of the L1 (a
+ * 1 KB array, read again and again) each hits there and takes the L1's
+ * latency; a chain that reaches a new line at every step misses and waits
+ * for memory each time. */
+static void rereads_hit_the_l1(void)
+{
+    enum { SMALL = 256, LARGE = 1 << 22, STEP = 37 * 32 /* 37 lines */ };
+    int steps = 2000, *next = malloc(LARGE * sizeof *next);
+    CUdeviceptr d_small, d_large, d_out;
+    for (int i = 0; i < LARGE; i++)
+        next[i] = i < SMALL ? (i * 37 + 11) % SMALL : 0;
+    CHECK_CU(cuMemAlloc(&d_small, SMALL * sizeof *next));
+    CHECK_CU(cuMemcpyHtoD(d_small, next, SMALL * sizeof *next));
+    for (int i = 0; i < LARGE; i++)
+        next[i] = (i + STEP) % LARGE;
+    CHECK_CU(cuMemAlloc(&d_large, LARGE * sizeof *next));
+    CHECK_CU(cuMemcpyHtoD(d_large, next, LARGE * sizeof *next));
+    CHECK_CU(cuMemAlloc(&d_out, 32 * sizeof *next));
+    void *small_args[] = {&d_small, &d_out, &steps}, *large_args[] = {&d_large, &d_out, &steps};
+    struct kgemu_counters c;
+    float hits = timed(kernel("chase_global"), 1, 1, 32, 1, small_args);
+    CHECK(last_counters(&c) == 1);
+    CHECK(c.l1_hit_sectors * 100 >= c.global_sectors * 99); /* all but the first reads */
+    float misses = timed(kernel("chase_global"), 1, 1, 32, 1, large_args);
+    CHECK(last_counters(&c) == 1);
+    CHECK(c.l1_hit_sectors == 0);
+    printf("a chain of 2000 global loads: in the L1 %.4f ms, a new line each %.4f ms (%.1fx)\n",
+           hits, misses, misses / hits);
+    CHECK(misses >= 5 * hits);
+    free(next);
+    cuMemFree(d_small), cuMemFree(d_large), cuMemFree(d_out);
+}
+
 /* The budget stops a launch only when its final time is sure to be over
  * it: a budget a hair above a kernel's own time never stops it, whatever
  * the kernel's shape (regression: the reference of col-sums and of
@@ -409,6 +448,7 @@ int main(void)
     registers_set_occupancy(in, out);
     few_blocks_wait_on_latency(in, out);
     generic_shared_is_shared();
+    rereads_hit_the_l1();
     budgets_never_stop_a_kernel_within_them(in, out);
     slow_kernels_stop_at_their_budget(in, out); /* last: a timeout ends the context */
     return gpu_test_summary();

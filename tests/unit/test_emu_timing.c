@@ -190,6 +190,7 @@ static void check_dram_traffic(const struct emu_device_model *device, uint64_t s
     fx.cfg = (struct emu_launch){
         .function = &fx.function, .grid = {BLOCKS, 1, 1}, .block = {32, 1, 1}, .device = device};
     assert_true(timing_launch_init(&fx.timing, &fx.cfg, 32, 0));
+    fx.timing.l1_lines = 0; /* the L2 alone: the oracle has no L1 */
     fx.requests = calloc(BLOCKS, sizeof *fx.requests);
     assert_non_null(fx.requests);
     uint64_t seed = 7, base = 1ull << 32;
@@ -784,6 +785,104 @@ static void bank_conflicts_are_the_oracles(void **state)
     }
 }
 
+/* A launch of one-warp blocks on an H200 whose L1 a test drives; its
+ * warp, log and instruction. */
+struct l1_fixture {
+    struct ptx_function ptx;
+    struct emu_function function;
+    struct emu_launch cfg;
+    struct timing_launch t;
+    struct timing_warp warp;
+    struct timing_log log;
+    struct ptx_insn insn;
+};
+
+static void l1_launch(struct l1_fixture *fx)
+{
+    memset(fx, 0, sizeof *fx);
+    fx->function.ptx = &fx->ptx;
+    fx->function.info.registers = 16;
+    fx->cfg = (struct emu_launch){.function = &fx->function,
+                                  .grid = {4, 1, 1},
+                                  .block = {32, 1, 1},
+                                  .device = emu_device_model_find("h200")};
+    assert_true(timing_launch_init(&fx->t, &fx->cfg, 32, 0));
+    /* the resident blocks share what their reserved shared memory leaves of 256 KB */
+    uint32_t resident = (uint32_t)fx->t.resident_blocks;
+    assert_int_equal(fx->t.l1_lines, (256 - resident) * 1024 / resident / LINE);
+}
+
+/* A warp's read of 32 words, lane l at base + l × stride. */
+static void l1_read(struct l1_fixture *fx, uint64_t base, uint64_t stride, enum timing_access kind)
+{
+    uint64_t address[WARP_SIZE];
+    for (uint32_t l = 0; l < WARP_SIZE; l++)
+        address[l] = base + l * stride;
+    timing_global_request(&fx->warp, &fx->t, &fx->log, &fx->insn, FULL_MASK, address, 4, kind);
+}
+
+/* A block's re-read of a line hits in its L1: not logged for the L2, not
+ * counted in its bound; a store goes past it; the next block starts empty;
+ * a sweep past its share evicts; the compiled tier's sectors see the same
+ * L1. */
+static void an_l1_serves_a_blocks_rereads(void **state)
+{
+    (void)state;
+    static struct l1_fixture fx;
+    l1_launch(&fx);
+    const uint64_t row = 1ull << 32;
+    l1_read(&fx, row, 4, TIMING_READ);
+    assert_false(fx.warp.l1_hit);
+    assert_int_equal(fx.log.count, 1);
+    l1_read(&fx, row, 4, TIMING_READ);
+    assert_true(fx.warp.l1_hit);
+    assert_int_equal(fx.warp.l1_hit_sectors, 4);
+    assert_int_equal(fx.log.count, 1); /* nothing more for the L2 */
+    assert_int_equal(fx.warp.global_sectors, 8);
+    timing_global_sectors(&fx.warp, &fx.t, &fx.log, &fx.insn, row / 32, 0xF, row / 32 + 64, 0,
+                          TIMING_READ);
+    assert_true(fx.warp.l1_hit);
+    l1_read(&fx, row, 4, TIMING_WRITE);
+    assert_false(fx.warp.l1_hit);
+    assert_int_equal(fx.log.count, 2); /* a store goes to the L2 */
+    timing_block_done(&fx.t, 0, &fx.warp, 1, &fx.log, true);
+
+    memset(&fx.warp, 0, sizeof fx.warp);
+    l1_read(&fx, row, 4, TIMING_READ);
+    assert_false(fx.warp.l1_hit); /* another block: its own L1, empty */
+    for (uint64_t line = 1; line <= 16 * fx.t.l1_lines; line++)
+        l1_read(&fx, row + line * LINE, 0, TIMING_READ);
+    l1_read(&fx, row, 4, TIMING_READ);
+    assert_false(fx.warp.l1_hit); /* evicted by the sweep */
+    timing_block_done(&fx.t, 1, &fx.warp, 1, &fx.log, true);
+
+    struct kgemu_counters got;
+    timing_finish(&fx.t, &got);
+    assert_int_equal(got.l1_hit_sectors, 8);
+    assert_true(got.l2_ms > 0);
+    timing_log_free(&fx.log);
+    timing_launch_free(&fx.t);
+}
+
+/* A warp reading a column (lanes a line apart, the same place in each)
+ * takes a pass of the L1's data banks per line; a row, a pass per 4
+ * sectors; a store of the column, its sectors at 4 a clock. */
+static void a_column_takes_a_pass_per_line(void **state)
+{
+    (void)state;
+    static struct l1_fixture fx;
+    l1_launch(&fx);
+    l1_read(&fx, 1ull << 32, 1024, TIMING_READ);
+    assert_int_equal(fx.warp.lsu_clocks, 32);
+    l1_read(&fx, 1ull << 33, 8, TIMING_READ); /* 256 bytes: 8 sectors in 2 lines */
+    assert_int_equal(fx.warp.lsu_clocks, 32 + 2);
+    l1_read(&fx, 1ull << 34, 1024, TIMING_WRITE);
+    assert_int_equal(fx.warp.lsu_clocks, 32 + 2 + 8);
+    timing_block_done(&fx.t, 0, &fx.warp, 1, &fx.log, true);
+    timing_log_free(&fx.log);
+    timing_launch_free(&fx.t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -797,6 +896,8 @@ int main(void)
         cmocka_unit_test(atomics_to_many_addresses_stay_in_bounded_memory),
         cmocka_unit_test(atomics_counts_do_not_depend_on_the_threads),
         cmocka_unit_test(bank_conflicts_are_the_oracles),
+        cmocka_unit_test(an_l1_serves_a_blocks_rereads),
+        cmocka_unit_test(a_column_takes_a_pass_per_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
