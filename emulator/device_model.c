@@ -38,7 +38,8 @@
  * part of the peak a streaming copy reaches, published (emulator/README.md,
  * "Achievable DRAM bandwidth"): BabelStream's Copy on Azure's ND H100 v5
  * (2.90 of 3.35 TB/s), ND H200 v5 (4.01 of 4.8) and ND A100 v4 (1.61 of
- * 2.039). L2 bandwidth is the measured L2-hit figure. Latencies are
+ * 2.039); a T4's bandwidthTest device-to-device copy (239.6 of 320 GB/s,
+ * bytes read and written). L2 bandwidth is the measured L2-hit figure. Latencies are
  * the usual microbenchmark figures, rounded (a tensor core's: Sun et al.,
  * IEEE TPDS 2022). The tensor cores' dense f16 multiply-adds per SM per clock
  * give the published peaks: H100 SXM 989 TFLOPS = 132 SMs × 2048 × 2 ×
@@ -266,7 +267,7 @@ static const struct emu_device_model models[] = {
                    .tensor_fmas = 512,
                    .l1_sectors_per_clock = 2,
                    .shared_wavefronts_per_clock = 1,
-                   .dram_efficiency = 0.85,
+                   .dram_efficiency = 239.6e9 / 3.2e11,
                    .l2_bytes_per_second = 1.2e12,
                    .atomics_per_second = 3.0e10,
                    .same_address_atomics_per_second = 5.0e8,
