@@ -1234,12 +1234,13 @@ void timing_block_done(struct timing_launch *t, uint64_t block_index, struct tim
  * charged), by issue class {FP32, FP64, INT, SFU, MEMORY, CONTROL, TENSOR}.
  * div.rn.f32 on sm_90: MUFU.RCP, FCHK (the range check, on the MUFU
  * queue), 5 dependent FFMAs, and BSSY, @!P0 BRA, BSYNC around the slow
- * path's call; rcp.rn.f32 and sqrt.rn.f32: MUFU.RCP or MUFU.RSQ, 3 or 4
+ * path's call (read from a listing); estimates of the same shape for the
+ * others: rcp.rn.f32 and sqrt.rn.f32, MUFU.RCP or MUFU.RSQ, 3 or 4
  * FFMA/FMUL, an exponent range check in integer instructions, the same
- * branch; the f64 forms: MUFU.RCP64H or MUFU.RSQ64H and 4 (rcp) or 8 (div,
+ * branch; the f64 forms, MUFU.RCP64H or MUFU.RSQ64H and 4 (rcp) or 8 (div,
  * sqrt) DFMAs, as a V100's 7.5 and 9.6 DFMA slots a DDIV and a DSQRT
- * (gpu-benches, cuda-incore); div.approx.f32: MUFU.RCP and FMUL;
- * div.full.f32: the same with its operand scaling (an estimate). */
+ * (gpu-benches, cuda-incore); div.approx.f32, MUFU.RCP and FMUL;
+ * div.full.f32, the same with its operand scaling. */
 #define SEQ(fp32, fp64, integer, sfu, control)                                                     \
     {                                                                                              \
         fp32, fp64, integer, sfu, 0, control, 0                                                    \
