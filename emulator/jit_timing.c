@@ -6,9 +6,10 @@
  * when the region is compiled, so only the clocks are computed when it
  * runs. It reads and writes the warp's struct timing_warp and the frame's
  * scoreboard in the same order as timing_issue, so the modeled times are
- * the interpreter's bit for bit. The two rare cases (an instruction that
+ * the interpreter's bit for bit. The rare cases (an instruction that
  * drains the warp, a merged ld.shared follower, whose count depends on
- * what its leader found) call timing_issue itself.
+ * what its leader found, and one that ptxas turns into a sequence, a
+ * division or a square root) call timing_issue itself.
  */
 #include "jit_emit.h"
 
@@ -60,7 +61,8 @@ static LLVMValueRef schedule(struct jit_emit *e, uint32_t pc, LLVMValueRef at, L
 void jit_emit_issue(struct jit_emit *e, uint32_t pc)
 {
     const struct ptx_insn *insn = &e->fn->code[pc];
-    if ((insn->flags & PTX_F_DRAIN) || insn->merge == PTX_MERGE_FOLLOWER) {
+    if ((insn->flags & PTX_F_DRAIN) || insn->merge == PTX_MERGE_FOLLOWER ||
+        insn->sequence != PTX_SEQ_NONE) {
         call_model(e, pc);
         return;
     }

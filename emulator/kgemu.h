@@ -65,9 +65,11 @@ struct kgemu_counters {
     double overhead_ms;
     char limiter[16]; /* the largest bound: "issue", "lsu", "shared", "latency", "l2", "dram",
                          "atomic" */
-    uint64_t warp_instructions[7]; /* by class: fp32, fp64, int, sfu, memory, control, tensor */
-    uint64_t global_requests;      /* warp-level global loads, stores, atomics */
-    uint64_t global_sectors;       /* their distinct 32-byte sectors */
+    /* by class: fp32, fp64, int, sfu, memory, control, tensor; a division, reciprocal or
+     * square root that ptxas writes out counts its SASS sequence's instructions */
+    uint64_t warp_instructions[7];
+    uint64_t global_requests; /* warp-level global loads, stores, atomics */
+    uint64_t global_sectors;  /* their distinct 32-byte sectors */
     uint64_t dram_read_bytes;
     uint64_t dram_write_bytes;
     uint64_t shared_requests;

@@ -303,6 +303,22 @@ enum ptx_issue_class {
     PTX_CLASS_TENSOR,  /* wmma.mma: the tensor cores */
     PTX_CLASS_COUNT
 };
+/* The PTX instructions that ptxas turns into a sequence of SASS instructions,
+ * which the timing model charges as that sequence (timing.c,
+ * timing_sequences): IEEE division, reciprocal and square root, and the
+ * approximate and full-range divisions. */
+enum ptx_sequence {
+    PTX_SEQ_NONE,
+    PTX_SEQ_DIV_APPROX_F32, /* div.approx.f32 (__fdividef) */
+    PTX_SEQ_DIV_FULL_F32,   /* div.full.f32 */
+    PTX_SEQ_DIV_RN_F32,     /* div.rn.f32 (and .rz .rm .rp): the `/` operator */
+    PTX_SEQ_RCP_RN_F32,
+    PTX_SEQ_SQRT_RN_F32,
+    PTX_SEQ_DIV_RN_F64,
+    PTX_SEQ_RCP_RN_F64,
+    PTX_SEQ_SQRT_RN_F64,
+    PTX_SEQ_COUNT
+};
 enum ptx_vote_mode { PTX_VOTE_ALL, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT };
 /* cp.async's forms (in insn->cmp; 0: none given) */
 enum ptx_cp_mode {
@@ -503,6 +519,7 @@ struct ptx_insn {
     uint32_t src_line;    /* from .loc; 0 when none */
     uint16_t merge_group; /* the merged group of an ld.shared (when merge != 0) */
     uint8_t geom;         /* tex tld4 suld sust sured: enum ptx_geom */
+    uint8_t sequence;     /* enum ptx_sequence: the SASS sequence it becomes, if any */
     uint32_t video;       /* the SIMD video instructions' selectors (PTX_VIDEO_*) */
     struct ptx_operand o[PTX_MAX_OPERANDS];
 };

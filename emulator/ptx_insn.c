@@ -1183,6 +1183,31 @@ static enum ptx_issue_class issue_class_of(const struct ptx_insn *insn)
     return PTX_CLASS_INT;
 }
 
+/* The SASS sequence a floating-point division, reciprocal or square root
+ * becomes (emulator/README.md, "What PTX hides"); none for the others and
+ * for the approximate reciprocal and square root, which are one MUFU. */
+static enum ptx_sequence sequence_of(const struct ptx_insn *insn)
+{
+    bool f64 = insn->type == PTX_F64;
+    if (insn->type != PTX_F32 && !f64)
+        return PTX_SEQ_NONE;
+    bool approx = insn->flags & PTX_F_APPROX;
+    switch ((enum ptx_op)insn->op) {
+    case PTX_OP_DIV:
+        if (f64)
+            return PTX_SEQ_DIV_RN_F64;
+        return approx                     ? PTX_SEQ_DIV_APPROX_F32
+               : insn->flags & PTX_F_FULL ? PTX_SEQ_DIV_FULL_F32
+                                          : PTX_SEQ_DIV_RN_F32;
+    case PTX_OP_RCP:
+        return approx ? PTX_SEQ_NONE : f64 ? PTX_SEQ_RCP_RN_F64 : PTX_SEQ_RCP_RN_F32;
+    case PTX_OP_SQRT:
+        return approx ? PTX_SEQ_NONE : f64 ? PTX_SEQ_SQRT_RN_F64 : PTX_SEQ_SQRT_RN_F32;
+    default:
+        return PTX_SEQ_NONE;
+    }
+}
+
 /* ------------------------------------------------------------ the whole */
 
 static bool append(struct ptx_parser *ps, const struct ptx_insn *insn)
@@ -1265,6 +1290,7 @@ bool ptx_parse_instruction(struct ptx_parser *ps, struct ptx_token opcode, uint3
     if (!valid)
         return false;
     insn.issue_class = (uint8_t)issue_class_of(&insn);
+    insn.sequence = (uint8_t)sequence_of(&insn);
     return append(ps, &insn);
 }
 

@@ -1397,6 +1397,35 @@ void timing_block_done(struct timing_launch *t, uint64_t block_index, struct tim
 
 /* ----------------------------------------------------------------- time */
 
+/* What PTX hides (emulator/README.md, "What PTX hides"): the SASS that
+ * ptxas makes of one PTX division, reciprocal or square root, its fast path
+ * (operands and result in the normal range; the slow path, a call, is not
+ * charged), by issue class {FP32, FP64, INT, SFU, MEMORY, CONTROL, TENSOR}.
+ * div.rn.f32 on sm_90: MUFU.RCP, FCHK (the range check, on the MUFU
+ * queue), 5 dependent FFMAs, and BSSY, @!P0 BRA, BSYNC around the slow
+ * path's call (read from a listing); estimates of the same shape for the
+ * others: rcp.rn.f32 and sqrt.rn.f32, MUFU.RCP or MUFU.RSQ, 3 or 4
+ * FFMA/FMUL, an exponent range check in integer instructions, the same
+ * branch; the f64 forms, MUFU.RCP64H or MUFU.RSQ64H and 4 (rcp) or 8 (div,
+ * sqrt) DFMAs, as a V100's 7.5 and 9.6 DFMA slots a DDIV and a DSQRT
+ * (gpu-benches, cuda-incore); div.approx.f32, MUFU.RCP and FMUL;
+ * div.full.f32, the same with its operand scaling. */
+#define SEQ(fp32, fp64, integer, sfu, control)                                                     \
+    {                                                                                              \
+        fp32, fp64, integer, sfu, 0, control, 0                                                    \
+    }
+const struct timing_sequence timing_sequences[PTX_SEQ_COUNT] = {
+    [PTX_SEQ_DIV_APPROX_F32] = {SEQ(1, 0, 0, 1, 0), SEQ(1, 0, 0, 1, 0)},
+    [PTX_SEQ_DIV_FULL_F32] = {SEQ(3, 0, 0, 1, 0), SEQ(2, 0, 0, 1, 0)},
+    [PTX_SEQ_DIV_RN_F32] = {SEQ(5, 0, 0, 2, 3), SEQ(5, 0, 0, 1, 1)},
+    [PTX_SEQ_RCP_RN_F32] = {SEQ(3, 0, 3, 1, 3), SEQ(3, 0, 0, 1, 1)},
+    [PTX_SEQ_SQRT_RN_F32] = {SEQ(4, 0, 2, 1, 3), SEQ(3, 0, 0, 1, 1)},
+    [PTX_SEQ_DIV_RN_F64] = {SEQ(1, 8, 2, 1, 3), SEQ(0, 8, 0, 1, 1)},
+    [PTX_SEQ_RCP_RN_F64] = {SEQ(0, 4, 2, 1, 3), SEQ(0, 4, 0, 1, 1)},
+    [PTX_SEQ_SQRT_RN_F64] = {SEQ(0, 8, 2, 1, 3), SEQ(0, 8, 0, 1, 1)},
+};
+#undef SEQ
+
 static double clock_hz(const struct timing_launch *t)
 {
     return (double)t->device->clock_khz * 1e3;

@@ -124,32 +124,61 @@ bool timing_launch_init(struct timing_launch *t, const struct emu_launch *cfg,
 void timing_launch_free(struct timing_launch *t);
 
 /* Which of the device's latencies (a field of struct emu_timing_constants,
- * by its offset) an instruction's result takes to be ready. */
-static inline size_t timing_latency_field(const struct ptx_insn *insn)
+ * by its offset) a result of issue class `k` takes to be ready, for the
+ * classes whose latency does not depend on the instruction. */
+static inline size_t timing_class_latency_field(enum ptx_issue_class k)
 {
-    switch ((enum ptx_issue_class)insn->issue_class) {
+    switch (k) {
     case PTX_CLASS_FP64:
         return offsetof(struct emu_timing_constants, latency_fp64);
     case PTX_CLASS_SFU:
         return offsetof(struct emu_timing_constants, latency_sfu);
     case PTX_CLASS_TENSOR:
         return offsetof(struct emu_timing_constants, latency_tensor);
-    case PTX_CLASS_MEMORY:
-        if ((insn->op == PTX_OP_LD || (insn->op == PTX_OP_WMMA && insn->cmp != PTX_WMMA_STORE_D)) &&
-            insn->space != PTX_SPACE_SHARED && insn->space != PTX_SPACE_PARAM &&
-            insn->space != PTX_SPACE_LOCAL)
-            return offsetof(struct emu_timing_constants, latency_global);
-        if (insn->op == PTX_OP_TEX || insn->op == PTX_OP_TLD4 || insn->op == PTX_OP_SULD)
-            return offsetof(struct emu_timing_constants,
-                            latency_global); /* a global load through the L2, no texture cache */
-        return insn->space == PTX_SPACE_SHARED
-                   ? offsetof(struct emu_timing_constants, latency_shared)
-                   : offsetof(struct emu_timing_constants, latency_alu);
     case PTX_CLASS_CONTROL:
         return offsetof(struct emu_timing_constants, latency_control);
     default:
         return offsetof(struct emu_timing_constants, latency_alu);
     }
+}
+
+/* Which of the device's latencies an instruction's result takes to be ready. */
+static inline size_t timing_latency_field(const struct ptx_insn *insn)
+{
+    if (insn->issue_class != PTX_CLASS_MEMORY)
+        return timing_class_latency_field((enum ptx_issue_class)insn->issue_class);
+    if ((insn->op == PTX_OP_LD || (insn->op == PTX_OP_WMMA && insn->cmp != PTX_WMMA_STORE_D)) &&
+        insn->space != PTX_SPACE_SHARED && insn->space != PTX_SPACE_PARAM &&
+        insn->space != PTX_SPACE_LOCAL)
+        return offsetof(struct emu_timing_constants, latency_global);
+    if (insn->op == PTX_OP_TEX || insn->op == PTX_OP_TLD4 || insn->op == PTX_OP_SULD)
+        return offsetof(struct emu_timing_constants,
+                        latency_global); /* a global load through the L2, no texture cache */
+    return insn->space == PTX_SPACE_SHARED ? offsetof(struct emu_timing_constants, latency_shared)
+                                           : offsetof(struct emu_timing_constants, latency_alu);
+}
+
+/* What a PTX instruction that ptxas turns into a sequence of SASS
+ * instructions (enum ptx_sequence) costs: the instructions of the sequence's
+ * fast path by issue class, and those of them on its dependent chain. */
+struct timing_sequence {
+    uint8_t issued[PTX_CLASS_COUNT];
+    uint8_t chain[PTX_CLASS_COUNT];
+};
+extern const struct timing_sequence timing_sequences[PTX_SEQ_COUNT];
+
+/* The clocks until a sequence's result is ready: its chain's latencies. */
+static inline uint64_t timing_sequence_latency(const struct emu_timing_constants *c,
+                                               const struct timing_sequence *s)
+{
+    uint64_t clocks = 0;
+    for (int k = 0; k < PTX_CLASS_COUNT; k++) {
+        int latency;
+        memcpy(&latency, (const char *)c + timing_class_latency_field((enum ptx_issue_class)k),
+               sizeof latency);
+        clocks += (uint64_t)s->chain[k] * (uint64_t)latency;
+    }
+    return clocks;
 }
 
 /* The clocks until an instruction's result is ready. */
@@ -204,12 +233,18 @@ static inline uint64_t timing_schedule(struct timing_warp *tw, const struct ptx_
  * follow each other, and a barrier, a call or a return waits for every
  * result in flight. The warp's path is when its last result is ready. A
  * merged ld.shared that follows its group's leader (ptx_merge.c) is part of
- * the leader's instruction: it is neither issued nor counted. */
+ * the leader's instruction: it is neither issued nor counted. An instruction
+ * that ptxas turns into a sequence (a division, a square root) issues the
+ * sequence's instructions, one a clock, and its result is ready after the
+ * sequence's dependent chain. */
 static inline void timing_issue(struct timing_warp *tw, const struct emu_device_model *d,
                                 const struct ptx_function *fn, uint32_t pc, uint64_t *ready)
 {
     const struct ptx_insn *insn = &fn->code[pc];
-    uint64_t latency = timing_latency(&d->timing, insn);
+    const struct timing_sequence *seq =
+        insn->sequence != PTX_SEQ_NONE ? &timing_sequences[insn->sequence] : NULL;
+    uint64_t latency =
+        seq ? timing_sequence_latency(&d->timing, seq) : timing_latency(&d->timing, insn);
     if (insn->flags & PTX_F_DRAIN)
         timing_drain(tw);
     else if (insn->flags & PTX_F_BLOCK_START)
@@ -219,8 +254,15 @@ static inline void timing_issue(struct timing_warp *tw, const struct emu_device_
     tw->path_before = tw->path;
     if (insn->merge == PTX_MERGE_FOLLOWER && (tw->merged >> (insn->merge_group % 64) & 1))
         return;
-    tw->issued[insn->issue_class]++;
-    tw->count++;
+    if (seq) {
+        for (int k = 0; k < PTX_CLASS_COUNT; k++) {
+            tw->issued[k] += seq->issued[k];
+            tw->count += seq->issued[k];
+        }
+    } else {
+        tw->issued[insn->issue_class]++;
+        tw->count++;
+    }
     tw->last = at > tw->last ? at : tw->last;
     uint64_t done = at + latency, issued = tw->floor + tw->count;
     done = done > issued ? done : issued;

@@ -122,7 +122,19 @@ static const char *const source =
     "    }\n"
     "    __syncthreads();\n"
     "    if (threadIdx.x < 10) atomicAdd(&hist[threadIdx.x], local[threadIdx.x]);\n"
-    "}\n";
+    "}\n"
+    "#define DIVIDE(name, T, DIV)                                                       \\\n"
+    "extern \"C\" __global__ void name(const T *in, T *out, int k)                       \\\n"
+    "{                                                                                  \\\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;                            \\\n"
+    "    T x = in[i], y = 1;                                                            \\\n"
+    "    for (int j = 0; j < k; j++) y = DIV(x, y + 1); /* each waits for the last */   \\\n"
+    "    out[i] = y;                                                                    \\\n"
+    "}\n"
+    "#define IEEE(a, b) ((a) / (b))\n"
+    "DIVIDE(divide_ieee, float, IEEE)\n"
+    "DIVIDE(divide_fast, float, __fdividef)\n"
+    "DIVIDE(divide_f64, double, IEEE)\n";
 
 static CUmodule module;
 static int (*last_counters)(struct kgemu_counters *);
@@ -207,6 +219,44 @@ static void fusion_matters(CUdeviceptr g, CUdeviceptr w)
            separate / fused);
     CHECK(separate >= 1.8f * fused);
     cuMemFree(t), cuMemFree(u), cuMemFree(out);
+}
+
+/* One division of `name`'s loop (its k = 128 launch less its k = 64 one, per
+ * warp and iteration): the SASS instructions it counted, by class. */
+static void per_division(const char *name, CUdeviceptr in, CUdeviceptr out, double by_class[7],
+                         float *ms)
+{
+    const unsigned blocks = 1024, threads = 256, warps = blocks * threads / 32;
+    struct kgemu_counters c[2];
+    for (int run = 0; run < 2; run++) {
+        int k = 64 << run;
+        void *args[] = {&in, &out, &k};
+        ms[run] = timed(kernel(name), blocks, 1, threads, 1, args);
+        CHECK(last_counters(&c[run]) == 1);
+    }
+    for (int k = 0; k < 7; k++)
+        by_class[k] =
+            (double)(c[1].warp_instructions[k] - c[0].warp_instructions[k]) / warps / 64.0;
+}
+
+/* What PTX hides: an IEEE division (the / operator, div.rn) is one PTX
+ * instruction but a sequence of SASS instructions on a GPU (MUFU.RCP, FCHK,
+ * five FFMAs, a branch around the slow path), __fdividef a MUFU.RCP and an
+ * FMUL, a double division a MUFU.RCP64H and eight DFMAs. */
+static void divisions_cost_their_sequences(CUdeviceptr in, CUdeviceptr out)
+{
+    double ieee[7], fast[7], f64[7];
+    float ieee_ms[2], fast_ms[2], f64_ms[2];
+    per_division("divide_ieee", in, out, ieee, ieee_ms);
+    per_division("divide_fast", in, out, fast, fast_ms);
+    per_division("divide_f64", in, out, f64, f64_ms);
+    printf("per division: IEEE fp32 %.1f sfu %.1f control %.1f; __fdividef fp32 %.1f sfu %.1f; "
+           "f64 fp64 %.1f sfu %.1f; 128 divisions: %.4f, %.4f, %.4f ms\n",
+           ieee[0], ieee[3], ieee[5], fast[0], fast[3], f64[1], f64[3], ieee_ms[1], fast_ms[1],
+           f64_ms[1]);
+    CHECK(ieee[3] == 2 && fast[3] == 1 && f64[3] == 1); /* MUFU.RCP (and FCHK); MUFU.RCP64H */
+    CHECK(ieee[0] >= 5 && ieee[5] >= 3 && fast[0] <= 2 && f64[1] >= 8);
+    CHECK(ieee_ms[1] >= 1.5f * fast_ms[1]);
 }
 
 static void transposes(int rows, int cols)
@@ -440,6 +490,7 @@ int main(void)
     coalescing_matters(in, out);
     parallelism_matters(in, out);
     fusion_matters(in, w);
+    divisions_cost_their_sequences(in, out);
     transposes(4096, 4096);
     transposes(10000, 10000);
     atomics_matter();
